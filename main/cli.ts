@@ -1,0 +1,36 @@
+import { Command, CommanderError } from 'commander';
+import { UserError } from './cli/errors';
+
+// Each command lives in its own module under cli/ and adds itself to the program.
+const commandModules: Array<{ register(program: Command): void }> = [];
+
+export function buildProgram(): Command {
+  const program = new Command('turnlab')
+    .description('TurnLab: train and study multi-turn RL agents; every run lives in one SQLite file')
+    .option('--data-dir <dir>', 'data folder (default: the desktop app folder; env TURNLAB_DATA_DIR)')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ outputError: () => {} });
+  for (const module of commandModules) module.register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0; // --help, --version
+      process.stderr.write(`turnlab: ${error.message.replace(/^error: /, '')}\n`);
+      return 2;
+    }
+    if (error instanceof UserError) {
+      process.stderr.write(`turnlab: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`turnlab: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

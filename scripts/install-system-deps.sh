@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Debian packages the test suite needs. Idempotent: installs only what is missing, so it is
+# cheap on a machine that already has them. Needs root (CI and the dev machines run as root).
+set -euo pipefail
+
+need_root() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "install-system-deps: $1 (run this script as root)" >&2
+    exit 1
+  fi
+}
+
+packages=(python3 make g++)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  need_root "missing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+
+# WebGPU tests run Dawn (npm `webgpu`) on Mesa's software Vulkan driver (llvmpipe/lavapipe).
+# Debian 12's own Mesa 22 is too old for Dawn; Mesa >= 25 comes from bookworm-backports.
+mesa_major() {
+  dpkg-query -W -f='${Status} ${Version}' mesa-vulkan-drivers 2>/dev/null |
+    sed -n 's/^install ok installed \([0-9]*\)\..*/\1/p'
+}
+
+if [ "$(mesa_major || true)" = "" ] || [ "$(mesa_major)" -lt 25 ]; then
+  need_root "mesa-vulkan-drivers >= 25 (bookworm-backports) is missing"
+  . /etc/os-release
+  codename="${VERSION_CODENAME:-bookworm}"
+  if ! grep -rqs -- "${codename}-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "deb http://deb.debian.org/debian ${codename}-backports main" \
+      > "/etc/apt/sources.list.d/${codename}-backports.list"
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t "${codename}-backports" mesa-vulkan-drivers
+fi
