@@ -1,0 +1,42 @@
+import * as tf from '@tensorflow/tfjs';
+
+export type GradientSet = tf.Tensor[] | tf.NamedTensorMap;
+
+function tensorsOf(grads: GradientSet): tf.Tensor[] {
+  return Array.isArray(grads) ? grads : Object.values(grads);
+}
+
+/** sqrt of the sum of squares of every gradient entry, as a number. */
+export function globalNorm(grads: GradientSet): number {
+  const tensors = tensorsOf(grads);
+  if (tensors.length === 0) return 0;
+  const norm = tf.tidy(() => tf.sqrt(tf.addN(tensors.map((g) => tf.sum(tf.square(tf.cast(g, 'float32')))))));
+  const value = norm.dataSync()[0];
+  norm.dispose();
+  return value;
+}
+
+export interface ClippedGradients<G extends GradientSet> {
+  /** New tensors (the caller disposes them and the originals); scaled when the norm was too big. */
+  grads: G;
+  /** Global norm before clipping: the actor/grad_norm metric. */
+  norm: number;
+  /** False when the norm is NaN or infinite: skip this optimizer step (verl does). */
+  finite: boolean;
+}
+
+/**
+ * Scales all gradients by min(1, maxNorm / (norm + 1e-6)) as torch's clip_grad_norm_ does, so
+ * their joint direction is kept. Non-finite gradients are returned unscaled and flagged.
+ */
+export function clipByGlobalNorm<G extends GradientSet>(grads: G, maxNorm: number): ClippedGradients<G> {
+  if (!(maxNorm > 0)) throw new RangeError(`grad_clip must be > 0 (use Infinity to turn clipping off), got ${maxNorm}`);
+  const norm = globalNorm(grads);
+  const finite = Number.isFinite(norm);
+  const scale = finite ? Math.min(1, maxNorm / (norm + 1e-6)) : 1;
+  const rescale = (g: tf.Tensor): tf.Tensor => (scale === 1 ? g.clone() : tf.tidy(() => tf.mul(g, scale)));
+  const clipped = Array.isArray(grads)
+    ? grads.map(rescale)
+    : Object.fromEntries(Object.entries(grads).map(([name, g]) => [name, rescale(g)]));
+  return { grads: clipped as G, norm, finite };
+}
