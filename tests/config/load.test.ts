@@ -1,0 +1,192 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULTS_YAML, loadRunConfig, parseRunConfig, resolvedConfigToYaml } from '../../trainer-core/config';
+
+const dir = mkdtempSync(join(tmpdir(), 'turnlab-config-'));
+let fileCount = 0;
+function file(text: string): string {
+  const path = join(dir, `c${fileCount++}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('defaults', () => {
+  it('an empty file gives RAGEN defaults', () => {
+    const cfg = loadRunConfig(file(''));
+    expect(cfg.agent_proxy).toMatchObject({ max_turn: 5, max_actions_per_turn: 5, action_sep: '||', enable_think: true, template: 'ragen' });
+    expect(cfg.es_manager.format_penalty).toBe(-0.1);
+    expect(cfg.es_manager.train).toMatchObject({ env_groups: 8, group_size: 16, env_configs: { tags: ['SimpleSokoban'], n_groups: [8] } });
+    expect(cfg.es_manager.val).toMatchObject({ env_groups: 256, group_size: 1 });
+    expect(cfg.custom_envs.SimpleSokoban.max_actions_per_traj).toBe(10);
+    expect(cfg.rollout_filter_ratio).toBe(0.25);
+    expect(cfg.actor_rollout_ref.actor).toMatchObject({ clip_ratio_low: 0.2, clip_ratio_high: 0.28, entropy_coeff: 0.001, ppo_mini_batch_size: 32 });
+    expect(cfg.algorithm).toMatchObject({ adv_estimator: 'gae', gamma: 1, lam: 1, high_level_gamma: 0.95 });
+  });
+
+  it('fills each env_config with the env options defaults', () => {
+    const cfg = loadRunConfig(file(''));
+    expect(cfg.custom_envs.LargerSokoban.env_config).toMatchObject({ dim_room: [8, 8], num_boxes: 2 });
+    expect(cfg.custom_envs.SimpleSokoban.env_config).toMatchObject({ dim_room: [6, 6], num_boxes: 1 });
+  });
+
+  it('configs/base.yaml holds exactly the documented defaults and loads', () => {
+    const base = join(__dirname, '../../configs/base.yaml');
+    expect(parse(readFileSync(base, 'utf8'))).toEqual(parse(DEFAULTS_YAML));
+    expect(loadRunConfig(base)).toEqual(loadRunConfig(file('')));
+  });
+
+  it('resolved YAML reads back to the same config', () => {
+    const cfg = loadRunConfig(file('agent_proxy:\n  max_turn: 3\n'));
+    expect(parseRunConfig(parse(resolvedConfigToYaml(cfg)))).toEqual(cfg);
+  });
+});
+
+describe('validation errors', () => {
+  it('names an unknown key with its file line, full path and the closest valid key', () => {
+    const path = file('trainer:\n  seed: 1\nagent_proxy:\n  max_turn: 3\n  max_turns: 4\n');
+    const error = errorOf(() => loadRunConfig(path));
+    expect(error.message).toBe(`${path} line 5: unknown key \`agent_proxy.max_turns\`; did you mean \`max_turn\`?`);
+    expect(error.issues[0].path).toEqual(['agent_proxy', 'max_turns']);
+  });
+
+  it('names a wrong type with its path and the expected type', () => {
+    const path = file('agent_proxy:\n  max_turn: five\n  enable_think: 1\n');
+    const error = errorOf(() => loadRunConfig(path));
+    expect(error.message).toContain(`${path} line 2: \`agent_proxy.max_turn\` must be an integer, got the string "five"`);
+    expect(error.message).toContain(`${path} line 3: \`agent_proxy.enable_think\` must be true or false, got 1`);
+  });
+
+  it('names the valid choices of an enum and the closest one', () => {
+    const error = errorOf(() => parseRunConfig({ algorithm: { adv_estimator: 'grp' } }, 'api'));
+    expect(error.message).toContain('`algorithm.adv_estimator` must be one of gae | grpo');
+    expect(error.message).toContain('did you mean `grpo`?');
+  });
+
+  it('reports ranges', () => {
+    expect(errorOf(() => parseRunConfig({ rollout_filter_ratio: 1.5 })).message).toContain('`rollout_filter_ratio` must be <= 1, got 1.5');
+  });
+
+  it('checks that groups add up and that tags exist', () => {
+    const error = errorOf(() =>
+      parseRunConfig({ es_manager: { train: { env_groups: 4, env_configs: { tags: ['FrozenLak', 'Bandit'], n_groups: [2, 1] } } } }),
+    );
+    expect(error.message).toContain('`es_manager.train.env_groups` is 4 but `env_configs.n_groups` adds up to 3');
+    expect(error.message).toContain('tag `FrozenLak` in `es_manager.train.env_configs.tags` is not defined under `custom_envs`; did you mean `FrozenLake`?');
+  });
+
+  it('checks env_config with the env options schema', () => {
+    const path = file('custom_envs:\n  FrozenLake:\n    env_type: frozen_lake\n    env_config:\n      sise: 4\n');
+    const error = errorOf(() => loadRunConfig(path));
+    expect(error.message).toMatch(/line 5: unknown key `custom_envs\.FrozenLake\.env_config\.sise`; did you mean `size`\?/);
+    const badType = errorOf(() => parseRunConfig({ custom_envs: { X: { env_type: 'frozen_lak' } } }));
+    expect(badType.message).toContain('`custom_envs.X.env_type`');
+    expect(badType.message).toContain('frozen_lake');
+  });
+
+  it('reports YAML syntax errors with a line', () => {
+    const path = file('trainer:\n  seed: 1\n   bad: [\n');
+    expect(errorOf(() => loadRunConfig(path)).message).toMatch(new RegExp(`^${path} line \\d+: not valid YAML`));
+  });
+
+  it('reports a missing file', () => {
+    expect(errorOf(() => loadRunConfig(join(dir, 'nope.yaml'))).message).toContain('file not found');
+  });
+});
+
+describe('--set overrides', () => {
+  it('parses values as YAML scalars and applies them before validation', () => {
+    const cfg = loadRunConfig(file('agent_proxy:\n  max_turn: 3\n'), [
+      'agent_proxy.max_turn=7',
+      'agent_proxy.enable_think=false',
+      'agent_proxy.action_sep=,',
+      'es_manager.train.env_configs.tags=[FrozenLake]',
+      'model.path=null',
+      'custom_envs.FrozenLake.env_config.size=6',
+    ]);
+    expect(cfg.agent_proxy).toMatchObject({ max_turn: 7, enable_think: false, action_sep: ',' });
+    expect(cfg.es_manager.train.env_configs.tags).toEqual(['FrozenLake']);
+    expect(cfg.custom_envs.FrozenLake.env_config.size).toBe(6);
+  });
+
+  it('names an unknown key with the closest valid one', () => {
+    const error = errorOf(() => loadRunConfig(file(''), ['es_manager.train.group_sizes=4']));
+    expect(error.message).toBe('--set es_manager.train.group_sizes=4: unknown key `es_manager.train.group_sizes`; did you mean `group_size`?');
+  });
+
+  it('blames the override for a bad value', () => {
+    const error = errorOf(() => loadRunConfig(file(''), ['agent_proxy.max_turn=lots']));
+    expect(error.message).toBe('--set agent_proxy.max_turn=lots: `agent_proxy.max_turn` must be an integer, got the string "lots"');
+  });
+
+  it('takes text that is not YAML literally', () => {
+    expect(parseOverrideOnly('trainer.experiment_name=@x').trainer.experiment_name).toBe('@x');
+  });
+
+  it('rejects text without a key', () => {
+    expect(errorOf(() => parseOverrideOnly('=3')).message).toContain('expected key.path=value');
+  });
+});
+
+function parseOverrideOnly(text: string) {
+  return parseRunConfig({}, 'test', [text]);
+}
+
+describe('${} references', () => {
+  it('keep the target type and follow the user setting of the target', () => {
+    const cfg = loadRunConfig(file('ppo_mini_batch_size: 12\n'));
+    expect(cfg.actor_rollout_ref.actor.ppo_mini_batch_size).toBe(12);
+    expect(cfg.critic.ppo_mini_batch_size).toBe(12);
+  });
+
+  it('resolve references to references, inside text, and nested references', () => {
+    const cfg = parseRunConfig({
+      trainer: { seed: 3, experiment_name: 'run-${trainer.seed}-${agent_proxy.template}' },
+      es_manager: { val: { start_seed: '${es_manager.train.start_seed}' } },
+      agent_proxy: { template: 'compact' },
+      critic: { ppo_epochs: '${actor_rollout_ref.actor.ppo_epochs}' },
+      actor_rollout_ref: { actor: { ppo_epochs: 2 } },
+    });
+    expect(cfg.trainer.experiment_name).toBe('run-3-compact');
+    expect(cfg.es_manager.val.start_seed).toBe(3);
+    expect(cfg.critic.ppo_epochs).toBe(2);
+    const nested = parseRunConfig({ trainer: { project_name: '${custom_envs.${es_manager.train.env_configs.tags.0}.env_type}' } });
+    expect(nested.trainer.project_name).toBe('sokoban');
+  });
+
+  it('copy whole maps', () => {
+    const cfg = parseRunConfig({ critic: { optim: '${actor_rollout_ref.actor.optim}' }, actor_rollout_ref: { actor: { optim: { lr: 0.01 } } } });
+    expect(cfg.critic.optim.lr).toBe(0.01);
+  });
+
+  it('report a cycle with its chain', () => {
+    const path = file('trainer:\n  seed: ${trainer.keep_last_n}\n  keep_last_n: ${trainer.seed}\n');
+    const error = errorOf(() => loadRunConfig(path));
+    expect(error.message).toMatch(/line [23]: reference cycle: `trainer\.(seed|keep_last_n)` -> `trainer\.(seed|keep_last_n)` -> `trainer\.\1`/);
+  });
+
+  it('report a missing target with the referring key, its line and a suggestion', () => {
+    const path = file('trainer:\n  seed: 1\n  keep_last_n: ${trainer.sed}\n');
+    const error = errorOf(() => loadRunConfig(path));
+    expect(error.message).toBe(
+      `${path} line 3: \`trainer.keep_last_n\` refers to \`\${trainer.sed}\`, which points to nothing: \`trainer.sed\` does not exist; did you mean \`seed\`?`,
+    );
+  });
+
+  it('work in --set values', () => {
+    const cfg = loadRunConfig(file(''), ['trainer.seed=9', 'es_manager.val.start_seed=${trainer.seed}']);
+    expect(cfg.es_manager.val.start_seed).toBe(9);
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { RunConfig } from '../../trainer-core/config';
+import { EnvStateManager } from '../../trainer-core/rollout/es-manager';
+import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../../trainer-core/rollout/rollout-loop';
+import { CharTokenizer, ScriptedGenerator, corridorConfig, resolveCorridor } from './helpers';
+
+const tok = new CharTokenizer();
+
+async function roll(cfg: RunConfig, reply: (prompt: string, index: number) => string, split: 'train' | 'val' = 'train', endWithStop = true) {
+  const generator = new ScriptedGenerator(tok, reply, endWithStop);
+  const result = await runRollout({
+    esManager: new EnvStateManager(cfg, split, { resolveSpec: resolveCorridor }),
+    contextManager: createContextManager(cfg, tok),
+    tokenizer: tok,
+    generator,
+    settings: rolloutSettingsFromConfig(cfg, split),
+  });
+  return { result, generator };
+}
+
+describe('runRollout', () => {
+  it('plays every env to the end and trains on exactly the sampled ids', async () => {
+    const cfg = corridorConfig(['agent_proxy.max_turn=4'], 1, 2);
+    const { result, generator } = await roll(cfg, () => '<think>go</think><answer>Right</answer>');
+    expect(result.episodes).toHaveLength(2);
+    for (const episode of result.episodes) {
+      // seed 10: corridor of length 3, one step per turn
+      expect(episode).toMatchObject({ success: true, endReason: 'env-done', numActions: 3, envScore: 1, penalty: 0 });
+      const seq = episode.sequence;
+      expect(seq.turnEnds).toHaveLength(3);
+      const masked = seq.inputIds.filter((_, i) => seq.lossMask[i] === 1);
+      expect(masked).toEqual(episode.turns.flatMap((t) => t.generatedIds));
+      expect(seq.logprobs.filter((_, i) => seq.lossMask[i] === 1)).toEqual(episode.turns.flatMap((t) => t.logprobs));
+      for (const end of seq.turnEnds) expect(seq.inputIds[end]).toBe(tok.endOfTurnId);
+      expect(seq.tokenRewards[seq.turnEnds[2]]).toBe(1);
+      expect(seq.tokenRewards.filter((r) => r !== 0)).toHaveLength(1);
+      expect(episode.contextMatchesSampling).toBe(true);
+    }
+    // Every context the generator saw is a prefix of the final training sequence.
+    const finalIds = result.episodes[0].sequence.inputIds;
+    for (const call of generator.calls) expect(finalIds.slice(0, call.prompts[0].length)).toEqual(call.prompts[0]);
+    expect(generator.calls.map((c) => c.prompts.length)).toEqual([2, 2, 2]);
+  });
+
+  it('keeps zero-reward turns as boundaries and places turn scores at turn ends', async () => {
+    const cfg = corridorConfig(['agent_proxy.use_turn_scores=true', 'es_manager.format_penalty=-0.1'], 1, 1);
+    const replies = ['<think></think><answer>Left</answer>', 'oops', '<think></think><answer>Right||Right||Right</answer>'];
+    let turn = 0;
+    const { result } = await roll(cfg, () => replies[turn++]);
+    const [episode] = result.episodes;
+    expect(episode.turns.map((t) => t.reward)).toEqual([0, -0.1, 1]);
+    const seq = episode.sequence;
+    expect(seq.turnEnds).toHaveLength(3);
+    expect(seq.turnEnds.map((p) => seq.tokenRewards[p])).toEqual([0, -0.1, 1]);
+    expect(episode).toMatchObject({ score: 0.9, trainReward: 0.9, success: true });
+  });
+
+  it('sums the reward, penalties included, at the episode end by default', async () => {
+    const cfg = corridorConfig(['agent_proxy.max_turn=2'], 1, 1);
+    const { result } = await roll(cfg, () => 'no tags');
+    const [episode] = result.episodes;
+    expect(episode).toMatchObject({ endReason: 'max-turn', score: -0.2, success: false });
+    const seq = episode.sequence;
+    expect(seq.tokenRewards[seq.turnEnds[1]]).toBeCloseTo(-0.2);
+    expect(seq.tokenRewards[seq.turnEnds[0]]).toBe(0);
+  });
+
+  it('adds an untrained end-of-turn token after a reply cut at the token limit', async () => {
+    const cfg = corridorConfig(['agent_proxy.max_turn=2', 'actor_rollout_ref.rollout.response_length=5'], 1, 1);
+    const { result, generator } = await roll(cfg, () => '<think>long</think>', 'train', false);
+    const [episode] = result.episodes;
+    expect(episode.turns.every((t) => t.cut && t.generatedIds.length === 5)).toBe(true);
+    const seq = episode.sequence;
+    expect(seq.inputIds[seq.turnEnds[0] + 1]).toBe(tok.endOfTurnId);
+    expect(seq.lossMask[seq.turnEnds[0] + 1]).toBe(0);
+    expect(generator.calls[0].options.maxNewTokens).toEqual([5]);
+  });
+
+  it('ends an episode whose context no longer fits the model', async () => {
+    const cfg = corridorConfig(['agent_proxy.template=compact', 'model.context_length=40', 'agent_proxy.max_turn=5'], 1, 1);
+    const { result } = await roll(cfg, () => 'Left</answer>');
+    const [episode] = result.episodes;
+    expect(episode.endReason).toBe('context-full');
+    expect(episode.sequence.inputIds.length).toBeLessThanOrEqual(40);
+    expect(result.metrics['train/Corridor/context_full']).toBe(1);
+  });
+
+  it('uses validation sampling settings and reports metrics named per split and tag', async () => {
+    const cfg = corridorConfig(['actor_rollout_ref.rollout.val_kwargs.temperature=0.25', 'agent_proxy.max_turn=1']);
+    const { result, generator } = await roll(cfg, (_, i) => (i === 0 ? '<think></think><answer>Right||right||RIGHT</answer>' : '<think></think><answer>Left||Up</answer>'), 'val');
+    expect(generator.calls[0].options).toMatchObject({ temperature: 0.25, doSample: true, stopTokenId: tok.endOfTurnId });
+    // seeds 123, 124, 125: lengths 2, 3, 4; only the first env reaches its goal
+    expect(result.episodes.map((e) => e.success)).toEqual([true, false, false]);
+    expect(result.metrics['val/Corridor/success']).toBeCloseTo(1 / 3);
+    expect(result.metrics['val/Corridor/pass@1']).toBeCloseTo(1 / 3);
+    expect(result.metrics['val/Corridor/action_is_valid']).toBeCloseTo((1 + 0.5 + 0.5) / 3);
+    expect(result.metrics['val/Corridor/num_actions']).toBeCloseTo((2 + 1 + 1) / 3);
+    expect(result.episodes[1].metrics.action_is_effective).toBe(0);
+  });
+
+  it('normalises episode scores within groups when asked', async () => {
+    const cfg = corridorConfig(['agent_proxy.reward_normalization.method=mean', 'agent_proxy.max_turn=1'], 1, 2);
+    const { result } = await roll(cfg, (_, i) => (i === 0 ? '<think></think><answer>Right||Right||Right</answer>' : '<think></think><answer>Left</answer>'));
+    expect(result.episodes.map((e) => e.trainReward)).toEqual([0.5, -0.5]);
+    expect(result.episodes.map((e) => e.score)).toEqual([1, 0]);
+  });
+
+  it('trains on the last k turns with a context window and says the contexts differed', async () => {
+    const cfg = corridorConfig(['agent_proxy.max_context_window=1', 'agent_proxy.max_turn=3'], 1, 1);
+    const { result } = await roll(cfg, () => '<think></think><answer>Left</answer>');
+    const [episode] = result.episodes;
+    expect(episode.turns).toHaveLength(3);
+    expect(episode.sequence.turnNumbers).toEqual([3]);
+    expect(episode.contextMatchesSampling).toBe(false);
+  });
+});

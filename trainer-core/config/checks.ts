@@ -1,0 +1,50 @@
+import type { ConfigIssue } from './errors';
+import type { RunConfig } from './schema';
+import { closestKey } from './schema-walk';
+
+/** Rules that span several keys, checked once each key has the right type. */
+export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const tagNames = Object.keys(cfg.custom_envs);
+  for (const split of ['train', 'val'] as const) {
+    const base = ['es_manager', split];
+    const { tags, n_groups } = cfg.es_manager[split].env_configs;
+    if (tags.length !== n_groups.length) {
+      issues.push({
+        path: [...base, 'env_configs', 'n_groups'],
+        message: `\`es_manager.${split}.env_configs.n_groups\` has ${n_groups.length} entries but \`tags\` has ${tags.length}; give one group count per tag`,
+      });
+    }
+    const total = n_groups.reduce((sum, n) => sum + n, 0);
+    if (total !== cfg.es_manager[split].env_groups) {
+      issues.push({
+        path: [...base, 'env_groups'],
+        message: `\`es_manager.${split}.env_groups\` is ${cfg.es_manager[split].env_groups} but \`env_configs.n_groups\` adds up to ${total}; make them equal`,
+      });
+    }
+    tags.forEach((tag, i) => {
+      if (!Object.prototype.hasOwnProperty.call(cfg.custom_envs, tag)) {
+        const hint = closestKey(tag, tagNames);
+        issues.push({
+          path: [...base, 'env_configs', 'tags', i],
+          message:
+            `tag \`${tag}\` in \`es_manager.${split}.env_configs.tags\` is not defined under \`custom_envs\`` +
+            (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
+        });
+      }
+    });
+  }
+  if (cfg.model.d_model % cfg.model.n_head !== 0) {
+    issues.push({
+      path: ['model', 'n_head'],
+      message: `\`model.d_model\` (${cfg.model.d_model}) must be a multiple of \`model.n_head\` (${cfg.model.n_head})`,
+    });
+  }
+  if (cfg.actor_rollout_ref.actor.clip_ratio_low >= 1) {
+    issues.push({
+      path: ['actor_rollout_ref', 'actor', 'clip_ratio_low'],
+      message: '`actor_rollout_ref.actor.clip_ratio_low` must be below 1 (the ratio is clipped to 1 - clip_ratio_low)',
+    });
+  }
+  return issues;
+}

@@ -1,0 +1,168 @@
+import { parse } from 'yaml';
+
+/**
+ * Every run-config key with its default value and meaning: the one place defaults are written
+ * down. Names follow RAGEN's base.yaml and verl's ppo_trainer.yaml where those have one; values
+ * are RAGEN's unless a comment says otherwise. A user's config is merged over this (objects key
+ * by key, lists and scalars replaced), `${a.b}` references are resolved afterwards, so a value
+ * below that refers to another key follows the user's setting of that key.
+ * configs/base.yaml is a copy of this text for users to start from.
+ */
+export const DEFAULTS_YAML = `# TurnLab run config: every key with its default.
+# A config file only needs the keys it changes. \${a.b} refers to another key's value;
+# --set a.b=value on the command line overrides a key before validation.
+
+ppo_mini_batch_size: 32          # episodes per PPO mini-batch (actor and critic refer to it)
+micro_batch_size_per_gpu: 4      # episodes per forward/backward pass (gradient accumulation)
+rollout_filter_ratio: 0.25       # StarPO-S: fraction of train groups kept for the update; 1 keeps all
+rollout_filter_type: std         # std keeps the groups with the highest in-group reward std, std_rev the lowest
+
+trainer:
+  project_name: turnlab
+  experiment_name: default
+  total_training_steps: 200      # PPO iterations (one rollout batch each)
+  val_before_train: true         # run validation once before the first update
+  test_freq: 10                  # validate every N steps; 0 or -1 never
+  save_freq: 20                  # checkpoint every N steps; 0 or -1 only at the end
+  keep_last_n: 3                 # checkpoints kept besides the best one
+  seed: 0                        # seeds initialisation, sampling and the train seed schedule
+  backend: auto                  # auto | tensorflow | webgpu | wasm | cpu (auto picks the fastest that loads)
+
+model:                           # the policy (and critic trunk); TurnLab trains small models from scratch
+  path: null                     # checkpoint to start from; null initialises a fresh model
+  tokenizer: char                # tokenizer kind (the model module lists the valid ones)
+  vocab_size: null               # null takes the tokenizer's own size
+  n_layer: 4
+  n_head: 4
+  d_model: 128
+  d_ff: 512
+  context_length: 2048           # longest episode sequence (all turns) in tokens
+  dropout: 0.0
+  tie_embeddings: true
+
+actor_rollout_ref:
+  actor:
+    ppo_mini_batch_size: \${ppo_mini_batch_size}
+    ppo_micro_batch_size_per_gpu: \${micro_batch_size_per_gpu}
+    ppo_epochs: 1                # passes over each rollout batch
+    clip_ratio_low: 0.2          # PPO clip below 1
+    clip_ratio_high: 0.28        # PPO clip above 1 (StarPO-S clip-higher; verl 0.2)
+    clip_ratio_c: 3.0            # dual-clip bound for negative advantages (> 1)
+    loss_agg_mode: token-mean    # token-mean | seq-mean-token-sum | seq-mean-token-mean | seq-mean-token-sum-norm
+    entropy_coeff: 0.001
+    use_kl_loss: false           # KL to the reference model as a loss term
+    kl_loss_coef: 0.001
+    kl_loss_type: low_var_kl     # kl (k1) | abs | mse (k2) | low_var_kl (k3)
+    grad_clip: 1.0               # global gradient-norm clip
+    optim:
+      lr: 1.0e-6                 # RAGEN/verl value for a pretrained 0.5B model; from-scratch models want ~1e-4
+      weight_decay: 0.01
+      betas: [0.9, 0.999]
+      lr_warmup_steps_ratio: 0.0
+  rollout:
+    temperature: 1.0
+    top_p: 1.0
+    top_k: -1                    # -1 (or 0) samples from the whole vocabulary
+    response_length: 400         # most tokens generated per turn
+    val_kwargs:                  # sampling during validation
+      temperature: 0.5
+      top_p: 1.0
+      top_k: -1
+      do_sample: true            # false decodes greedily
+
+critic:
+  ppo_mini_batch_size: \${ppo_mini_batch_size}
+  ppo_micro_batch_size_per_gpu: \${micro_batch_size_per_gpu}
+  ppo_epochs: \${actor_rollout_ref.actor.ppo_epochs}
+  grad_clip: 1.0
+  cliprange_value: 0.5           # value clip around the old values
+  optim:
+    lr: 1.0e-5
+    weight_decay: 0.01
+    betas: [0.9, 0.999]
+    lr_warmup_steps_ratio: 0.0
+
+algorithm:
+  adv_estimator: gae             # gae | grpo | reinforce_plus_plus | reinforce_plus_plus_baseline | rloo
+  gamma: 1.0                     # token-level discount
+  lam: 1.0                       # GAE lambda
+  bi_level_gae: false            # turn-level GAE with high_level_gamma, token-level within turns
+  high_level_gamma: 0.95
+  norm_adv_by_std_in_grpo: true  # false gives Dr.GRPO (no division by the group std)
+  use_kl_in_reward: false        # fold a KL penalty into the token rewards
+  kl_penalty: kl                 # estimator for the in-reward KL
+  kl_ctrl:
+    type: fixed                  # fixed | adaptive
+    kl_coef: 0.001
+    horizon: 10000               # adaptive controller
+    target_kl: 0.1               # adaptive controller
+
+agent_proxy:
+  max_turn: 5                    # turns per episode at most
+  action_sep: "||"               # separator between actions inside <answer>
+  max_actions_per_turn: 5        # actions beyond this are cut
+  use_turn_scores: false         # rewards at each turn's last token instead of all at the episode's end
+  enable_think: true             # <think>...</think><answer>...</answer>; false: <answer> alone
+  max_context_window: null       # keep only the last k turns in the prompt; null keeps all
+  template: ragen                # ragen (RAGEN's prompt) | compact (short markers, no boilerplate)
+  reward_normalization:
+    grouping: group              # group (RAGEN: state) | tag (RAGEN: inductive) | batch
+    method: identity             # mean_std | mean | asym_clip | identity
+
+es_manager:
+  format_penalty: -0.1           # added to a turn's reward when it has an invalid or no valid action
+  train:
+    env_groups: 8                # groups per rollout; every member of a group starts from the same seed
+    group_size: 16
+    start_seed: \${trainer.seed}  # group g of reset r uses start_seed + r * env_groups + g
+    env_configs:
+      tags: [SimpleSokoban]      # keys of custom_envs
+      n_groups: [8]              # groups per tag; sums to env_groups
+  val:
+    env_groups: 256
+    group_size: 1
+    start_seed: 123              # validation seeds are the same at every validation
+    env_configs:
+      tags: [SimpleSokoban]
+      n_groups: [256]
+
+custom_envs:                     # tag -> environment; env_config is checked by the env's own options schema
+  SimpleSokoban:
+    env_type: sokoban
+    max_actions_per_traj: 10     # action budget per episode
+    env_config: {}
+  LargerSokoban:
+    env_type: sokoban
+    max_actions_per_traj: 10
+    env_config: {dim_room: [8, 8], num_boxes: 2}
+  FrozenLake:
+    env_type: frozen_lake
+    max_actions_per_traj: 10
+    env_config: {}
+  Countdown:
+    env_type: countdown
+    max_actions_per_traj: 1
+    env_config: {}
+  Bandit:
+    env_type: bandit
+    max_actions_per_traj: 1
+    env_config: {}
+  BanditRev:                     # the same arms with the names swapped (tests reliance on names)
+    env_type: bandit_rev
+    max_actions_per_traj: 1
+    env_config: {}
+  MetamathQA:
+    env_type: metamathqa
+    max_actions_per_traj: 1
+    env_config: {}
+
+warm_start:                      # supervised steps before RL, for models trained from scratch
+  mode: none                     # none | expert (solver's actions) | random-valid (any valid action)
+  steps: 0
+  lr: 1.0e-3
+`;
+
+/** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */
+export function defaultRunConfigInput(): Record<string, unknown> {
+  return parse(DEFAULTS_YAML) as Record<string, unknown>;
+}

@@ -1,0 +1,13 @@
+export { loadRunConfig, parseRunConfig, resolvedConfigToYaml, deepMerge } from './load';
+export { DEFAULTS_YAML, defaultRunConfigInput } from './defaults';
+export { ConfigError, type ConfigIssue } from './errors';
+export { resolveReferences } from './references';
+export { parseOverride, type Override } from './overrides';
+export {
+  RunConfigSchema,
+  type RunConfig,
+  type CustomEnvConfig,
+  type EnvSplitConfig,
+  type AgentProxyConfig,
+  type RewardNormalizationConfig,
+} from './schema';

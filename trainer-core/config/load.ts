@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { crossFieldIssues } from './checks';
+import { defaultRunConfigInput } from './defaults';
+import { checkEnvOptions } from './env-options';
+import { ConfigError, formatPath, type ConfigIssue } from './errors';
+import { applyOverrides, parseOverride } from './overrides';
+import { resolveReferences } from './references';
+import { RunConfigSchema, type RunConfig } from './schema';
+import { describeZodIssue } from './zod-issues';
+import { YamlSource } from './yaml-source';
+
+/**
+ * Reads a YAML run config, applies `--set` overrides, merges the defaults underneath, resolves
+ * `${}` references and validates the result. Every problem found is reported at once in a
+ * ConfigError whose message names the file and line of each.
+ */
+export function loadRunConfig(path: string, overrides: readonly string[] = []): RunConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
+    throw new ConfigError([{ path: [], message: `cannot read the config: ${reason}` }], path);
+  }
+  const source = new YamlSource(text, path);
+  return buildRunConfig(source.toJS(), { source, overrides });
+}
+
+/** Validates a config given as an object (e.g. from the API); `source` names it in messages. */
+export function parseRunConfig(input: unknown, source?: string, overrides: readonly string[] = []): RunConfig {
+  return buildRunConfig(input, { name: source, overrides });
+}
+
+/** The resolved config as YAML, for storing with a run and for `turnlab show`. */
+export function resolvedConfigToYaml(cfg: RunConfig): string {
+  return stringify(cfg, { lineWidth: 0 });
+}
+
+interface BuildContext {
+  source?: YamlSource;
+  name?: string;
+  overrides: readonly string[];
+}
+
+function buildRunConfig(input: unknown, ctx: BuildContext): RunConfig {
+  const name = ctx.source?.name ?? ctx.name;
+  const parsedOverrides = ctx.overrides.map(parseOverride);
+  const origins = new Map(parsedOverrides.map((o) => [formatPath(o.path), `--set ${o.text}`]));
+  // Problems from --set first, then in file order, so the message reads top to bottom.
+  const locate = (issues: ConfigIssue[]): ConfigError =>
+    new ConfigError(
+      issues
+        .map((issue) => locateIssue(issue, ctx.source, origins))
+        .sort((a, b) => (a.origin ? -1 : (a.line ?? 1e9)) - (b.origin ? -1 : (b.line ?? 1e9))),
+      name,
+    );
+
+  const raw = input === null || input === undefined ? {} : input;
+  if (!isPlainObject(raw)) {
+    throw new ConfigError([{ path: [], message: 'a run config must be a map of keys (e.g. `trainer:`, `agent_proxy:`)' }], name);
+  }
+  const merged = deepMerge(defaultRunConfigInput(), raw);
+  applyOverrides(merged, parsedOverrides, RunConfigSchema);
+
+  let resolved: unknown;
+  try {
+    resolved = resolveReferences(merged);
+  } catch (error) {
+    if (error instanceof ConfigError) throw locate(error.issues);
+    throw error;
+  }
+
+  const result = RunConfigSchema.safeParse(resolved);
+  if (!result.success) throw locate(result.error.issues.flatMap((issue) => describeZodIssue(issue, resolved, RunConfigSchema)));
+  const envChecked = checkEnvOptions(result.data);
+  const problems = [...crossFieldIssues(result.data), ...envChecked.issues];
+  if (problems.length > 0) throw locate(problems);
+  return envChecked.cfg;
+}
+
+function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins: Map<string, string>): ConfigIssue {
+  if (issue.origin || issue.line !== undefined) return issue;
+  for (let n = issue.path.length; n > 0; n--) {
+    const origin = origins.get(formatPath(issue.path.slice(0, n)));
+    if (origin) return { ...issue, origin };
+  }
+  const line = source?.lineOf(issue.path, issue.message.startsWith('unknown key'));
+  return line === undefined ? issue : { ...issue, line };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Maps merge key by key; anything else in `over` replaces what is in `base`. */
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    out[key] = isPlainObject(prior) && isPlainObject(value) ? deepMerge(prior, value) : value;
+  }
+  return out;
+}

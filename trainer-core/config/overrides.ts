@@ -1,0 +1,69 @@
+import { parse } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, formatPath } from './errors';
+import { findUnknownKey } from './schema-walk';
+
+export interface Override {
+  path: Array<string | number>;
+  value: unknown;
+  /** The override as the user wrote it, for error messages. */
+  text: string;
+}
+
+/**
+ * Parses `a.b=value`; the value is read as YAML, so `3` is a number, `true` a boolean, `[A, B]` a
+ * list, and text that is not valid YAML is taken as a string.
+ */
+export function parseOverride(text: string): Override {
+  const eq = text.indexOf('=');
+  const origin = `--set ${text}`;
+  if (eq <= 0) {
+    throw new ConfigError([{ path: [], origin, message: 'expected key.path=value, e.g. --set agent_proxy.max_turn=3' }]);
+  }
+  const keyText = text.slice(0, eq).trim();
+  const parts = keyText.split('.');
+  if (parts.some((part) => part === '')) {
+    throw new ConfigError([{ path: [], origin, message: `\`${keyText}\` is not a key path (empty part between dots)` }]);
+  }
+  const valueText = text.slice(eq + 1);
+  let value: unknown;
+  try {
+    value = parse(valueText);
+  } catch {
+    // Text YAML cannot read as a value (`,`, `@x`) is meant literally.
+    value = valueText;
+  }
+  return { path: parts.map((part) => (/^\d+$/.test(part) ? Number(part) : part)), value, text };
+}
+
+/**
+ * Applies overrides to a raw config in place, after checking every key against the schema so a
+ * typo names the closest valid key instead of being silently added.
+ */
+export function applyOverrides(raw: Record<string, unknown>, overrides: readonly Override[], schema: z.ZodType): void {
+  for (const override of overrides) {
+    const unknown = findUnknownKey(schema, override.path);
+    if (unknown) {
+      throw new ConfigError([
+        {
+          path: unknown.path,
+          origin: `--set ${override.text}`,
+          message:
+            `unknown key \`${formatPath(unknown.path)}\`` +
+            (unknown.suggestion !== undefined ? `; did you mean \`${unknown.suggestion}\`?` : ''),
+        },
+      ]);
+    }
+    setIn(raw, override.path, override.value);
+  }
+}
+
+function setIn(root: Record<string, unknown>, path: ReadonlyArray<string | number>, value: unknown): void {
+  let node: Record<string | number, unknown> = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const next = node[path[i]];
+    if (typeof next !== 'object' || next === null) node[path[i]] = {};
+    node = node[path[i]] as Record<string | number, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { closest } from 'fastest-levenshtein';
+
+/**
+ * Finding one's way through a zod schema by key path, so that unknown keys (in a file or in a
+ * `--set`) can be reported with the closest valid key at the same place.
+ */
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current: z.ZodType = schema;
+  for (;;) {
+    if (current instanceof z.ZodDefault || current instanceof z.ZodOptional || current instanceof z.ZodNullable) {
+      current = current.unwrap() as z.ZodType;
+    } else if (current instanceof z.ZodPipe) {
+      current = current.in as z.ZodType;
+    } else {
+      return current;
+    }
+  }
+}
+
+export type ChildLookup =
+  | { kind: 'schema'; schema: z.ZodType }
+  /** The key is not valid here; `validKeys` lists the keys that are. */
+  | { kind: 'unknown'; validKeys: string[] }
+  /** The schema does not look inside this value (free-form maps, scalars). */
+  | { kind: 'opaque' };
+
+export function childSchema(schema: z.ZodType, key: string | number): ChildLookup {
+  const inner = unwrap(schema);
+  if (inner instanceof z.ZodObject) {
+    const shape = inner.shape as Record<string, z.ZodType>;
+    const child = Object.prototype.hasOwnProperty.call(shape, key) ? shape[String(key)] : undefined;
+    return child ? { kind: 'schema', schema: child } : { kind: 'unknown', validKeys: Object.keys(shape) };
+  }
+  if (inner instanceof z.ZodRecord) return { kind: 'schema', schema: inner.valueType as z.ZodType };
+  if (inner instanceof z.ZodArray) return { kind: 'schema', schema: inner.element as z.ZodType };
+  if (inner instanceof z.ZodTuple) {
+    const items = inner.def.items as z.ZodType[];
+    const index = Number(key);
+    return Number.isInteger(index) && items[index] ? { kind: 'schema', schema: items[index] } : { kind: 'opaque' };
+  }
+  return { kind: 'opaque' };
+}
+
+/** The valid keys of an object schema, or null when the schema is not an object. */
+export function objectKeys(schema: z.ZodType): string[] | null {
+  const inner = unwrap(schema);
+  return inner instanceof z.ZodObject ? Object.keys(inner.shape as Record<string, unknown>) : null;
+}
+
+export interface UnknownKey {
+  /** Path up to and including the unknown key. */
+  path: Array<string | number>;
+  suggestion: string | undefined;
+}
+
+/** Checks that every key of `path` exists in `schema`; returns the first one that does not. */
+export function findUnknownKey(schema: z.ZodType, path: ReadonlyArray<string | number>): UnknownKey | null {
+  let current: z.ZodType = schema;
+  for (let i = 0; i < path.length; i++) {
+    const lookup = childSchema(current, path[i]);
+    if (lookup.kind === 'opaque') return null;
+    if (lookup.kind === 'unknown') {
+      return { path: path.slice(0, i + 1), suggestion: closestKey(String(path[i]), lookup.validKeys) };
+    }
+    current = lookup.schema;
+  }
+  return null;
+}
+
+export function closestKey(key: string, candidates: readonly string[]): string | undefined {
+  return candidates.length > 0 ? closest(key, [...candidates]) : undefined;
+}
+
+/** Walks `path` from `schema` and returns the schema there, or undefined when it leaves the schema. */
+export function schemaAt(schema: z.ZodType, path: ReadonlyArray<string | number>): z.ZodType | undefined {
+  let current: z.ZodType = schema;
+  for (const key of path) {
+    const lookup = childSchema(current, key);
+    if (lookup.kind !== 'schema') return undefined;
+    current = lookup.schema;
+  }
+  return current;
+}

@@ -1,0 +1,178 @@
+import { z } from 'zod';
+
+/**
+ * The run config schema. Every key is required here: the defaults live in one documented place
+ * (defaults.ts) and are merged under the user's file before validation, so this schema only
+ * says what a complete, resolved config looks like. Objects are strict so that a misspelt key
+ * is an error rather than a silently ignored setting.
+ */
+
+const positiveInt = z.int().positive();
+const nonNegativeInt = z.int().nonnegative();
+const probability = z.number().min(0).max(1);
+
+export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
+export const ADV_ESTIMATORS = ['gae', 'grpo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline', 'rloo'] as const;
+export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
+export const KL_TYPES = ['kl', 'k1', 'abs', 'mse', 'k2', 'low_var_kl', 'k3'] as const;
+/** `state` and `inductive` are RAGEN's names for `group` and `tag`. */
+export const REWARD_GROUPINGS = ['group', 'tag', 'batch', 'state', 'inductive'] as const;
+export const REWARD_METHODS = ['mean_std', 'mean', 'asym_clip', 'identity'] as const;
+export const ROLLOUT_FILTER_TYPES = ['std', 'std_rev'] as const;
+export const TEMPLATES = ['ragen', 'compact'] as const;
+export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
+
+const trainerSchema = z.strictObject({
+  project_name: z.string().min(1),
+  experiment_name: z.string().min(1),
+  total_training_steps: nonNegativeInt,
+  val_before_train: z.boolean(),
+  test_freq: z.int(),
+  save_freq: z.int(),
+  keep_last_n: positiveInt,
+  seed: nonNegativeInt,
+  backend: z.enum(BACKENDS),
+});
+
+const modelSchema = z.strictObject({
+  path: z.string().nullable(),
+  tokenizer: z.string().min(1),
+  vocab_size: positiveInt.nullable(),
+  n_layer: positiveInt,
+  n_head: positiveInt,
+  d_model: positiveInt,
+  d_ff: positiveInt,
+  context_length: positiveInt,
+  dropout: z.number().min(0).lt(1),
+  tie_embeddings: z.boolean(),
+});
+
+const optimSchema = z.strictObject({
+  lr: z.number().positive(),
+  weight_decay: z.number().nonnegative(),
+  betas: z.tuple([probability, probability]),
+  lr_warmup_steps_ratio: probability,
+});
+
+const actorSchema = z.strictObject({
+  ppo_mini_batch_size: positiveInt,
+  ppo_micro_batch_size_per_gpu: positiveInt,
+  ppo_epochs: positiveInt,
+  clip_ratio_low: z.number().positive(),
+  clip_ratio_high: z.number().positive(),
+  clip_ratio_c: z.number().gt(1),
+  loss_agg_mode: z.enum(LOSS_AGG_MODES),
+  entropy_coeff: z.number(),
+  use_kl_loss: z.boolean(),
+  kl_loss_coef: z.number().nonnegative(),
+  kl_loss_type: z.enum(KL_TYPES),
+  grad_clip: z.number().positive(),
+  optim: optimSchema,
+});
+
+const samplingSchema = {
+  temperature: z.number().nonnegative(),
+  top_p: z.number().gt(0).max(1),
+  top_k: z.int().min(-1),
+};
+
+const rolloutSchema = z.strictObject({
+  ...samplingSchema,
+  response_length: positiveInt,
+  val_kwargs: z.strictObject({ ...samplingSchema, do_sample: z.boolean() }),
+});
+
+const criticSchema = z.strictObject({
+  ppo_mini_batch_size: positiveInt,
+  ppo_micro_batch_size_per_gpu: positiveInt,
+  ppo_epochs: positiveInt,
+  grad_clip: z.number().positive(),
+  cliprange_value: z.number().positive(),
+  optim: optimSchema,
+});
+
+const algorithmSchema = z.strictObject({
+  adv_estimator: z.enum(ADV_ESTIMATORS),
+  gamma: probability,
+  lam: probability,
+  bi_level_gae: z.boolean(),
+  high_level_gamma: probability,
+  norm_adv_by_std_in_grpo: z.boolean(),
+  use_kl_in_reward: z.boolean(),
+  kl_penalty: z.enum(KL_TYPES),
+  kl_ctrl: z.strictObject({
+    type: z.enum(['fixed', 'adaptive']),
+    kl_coef: z.number().nonnegative(),
+    horizon: positiveInt,
+    target_kl: z.number().positive(),
+  }),
+});
+
+const agentProxySchema = z.strictObject({
+  max_turn: positiveInt,
+  action_sep: z.string().min(1),
+  max_actions_per_turn: positiveInt,
+  use_turn_scores: z.boolean(),
+  enable_think: z.boolean(),
+  max_context_window: positiveInt.nullable(),
+  template: z.enum(TEMPLATES),
+  reward_normalization: z.strictObject({
+    grouping: z.enum(REWARD_GROUPINGS),
+    method: z.enum(REWARD_METHODS),
+  }),
+});
+
+const envSplitSchema = z.strictObject({
+  env_groups: positiveInt,
+  group_size: positiveInt,
+  start_seed: nonNegativeInt,
+  env_configs: z.strictObject({
+    tags: z.array(z.string().min(1)).min(1),
+    n_groups: z.array(positiveInt).min(1),
+  }),
+});
+
+const esManagerSchema = z.strictObject({
+  format_penalty: z.number(),
+  train: envSplitSchema,
+  val: envSplitSchema,
+});
+
+/** One environment tag. Unlike the rest, its keys have defaults here: tags are user-made. */
+export const customEnvSchema = z.strictObject({
+  env_type: z.string().min(1),
+  max_actions_per_traj: positiveInt.default(10),
+  env_instruction: z.string().optional(),
+  /** Validated later by the env's own `optionsSchema`. */
+  env_config: z.record(z.string(), z.unknown()).default({}),
+  /** Path of a module exporting an EnvSpec, for custom environments. */
+  module: z.string().min(1).optional(),
+});
+
+const warmStartSchema = z.strictObject({
+  mode: z.enum(WARM_START_MODES),
+  steps: nonNegativeInt,
+  lr: z.number().positive(),
+});
+
+export const RunConfigSchema = z.strictObject({
+  ppo_mini_batch_size: positiveInt,
+  micro_batch_size_per_gpu: positiveInt,
+  rollout_filter_ratio: z.number().gt(0).max(1),
+  rollout_filter_type: z.enum(ROLLOUT_FILTER_TYPES),
+  trainer: trainerSchema,
+  model: modelSchema,
+  actor_rollout_ref: z.strictObject({ actor: actorSchema, rollout: rolloutSchema }),
+  critic: criticSchema,
+  algorithm: algorithmSchema,
+  agent_proxy: agentProxySchema,
+  es_manager: esManagerSchema,
+  custom_envs: z.record(z.string().min(1), customEnvSchema),
+  warm_start: warmStartSchema,
+});
+
+export type RunConfig = z.output<typeof RunConfigSchema>;
+export type CustomEnvConfig = z.output<typeof customEnvSchema>;
+export type EnvSplitConfig = z.output<typeof envSplitSchema>;
+export type AgentProxyConfig = z.output<typeof agentProxySchema>;
+export type RewardNormalizationConfig = AgentProxyConfig['reward_normalization'];

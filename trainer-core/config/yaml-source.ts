@@ -1,0 +1,59 @@
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { ConfigError } from './errors';
+
+/** A parsed YAML config that still knows where each key and value sits in the file. */
+export class YamlSource {
+  private readonly lines = new LineCounter();
+  private readonly doc: Document;
+
+  constructor(
+    text: string,
+    readonly name: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: true, uniqueKeys: true });
+    const problem = this.doc.errors[0];
+    if (problem) {
+      const line = problem.linePos?.[0]?.line;
+      const firstLine = problem.message.split('\n')[0];
+      throw new ConfigError([{ path: [], line, message: `not valid YAML: ${firstLine}` }], name);
+    }
+  }
+
+  toJS(): unknown {
+    return this.doc.toJS();
+  }
+
+  /**
+   * 1-based line of the value at `path` (of its key when `key` is set). A path that goes past
+   * what the file holds gives the line of the deepest part it does hold, or undefined when the
+   * file holds none of it (the value came from the defaults).
+   */
+  lineOf(path: ReadonlyArray<string | number>, key = false): number | undefined {
+    let node: unknown = this.doc.contents;
+    let offset: number | undefined;
+    for (let i = 0; i < path.length; i++) {
+      const part = path[i];
+      const last = i === path.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(part));
+        if (!pair) return offset === undefined ? undefined : this.line(offset);
+        const keyNode = pair.key as { range?: [number, number, number] | null };
+        const valueNode = pair.value as { range?: [number, number, number] | null } | null;
+        offset = (last && key ? keyNode.range?.[0] : (valueNode?.range?.[0] ?? keyNode.range?.[0])) ?? offset;
+        node = pair.value;
+      } else if (isSeq(node)) {
+        const item = node.items[Number(part)] as { range?: [number, number, number] | null } | undefined;
+        if (!item) return offset === undefined ? undefined : this.line(offset);
+        offset = item.range?.[0] ?? offset;
+        node = item;
+      } else {
+        break;
+      }
+    }
+    return offset === undefined ? undefined : this.line(offset);
+  }
+
+  private line(offset: number): number {
+    return this.lines.linePos(offset).line;
+  }
+}

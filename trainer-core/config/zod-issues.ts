@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { formatPath, type ConfigIssue } from './errors';
+import { closestKey, objectKeys, schemaAt } from './schema-walk';
+
+/** Turns one zod issue into messages that name the full key path, what was expected and what was found. */
+export function describeZodIssue(
+  issue: z.core.$ZodIssue,
+  root: unknown,
+  schema: z.ZodType,
+  prefix: ReadonlyArray<string | number> = [],
+): ConfigIssue[] {
+  const local = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const path = [...prefix, ...local];
+  const where = `\`${formatPath(path)}\``;
+  const actual = valueAt(root, local);
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const valid = objectKeys(schemaAt(schema, local) ?? schema) ?? [];
+      return issue.keys.map((key) => {
+        const hint = closestKey(key, valid);
+        return {
+          path: [...path, key],
+          message: `unknown key \`${formatPath([...path, key])}\`` + (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
+        };
+      });
+    }
+    case 'invalid_type': {
+      const target = schemaAt(schema, local);
+      const expected = issue.expected === 'number' && target instanceof z.ZodNumber && target.isInt ? 'int' : issue.expected;
+      if (actual === undefined) return [{ path, message: `${where} is missing; it must be ${expectedText(expected)}` }];
+      return [{ path, message: `${where} must be ${expectedText(expected)}, got ${describeValue(actual)}` }];
+    }
+    case 'invalid_value': {
+      const options = issue.values.map(String);
+      const hint = typeof actual === 'string' ? closestKey(actual, options) : undefined;
+      return [
+        {
+          path,
+          message:
+            `${where} must be one of ${options.join(' | ')}, got ${describeValue(actual)}` +
+            (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
+        },
+      ];
+    }
+    case 'too_small':
+    case 'too_big': {
+      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+      const inclusive = issue.inclusive !== false;
+      if (issue.origin === 'array') {
+        const what = issue.code === 'too_small' ? 'at least' : 'at most';
+        return [{ path, message: `${where} must have ${what} ${String(bound)} item(s), got ${describeValue(actual)}` }];
+      }
+      if (issue.origin === 'string') return [{ path, message: `${where} must not be empty` }];
+      const op = issue.code === 'too_small' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
+      return [{ path, message: `${where} must be ${op} ${String(bound)}, got ${describeValue(actual)}` }];
+    }
+    default:
+      return [{ path, message: `${where}: ${issue.message}` }];
+  }
+}
+
+function expectedText(expected: string): string {
+  const names: Record<string, string> = {
+    number: 'a number',
+    int: 'an integer',
+    string: 'a string',
+    boolean: 'true or false',
+    object: 'a map of keys',
+    record: 'a map of keys',
+    array: 'a list',
+    tuple: 'a list',
+    null: 'null',
+  };
+  return names[expected] ?? expected;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `a list (${JSON.stringify(value)})`;
+  if (typeof value === 'object') return 'a map';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return String(value);
+}
+
+function valueAt(root: unknown, path: ReadonlyArray<string | number>): unknown {
+  let node = root;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+

@@ -1,0 +1,309 @@
+import type { RunConfig } from '../config/schema';
+import type { StateRender } from '../envs/types';
+import { ContextManager, type ContextTurn } from './context-manager';
+import { buildEpisodeSequence, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
+import type { EndReason, EnvStateManager, Split, TurnOutcome } from './es-manager';
+import { computeRolloutMetrics, episodeMetricValues, type EpisodeSummary } from './metrics';
+import { groupingKeys, normalizeScores, type RewardGrouping, type RewardMethod } from './reward-normalization';
+import { createTemplate, type ChatMessage } from './templates';
+import type { Tokenizer } from './tokenizer';
+
+/**
+ * Drives one multi-turn rollout for every env of a manager: batch the contexts of the episodes
+ * still running, generate, parse, step, repeat; then build one training sequence per episode.
+ * Model-agnostic: anything implementing ResponseGenerator can play.
+ */
+
+export interface SamplingOptions {
+  temperature: number;
+  topP: number;
+  /** -1 or 0: no top-k cut. */
+  topK: number;
+  /** False: greedy decoding. */
+  doSample: boolean;
+}
+
+export interface GenerateOptions extends SamplingOptions {
+  /** Most new tokens for each prompt, same order as the prompts (context room can make it smaller). */
+  maxNewTokens: number[];
+  /** The tokenizer's end-of-turn id: generation of a prompt stops after producing it. */
+  stopTokenId: number;
+}
+
+export interface GeneratedResponse {
+  /** New ids only, ending with `stopTokenId` unless cut at `maxNewTokens`; never empty. */
+  tokenIds: number[];
+  /** Log-probability of each new id under the sampling distribution. */
+  logprobs: number[];
+}
+
+export interface ResponseGenerator {
+  /** One response per prompt; each prompt is the full token context of one episode so far. */
+  generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]>;
+}
+
+export interface RolloutSettings {
+  split: Split;
+  sampling: SamplingOptions;
+  /** Most tokens generated per turn. */
+  responseLength: number;
+  /** Longest token context the model takes; an episode whose next context cannot fit ends. */
+  maxSequenceLength: number;
+  useTurnScores: boolean;
+  rewardNormalization: { grouping: RewardGrouping; method: RewardMethod };
+}
+
+export interface TurnRecord extends TurnOutcome {
+  /** What the model was shown this turn. */
+  observationBefore: string;
+  stateBefore: StateRender;
+  responseText: string;
+  generatedIds: number[];
+  logprobs: number[];
+  /** The reply hit the token limit without an end-of-turn id. */
+  cut: boolean;
+}
+
+export interface EpisodeRecord {
+  split: Split;
+  envId: number;
+  groupId: number;
+  tag: string;
+  seed: number;
+  turns: TurnRecord[];
+  initialObservation: string;
+  initialState: StateRender;
+  numActions: number;
+  success: boolean;
+  endReason: EndReason;
+  /** Sum of env rewards over the turns. */
+  envScore: number;
+  /** Sum of format penalties over the turns. */
+  penalty: number;
+  /** envScore + penalty: the episode's reward before normalisation. */
+  score: number;
+  /** The reward placed into the sequence (normalised env score plus penalty). */
+  trainReward: number;
+  /** The training sequence (empty when the first context already did not fit). */
+  sequence: EpisodeSequence;
+  /**
+   * False when `max_context_window` dropped turns: earlier replies were then sampled in longer
+   * contexts than the sequence shows, so their sampling logprobs are not those of the sequence.
+   */
+  contextMatchesSampling: boolean;
+  messages: ChatMessage[];
+  /** Per-episode metric values (success, num_actions, ...), for storage. */
+  metrics: Record<string, number>;
+}
+
+export interface RolloutResult {
+  split: Split;
+  episodes: EpisodeRecord[];
+  /** `<split>/<tag>/<metric>` means over the rollout. */
+  metrics: Record<string, number>;
+}
+
+export function rolloutSettingsFromConfig(cfg: RunConfig, split: Split): RolloutSettings {
+  const rollout = cfg.actor_rollout_ref.rollout;
+  const sampling =
+    split === 'train'
+      ? { temperature: rollout.temperature, topP: rollout.top_p, topK: rollout.top_k, doSample: true }
+      : {
+          temperature: rollout.val_kwargs.temperature,
+          topP: rollout.val_kwargs.top_p,
+          topK: rollout.val_kwargs.top_k,
+          doSample: rollout.val_kwargs.do_sample,
+        };
+  return {
+    split,
+    sampling,
+    responseLength: rollout.response_length,
+    maxSequenceLength: cfg.model.context_length,
+    useTurnScores: cfg.agent_proxy.use_turn_scores,
+    rewardNormalization: cfg.agent_proxy.reward_normalization,
+  };
+}
+
+export function createContextManager(cfg: RunConfig, tokenizer: Tokenizer): ContextManager {
+  const proxy = cfg.agent_proxy;
+  const template = createTemplate(proxy.template, {
+    enableThink: proxy.enable_think,
+    actionSep: proxy.action_sep,
+    maxResponseTokens: cfg.actor_rollout_ref.rollout.response_length,
+  });
+  return new ContextManager(template, tokenizer, {
+    maxContextWindow: proxy.max_context_window,
+    enableThink: proxy.enable_think,
+    actionSep: proxy.action_sep,
+    maxActionsPerTurn: proxy.max_actions_per_turn,
+  });
+}
+
+export interface RolloutParams {
+  esManager: EnvStateManager;
+  contextManager: ContextManager;
+  tokenizer: Tokenizer;
+  generator: ResponseGenerator;
+  settings: RolloutSettings;
+}
+
+export async function runRollout(params: RolloutParams): Promise<RolloutResult> {
+  const { esManager: es, contextManager: cm, tokenizer, generator, settings } = params;
+  es.reset();
+  const contexts: ContextTurn[][] = es.entries.map((entry) => [
+    { turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj },
+  ]);
+  const records: TurnRecord[][] = es.entries.map(() => []);
+  const statesBefore: StateRender[] = es.entries.map((entry) => es.episode(entry.envId).initialState);
+
+  for (;;) {
+    const active = es.activeEnvIds();
+    if (active.length === 0) break;
+    const prompts: number[][] = [];
+    const limits: number[] = [];
+    const asked: number[] = [];
+    for (const envId of active) {
+      const ids = cm.contextIds(es.entries[envId].prompt, contexts[envId]);
+      const room = Math.min(settings.responseLength, settings.maxSequenceLength - ids.length);
+      if (room < 1) {
+        contexts[envId].pop();
+        es.endEpisode(envId, 'context-full');
+        continue;
+      }
+      prompts.push(ids);
+      limits.push(room);
+      asked.push(envId);
+    }
+    if (asked.length === 0) continue;
+    const responses = await generator.generate(prompts, {
+      ...settings.sampling,
+      maxNewTokens: limits,
+      stopTokenId: tokenizer.endOfTurnId,
+    });
+    if (responses.length !== asked.length) {
+      throw new Error(`ResponseGenerator returned ${responses.length} responses for ${asked.length} prompts`);
+    }
+    asked.forEach((envId, i) => {
+      const response = checkResponse(responses[i], limits[i], envId);
+      const ended = response.tokenIds[response.tokenIds.length - 1] === tokenizer.endOfTurnId;
+      const text = tokenizer.decode(ended ? response.tokenIds.slice(0, -1) : response.tokenIds);
+      const entry = es.entries[envId];
+      const current = contexts[envId][contexts[envId].length - 1];
+      const outcome = es.step(envId, cm.parse(text, entry.prompt.actionNames));
+      current.reply = { generatedIds: response.tokenIds, logprobs: response.logprobs, text, reward: outcome.reward };
+      records[envId].push({
+        ...outcome,
+        observationBefore: current.observation,
+        stateBefore: statesBefore[envId],
+        responseText: text,
+        generatedIds: [...response.tokenIds],
+        logprobs: [...response.logprobs],
+        cut: !ended,
+      });
+      statesBefore[envId] = outcome.state;
+      if (!outcome.done) {
+        contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
+      }
+    });
+  }
+
+  return finishRollout(es, cm, contexts, records, settings);
+}
+
+function checkResponse(response: GeneratedResponse, limit: number, envId: number): GeneratedResponse {
+  if (response.tokenIds.length === 0) throw new Error(`ResponseGenerator returned no tokens for env ${envId}`);
+  if (response.tokenIds.length > limit) {
+    throw new Error(`ResponseGenerator returned ${response.tokenIds.length} tokens for env ${envId}, more than the limit ${limit}`);
+  }
+  if (response.logprobs.length !== response.tokenIds.length) {
+    throw new Error(`ResponseGenerator returned ${response.tokenIds.length} ids but ${response.logprobs.length} logprobs for env ${envId}`);
+  }
+  return response;
+}
+
+function finishRollout(
+  es: EnvStateManager,
+  cm: ContextManager,
+  contexts: ContextTurn[][],
+  records: TurnRecord[][],
+  settings: RolloutSettings,
+): RolloutResult {
+  const episodes = es.allEpisodes();
+  const keys = groupingKeys(episodes, settings.rewardNormalization.grouping);
+  const method = settings.rewardNormalization.method;
+  const envScores = records.map((turns) => turns.reduce((sum, t) => sum + t.envReward, 0));
+  const penalties = records.map((turns) => turns.reduce((sum, t) => sum + t.penalty, 0));
+
+  // With turn scores each turn's env reward is normalised against all turn rewards of its grouping.
+  const placements: RewardPlacement[] = [];
+  const trainRewards: number[] = [];
+  if (settings.useTurnScores) {
+    const flatKeys = records.flatMap((turns, e) => turns.map(() => keys[e]));
+    const flat = normalizeScores(records.flatMap((turns) => turns.map((t) => t.envReward)), flatKeys, method);
+    let k = 0;
+    records.forEach((turns) => {
+      const perTurn = new Map<number, number>();
+      for (const t of turns) perTurn.set(t.turn, flat[k++] + t.penalty);
+      placements.push({ mode: 'turn-ends', perTurn });
+      trainRewards.push([...perTurn.values()].reduce((a, b) => a + b, 0));
+    });
+  } else {
+    const normalized = normalizeScores(envScores, keys, method);
+    normalized.forEach((score, e) => {
+      placements.push({ mode: 'episode-end', total: score + penalties[e] });
+      trainRewards.push(score + penalties[e]);
+    });
+  }
+
+  const summaries: EpisodeSummary[] = [];
+  const out: EpisodeRecord[] = episodes.map((episode, e) => {
+    const entry = es.entries[e];
+    const turns = records[e];
+    const answered = contexts[e].filter((turn) => turn.reply);
+    const sequence =
+      answered.length > 0
+        ? buildEpisodeSequence(cm.segments(entry.prompt, answered), placements[e])
+        : { inputIds: [], lossMask: [], logprobs: [], turnEnds: [], turnNumbers: [], tokenRewards: [] };
+    const summary: EpisodeSummary = {
+      groupId: episode.groupId,
+      tag: episode.tag,
+      success: episode.success,
+      numActions: episode.numActions,
+      numTurns: turns.length,
+      actionsWritten: episode.actionsWritten,
+      actionsValid: episode.actionsValid,
+      actionsEffective: episode.actionsEffective,
+      responseLengths: turns.map((t) => t.generatedIds.length),
+      formatOkTurns: turns.filter((t) => t.parsed.formatOk).length,
+      reward: envScores[e] + penalties[e],
+      contextFull: episode.endReason === 'context-full',
+    };
+    summaries.push(summary);
+    return {
+      split: es.split,
+      envId: episode.envId,
+      groupId: episode.groupId,
+      tag: episode.tag,
+      seed: episode.seed,
+      turns,
+      initialObservation: episode.initialObservation,
+      initialState: episode.initialState,
+      numActions: episode.numActions,
+      success: episode.success,
+      endReason: episode.endReason ?? 'max-turn',
+      envScore: envScores[e],
+      penalty: penalties[e],
+      score: envScores[e] + penalties[e],
+      trainReward: trainRewards[e],
+      sequence,
+      contextMatchesSampling: cm.windowStart(answered.length) === 0,
+      messages: answered.length > 0 ? cm.messages(entry.prompt, answered) : [],
+      metrics: {},
+    };
+  });
+  const metrics = computeRolloutMetrics(es.split, summaries, es.groupSize);
+  out.forEach((record, e) => {
+    record.metrics = episodeMetricValues(summaries[e]);
+  });
+  return { split: es.split, episodes: out, metrics };
+}
