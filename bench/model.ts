@@ -1,0 +1,104 @@
+/**
+ * Model throughput on the selected backend for the standard model size: rollout tokens/s (KV-cache
+ * sampling), training tokens/s (forward + backward + Adam), the GFLOP/s those work out to, and
+ * the backend's raw matmul GFLOP/s beside them (the ceiling the model could reach).
+ * Run alone: npx tsx bench/model.ts [auto|wasm|cpu|webgpu|tensorflow]
+ */
+import { pathToFileURL } from 'node:url';
+import * as tf from '@tensorflow/tfjs';
+import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
+import { Adam } from '../trainer-core/model/adam';
+import { sampleTokens } from '../trainer-core/model/sampler';
+import { scoreTokens } from '../trainer-core/model/scoring';
+import { Transformer, type ResolvedTransformerConfig, type TransformerConfig } from '../trainer-core/model/transformer';
+import { Rng } from '../trainer-core/rng';
+
+export const STANDARD_MODEL: TransformerConfig = { vocabSize: 512, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, valueHead: true };
+
+const ROLLOUT = { rows: 16, promptLength: 32, newTokens: 64 };
+const TRAIN = { rows: 8, length: 128, steps: 2 };
+
+/** Forward FLOPs of one token that attends to `keys` positions. */
+function forwardFlopsPerToken(c: ResolvedTransformerConfig, keys: number): number {
+  const d = c.dModel;
+  const perLayer = 2 * (3 * d * d + d * d + 2 * d * c.dMlp) + 4 * keys * d;
+  return c.nLayers * perLayer + 2 * d * c.vocabSize + 2 * d;
+}
+
+async function rawMatmulGflops(size = 512, reps = 5): Promise<number> {
+  const a = tf.randomNormal([size, size]);
+  const b = tf.randomNormal([size, size]);
+  const once = async () => {
+    const c = tf.matMul(a, b);
+    await c.data();
+    c.dispose();
+  };
+  await once();
+  const start = performance.now();
+  for (let i = 0; i < reps; i++) await once();
+  const seconds = (performance.now() - start) / 1000;
+  tf.dispose([a, b]);
+  return (2 * size ** 3 * reps) / seconds / 1e9;
+}
+
+function randomRows(rng: Rng, rows: number, length: number, vocab: number): number[][] {
+  return Array.from({ length: rows }, () => Array.from({ length }, () => 2 + rng.int(vocab - 2)));
+}
+
+export default async function benchModel(backend: BackendRequest = 'auto'): Promise<void> {
+  const choice = await selectBackend(backend, (line) => console.log(line));
+  const model = Transformer.create(STANDARD_MODEL, 1);
+  const c = model.config;
+  const rng = new Rng(1);
+  console.log(
+    `model: ${c.nLayers} layers, d_model ${c.dModel}, ${c.nHeads} heads, context ${c.contextLength}, vocab ${c.vocabSize}, ${(model.parameterCount() / 1e6).toFixed(2)} M parameters`,
+  );
+
+  // Rollout: no stop ids, so every row generates exactly newTokens.
+  const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, c.vocabSize);
+  const sampleOptions = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
+  await sampleTokens(model, prompts, { ...sampleOptions, maxNewTokens: 4 });
+  let start = performance.now();
+  await sampleTokens(model, prompts, sampleOptions);
+  const rolloutSeconds = (performance.now() - start) / 1000;
+  const generated = ROLLOUT.rows * ROLLOUT.newTokens;
+  const averageKeys = ROLLOUT.promptLength + ROLLOUT.newTokens / 2;
+  const rolloutFlops = ROLLOUT.rows * ROLLOUT.promptLength * forwardFlopsPerToken(c, ROLLOUT.promptLength) + generated * forwardFlopsPerToken(c, averageKeys);
+
+  // Training: PPO-shaped loss (logprobs + values), backward, Adam.
+  const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
+  const batch = randomRows(rng, TRAIN.rows, TRAIN.length, c.vocabSize);
+  const step = async () => {
+    const { value, grads } = tf.variableGrads(() => {
+      const scores = scoreTokens(model, batch, { logprobs: true, values: true });
+      return scores.logprobs!.mean().neg().add(scores.values!.square().mean()) as tf.Scalar;
+    }, model.variables());
+    optimizer.apply(model.nameGradients(grads));
+    await value.data();
+    tf.dispose([value, ...Object.values(grads)]);
+  };
+  await step();
+  start = performance.now();
+  for (let i = 0; i < TRAIN.steps; i++) await step();
+  const trainSeconds = (performance.now() - start) / 1000;
+  const trainTokens = TRAIN.rows * TRAIN.length * TRAIN.steps;
+  const trainFlops = 3 * trainTokens * forwardFlopsPerToken(c, TRAIN.length);
+
+  const raw = await rawMatmulGflops();
+  optimizer.dispose();
+  model.dispose();
+
+  console.log(`backend: ${choice.name} on ${choice.device}`);
+  console.log(
+    `rollout:  ${(generated / rolloutSeconds).toFixed(0)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache), ${(rolloutFlops / rolloutSeconds / 1e9).toFixed(2)} GFLOP/s`,
+  );
+  console.log(
+    `training: ${(trainTokens / trainSeconds).toFixed(0)} tokens/s (${TRAIN.rows} x ${TRAIN.length} tokens, forward + backward + Adam), ${(trainFlops / trainSeconds / 1e9).toFixed(2)} GFLOP/s`,
+  );
+  console.log(`raw matmul (512 x 512, float32): ${raw.toFixed(2)} GFLOP/s`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await benchModel((process.argv[2] as BackendRequest | undefined) ?? 'auto');
+  await releaseBackend();
+}

@@ -1,0 +1,141 @@
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { selectBackend } from '../../trainer-core/backend';
+import { Adam } from '../../trainer-core/model/adam';
+import { scoreTokens } from '../../trainer-core/model/scoring';
+import { Transformer, type TransformerConfig } from '../../trainer-core/model/transformer';
+import { Rng } from '../../trainer-core/rng';
+
+const tiny: TransformerConfig = { vocabSize: 12, contextLength: 8, dModel: 8, nLayers: 1, nHeads: 2, valueHead: true };
+const rows = [
+  [1, 5, 7, 2, 9],
+  [3, 4, 11, 0, 6, 8, 10],
+];
+
+beforeAll(async () => {
+  await selectBackend('wasm');
+});
+
+/** Weighted sum of logprobs and values: every parameter influences it. */
+function probeLoss(model: Transformer, seed: number): tf.Scalar {
+  const scores = scoreTokens(model, rows, { logprobs: true, values: true, entropy: true });
+  const rng = new Rng(seed);
+  const shape = scores.logprobs!.shape;
+  const w1 = tf.tensor2d(Array.from({ length: shape[0] * shape[1] }, () => rng.normal()), shape);
+  const w2 = tf.tensor2d(Array.from({ length: shape[0] * shape[1] }, () => rng.normal()), shape);
+  return scores.logprobs!.mul(w1).sum().add(scores.values!.mul(w2).sum()).add(scores.entropy!.sum()) as tf.Scalar;
+}
+
+describe('Transformer', () => {
+  it('is deterministic per seed and differs across seeds', async () => {
+    const a = Transformer.create(tiny, 3);
+    const b = Transformer.create(tiny, 3);
+    const c = Transformer.create(tiny, 4);
+    const [wa, wb, wc] = await Promise.all([a, b, c].map((m) => m.parameter('layers.0.attn.qkv.weight').data()));
+    expect(Array.from(wa)).toEqual(Array.from(wb));
+    expect(Array.from(wa)).not.toEqual(Array.from(wc));
+    [a, b, c].forEach((m) => m.dispose());
+  });
+
+  it('validates its config', () => {
+    expect(() => Transformer.create({ ...tiny, nHeads: 3 }, 1)).toThrow(/divisible by nHeads/);
+    expect(() => Transformer.create({ ...tiny, lmHead: false, valueHead: false }, 1)).toThrow(/lmHead, valueHead/);
+    expect(() => Transformer.create({ ...tiny, dModel: 0 }, 1)).toThrow(/dModel must be a positive integer/);
+  });
+
+  it('gives a row the same scores whatever else is in the batch (padding is invisible)', () => {
+    const model = Transformer.create(tiny, 1);
+    const batched = tf.tidy(() => scoreTokens(model, rows, { values: true }).logprobs!.arraySync());
+    const alone = tf.tidy(() => scoreTokens(model, [rows[0]]).logprobs!.arraySync());
+    for (let t = 0; t < rows[0].length; t++) expect(batched[0][t]).toBeCloseTo(alone[0][t], 5);
+    expect(batched[0].slice(rows[0].length).map(Math.abs)).toEqual([0, 0]);
+    expect(Math.abs(batched[0][0])).toBe(0);
+    model.dispose();
+  });
+
+  it('rejects sequences longer than the context', () => {
+    const model = Transformer.create(tiny, 1);
+    expect(() => tf.tidy(() => scoreTokens(model, [[1, 2, 3, 4, 5, 6, 7, 8, 9]]).logprobs!)).toThrow(/exceeds the model's context length 8/);
+    model.dispose();
+  });
+
+  it('supports a separate critic (value head only) and an untied LM head', () => {
+    const critic = Transformer.create({ ...tiny, lmHead: false, valueHead: true }, 2);
+    const values = tf.tidy(() => scoreTokens(critic, rows, { values: true }).values!.arraySync());
+    expect(values[1]).toHaveLength(7);
+    expect(() => tf.tidy(() => scoreTokens(critic, rows, { logprobs: true }).logprobs!)).toThrow(/no LM head/);
+    const untied = Transformer.create({ ...tiny, tieEmbeddings: false }, 2);
+    expect(untied.parameterNames).toContain('lm_head.weight');
+    critic.dispose();
+    untied.dispose();
+  });
+
+  it('has gradients that match central differences (policy logprobs, entropy and values)', async () => {
+    const model = Transformer.create(tiny, 11);
+    const { grads } = tf.variableGrads(() => probeLoss(model, 5), model.variables());
+    const named = model.nameGradients(grads);
+    const checks: Array<[string, number]> = [
+      ['tok_emb', 9],
+      ['pos_emb', 3],
+      ['layers.0.ln1.gain', 2],
+      ['layers.0.attn.qkv.weight', 17],
+      ['layers.0.attn.qkv.weight', 60],
+      ['layers.0.attn.out.weight', 5],
+      ['layers.0.mlp.up.weight', 30],
+      ['layers.0.mlp.down.weight', 12],
+      ['ln_f.bias', 4],
+      ['value_head.weight', 6],
+    ];
+    const eps = 1e-2;
+    for (const [name, index] of checks) {
+      const variable = model.parameter(name);
+      const analytic = (await named[name].data())[index];
+      const original = (await variable.data()) as Float32Array;
+      const at = (delta: number) => {
+        const changed = original.slice();
+        changed[index] += delta;
+        tf.tidy(() => variable.assign(tf.tensor(changed, variable.shape)));
+        return tf.tidy(() => probeLoss(model, 5).dataSync()[0]);
+      };
+      const numeric = (at(eps) - at(-eps)) / (2 * eps);
+      tf.tidy(() => variable.assign(tf.tensor(original, variable.shape)));
+      // float32 loss of size ~10: rounding noise ~1e-6 / 2e-2 plus O(eps^2) curvature.
+      expect(Math.abs(numeric - analytic), `${name}[${index}]: analytic ${analytic}, numeric ${numeric}`).toBeLessThan(
+        2e-3 + 2e-2 * Math.abs(analytic),
+      );
+    }
+    tf.dispose(Object.values(grads));
+    model.dispose();
+  });
+
+  it('does not leak tensors across forward, gradient and Adam steps', () => {
+    const model = Transformer.create(tiny, 1);
+    const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-3, weightDecay: 0.01 });
+    const step = () => {
+      tf.tidy(() => {
+        scoreTokens(model, rows, { values: true, entropy: true });
+      });
+      const { value, grads } = tf.variableGrads(() => probeLoss(model, 1), model.variables());
+      optimizer.apply(model.nameGradients(grads));
+      tf.dispose([value, ...Object.values(grads)]);
+    };
+    step();
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 3; i++) step();
+    expect(tf.memory().numTensors).toBe(before);
+    optimizer.dispose();
+    model.dispose();
+  });
+
+  it('clones weights for a reference model', async () => {
+    const model = Transformer.create(tiny, 1);
+    const reference = model.clone();
+    const a = tf.tidy(() => scoreTokens(model, rows).logprobs!.arraySync());
+    const b = tf.tidy(() => scoreTokens(reference, rows).logprobs!.arraySync());
+    expect(b).toEqual(a);
+    model.dispose();
+    // The clone owns its own variables.
+    expect(tf.tidy(() => scoreTokens(reference, rows).logprobs!.arraySync())).toEqual(a);
+    reference.dispose();
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Adam / AdamW over a model's named variables, with its moments exposed by parameter name so a
+ * checkpoint stores them as safetensors next to the weights and a resumed run continues exactly.
+ * (tf.train.adam keys its moments by position and tfjs-internal variable names.)
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { NamedArray } from './safetensors';
+
+export interface AdamOptions {
+  learningRate: number;
+  beta1?: number;
+  beta2?: number;
+  epsilon?: number;
+  /** Decoupled weight decay (AdamW); default 0. */
+  weightDecay?: number;
+}
+
+export class Adam {
+  private readonly m = new Map<string, tf.Variable>();
+  private readonly v = new Map<string, tf.Variable>();
+  private steps = 0;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly epsilon: number;
+  readonly weightDecay: number;
+  learningRate: number;
+
+  constructor(
+    private readonly params: ReadonlyArray<readonly [string, tf.Variable]>,
+    options: AdamOptions,
+  ) {
+    this.learningRate = options.learningRate;
+    this.beta1 = options.beta1 ?? 0.9;
+    this.beta2 = options.beta2 ?? 0.999;
+    this.epsilon = options.epsilon ?? 1e-8;
+    this.weightDecay = options.weightDecay ?? 0;
+    for (const [name, variable] of params) {
+      this.m.set(name, tf.tidy(() => tf.variable(tf.zerosLike(variable), false)));
+      this.v.set(name, tf.tidy(() => tf.variable(tf.zerosLike(variable), false)));
+    }
+  }
+
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /**
+   * One update. `grads` maps parameter names to gradients; a missing name is left unchanged
+   * (e.g. frozen parts). Gradients are not disposed.
+   */
+  apply(grads: Record<string, tf.Tensor>): void {
+    this.steps += 1;
+    const t = this.steps;
+    const stepSize = (this.learningRate * Math.sqrt(1 - this.beta2 ** t)) / (1 - this.beta1 ** t);
+    tf.tidy(() => {
+      for (const [name, variable] of this.params) {
+        const g = grads[name];
+        if (!g) continue;
+        const m = this.m.get(name)!;
+        const v = this.v.get(name)!;
+        const newM = m.mul(this.beta1).add(g.mul(1 - this.beta1));
+        const newV = v.mul(this.beta2).add(g.square().mul(1 - this.beta2));
+        m.assign(newM);
+        v.assign(newV);
+        let update = newM.div(newV.sqrt().add(this.epsilon)).mul(stepSize);
+        if (this.weightDecay > 0) update = update.add(variable.mul(this.learningRate * this.weightDecay));
+        variable.assign(variable.sub(update));
+      }
+    });
+  }
+
+  /** Moments as named arrays ("<param>.m", "<param>.v") plus the step count. */
+  async state(): Promise<{ tensors: Record<string, NamedArray>; step: number }> {
+    const tensors: Record<string, NamedArray> = {};
+    for (const [name] of this.params) {
+      for (const [suffix, map] of [['m', this.m], ['v', this.v]] as const) {
+        const variable = map.get(name)!;
+        tensors[`${name}.${suffix}`] = { shape: [...variable.shape], data: (await variable.data()) as Float32Array };
+      }
+    }
+    return { tensors, step: this.steps };
+  }
+
+  loadState(tensors: Record<string, NamedArray>, step: number): void {
+    for (const [name, variable] of this.params) {
+      for (const [suffix, map] of [['m', this.m], ['v', this.v]] as const) {
+        const entry = tensors[`${name}.${suffix}`];
+        if (!entry) throw new Error(`Optimizer state lacks "${name}.${suffix}"`);
+        if (entry.shape.join(',') !== variable.shape.join(',')) {
+          throw new Error(`Optimizer state "${name}.${suffix}" has shape [${entry.shape}], the parameter has [${variable.shape}]`);
+        }
+        tf.tidy(() => map.get(name)!.assign(tf.tensor(entry.data, entry.shape, 'float32')));
+      }
+    }
+    this.steps = step;
+  }
+
+  dispose(): void {
+    for (const variable of [...this.m.values(), ...this.v.values()]) variable.dispose();
+    this.m.clear();
+    this.v.clear();
+  }
+}

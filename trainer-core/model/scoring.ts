@@ -1,0 +1,71 @@
+/**
+ * Full forward-pass scores of given token rows: the per-token logprobs that PPO's ratio, the KL
+ * term and the sampler check use, entropies, and critic values.
+ *
+ * Alignment: column t of every output describes the state just before token t (the prefix
+ * tokens[0..t-1]): logprobs[t] = log pi(tokens[t] | prefix), entropy[t] = entropy of that
+ * distribution, values[t] = V(prefix). Column 0 has no prefix and holds 0, as do columns past a
+ * row's length. Logprobs and entropy are under softmax(logits / temperature), the distribution
+ * the sampler records (verl computes old_log_prob the same way, without top-k/top-p).
+ */
+import * as tf from '@tensorflow/tfjs';
+import { oneHotFloat, type Transformer } from './transformer';
+import { forwardInputs, packRows } from './batch';
+
+export interface ScoreOptions {
+  /** Temperature of the scored distribution; default 1. */
+  temperature?: number;
+  logprobs?: boolean;
+  entropy?: boolean;
+  values?: boolean;
+}
+
+export interface TokenScores {
+  /** [batch, time] */
+  logprobs?: tf.Tensor2D;
+  entropy?: tf.Tensor2D;
+  values?: tf.Tensor2D;
+}
+
+/**
+ * Scores ragged rows (right-padded internally). Differentiable: call it inside a loss function
+ * for tf.variableGrads, or inside tf.tidy and keep what you need.
+ */
+export function scoreTokens(model: Transformer, rows: readonly (readonly number[])[], options: ScoreOptions = {}): TokenScores {
+  const temperature = options.temperature ?? 1;
+  if (!(temperature > 0)) throw new Error(`Scoring temperature must be > 0, got ${temperature}`);
+  const wantLogprobs = options.logprobs ?? model.config.lmHead;
+  const wantEntropy = options.entropy ?? false;
+  const wantValues = options.values ?? false;
+  const packed = packRows(rows, 'right');
+  const { batch, time } = packed;
+  const input = forwardInputs(packed);
+  const out = model.forward(input, { logits: wantLogprobs || wantEntropy, values: wantValues });
+  tf.dispose([input.tokens, input.positions, input.bias]);
+  const scores: TokenScores = {};
+  // Zero for column 0 and for columns past each row's end.
+  const keep = tf.tensor2d(shiftedValidity(packed.valid, batch, time), [batch, time]);
+  const shiftRight = (x: tf.Tensor2D) => tf.pad(x.slice([0, 0], [batch, time - 1]), [[0, 0], [1, 0]]).mul(keep) as tf.Tensor2D;
+  if (out.logits) {
+    const vocab = model.config.vocabSize;
+    const scaled = temperature === 1 ? out.logits : out.logits.div(temperature);
+    const logp = tf.logSoftmax(scaled);
+    if (wantLogprobs) {
+      // One-hot product instead of gather: gather's gradient is missing on wasm.
+      const next = tf.tensor2d(packed.ids, [batch, time], 'int32').slice([0, 1], [batch, time - 1]);
+      const picked = logp.slice([0, 0, 0], [batch, time - 1, vocab]).mul(oneHotFloat(next, vocab)).sum(-1);
+      scores.logprobs = tf.pad(picked as tf.Tensor2D, [[0, 0], [1, 0]]).mul(keep) as tf.Tensor2D;
+    }
+    if (wantEntropy) scores.entropy = shiftRight(logp.exp().mul(logp).sum(-1).neg() as tf.Tensor2D);
+  }
+  if (out.values) scores.values = shiftRight(out.values);
+  return scores;
+}
+
+function shiftedValidity(valid: Uint8Array, batch: number, time: number): Float32Array {
+  const keep = new Float32Array(batch * time);
+  for (let b = 0; b < batch; b++) {
+    for (let t = 1; t < time; t++) keep[b * time + t] = valid[b * time + t];
+  }
+  return keep;
+}

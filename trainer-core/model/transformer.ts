@@ -1,0 +1,378 @@
+/**
+ * Decoder-only, pre-LayerNorm GPT used as policy, reference and critic.
+ *
+ * One class serves every role: a policy has the LM head (optionally a value head on the same
+ * trunk), a separate critic is the same class with `lmHead: false, valueHead: true`.
+ * Written for tfjs speed, where most step time goes to op dispatch rather than arithmetic:
+ * Q, K and V come from one fused matmul, all heads run as one batched matmul, bias and ReLU are
+ * fused into the matmuls, and there are no per-token loops in the forward pass.
+ * Weights are [in, out] (y = x @ W + b).
+ */
+import * as tf from '@tensorflow/tfjs';
+import { Rng, deriveSeed } from '../rng';
+
+export interface TransformerConfig {
+  vocabSize: number;
+  contextLength: number;
+  dModel: number;
+  nLayers: number;
+  nHeads: number;
+  /** Hidden width of the MLP; default 4 * dModel. */
+  dMlp?: number;
+  /** LM head reuses the token embedding (transposed); default true. */
+  tieEmbeddings?: boolean;
+  /** Produce next-token logits; default true. A separate critic sets false. */
+  lmHead?: boolean;
+  /** Produce a scalar value per position from the last hidden state; default false. */
+  valueHead?: boolean;
+  layerNormEps?: number;
+}
+
+export type ResolvedTransformerConfig = Required<TransformerConfig>;
+
+/** Keys and values of every past position, per layer: [batch, heads, past, headDim]. */
+export interface LayerCache {
+  k: tf.Tensor4D;
+  v: tf.Tensor4D;
+}
+export type KVCache = LayerCache[];
+
+export interface ForwardInput {
+  /** int32 [batch, time]. */
+  tokens: tf.Tensor2D;
+  /** int32 [batch, time]: position of each token within its own row. */
+  positions: tf.Tensor2D;
+  /** Additive attention bias [batch, 1, time, past + time]: 0 where allowed, a large negative elsewhere. */
+  bias: tf.Tensor4D;
+  /** Keys/values of earlier positions (incremental decoding). */
+  cache?: KVCache;
+}
+
+export interface ForwardOptions {
+  logits?: boolean;
+  values?: boolean;
+  /** Return the updated KV cache (prefill and decoding steps). */
+  returnCache?: boolean;
+  /** Compute outputs only for the last position of each row (decoding). */
+  lastPositionOnly?: boolean;
+}
+
+export interface ForwardOutput {
+  /** [batch, time, vocab], or [batch, 1, vocab] with lastPositionOnly. */
+  logits?: tf.Tensor3D;
+  /** [batch, time], or [batch, 1]. */
+  values?: tf.Tensor2D;
+  cache?: KVCache;
+}
+
+/** Large enough that exp() of it is exactly 0 in float32, small enough to stay finite. */
+export const MASKED = -1e9;
+
+const INIT_STD = 0.02;
+
+export function resolveTransformerConfig(config: TransformerConfig): ResolvedTransformerConfig {
+  const resolved: ResolvedTransformerConfig = {
+    vocabSize: config.vocabSize,
+    contextLength: config.contextLength,
+    dModel: config.dModel,
+    nLayers: config.nLayers,
+    nHeads: config.nHeads,
+    dMlp: config.dMlp ?? 4 * config.dModel,
+    tieEmbeddings: config.tieEmbeddings ?? true,
+    lmHead: config.lmHead ?? true,
+    valueHead: config.valueHead ?? false,
+    layerNormEps: config.layerNormEps ?? 1e-5,
+  };
+  for (const key of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp'] as const) {
+    const value = resolved[key];
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`Model config ${key} must be a positive integer, got ${value}`);
+  }
+  if (resolved.dModel % resolved.nHeads !== 0) {
+    throw new Error(`Model config dModel (${resolved.dModel}) must be divisible by nHeads (${resolved.nHeads})`);
+  }
+  if (!resolved.lmHead && !resolved.valueHead) throw new Error('Model config needs lmHead, valueHead or both');
+  return resolved;
+}
+
+interface ParamSpec {
+  name: string;
+  shape: number[];
+  init: 'normal' | 'zeros' | 'ones';
+  std?: number;
+}
+
+function paramSpecs(c: ResolvedTransformerConfig): ParamSpec[] {
+  const d = c.dModel;
+  const residualStd = INIT_STD / Math.sqrt(2 * c.nLayers);
+  const specs: ParamSpec[] = [
+    { name: 'tok_emb', shape: [c.vocabSize, d], init: 'normal', std: INIT_STD },
+    { name: 'pos_emb', shape: [c.contextLength, d], init: 'normal', std: INIT_STD },
+  ];
+  for (let i = 0; i < c.nLayers; i++) {
+    const p = `layers.${i}.`;
+    specs.push(
+      { name: `${p}ln1.gain`, shape: [d], init: 'ones' },
+      { name: `${p}ln1.bias`, shape: [d], init: 'zeros' },
+      { name: `${p}attn.qkv.weight`, shape: [d, 3 * d], init: 'normal', std: INIT_STD },
+      { name: `${p}attn.qkv.bias`, shape: [3 * d], init: 'zeros' },
+      { name: `${p}attn.out.weight`, shape: [d, d], init: 'normal', std: residualStd },
+      { name: `${p}attn.out.bias`, shape: [d], init: 'zeros' },
+      { name: `${p}ln2.gain`, shape: [d], init: 'ones' },
+      { name: `${p}ln2.bias`, shape: [d], init: 'zeros' },
+      { name: `${p}mlp.up.weight`, shape: [d, c.dMlp], init: 'normal', std: INIT_STD },
+      { name: `${p}mlp.up.bias`, shape: [c.dMlp], init: 'zeros' },
+      { name: `${p}mlp.down.weight`, shape: [c.dMlp, d], init: 'normal', std: residualStd },
+      { name: `${p}mlp.down.bias`, shape: [d], init: 'zeros' },
+    );
+  }
+  specs.push({ name: 'ln_f.gain', shape: [d], init: 'ones' }, { name: 'ln_f.bias', shape: [d], init: 'zeros' });
+  if (c.lmHead && !c.tieEmbeddings) specs.push({ name: 'lm_head.weight', shape: [d, c.vocabSize], init: 'normal', std: INIT_STD });
+  if (c.valueHead) {
+    specs.push({ name: 'value_head.weight', shape: [d, 1], init: 'normal', std: INIT_STD });
+    specs.push({ name: 'value_head.bias', shape: [1], init: 'zeros' });
+  }
+  return specs;
+}
+
+function initialValues(spec: ParamSpec, seed: number): Float32Array {
+  const size = spec.shape.reduce((a, b) => a * b, 1);
+  const values = new Float32Array(size);
+  if (spec.init === 'ones') values.fill(1);
+  if (spec.init === 'normal') {
+    // One stream per parameter name: adding a layer or head leaves the others' values unchanged.
+    const rng = new Rng(deriveSeed(seed, 'init', spec.name));
+    const std = spec.std ?? INIT_STD;
+    for (let i = 0; i < size; i++) values[i] = rng.normal() * std;
+  }
+  return values;
+}
+
+export class Transformer {
+  readonly config: ResolvedTransformerConfig;
+  private readonly params = new Map<string, tf.Variable>();
+
+  private constructor(config: ResolvedTransformerConfig, values: (spec: ParamSpec) => Float32Array) {
+    this.config = config;
+    for (const spec of paramSpecs(config)) {
+      const initial = tf.tensor(values(spec), spec.shape, 'float32');
+      this.params.set(spec.name, tf.variable(initial, true));
+      // The variable holds its own reference to the data.
+      initial.dispose();
+    }
+  }
+
+  /** Fresh weights from `seed`: the same seed gives the same weights on every backend. */
+  static create(config: TransformerConfig, seed: number): Transformer {
+    return new Transformer(resolveTransformerConfig(config), (spec) => initialValues(spec, seed));
+  }
+
+  /** Rebuilds a model from named arrays (a checkpoint); every parameter must be present. */
+  static fromArrays(config: TransformerConfig, arrays: Record<string, { shape: number[]; data: Float32Array }>): Transformer {
+    const resolved = resolveTransformerConfig(config);
+    return new Transformer(resolved, (spec) => {
+      const entry = arrays[spec.name];
+      if (!entry) throw new Error(`Checkpoint lacks parameter "${spec.name}"`);
+      if (entry.shape.join(',') !== spec.shape.join(',')) {
+        throw new Error(`Checkpoint parameter "${spec.name}" has shape [${entry.shape}], the config needs [${spec.shape}]`);
+      }
+      return entry.data;
+    });
+  }
+
+  /** Parameter names in a fixed order (the order of variables()). */
+  get parameterNames(): string[] {
+    return [...this.params.keys()];
+  }
+
+  variables(): tf.Variable[] {
+    return [...this.params.values()];
+  }
+
+  namedVariables(): Array<[string, tf.Variable]> {
+    return [...this.params.entries()];
+  }
+
+  parameter(name: string): tf.Variable {
+    const variable = this.params.get(name);
+    if (!variable) throw new Error(`Model has no parameter "${name}"`);
+    return variable;
+  }
+
+  /** Re-keys tf.variableGrads output (keyed by tfjs variable names) by parameter name. */
+  nameGradients(grads: tf.NamedTensorMap): Record<string, tf.Tensor> {
+    const named: Record<string, tf.Tensor> = {};
+    for (const [name, variable] of this.params) {
+      const grad = grads[variable.name];
+      if (grad) named[name] = grad;
+    }
+    return named;
+  }
+
+  parameterCount(): number {
+    let count = 0;
+    for (const variable of this.params.values()) count += variable.size;
+    return count;
+  }
+
+  /** Downloads every parameter (for checkpoints and copies). */
+  async toArrays(): Promise<Record<string, { shape: number[]; data: Float32Array }>> {
+    const out: Record<string, { shape: number[]; data: Float32Array }> = {};
+    for (const [name, variable] of this.params) {
+      out[name] = { shape: [...variable.shape], data: (await variable.data()) as Float32Array };
+    }
+    return out;
+  }
+
+  /** A model with the same config and a copy of these weights (the reference policy). */
+  clone(): Transformer {
+    return new Transformer(this.config, (spec) => this.parameter(spec.name).dataSync() as Float32Array);
+  }
+
+  copyWeightsFrom(other: Transformer): void {
+    for (const [name, variable] of this.params) variable.assign(other.parameter(name));
+  }
+
+  dispose(): void {
+    for (const variable of this.params.values()) variable.dispose();
+    this.params.clear();
+  }
+
+  /** Creates intermediate tensors: call inside tf.tidy (or a gradient function). */
+  forward(input: ForwardInput, options: ForwardOptions = {}): ForwardOutput {
+    const c = this.config;
+    const wantLogits = options.logits ?? c.lmHead;
+    const wantValues = options.values ?? c.valueHead;
+    if (wantLogits && !c.lmHead) throw new Error('This model has no LM head (it is a critic)');
+    if (wantValues && !c.valueHead) throw new Error('This model has no value head');
+    const [batch, time] = input.tokens.shape;
+    const past = input.cache?.[0]?.k.shape[2] ?? 0;
+    if (past + time > c.contextLength) {
+      throw new Error(`Sequence of ${past + time} tokens exceeds the model's context length ${c.contextLength}`);
+    }
+    const d = c.dModel;
+    const heads = c.nHeads;
+    const headDim = d / heads;
+    const p = (name: string) => this.parameter(name);
+
+    let x = tf.add(
+      embed(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1])),
+      embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1])),
+    ) as tf.Tensor2D;
+    const newCache: KVCache = [];
+    const scale = tf.scalar(1 / Math.sqrt(headDim));
+    for (let i = 0; i < c.nLayers; i++) {
+      const l = `layers.${i}.`;
+      const h = layerNorm(x, p(`${l}ln1.gain`), p(`${l}ln1.bias`), c.layerNormEps);
+      const qkv = linear(h, p(`${l}attn.qkv.weight`), p(`${l}attn.qkv.bias`));
+      const split = tf.unstack(qkv.reshape([batch, time, 3, heads, headDim]).transpose([2, 0, 3, 1, 4])) as tf.Tensor4D[];
+      let [k, v] = [split[1], split[2]];
+      const cached = input.cache?.[i];
+      if (cached) {
+        k = tf.concat([cached.k, k], 2);
+        v = tf.concat([cached.v, v], 2);
+      }
+      if (options.returnCache) newCache.push({ k, v });
+      const keys = k.shape[2];
+      const q = split[0].reshape([batch * heads, time, headDim]).mul(scale) as tf.Tensor3D;
+      const scores = matmul(q, swapLast(k.reshape([batch * heads, keys, headDim])));
+      const weights = tf.softmax(scores.reshape([batch, heads, time, keys]).add(input.bias));
+      const attended = matmul(weights.reshape([batch * heads, time, keys]), v.reshape([batch * heads, keys, headDim]));
+      const merged = attended.reshape([batch, heads, time, headDim]).transpose([0, 2, 1, 3]).reshape([batch * time, d]);
+      x = x.add(linear(merged, p(`${l}attn.out.weight`), p(`${l}attn.out.bias`)));
+      const h2 = layerNorm(x, p(`${l}ln2.gain`), p(`${l}ln2.bias`), c.layerNormEps);
+      const up = linear(h2, p(`${l}mlp.up.weight`), p(`${l}mlp.up.bias`), true);
+      x = x.add(linear(up, p(`${l}mlp.down.weight`), p(`${l}mlp.down.bias`)));
+    }
+    let outTime = time;
+    if (options.lastPositionOnly && time > 1) {
+      x = x.reshape([batch, time, d]).slice([0, time - 1, 0], [batch, 1, d]).reshape([batch, d]);
+      outTime = 1;
+    }
+    const final = layerNorm(x, p('ln_f.gain'), p('ln_f.bias'), c.layerNormEps);
+    const output: ForwardOutput = {};
+    if (wantLogits) {
+      const logits = c.tieEmbeddings
+        ? matmul(final, swapLast(p('tok_emb')))
+        : matmul(final, p('lm_head.weight'));
+      output.logits = logits.reshape([batch, outTime, c.vocabSize]) as tf.Tensor3D;
+    }
+    if (wantValues) {
+      const values = linear(final, p('value_head.weight'), p('value_head.bias'));
+      output.values = values.reshape([batch, outTime]) as tf.Tensor2D;
+    }
+    if (options.returnCache) output.cache = newCache;
+    return output;
+  }
+}
+
+/**
+ * Row lookup whose gradient is a one-hot matmul: tf.gather's own gradient needs
+ * UnsortedSegmentSum, which the wasm backend lacks.
+ */
+function embed(table: tf.Tensor2D, ids: tf.Tensor): tf.Tensor2D {
+  const rows = table.shape[0];
+  const lookup = tf.customGrad((...args) => {
+    const t = args[0] as tf.Tensor2D;
+    // Saved, not captured: the forward scope disposes everything it did not save.
+    (args[1] as tf.GradSaveFunc)([ids]);
+    return {
+      value: tf.gather(t, ids),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) =>
+        tf.matMul(swapLast(oneHotFloat(saved[0], rows)), dy),
+    };
+  });
+  return lookup(table) as tf.Tensor2D;
+}
+
+function layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D {
+  const centred = x.sub(x.mean(-1, true));
+  const inverseStd = centred.square().mean(-1, true).add(eps).rsqrt();
+  return centred.mul(inverseStd).mul(gain).add(bias) as tf.Tensor2D;
+}
+
+/**
+ * One-hot rows as float32. Built as int32 and cast: the wasm kernel of tf.oneHot(..., 'float32')
+ * writes integer bit patterns (tfjs 4.22), which read back as ~0.
+ */
+export function oneHotFloat(ids: tf.Tensor, depth: number): tf.Tensor {
+  return tf.oneHot(ids, depth).cast('float32');
+}
+
+/*
+ * Matrix products without transpose flags, forward and backward. On the wasm backend a matmul
+ * with transposeA/transposeB (which tf's own matMul gradient uses) runs 10-25x slower than an
+ * explicit transpose followed by a plain matmul, and dominated the training step.
+ */
+
+function swapLast(t: tf.Tensor): tf.Tensor {
+  return t.rank === 2 ? t.transpose() : t.transpose([0, 2, 1]);
+}
+
+function matmul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
+  const product = tf.customGrad((...args) => {
+    const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    save([x, y]);
+    return {
+      value: tf.matMul(x as tf.Tensor3D, y as tf.Tensor3D),
+      gradFunc: (dy: tf.Tensor, [xs, ys]: tf.Tensor[]) => [tf.matMul(dy as tf.Tensor3D, swapLast(ys) as tf.Tensor3D), tf.matMul(swapLast(xs) as tf.Tensor3D, dy as tf.Tensor3D)],
+    };
+  });
+  return product(a, b);
+}
+
+/** x @ w + bias (then ReLU), fused in the forward pass. */
+function linear(x: tf.Tensor, w: tf.Tensor, bias: tf.Tensor, relu = false): tf.Tensor2D {
+  const layer = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
+    const [xs, ws, bs, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.Tensor, tf.GradSaveFunc];
+    const y = tf.fused.matMul({ a: xs, b: ws, bias: bs, activation: relu ? 'relu' : 'linear' });
+    save(relu ? [xs, ws, y] : [xs, ws]);
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const g = relu ? dy.mul(tf.step(saved[2])) : dy;
+        return [tf.matMul(g, saved[1].transpose()), tf.matMul(saved[0].transpose(), g), g.sum(0)];
+      },
+    };
+  });
+  return layer(x, w, bias) as tf.Tensor2D;
+}

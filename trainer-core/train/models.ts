@@ -1,0 +1,74 @@
+import type { RunConfig } from '../config/schema';
+import { needsReference } from '../algo/kl';
+import { needsCritic } from '../algo/advantages';
+import { fitTokenizer, type WordByteTokenizer } from '../model/tokenizer';
+import { Transformer, type TransformerConfig } from '../model/transformer';
+import { deriveSeed, Rng } from '../rng';
+import { createContextManager } from '../rollout/rollout-loop';
+import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
+import { playDemonstrations, type DemonstrationMode } from './demonstrations';
+
+/** Which models a config needs: a critic only for GAE, a reference only when a KL term is on. */
+export function modelRoles(cfg: RunConfig): { critic: boolean; reference: boolean } {
+  return {
+    critic: needsCritic(cfg.algorithm.adv_estimator),
+    reference: needsReference({
+      useKlInReward: cfg.algorithm.use_kl_in_reward,
+      klCoef: cfg.algorithm.kl_ctrl.kl_coef,
+      useKlLoss: cfg.actor_rollout_ref.actor.use_kl_loss,
+      klLossCoef: cfg.actor_rollout_ref.actor.kl_loss_coef,
+    }),
+  };
+}
+
+/**
+ * Fits the tokenizer to the text the run will show and expect: prompts, observations and
+ * well-formed replies of both splits, played by the envs themselves.
+ */
+export function fitRunTokenizer(cfg: RunConfig, resolveSpec?: EnvSpecResolver): WordByteTokenizer {
+  const byteLevel = fitTokenizer([]);
+  const cm = createContextManager(cfg, byteLevel);
+  const corpus: string[] = [];
+  for (const split of ['train', 'val'] as const) {
+    for (const mode of ['random-valid', 'expert'] as DemonstrationMode[]) {
+      for (let round = 0; round < 3; round++) {
+        const es = new EnvStateManager(cfg, split, { resolveSpec });
+        es.restoreState({ resetCount: round });
+        try {
+          const demos = playDemonstrations({ cfg, es, cm, tokenizer: null, mode, rng: new Rng(deriveSeed(cfg.trainer.seed, 'corpus', split, mode, round)) });
+          corpus.push(...demos.map((d) => d.text));
+        } catch {
+          // Free-text envs have no random-valid play; their expert play covers them.
+        }
+      }
+    }
+  }
+  return fitTokenizer(corpus, { maxVocab: cfg.model.vocab_size ?? 1024, minCount: 2 });
+}
+
+export function transformerConfig(cfg: RunConfig, vocabSize: number, role: 'policy' | 'critic'): TransformerConfig {
+  return {
+    vocabSize,
+    contextLength: cfg.model.context_length,
+    dModel: cfg.model.d_model,
+    nLayers: cfg.model.n_layer,
+    nHeads: cfg.model.n_head,
+    dMlp: cfg.model.d_ff,
+    tieEmbeddings: cfg.model.tie_embeddings,
+    lmHead: role === 'policy',
+    valueHead: role === 'critic',
+  };
+}
+
+export function createModel(cfg: RunConfig, vocabSize: number, role: 'policy' | 'critic'): Transformer {
+  return Transformer.create(transformerConfig(cfg, vocabSize, role), deriveSeed(cfg.trainer.seed, 'init', role));
+}
+
+/** Says which setting differs when a checkpoint's model does not match the config. */
+export function describeModelMismatch(expected: TransformerConfig, actual: Transformer['config']): string | null {
+  const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'lmHead', 'valueHead'] as const;
+  const diffs = keys
+    .filter((k) => expected[k] !== undefined && expected[k] !== actual[k])
+    .map((k) => `${k}: checkpoint ${String(actual[k])}, config ${String(expected[k])}`);
+  return diffs.length > 0 ? diffs.join('; ') : null;
+}

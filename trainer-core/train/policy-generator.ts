@@ -1,0 +1,41 @@
+import type { Rng } from '../rng';
+import { sampleTokens } from '../model/sampler';
+import type { Transformer } from '../model/transformer';
+import type { GeneratedResponse, GenerateOptions, ResponseGenerator } from '../rollout/rollout-loop';
+
+/** The rollout layer's generator, played by a transformer policy with the run's sampling rng. */
+export class PolicyGenerator implements ResponseGenerator {
+  /** Tokens generated since the last `takeTokenCount()`, for throughput metrics. */
+  private generated = 0;
+
+  constructor(
+    private readonly model: Transformer,
+    private readonly rng: Rng,
+    private readonly padId: number,
+  ) {}
+
+  async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
+    const result = await sampleTokens(this.model, prompts, {
+      maxNewTokens: Math.max(...options.maxNewTokens),
+      temperature: options.doSample ? options.temperature : 0,
+      topP: options.topP,
+      topK: options.topK > 0 ? options.topK : 0,
+      greedy: !options.doSample || options.temperature === 0,
+      stopIds: [options.stopTokenId],
+      padId: this.padId,
+      rng: this.rng,
+    });
+    // One batch serves prompts with different room left; each reply is cut to its own limit.
+    return result.tokens.map((ids, i) => {
+      const limit = options.maxNewTokens[i];
+      this.generated += Math.min(ids.length, limit);
+      return { tokenIds: ids.slice(0, limit), logprobs: result.logprobs[i].slice(0, limit) };
+    });
+  }
+
+  takeTokenCount(): number {
+    const n = this.generated;
+    this.generated = 0;
+    return n;
+  }
+}

@@ -1,0 +1,99 @@
+import type { StateRender } from '../envs/types';
+
+/**
+ * Where a training run reports what happens. The trainer knows nothing of storage: the CLI and
+ * the desktop app pass a sink that writes to SQLite; tests pass one that keeps things in memory.
+ * Every method may be async; the trainer awaits each call, so a sink can batch its writes.
+ */
+
+export type RunEndStatus = 'completed' | 'stopped' | 'failed';
+
+export interface RunStartInfo {
+  backend: string;
+  device: string;
+  /** Why each earlier backend candidate was not used. */
+  backendNotes: string[];
+  parameterCount: number;
+  /** First iteration this process will train (1 for a new run, k + 1 when resuming from k). */
+  startIteration: number;
+  totalIterations: number;
+}
+
+export interface TurnReport {
+  index: number;
+  /** The observation the model was shown before replying. */
+  observation: string;
+  /** Structured state before the turn, for the graphical replay. */
+  state: StateRender;
+  response: string;
+  actions: string[];
+  validActions: number;
+  reward: number;
+  done: boolean;
+  info: Record<string, unknown>;
+  tokenCount: number;
+  logprobSum: number;
+  /** Mean advantage over this turn's generated tokens (null for validation episodes). */
+  advantageMean: number | null;
+}
+
+export interface EpisodeReport {
+  iteration: number;
+  split: 'train' | 'val';
+  envTag: string;
+  groupId: number;
+  envIndex: number;
+  seed: number;
+  totalReward: number;
+  success: boolean;
+  numTurns: number;
+  numActions: number;
+  /** Ended by a budget (actions, turns, context) rather than by the environment. */
+  truncated: boolean;
+  /** Dropped by the rollout filter before the update. */
+  filteredOut: boolean;
+  turns: TurnReport[];
+}
+
+export interface CheckpointReport {
+  iteration: number;
+  path: string;
+  sizeBytes: number;
+  sha256: string;
+  metrics: Record<string, number>;
+}
+
+export interface TrainingSink {
+  runStarted(info: RunStartInfo): void | Promise<void>;
+  /** Called once per iteration, after the update (and validation, when it ran). */
+  iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void | Promise<void>;
+  checkpoint(report: CheckpointReport): void | Promise<void>;
+  /** Checkpoints pruned by `keep_last_n`. */
+  checkpointsRemoved?(paths: string[]): void | Promise<void>;
+  runEnded(status: RunEndStatus, error?: string): void | Promise<void>;
+}
+
+/** Keeps everything in memory: for tests and for `turnlab eval`. */
+export class MemorySink implements TrainingSink {
+  start: RunStartInfo | null = null;
+  readonly metrics = new Map<number, Record<string, number>>();
+  readonly episodes: EpisodeReport[] = [];
+  readonly checkpoints: CheckpointReport[] = [];
+  status: RunEndStatus | null = null;
+  error: string | undefined;
+
+  runStarted(info: RunStartInfo): void {
+    this.start = info;
+  }
+  iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {
+    this.metrics.set(iteration, metrics);
+    this.episodes.push(...episodes);
+  }
+  checkpoint(report: CheckpointReport): void {
+    this.checkpoints.push(report);
+  }
+  runEnded(status: RunEndStatus, error?: string): void {
+    this.status = status;
+    this.error = error;
+  }
+}

@@ -1,0 +1,463 @@
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import * as tf from '@tensorflow/tfjs';
+import { computeAdvantages } from '../algo/advantages';
+import { applyKlPenalty, type KlType } from '../algo/kl';
+import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
+import { maskedMean } from '../algo/whiten';
+import { selectBackend } from '../backend';
+import { resolvedConfigToYaml } from '../config/load';
+import type { RunConfig } from '../config/schema';
+import { Adam } from '../model/adam';
+import type { WordByteTokenizer } from '../model/tokenizer';
+import type { Transformer } from '../model/transformer';
+import { deriveSeed, Rng } from '../rng';
+import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
+import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
+import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../rollout/rollout-loop';
+import { buildTrainingBatch, type TrainingBatch } from './batch';
+import { loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
+import { playDemonstrations } from './demonstrations';
+import { createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
+import { PolicyGenerator } from './policy-generator';
+import { scoreBatch, updateActor, updateCritic } from './ppo-update';
+import type { EpisodeReport, RunEndStatus, TrainingSink, TurnReport } from './sink';
+import { optimalSuccessByTag } from './validation';
+import { warmStart } from './warm-start';
+
+export interface TrainOptions {
+  config: RunConfig;
+  sink: TrainingSink;
+  /** This run's checkpoint folder; checkpoints go to `<dir>/iter-<n>`. */
+  checkpointDir: string;
+  /** Continue from this checkpoint folder (same run, or a fork with edited settings). */
+  resumeFrom?: string;
+  /** Polled after each iteration; true ends the run after saving a checkpoint. */
+  shouldStop?: () => boolean;
+  log?: (line: string) => void;
+  resolveSpec?: EnvSpecResolver;
+}
+
+export interface TrainResult {
+  status: RunEndStatus;
+  lastIteration: number;
+  backend: string;
+  device: string;
+}
+
+/** Rows scored per forward pass outside the update (old logprobs, reference, values). */
+const SCORE_CHUNK = 16;
+
+export async function train(options: TrainOptions): Promise<TrainResult> {
+  const { config: cfg, sink } = options;
+  const log = options.log ?? (() => {});
+  const backend = await selectBackend(cfg.trainer.backend, log);
+  let lastIteration = 0;
+  let session: Session | null = null;
+  try {
+    session = await openSession(options);
+    lastIteration = session.state.iteration;
+    await sink.runStarted({
+      backend: backend.name,
+      device: backend.device,
+      backendNotes: backend.reasons,
+      parameterCount: session.policy.parameterCount(),
+      startIteration: session.state.iteration + 1,
+      totalIterations: cfg.trainer.total_training_steps,
+    });
+    if (session.state.iteration === 0 && cfg.trainer.val_before_train && cfg.trainer.test_freq > 0) {
+      const val = await validate(session);
+      await sink.iteration(0, val.metrics, val.episodes);
+    }
+    let status: RunEndStatus = 'completed';
+    for (let iteration = session.state.iteration + 1; iteration <= cfg.trainer.total_training_steps; iteration++) {
+      const { metrics, episodes } = await runIteration(session, iteration);
+      session.state.iteration = iteration;
+      lastIteration = iteration;
+      await sink.iteration(iteration, metrics, episodes);
+      const stopping = options.shouldStop?.() ?? false;
+      const last = iteration === cfg.trainer.total_training_steps;
+      const due = cfg.trainer.save_freq > 0 && iteration % cfg.trainer.save_freq === 0;
+      if (due || last || stopping) await checkpoint(session, metrics);
+      if (stopping && !last) {
+        status = 'stopped';
+        break;
+      }
+    }
+    await sink.runEnded(status);
+    return { status, lastIteration, backend: backend.name, device: backend.device };
+  } catch (error) {
+    await sink.runEnded('failed', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    throw error;
+  } finally {
+    session?.dispose();
+  }
+}
+
+interface Session {
+  cfg: RunConfig;
+  options: TrainOptions;
+  tokenizer: WordByteTokenizer;
+  policy: Transformer;
+  critic: Transformer | null;
+  reference: Transformer | null;
+  actorOptimizer: Adam;
+  criticOptimizer: Adam | null;
+  klController: KlController;
+  esTrain: EnvStateManager;
+  esVal: EnvStateManager;
+  rng: { sampling: Rng; minibatch: Rng; validation: Rng };
+  state: TrainingState;
+  optimalSuccess: Record<string, number> | null;
+  checkpoints: string[];
+  dispose(): void;
+}
+
+async function openSession(options: TrainOptions): Promise<Session> {
+  const cfg = options.config;
+  const roles = modelRoles(cfg);
+  const seed = cfg.trainer.seed;
+  let tokenizer: WordByteTokenizer;
+  let policy: Transformer;
+  let critic: Transformer | null = null;
+  let reference: Transformer | null = null;
+  let state: TrainingState;
+  const actorOptim = cfg.actor_rollout_ref.actor.optim;
+  const criticOptim = cfg.critic.optim;
+  const adam = (model: Transformer, o: typeof actorOptim) =>
+    new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
+
+  let actorOptimizer: Adam;
+  let criticOptimizer: Adam | null = null;
+  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
+  const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
+
+  if (options.resumeFrom) {
+    const peekVocab = (await import('./checkpoint-files')).readCheckpointFiles(options.resumeFrom)['tokenizer.json'];
+    const vocab = peekVocab ? (JSON.parse(peekVocab.toString('utf8')) as { specialTokens: string[]; pieces: string[] }) : null;
+    const vocabSize = vocab ? vocab.specialTokens.length + 256 + vocab.pieces.length : 0;
+    const loaded = loadCheckpoint(options.resumeFrom, {
+      policy: transformerConfig(cfg, vocabSize, 'policy'),
+      critic: roles.critic ? transformerConfig(cfg, vocabSize, 'critic') : null,
+    });
+    tokenizer = loaded.tokenizer;
+    policy = loaded.policy;
+    critic = roles.critic ? (loaded.critic ?? createModel(cfg, tokenizer.vocabSize, 'critic')) : null;
+    if (!roles.critic) loaded.critic?.dispose();
+    reference = roles.reference ? (loaded.reference ?? policy.clone()) : null;
+    if (!roles.reference) loaded.reference?.dispose();
+    actorOptimizer = adam(policy, actorOptim);
+    actorOptimizer.loadState(loaded.actorOptimizer.tensors, loaded.actorOptimizer.step);
+    if (critic) {
+      criticOptimizer = adam(critic, criticOptim);
+      if (loaded.criticOptimizer && loaded.critic) criticOptimizer.loadState(loaded.criticOptimizer.tensors, loaded.criticOptimizer.step);
+    }
+    state = loaded.state;
+    esTrain.restoreState(state.esTrain);
+  } else {
+    tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
+    policy = createModel(cfg, tokenizer.vocabSize, 'policy');
+    if (cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0) {
+      const cm = createContextManager(cfg, tokenizer);
+      const demoEs = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
+      // Demonstrations come from seeds past any training seed, so the warm start never sees
+      // the exact start states PPO will train on.
+      demoEs.restoreState({ resetCount: 1_000_000 });
+      const demoRng = new Rng(deriveSeed(seed, 'demonstrations'));
+      const demonstrations = [];
+      for (let round = 0; round < 4; round++) {
+        demonstrations.push(...playDemonstrations({ cfg, es: demoEs, cm, tokenizer, mode: cfg.warm_start.mode, rng: demoRng }));
+      }
+      const result = warmStart({
+        policy,
+        demonstrations,
+        steps: cfg.warm_start.steps,
+        lr: cfg.warm_start.lr,
+        batchSize: cfg.ppo_mini_batch_size,
+        gradClip: cfg.actor_rollout_ref.actor.grad_clip,
+        rng: new Rng(deriveSeed(seed, 'warm-start')),
+      });
+      options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
+    }
+    critic = roles.critic ? createModel(cfg, tokenizer.vocabSize, 'critic') : null;
+    reference = roles.reference ? policy.clone() : null;
+    actorOptimizer = adam(policy, actorOptim);
+    criticOptimizer = critic ? adam(critic, criticOptim) : null;
+    const kl = cfg.algorithm.kl_ctrl;
+    state = {
+      iteration: 0,
+      rng: {
+        sampling: new Rng(deriveSeed(seed, 'sampling')).state(),
+        minibatch: new Rng(deriveSeed(seed, 'minibatch')).state(),
+        validation: new Rng(deriveSeed(seed, 'validation')).state(),
+      },
+      esTrain: esTrain.state(),
+      klController: createKlController({ type: kl.type, klCoef: kl.kl_coef, targetKl: kl.target_kl, horizon: kl.horizon }).state(),
+      totalTokens: 0,
+    };
+  }
+
+  const models = [policy, critic, reference].filter((m): m is Transformer => m !== null);
+  return {
+    cfg,
+    options,
+    tokenizer,
+    policy,
+    critic,
+    reference,
+    actorOptimizer,
+    criticOptimizer,
+    klController: restoreKlController(state.klController),
+    esTrain,
+    esVal,
+    rng: {
+      sampling: Rng.fromState(state.rng.sampling),
+      minibatch: Rng.fromState(state.rng.minibatch),
+      validation: Rng.fromState(state.rng.validation),
+    },
+    state,
+    optimalSuccess: null,
+    checkpoints: [],
+    dispose() {
+      actorOptimizer.dispose();
+      criticOptimizer?.dispose();
+      for (const model of models) model.dispose();
+    },
+  };
+}
+
+async function runIteration(s: Session, iteration: number): Promise<{ metrics: Record<string, number>; episodes: EpisodeReport[] }> {
+  const cfg = s.cfg;
+  const actor = cfg.actor_rollout_ref.actor;
+  const temperature = cfg.actor_rollout_ref.rollout.temperature || 1;
+  const metrics: Record<string, number> = {};
+
+  const rolloutStart = performance.now();
+  const generator = new PolicyGenerator(s.policy, s.rng.sampling, s.tokenizer.padId);
+  const rollout = await runRollout({
+    esManager: s.esTrain,
+    contextManager: createContextManager(cfg, s.tokenizer),
+    tokenizer: s.tokenizer,
+    generator,
+    settings: rolloutSettingsFromConfig(cfg, 'train'),
+  });
+  const generatedTokens = generator.takeTokenCount();
+  const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
+  Object.assign(metrics, rollout.metrics);
+
+  const filter = filterGroupsByRewardStd(groupScores(rollout.episodes), cfg.rollout_filter_ratio, cfg.rollout_filter_type);
+  Object.assign(metrics, filter.metrics);
+  const keptGroups = new Set(filter.keptGroupIds);
+  const batch = buildTrainingBatch(rollout.episodes.filter((e) => keptGroups.has(e.groupId)));
+
+  const updateStart = performance.now();
+  let advantages: Float32Array | null = null;
+  if (batch.rows > 0) {
+    if (batch.episodes.some((e) => !e.contextMatchesSampling)) {
+      // A context window cut earlier turns: score the tokens in the context the sequence shows.
+      batch.oldLogprobs.set(scoreBatch(s.policy, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }).logprobs as Float32Array);
+      maskInPlace(batch.oldLogprobs, batch.mask);
+    }
+    const refLogprobs = s.reference
+      ? maskInPlace(scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }).logprobs as Float32Array, batch.mask)
+      : null;
+    const values = s.critic ? (scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }).values as Float32Array) : null;
+    if (values) maskInPlace(values, batch.mask);
+
+    let rewards = batch.rewards;
+    if (cfg.algorithm.use_kl_in_reward && refLogprobs) {
+      const penalty = applyKlPenalty({
+        rows: batch.rows,
+        cols: batch.cols,
+        rewards,
+        logp: batch.oldLogprobs,
+        refLogp: refLogprobs,
+        mask: batch.mask,
+        beta: s.klController.value,
+        type: cfg.algorithm.kl_penalty as KlType,
+      });
+      rewards = penalty.rewards;
+      metrics['actor/reward_kl_penalty'] = penalty.meanKl;
+      metrics['actor/reward_kl_penalty_coeff'] = s.klController.value;
+      s.klController.update(penalty.meanKl, batch.rows);
+    }
+    const adv = computeAdvantages(
+      { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds },
+      {
+        estimator: cfg.algorithm.adv_estimator,
+        gamma: cfg.algorithm.gamma,
+        lambda: cfg.algorithm.lam,
+        biLevelGae: cfg.algorithm.bi_level_gae,
+        highLevelGamma: cfg.algorithm.high_level_gamma,
+        normAdvByStd: cfg.algorithm.norm_adv_by_std_in_grpo,
+      },
+    );
+    advantages = adv.advantages;
+    if (s.critic && s.criticOptimizer && values) {
+      Object.assign(
+        metrics,
+        updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, {
+          miniBatchSize: cfg.critic.ppo_mini_batch_size,
+          microBatchSize: cfg.critic.ppo_micro_batch_size_per_gpu,
+          epochs: cfg.critic.ppo_epochs,
+          cliprange: cfg.critic.cliprange_value,
+          aggMode: actor.loss_agg_mode,
+          gradClip: cfg.critic.grad_clip,
+        }, s.rng.minibatch),
+      );
+      metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
+      metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
+    }
+    Object.assign(
+      metrics,
+      updateActor(s.policy, s.actorOptimizer, batch, advantages, {
+        miniBatchSize: actor.ppo_mini_batch_size,
+        microBatchSize: actor.ppo_micro_batch_size_per_gpu,
+        epochs: actor.ppo_epochs,
+        clipLow: actor.clip_ratio_low,
+        clipHigh: actor.clip_ratio_high,
+        clipRatioC: actor.clip_ratio_c,
+        aggMode: actor.loss_agg_mode,
+        entropyCoeff: actor.entropy_coeff,
+        temperature,
+        gradClip: actor.grad_clip,
+        klLoss:
+          actor.use_kl_loss && refLogprobs ? { coef: actor.kl_loss_coef, type: actor.kl_loss_type as KlType, refLogprobs } : null,
+      }, s.rng.minibatch),
+    );
+    metrics['actor/kl_coef'] = s.klController.value;
+    metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
+  }
+  const updateSeconds = (performance.now() - updateStart) / 1000;
+  const trainedTokens = batch.mask.reduce((a, b) => a + b, 0);
+  s.state.totalTokens += generatedTokens;
+  metrics['timing_s/rollout'] = rolloutSeconds;
+  metrics['timing_s/update'] = updateSeconds;
+  metrics['perf/rollout_tokens_per_second'] = rolloutSeconds > 0 ? generatedTokens / rolloutSeconds : 0;
+  metrics['perf/train_tokens_per_second'] = updateSeconds > 0 ? trainedTokens / updateSeconds : 0;
+  metrics['perf/total_generated_tokens'] = s.state.totalTokens;
+  metrics['batch/kept_episodes'] = batch.rows;
+
+  const advantageByEpisode = new Map<EpisodeRecord, number[] | null>();
+  batch.episodes.forEach((episode, row) => advantageByEpisode.set(episode, advantages ? turnAdvantageMeans(batch, row, advantages) : null));
+  const episodes = rollout.episodes.map((e) => episodeReport(e, iteration, !keptGroups.has(e.groupId), advantageByEpisode.get(e) ?? null));
+
+  const test = cfg.trainer.test_freq;
+  if (test > 0 && (iteration % test === 0 || iteration === cfg.trainer.total_training_steps)) {
+    const val = await validate(s, iteration);
+    Object.assign(metrics, val.metrics);
+    episodes.push(...val.episodes);
+  }
+  s.state.rng = { sampling: s.rng.sampling.state(), minibatch: s.rng.minibatch.state(), validation: s.rng.validation.state() };
+  s.state.esTrain = s.esTrain.state();
+  s.state.klController = s.klController.state();
+  return { metrics, episodes };
+}
+
+async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<string, number>; episodes: EpisodeReport[] }> {
+  const cfg = s.cfg;
+  // Validation draws from its own generator, reseeded from the run seed and the iteration, so a
+  // resumed run validates exactly as an uninterrupted one.
+  const rng = new Rng(deriveSeed(cfg.trainer.seed, 'validation', iteration));
+  const generator = new PolicyGenerator(s.policy, rng, s.tokenizer.padId);
+  const rollout = await runRollout({
+    esManager: s.esVal,
+    contextManager: createContextManager(cfg, s.tokenizer),
+    tokenizer: s.tokenizer,
+    generator,
+    settings: rolloutSettingsFromConfig(cfg, 'val'),
+  });
+  s.optimalSuccess ??= optimalSuccessByTag(s.cfg, s.options.resolveSpec);
+  const metrics: Record<string, number> = { ...rollout.metrics };
+  for (const [tag, value] of Object.entries(s.optimalSuccess)) metrics[`val/${tag}/optimal_success`] = value;
+  return { metrics, episodes: rollout.episodes.map((e) => episodeReport(e, iteration, false, null)) };
+}
+
+async function checkpoint(s: Session, metrics: Record<string, number>): Promise<void> {
+  const iteration = s.state.iteration;
+  const dir = join(s.options.checkpointDir, `iter-${iteration}`);
+  const saved = await saveCheckpoint(dir, {
+    policy: s.policy,
+    critic: s.critic,
+    reference: s.reference,
+    actorOptimizer: s.actorOptimizer,
+    criticOptimizer: s.criticOptimizer,
+    tokenizer: s.tokenizer,
+    configYaml: resolvedConfigToYaml(s.cfg),
+    state: s.state,
+  });
+  await s.options.sink.checkpoint({ iteration, path: dir, sizeBytes: saved.sizeBytes, sha256: saved.sha256, metrics });
+  s.checkpoints.push(dir);
+  const excess = s.checkpoints.length - s.cfg.trainer.keep_last_n;
+  if (excess > 0) {
+    const removed = s.checkpoints.splice(0, excess);
+    for (const path of removed) rmSync(path, { recursive: true, force: true });
+    await s.options.sink.checkpointsRemoved?.(removed);
+  }
+}
+
+function maskInPlace(data: Float32Array, mask: Float32Array): Float32Array {
+  for (let i = 0; i < data.length; i++) if (mask[i] === 0) data[i] = 0;
+  return data;
+}
+
+/** Mean advantage over each shown turn's generated tokens, keyed by turn order in the sequence. */
+function turnAdvantageMeans(batch: TrainingBatch, row: number, advantages: Float32Array): number[] {
+  const seq = batch.episodes[row].sequence;
+  const means: number[] = [];
+  let start = 0;
+  for (const end of seq.turnEnds) {
+    let sum = 0;
+    let count = 0;
+    for (let t = start; t <= end; t++) {
+      if (seq.lossMask[t] === 1) {
+        sum += advantages[row * batch.cols + t];
+        count++;
+      }
+    }
+    means.push(count > 0 ? sum / count : 0);
+    start = end + 1;
+  }
+  return means;
+}
+
+function episodeReport(e: EpisodeRecord, iteration: number, filteredOut: boolean, advantageMeans: number[] | null): EpisodeReport {
+  const turnIndex = new Map(e.sequence.turnNumbers.map((turn, i) => [turn, i]));
+  const turns: TurnReport[] = e.turns.map((t, i) => {
+    const shown = turnIndex.get(t.turn);
+    return {
+      index: i,
+      observation: t.observationBefore,
+      state: t.stateBefore,
+      response: t.responseText,
+      actions: t.parsed.actions,
+      validActions: t.parsed.validActions.length,
+      reward: t.reward,
+      done: t.done,
+      info: t.info,
+      tokenCount: t.generatedIds.length,
+      logprobSum: t.logprobs.reduce((a, b) => a + b, 0),
+      advantageMean: advantageMeans && shown !== undefined ? advantageMeans[shown] : null,
+    };
+  });
+  return {
+    iteration,
+    split: e.split,
+    envTag: e.tag,
+    groupId: e.groupId,
+    envIndex: e.envId,
+    seed: e.seed,
+    totalReward: e.score,
+    success: e.success,
+    numTurns: e.turns.length,
+    numActions: e.numActions,
+    truncated: e.endReason !== 'env-done',
+    filteredOut,
+    turns,
+  };
+}
+
+/** For tests: tensors alive now (the trainer must not leak across iterations). */
+export function liveTensorCount(): number {
+  return tf.memory().numTensors;
+}

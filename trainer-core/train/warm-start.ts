@@ -1,0 +1,57 @@
+import * as tf from '@tensorflow/tfjs';
+import { clipByGlobalNorm } from '../algo/grad-clip';
+import { Adam } from '../model/adam';
+import { scoreTokens } from '../model/scoring';
+import type { Transformer } from '../model/transformer';
+import type { Rng } from '../rng';
+import type { Demonstration } from './demonstrations';
+
+/**
+ * Supervised warm start: maximise the likelihood of demonstrated replies (loss mask on the
+ * replies only, as in training). Its own Adam, so PPO's optimizer state starts fresh.
+ */
+export function warmStart(options: {
+  policy: Transformer;
+  demonstrations: readonly Demonstration[];
+  steps: number;
+  lr: number;
+  batchSize: number;
+  gradClip: number;
+  rng: Rng;
+  onStep?: (step: number, loss: number) => void;
+}): { finalLoss: number } {
+  const { policy, demonstrations, steps, rng } = options;
+  const usable = demonstrations.filter((d) => d.sequence.lossMask.some((m) => m === 1));
+  if (usable.length === 0) throw new Error('warm start: the environments produced no demonstrations (no solver and no named actions?)');
+  const optimizer = new Adam(policy.namedVariables(), { learningRate: options.lr });
+  const names = new Map(policy.namedVariables().map(([name, variable]) => [variable.name, name]));
+  let finalLoss = NaN;
+  try {
+    for (let step = 1; step <= steps; step++) {
+      const picked = Array.from({ length: Math.min(options.batchSize, usable.length) }, () => rng.choice(usable));
+      const rows = picked.map((d) => d.sequence.inputIds);
+      const width = Math.max(...rows.map((r) => r.length));
+      const maskData = new Float32Array(picked.length * width);
+      picked.forEach((d, i) => maskData.set(d.sequence.lossMask, i * width));
+      const { value, grads } = tf.tidy(() => {
+        const mask = tf.tensor2d(maskData, [picked.length, width]);
+        const count = maskData.reduce((a, b) => a + b, 0);
+        return tf.variableGrads(() => {
+          const logp = scoreTokens(policy, rows, { logprobs: true }).logprobs as tf.Tensor2D;
+          return logp.mul(mask).sum().div(-count) as tf.Scalar;
+        }, policy.variables());
+      });
+      finalLoss = value.dataSync()[0];
+      value.dispose();
+      const named: Record<string, tf.Tensor> = {};
+      for (const [variableName, grad] of Object.entries(grads)) named[names.get(variableName) ?? variableName] = grad;
+      const clipped = clipByGlobalNorm(named, options.gradClip);
+      if (clipped.finite) optimizer.apply(clipped.grads);
+      tf.dispose([...Object.values(clipped.grads), ...Object.values(named)]);
+      options.onStep?.(step, finalLoss);
+    }
+  } finally {
+    optimizer.dispose();
+  }
+  return { finalLoss };
+}
