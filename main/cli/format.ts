@@ -1,0 +1,33 @@
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
+
+// Required on first use so that commands printing no table do not pay for loading it.
+const requireModule = createRequire(import.meta.url);
+
+/** Local time as `YYYY-MM-DD HH:MM`; '-' for a missing time. */
+export function formatTime(epochMs: number | null | undefined): string {
+  if (epochMs === null || epochMs === undefined) return '-';
+  const d = new Date(epochMs);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A metric value for people: six significant digits; a stored NULL is a NaN. */
+export function formatValue(value: number | null | undefined): string {
+  if (value === null || value === undefined) return 'NaN';
+  if (Number.isInteger(value)) return String(value);
+  return String(Number(value.toPrecision(6)));
+}
+
+/** A plain table: no colours, so piped output stays clean. */
+export function renderTable(head: string[], rows: Array<Array<string | number>>): string {
+  const Table = requireModule('cli-table3') as typeof TableType;
+  const table = new Table({
+    head,
+    style: { head: [], border: [] },
+    // No rule between body rows: long metric lists stay readable.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const row of rows) table.push(row.map(String));
+  return table.toString();
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import type { LatestMetric, RunSummary } from '../store/types';
+import { formatTime, formatValue, renderTable } from './format';
+import { withStore } from './with-store';
+
+function describeRun(run: RunSummary): string {
+  const lines = [
+    `run ${run.id}: ${run.name} (${run.status})`,
+    `env: ${run.envTags.join(', ') || '-'}   algorithm: ${run.algorithm}   seed: ${run.seed}`,
+    `backend: ${run.backend ?? '-'}   device: ${run.device ?? '-'}   config hash: ${run.configHash.slice(0, 12)}`,
+    `created ${formatTime(run.createdAt)}   started ${formatTime(run.startedAt)}   finished ${formatTime(run.finishedAt)}`,
+  ];
+  if (run.parentRunId !== null) {
+    const at = run.parentIteration === null ? '' : ` at iteration ${run.parentIteration}`;
+    const checkpoint = run.parentCheckpointId === null ? '' : ` (checkpoint ${run.parentCheckpointId})`;
+    lines.push(`continues run ${run.parentRunId}${at}${checkpoint}`);
+  }
+  if (run.tags.length) lines.push(`tags: ${run.tags.join(', ')}`);
+  if (run.notes) lines.push(`notes: ${run.notes}`);
+  if (run.error) lines.push(`error: ${run.error}`);
+  return lines.join('\n');
+}
+
+function metricsTable(metrics: LatestMetric[]): string {
+  if (metrics.length === 0) return 'no metrics recorded yet';
+  return renderTable(
+    ['metric', 'iteration', 'value'],
+    metrics.map((m) => [m.name, m.iteration, formatValue(m.value)]),
+  );
+}
+
+export function register(program: Command): void {
+  program
+    .command('show')
+    .description("print a run's config and latest metrics")
+    .argument('<run>', 'run id or unique run name')
+    .option('--json', 'print {run, latestMetrics} as JSON')
+    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+      const { stringify: toYaml } = await import('yaml');
+      await withStore(command, (store) => {
+        const run = store.runs.summary(store.runs.resolve(ref).id)!;
+        const latestMetrics = store.metrics.latest(run.id);
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify({ run, latestMetrics }, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write(
+          `${describeRun(run)}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n`,
+        );
+      });
+    });
+}

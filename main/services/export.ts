@@ -1,0 +1,123 @@
+import { Readable, Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Options as CsvOptions, stringify as StringifyCsv } from 'csv-stringify/sync';
+import { EPISODE_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
+import type { Store } from '../store/db';
+import type { ExportRow } from '../store/types';
+
+export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportRequest {
+  what: ExportKind;
+  format: ExportFormat;
+  /** Runs to export, in this order. */
+  runIds: number[];
+}
+
+const COLUMNS: Record<ExportKind, Column[]> = {
+  runs: RUN_COLUMNS,
+  metrics: METRIC_COLUMNS,
+  episodes: EPISODE_COLUMNS,
+  turns: TURN_EXPORT_COLUMNS,
+};
+
+/** The columns (CSV header) and keys (JSONL) of an export, in order. */
+export function exportColumns(what: ExportKind): string[] {
+  return COLUMNS[what].map((c) => c.name);
+}
+
+function rowsOf(store: Store, request: ExportRequest): Iterable<ExportRow> {
+  switch (request.what) {
+    case 'runs':
+      return store.runs.exportRows(request.runIds);
+    case 'metrics':
+      return store.metrics.exportRows(request.runIds);
+    case 'episodes':
+      return store.episodes.exportRows(request.runIds);
+    case 'turns':
+      return store.turns.exportRows(request.runIds);
+  }
+}
+
+/**
+ * RFC 4180 CSV: CRLF line ends, fields quoted when they hold quotes, commas or line breaks.
+ * JSON columns are written as JSON text, booleans as true/false. A NULL is an empty field and
+ * an empty string a quoted empty field (`""`), so the two stay apart on the way back.
+ */
+function csvFormatter(what: ExportKind, stringifyCsv: typeof StringifyCsv): (rows: ExportRow[], first: boolean) => string {
+  const columns = exportColumns(what);
+  const options: CsvOptions = {
+    columns,
+    record_delimiter: 'windows',
+    cast: {
+      boolean: (value) => (value ? 'true' : 'false'),
+      object: (value) => JSON.stringify(value),
+      string: (value) => (value === '' ? { value: '', quoted_empty: true } : value),
+    },
+  };
+  return (rows, first) => stringifyCsv(rows, { ...options, header: first });
+}
+
+function jsonlFormatter(rows: ExportRow[]): string {
+  let text = '';
+  for (const row of rows) text += `${JSON.stringify(row)}\n`;
+  return text;
+}
+
+/** Rows in arrays of `size`: streams move chunks, not single rows, which is far cheaper. */
+function* chunked<T>(rows: Iterable<T>, size: number): Generator<T[]> {
+  let chunk: T[] = [];
+  for (const row of rows) {
+    chunk.push(row);
+    if (chunk.length >= size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield chunk;
+}
+
+/**
+ * Streams the rows of `request` to `out` as CSV or JSONL. Rows are read a page at a time and
+ * pulled only as fast as `out` drains, so memory stays flat however many turns there are.
+ * `end: false` leaves `out` open (e.g. process.stdout). Resolves with the number of rows.
+ */
+export async function exportRows(
+  store: Store,
+  request: ExportRequest,
+  out: Writable,
+  options: { end?: boolean; chunkRows?: number } = {},
+): Promise<{ rows: number }> {
+  let rows = 0;
+  let first = true;
+  const csv =
+    request.format === 'csv'
+      ? csvFormatter(request.what, (await import('csv-stringify/sync')).stringify)
+      : undefined;
+  const format = (chunk: ExportRow[]): string => {
+    const text = csv ? csv(chunk, first) : jsonlFormatter(chunk);
+    first = false;
+    rows += chunk.length;
+    return text;
+  };
+  const source = Readable.from(chunked(rowsOf(store, request), options.chunkRows ?? 200), {
+    objectMode: true,
+    highWaterMark: 1,
+  });
+  const formatter = new Transform({
+    writableObjectMode: true,
+    writableHighWaterMark: 1,
+    transform(chunk: ExportRow[], _encoding, done) {
+      done(null, format(chunk));
+    },
+    flush(done) {
+      // A CSV export with no rows still has its header.
+      done(null, csv && first ? csv([], true) : undefined);
+    },
+  });
+  await pipeline(source, formatter, out, { end: options.end ?? true });
+  return { rows };
+}

@@ -1,0 +1,155 @@
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { dbPath } from '../paths';
+import { StoreError } from './errors';
+import { applyMigrations, loadMigrations, pendingMigrations, readAppliedMigrations } from './migrate';
+import { CheckpointsRepository } from './repositories/checkpoints';
+import { EpisodesRepository } from './repositories/episodes';
+import { MetricsRepository } from './repositories/metrics';
+import { RunsRepository } from './repositories/runs';
+import { TurnsRepository } from './repositories/turns';
+
+export interface OpenStoreOptions {
+  /** Create the data folder and the database when missing. Readers leave this off. */
+  create?: boolean;
+  /**
+   * Path to a better_sqlite3.node built for the running ABI; the desktop app passes its
+   * Electron build, Node uses the default.
+   */
+  nativeBinding?: string;
+  /** Where the numbered .sql files lie; defaults to the `migrations/` folder of this tree. */
+  migrationsDir?: string;
+  /** How long a write waits for another process's write lock (ms). */
+  busyTimeoutMs?: number;
+}
+
+/** The one SQLite file of a data folder, migrated, with a repository per table. */
+export class Store {
+  readonly runs: RunsRepository;
+  readonly metrics: MetricsRepository;
+  readonly episodes: EpisodesRepository;
+  readonly turns: TurnsRepository;
+  readonly checkpoints: CheckpointsRepository;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly dataDir: string,
+    readonly file: string,
+  ) {
+    this.runs = new RunsRepository(db);
+    this.metrics = new MetricsRepository(db);
+    this.episodes = new EpisodesRepository(db);
+    this.turns = new TurnsRepository(db);
+    this.checkpoints = new CheckpointsRepository(db);
+  }
+
+  /** Runs `fn` in one transaction; repository batches inside it join it. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** `PRAGMA integrity_check`: ['ok'] for a sound file, else the problems found. */
+  integrityCheck(): string[] {
+    return (this.db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function fsCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException)?.code;
+}
+
+function checkDataDir(dataDir: string, create: boolean): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dataDir).isDirectory();
+  } catch (error) {
+    if (fsCode(error) !== 'ENOENT') {
+      throw new StoreError('DATA_DIR_UNREADABLE', `cannot read the data folder ${dataDir}: ${(error as Error).message}`);
+    }
+    if (!create) {
+      throw new StoreError(
+        'DATA_DIR_MISSING',
+        `data folder ${dataDir} does not exist (choose one with --data-dir or TURNLAB_DATA_DIR)`,
+      );
+    }
+    mkdirSync(dataDir, { recursive: true });
+    isDir = true;
+  }
+  if (!isDir) throw new StoreError('DATA_DIR_UNREADABLE', `data folder ${dataDir} is not a folder`);
+  try {
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch {
+    // SQLite needs to write the -wal and -shm files beside the database, even to read it.
+    throw new StoreError('DATA_DIR_UNREADABLE', `data folder ${dataDir} is not readable and writable by this user`);
+  }
+}
+
+function describeOpenError(error: unknown, file: string): unknown {
+  const code = (error as { code?: string })?.code;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+    return new StoreError('NOT_A_DATABASE', `${file} is not a TurnLab database (SQLite says: ${(error as Error).message})`);
+  }
+  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_READONLY') {
+    return new StoreError('DATA_DIR_UNREADABLE', `cannot open ${file}: ${(error as Error).message}`);
+  }
+  return error;
+}
+
+/**
+ * Checks an existing file against this build's migrations through a read-only connection,
+ * before anything could write to it: a refused file keeps every byte, and a read-only
+ * connection never checkpoints a leftover WAL into the main file when it closes.
+ */
+function preflight(file: string, options: OpenStoreOptions, migrations: ReturnType<typeof loadMigrations>): void {
+  const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: options.nativeBinding });
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    pendingMigrations(readAppliedMigrations(db), migrations, file);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Opens (and if asked creates) `turnlab.sqlite` in `dataDir`: WAL mode, foreign keys on, a busy
+ * timeout for the trainer and the app writing and reading at once, then pending migrations.
+ * Refuses, without changing the file, a database from a newer TurnLab or one whose applied
+ * migrations were edited.
+ */
+export function openStore(dataDir: string, options: OpenStoreOptions = {}): Store {
+  const create = options.create ?? false;
+  checkDataDir(dataDir, create);
+  const file = dbPath(dataDir);
+  const migrations = loadMigrations(options.migrationsDir);
+  const exists = existsSync(file);
+  if (!exists && !create) {
+    throw new StoreError(
+      'DB_MISSING',
+      `no TurnLab database in ${dataDir} (${file} does not exist; no run has been recorded there yet)`,
+    );
+  }
+  let db: Database.Database | undefined;
+  try {
+    if (exists) preflight(file, options, migrations);
+    db = new Database(file, { fileMustExist: !create, nativeBinding: options.nativeBinding });
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma('journal_mode = WAL');
+    // NORMAL is crash-safe in WAL mode: a killed process loses no committed transaction;
+    // only a power cut may drop the last few.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, migrations, file);
+    return new Store(db, dataDir, file);
+  } catch (error) {
+    db?.close();
+    throw describeOpenError(error, file);
+  }
+}

@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+import { CHECKPOINT_COLUMNS, selectList, toRecord } from '../columns';
+import type { CheckpointRecord, NewCheckpoint } from '../types';
+
+export class CheckpointsRepository {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Records checkpoints in one transaction; one per (run, iteration). */
+  insert(checkpoints: NewCheckpoint[]): CheckpointRecord[] {
+    const statement = this.db.prepare(
+      `INSERT INTO checkpoints (run_id, iteration, path, size_bytes, sha256, created_at, metrics)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const ids = this.db.transaction(() =>
+      checkpoints.map((c) =>
+        Number(
+          statement.run(
+            c.runId,
+            c.iteration,
+            c.path,
+            c.sizeBytes,
+            c.sha256,
+            c.createdAt ?? Date.now(),
+            JSON.stringify(c.metrics ?? {}),
+          ).lastInsertRowid,
+        ),
+      ),
+    )();
+    return ids.map((id) => this.get(id)!);
+  }
+
+  get(id: number): CheckpointRecord | undefined {
+    const raw = this.db.prepare(`SELECT ${selectList(CHECKPOINT_COLUMNS)} FROM checkpoints WHERE id = ?`).get(id);
+    return raw ? toRecord<CheckpointRecord>(CHECKPOINT_COLUMNS, raw as Record<string, unknown>) : undefined;
+  }
+
+  /** A run's checkpoints by iteration, ascending. */
+  listByRun(runId: number): CheckpointRecord[] {
+    const rows = this.db
+      .prepare(`SELECT ${selectList(CHECKPOINT_COLUMNS)} FROM checkpoints WHERE run_id = ? ORDER BY iteration`)
+      .all(runId);
+    return rows.map((raw) => toRecord<CheckpointRecord>(CHECKPOINT_COLUMNS, raw as Record<string, unknown>));
+  }
+
+  /** The checkpoint of a run at the highest iteration not above `atOrBefore` (default: the last one). */
+  latest(runId: number, atOrBefore = Number.MAX_SAFE_INTEGER): CheckpointRecord | undefined {
+    const raw = this.db
+      .prepare(
+        `SELECT ${selectList(CHECKPOINT_COLUMNS)} FROM checkpoints WHERE run_id = ? AND iteration <= ?
+         ORDER BY iteration DESC LIMIT 1`,
+      )
+      .get(runId, atOrBefore);
+    return raw ? toRecord<CheckpointRecord>(CHECKPOINT_COLUMNS, raw as Record<string, unknown>) : undefined;
+  }
+
+  /** Forgets a checkpoint row (its folder was pruned or deleted). */
+  remove(id: number): boolean {
+    return this.db.prepare('DELETE FROM checkpoints WHERE id = ?').run(id).changes > 0;
+  }
+}

@@ -1,0 +1,185 @@
+// `turnlab runs`, `show` and `export`, run as a user would: the real command in a child
+// process against a real data folder.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+
+const bin = fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url));
+
+let data: FixtureDataDir;
+let scratch: TempDir;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command from a folder outside the repository, as an installed command would be. */
+function turnlab(args: string[], env: Record<string, string | undefined> = {}): Result {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd: scratch.dir,
+    encoding: 'utf8',
+    env: { ...process.env, TURNLAB_DATA_DIR: data.dir, ...env },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function expectUserError(result: Result, message: RegExp): void {
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^turnlab: /);
+  expect(lines[0]).toMatch(message);
+}
+
+const sha = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+beforeAll(() => {
+  data = makeFixtureDataDir();
+  scratch = makeTempDir();
+});
+
+afterAll(() => {
+  data.cleanup();
+  scratch.cleanup();
+});
+
+describe('turnlab --help', () => {
+  it('lists the store commands', () => {
+    const result = turnlab(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['runs', 'show', 'export']) expect(result.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+  });
+});
+
+describe('turnlab runs', () => {
+  it('prints a table of runs', () => {
+    const result = turnlab(['runs']);
+    expect(result.code).toBe(0);
+    const header = result.stdout.split('\n').find((line) => line.includes('status'))!;
+    for (const column of ['id', 'name', 'status', 'env', 'algorithm', 'iterations', 'best val success', 'created']) {
+      expect(header).toContain(column);
+    }
+    const row = result.stdout.split('\n').find((line) => line.includes('sokoban-ppo'))!;
+    expect(row).toMatch(/│ 2\s+│ sokoban-ppo\s+│ failed\s+│ sokoban\s+│ ppo\s+│ 8\s+│ \d+\.\d%\s+│ 2025-01-0\d \d\d:\d\d/);
+  });
+
+  it('prints JSON with --json', () => {
+    const result = turnlab(['runs', '--json']);
+    expect(result.code).toBe(0);
+    const runs = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
+    expect(runs.map((r) => [r.id, r.name, r.status, r.iterations])).toEqual([
+      [1, 'frozenlake-grpo', 'completed', 8],
+      [2, 'sokoban-ppo', 'failed', 8],
+      [3, 'frozenlake-grpo-fork', 'interrupted', 8],
+    ]);
+    expect(runs[0].bestValSuccess).toEqual(expect.any(Number));
+    expect(runs[0].config).toEqual(data.runs[0].run.config);
+  });
+
+  it('accepts --data-dir over TURNLAB_DATA_DIR', () => {
+    const result = turnlab(['--data-dir', data.dir, 'runs', '--json'], { TURNLAB_DATA_DIR: join(scratch.dir, 'nope') });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toHaveLength(3);
+  });
+});
+
+describe('turnlab show', () => {
+  it("prints a run's config as YAML and its latest metrics, by name", () => {
+    const result = turnlab(['show', 'sokoban-ppo']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^run 2: sokoban-ppo \(failed\)/);
+    expect(result.stdout).toContain('error: Error: loss became NaN');
+    const yamlText = result.stdout.split('\nconfig:\n')[1].split('\n\nlatest metrics:\n')[0];
+    expect(parseYaml(yamlText)).toEqual(data.runs[1].run.config);
+    const metricsTable = result.stdout.split('\n\nlatest metrics:\n')[1];
+    expect(metricsTable).toMatch(/│ val\/sokoban\/success\s+│ 8\s+│/);
+    expect(metricsTable).toMatch(/│ train\/kl\s+│ 8\s+│ NaN/);
+  });
+
+  it('prints the run and its latest metrics as JSON, by id', () => {
+    const result = turnlab(['show', '3', '--json']);
+    expect(result.code).toBe(0);
+    const shown = JSON.parse(result.stdout) as {
+      run: { id: number; parentRunId: number; parentIteration: number };
+      latestMetrics: Array<{ name: string; iteration: number }>;
+    };
+    expect(shown.run).toMatchObject({ id: 3, parentRunId: 1, parentIteration: 4 });
+    expect(shown.latestMetrics.map((m) => m.name)).toContain('val/frozenlake/success');
+    expect(shown.latestMetrics.every((m) => m.iteration === 8)).toBe(true);
+  });
+});
+
+describe('turnlab export', () => {
+  it('streams one run as JSONL to stdout', () => {
+    const result = turnlab(['export', 'frozenlake-grpo', '--what', 'metrics', '--format', 'jsonl']);
+    expect(result.code).toBe(0);
+    const rows = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { run_id: number });
+    expect(rows).toHaveLength(data.runs[0].metricCount);
+    expect(rows.every((r) => r.run_id === 1)).toBe(true);
+  });
+
+  it('writes every run to --out as CSV, and will not overwrite it without --force', () => {
+    const out = join(scratch.dir, 'turns.csv');
+    const first = turnlab(['export', '--all', '--what', 'turns', '--format', 'csv', '--out', out]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('');
+    const total = data.runs.reduce((sum, r) => sum + r.turnCount, 0);
+    expect(first.stderr).toContain(`exported ${total} turns rows of 3 run(s)`);
+    const rows = parseCsv(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(total);
+    expect(new Set(rows.map((r) => r.run_id))).toEqual(new Set(['1', '2', '3']));
+
+    const before = sha(out);
+    const again = turnlab(['export', '--all', '--what', 'runs', '--out', out]);
+    expectUserError(again, /turns\.csv already exists; pass --force to overwrite it/);
+    expect(sha(out)).toBe(before);
+
+    const forced = turnlab(['export', '1', '2', '--what', 'runs', '--out', out, '--force']);
+    expect(forced.code).toBe(0);
+    const runs = parseCsv(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(runs.map((r) => r.name)).toEqual(['frozenlake-grpo', 'sokoban-ppo']);
+  });
+
+  it('refuses to start without runs, with both runs and --all, or with a bad --what', () => {
+    expectUserError(turnlab(['export', '--what', 'runs']), /name the runs to export .* or pass --all/);
+    expectUserError(turnlab(['export', '1', '--all', '--what', 'runs']), /not both/);
+    expectUserError(turnlab(['export', '1', '--what', 'tokens']), /'--what <kind>' argument 'tokens' is invalid/);
+    expectUserError(turnlab(['export', '1']), /required option '--what <kind>'/);
+    const out = join(scratch.dir, 'missing-folder', 'x.csv');
+    expectUserError(turnlab(['export', '1', '--what', 'runs', '--out', out]), /its folder does not exist/);
+  });
+});
+
+describe('errors', () => {
+  it('an unknown run id or name', () => {
+    expectUserError(turnlab(['show', '99']), /unknown run '99'/);
+    expectUserError(turnlab(['export', '1', 'nope', '--what', 'runs']), /unknown run 'nope'/);
+  });
+
+  it('a missing data folder, which is not created', () => {
+    const missing = join(scratch.dir, 'no-such-folder');
+    expectUserError(turnlab(['runs'], { TURNLAB_DATA_DIR: missing }), /data folder .*no-such-folder does not exist/);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('a data folder without a database, or one that is a file', () => {
+    expectUserError(turnlab(['runs'], { TURNLAB_DATA_DIR: scratch.dir }), /no TurnLab database in/);
+    expect(existsSync(join(scratch.dir, 'turnlab.sqlite'))).toBe(false);
+    const file = join(scratch.dir, 'a-file');
+    writeFileSync(file, 'x');
+    expectUserError(turnlab(['show', '1'], { TURNLAB_DATA_DIR: file }), /is not a folder/);
+  });
+
+  it('an unknown flag', () => {
+    expectUserError(turnlab(['runs', '--colour']), /unknown option '--colour'/);
+  });
+});
