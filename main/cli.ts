@@ -1,8 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from './cli/errors';
+import * as exportCommand from './cli/export';
+import * as runsCommand from './cli/runs';
+import * as showCommand from './cli/show';
+import * as envsCommand from './cli/envs';
+import * as playCommand from './cli/play';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: runs every benchmark module of this folder in file-name order. A benchmark
+ * module's default export is an async function that prints its own report; run one alone with
+ * `npx tsx bench/<name>.ts`. `npm run bench -- envs model` runs only the named ones.
+ */
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const folder = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const modules = readdirSync(folder)
+  .filter((name) => /\.ts$/.test(name) && name !== 'index.ts' && !name.endsWith('.d.ts'))
+  .sort()
+  .filter((name) => only.length === 0 || only.includes(name.replace(/\.ts$/, '')));
+
+if (only.length > 0 && modules.length < only.length) {
+  process.stderr.write(`unknown benchmark among: ${only.join(', ')}; available: ${readdirSync(folder).filter((n) => n !== 'index.ts' && n.endsWith('.ts')).map((n) => n.replace(/\.ts$/, '')).join(', ')}\n`);
+  process.exit(2);
+}
+
+for (const name of modules) {
+  process.stdout.write(`\n== ${name.replace(/\.ts$/, '')} ==\n`);
+  const module = (await import(pathToFileURL(`${folder}/${name}`).href)) as { default?: () => Promise<void> | void };
+  if (typeof module.default !== 'function') {
+    process.stderr.write(`bench/${name} has no default export function; skipped\n`);
+    continue;
+  }
+  await module.default();
+}

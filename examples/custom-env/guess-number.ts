@@ -1,0 +1,118 @@
+/**
+ * An example custom environment for TurnLab: guess a secret whole number; after each guess the
+ * environment says "higher" or "lower".
+ *
+ * How a custom environment plugs in: a JS or TS module whose DEFAULT EXPORT is an EnvSpec-like
+ * object (this file's shape):
+ *
+ *   export default {
+ *     type: 'guess_number',            // the name shown in listings and stored with runs
+ *     description: '...',
+ *     optionsSchema,                   // optional: a zod schema (or { parse(raw) }) with defaults
+ *     multiAction: false,              // optional: may one turn hold several actions?
+ *     create(options) { return new GuessNumberEnv(options); },
+ *   };
+ *
+ * A class whose instances are environments also works as the default export (made with
+ * `new Class(options)`, static `type`/`description`/`optionsSchema`/`multiAction` optional).
+ * The environment implements the Env interface of trainer-core/envs/types.ts: reset(seed),
+ * step(action), render(), renderState(), instructions(), legend(), actionNames(), and
+ * optionally solve() and optimalSuccessProbability(budget). TurnLab checks all of this when it
+ * loads the module and says what is missing.
+ *
+ * Try it:  turnlab play examples/custom-env/guess-number.ts --seed 3 --set max_number=50
+ * In a run config:  env_type: custom, module: examples/custom-env/guess-number.ts
+ */
+import { z } from 'zod';
+import { Rng } from '../../trainer-core/rng';
+import type { Env, EnvSpec, StateRender, StepResult } from '../../trainer-core/envs/types';
+
+const optionsSchema = z
+  .object({
+    max_number: z.number().int().min(2).default(100).describe('the secret lies in 1..max_number'),
+    max_guesses: z.number().int().min(1).default(7).describe('guesses allowed per episode'),
+  })
+  .strict();
+type GuessOptions = z.infer<typeof optionsSchema>;
+
+class GuessNumberEnv implements Env {
+  private secret = 1;
+  private low = 1;
+  private high = 1;
+  private guesses = 0;
+  private found = false;
+  private feedback = '';
+
+  constructor(private readonly options: GuessOptions) {}
+
+  reset(seed: number): string {
+    this.secret = new Rng(seed).intBetween(1, this.options.max_number);
+    this.low = 1;
+    this.high = this.options.max_number;
+    this.guesses = 0;
+    this.found = false;
+    this.feedback = '';
+    return this.render();
+  }
+
+  private get done(): boolean {
+    return this.found || this.guesses >= this.options.max_guesses;
+  }
+
+  step(action: string): StepResult {
+    const guess = Number(action.trim());
+    const valid = action.trim() !== '' && Number.isInteger(guess);
+    if (this.done || !valid) {
+      return { observation: this.render(), reward: 0, done: this.done, info: { success: this.found, actionIsValid: valid, actionIsEffective: false } };
+    }
+    this.guesses++;
+    const before = `${this.low}-${this.high}`;
+    if (guess === this.secret) this.found = true;
+    else if (guess < this.secret) this.low = Math.max(this.low, guess + 1);
+    else this.high = Math.min(this.high, guess - 1);
+    this.feedback = this.found ? `${guess} is right!` : `${guess} is too ${guess < this.secret ? 'low' : 'high'}.`;
+    return {
+      observation: this.render(),
+      reward: this.found ? 1 : 0,
+      done: this.done,
+      info: { success: this.found, actionIsValid: true, actionIsEffective: this.found || before !== `${this.low}-${this.high}` },
+    };
+  }
+
+  render(): string {
+    const left = this.options.max_guesses - this.guesses;
+    const range = `The secret is between ${this.low} and ${this.high}. Guesses left: ${left}.`;
+    return this.feedback ? `${this.feedback}\n${range}` : range;
+  }
+
+  renderState(): StateRender {
+    return { kind: 'text', text: this.render(), fields: { low: this.low, high: this.high, guesses: this.guesses } };
+  }
+
+  instructions(): string {
+    return `Guess the secret whole number between 1 and ${this.options.max_number}. Answer with one number; you will be told whether the secret is higher or lower.`;
+  }
+
+  legend(): string {
+    return '';
+  }
+
+  actionNames(): null {
+    return null;
+  }
+
+  /** Knowing the secret, one guess is enough. */
+  solve(): string[] | null {
+    return this.done ? null : [String(this.secret)];
+  }
+}
+
+const guessNumber: EnvSpec<GuessOptions> = {
+  type: 'guess_number',
+  description: 'Guess the secret number; feedback says higher or lower (an example custom environment)',
+  optionsSchema,
+  multiAction: false,
+  create: (options) => new GuessNumberEnv(options),
+};
+
+export default guessNumber;

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { describeEnvOptions, listEnvSpecs } from '../../trainer-core/envs';
+import { renderTable } from './format';
+
+function formatDefault(value: unknown): string {
+  return value === undefined ? '-' : typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function register(program: Command): void {
+  program
+    .command('envs')
+    .description('list the built-in environments and their options')
+    .option('--json', 'print a JSON array instead of tables')
+    .action((options: { json?: boolean }) => {
+      const specs = listEnvSpecs().map((spec) => ({
+        type: spec.type,
+        description: spec.description,
+        multiAction: spec.multiAction,
+        options: describeEnvOptions(spec),
+      }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(specs, null, 2)}\n`);
+        return;
+      }
+      const blocks = specs.map((spec) => {
+        const turn = spec.multiAction ? 'several actions per turn' : 'one action per turn';
+        const table = renderTable(
+          ['option', 'type', 'default', 'description'],
+          spec.options.map((o) => [o.key, o.type, formatDefault(o.default), o.description]),
+        );
+        return `${spec.type}: ${spec.description} (${turn})\n${table}`;
+      });
+      blocks.push('Custom environments: give a module path instead of a type, e.g. examples/custom-env/guess-number.ts');
+      process.stdout.write(`${blocks.join('\n\n')}\n`);
+    });
+}

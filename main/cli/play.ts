@@ -1,0 +1,160 @@
+import type { Command } from 'commander';
+import { createInterface } from 'node:readline';
+import { parse as parseYaml } from 'yaml';
+import { EnvConfigError, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core/envs';
+import { UserError } from './errors';
+
+/** Commander collector for a repeatable `--set key=value`. */
+export function collectSet(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `key=value` pairs into raw options; values are YAML scalars, so `4`, `true`, `0.5`, `[8, 8]` work. */
+export function parseSetPairs(pairs: readonly string[]): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UserError(`--set expects key=value, got '${pair}'`);
+    const key = pair.slice(0, eq).trim();
+    try {
+      raw[key] = parseYaml(pair.slice(eq + 1));
+    } catch (error) {
+      throw new UserError(`--set ${key}: the value is not valid YAML (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  return raw;
+}
+
+/** Runs `fn`, reporting env configuration mistakes as user errors (exit code 2). */
+function asUserError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof EnvConfigError) throw new UserError(error.message);
+    throw error;
+  }
+}
+
+/** Resolves an env name or module path and validates its options, turning config mistakes into exit code 2. */
+export async function envFromCli(nameOrPath: string, pairs: readonly string[]): Promise<{ spec: EnvSpec; options: Record<string, unknown> }> {
+  try {
+    const spec = await resolveEnvSpec(nameOrPath);
+    const options = parseEnvOptions(spec, parseSetPairs(pairs));
+    return { spec, options };
+  } catch (error) {
+    if (error instanceof EnvConfigError) throw new UserError(error.message);
+    throw error;
+  }
+}
+
+interface PlayOptions {
+  seed: string;
+  set?: string[];
+  solve?: boolean;
+  budget: string;
+}
+
+function parseInteger(text: string, flag: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new UserError(`${flag} expects a whole number >= ${min}, got '${text}'`);
+  return value;
+}
+
+function write(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function formatReward(value: number): string {
+  return String(Number(value.toFixed(6)));
+}
+
+function describeStep(result: StepResult): string {
+  const flags = [result.info.actionIsValid ? 'valid' : 'invalid action', result.info.actionIsEffective ? 'effective' : 'no effect'];
+  if (result.info.success) flags.push('success');
+  return `reward: ${formatReward(result.reward)}  done: ${result.done}  (${flags.join(', ')})`;
+}
+
+function printIntro(env: Env, type: string, seed: number, observation: string): void {
+  write(`Environment: ${type}  seed: ${seed}`);
+  write(env.instructions());
+  const legend = env.legend();
+  if (legend) write(`Legend:\n${legend}`);
+  const names = env.actionNames();
+  write(names ? `Actions: ${names.join(', ')}` : 'Actions: free text, one answer per line');
+  write(`\nState:\n${observation}`);
+}
+
+/** --solve: the solver's actions, one per line, so they can be piped back into `turnlab play`. */
+function printSolution(env: Env, type: string, budget: number): void {
+  if (!env.solve && !env.optimalSuccessProbability) throw new UserError(`environment '${type}' has no solver`);
+  const actions = env.solve ? env.solve() : null;
+  if (actions) {
+    for (const action of actions) write(action);
+    return;
+  }
+  const probability = env.optimalSuccessProbability?.(budget);
+  if (probability !== undefined) {
+    process.stderr.write(
+      `no fixed action sequence is optimal here; the optimal policy succeeds with probability ${probability.toFixed(4)} within ${budget} actions\n`,
+    );
+  } else {
+    process.stderr.write('no solution from this state\n');
+  }
+}
+
+async function playEpisode(env: Env): Promise<void> {
+  const interactive = process.stdin.isTTY === true;
+  const input = createInterface({ input: process.stdin, terminal: false });
+  let episodeReturn = 0;
+  let steps = 0;
+  let last: StepResult | null = null;
+  if (interactive) process.stdout.write('> ');
+  for await (const line of input) {
+    const action = line.trim();
+    if (action === '') {
+      if (interactive) process.stdout.write('> ');
+      continue;
+    }
+    if (!interactive) write(`> ${action}`);
+    last = env.step(action);
+    steps++;
+    episodeReturn += last.reward;
+    write(describeStep(last));
+    if (!last.info.actionIsValid) {
+      const names = env.actionNames();
+      if (names) write(`'${action}' is not an action; use one of: ${names.join(', ')}`);
+    }
+    write(`State:\n${last.observation}`);
+    if (last.done) break;
+    if (interactive) process.stdout.write('> ');
+  }
+  input.close();
+  const ending = last?.done ? 'Episode finished' : 'Input ended before the episode finished';
+  write(`\n${ending}: return ${formatReward(episodeReturn)}, success: ${last?.done === true && last.info.success}, steps: ${steps}`);
+}
+
+export function register(program: Command): void {
+  program
+    .command('play')
+    .description('play one episode in the terminal: one action per line on stdin (pipes work)')
+    .argument('<env>', 'environment type (see `turnlab envs`) or a custom environment module path')
+    .option('--seed <n>', 'episode seed', '0')
+    .option('--set <key=value>', 'environment option (repeatable); values are YAML scalars', collectSet)
+    .option('--solve', "print the solver's action sequence, one action per line, instead of playing")
+    .option('--budget <n>', 'action budget for the optimal success probability that --solve reports on stochastic worlds', '10')
+    .action(async (envName: string, options: PlayOptions) => {
+      const seed = parseInteger(options.seed, '--seed', 0);
+      const budget = parseInteger(options.budget, '--budget', 1);
+      const { spec, options: envOptions } = await envFromCli(envName, options.set ?? []);
+      const { env, observation } = asUserError(() => {
+        const made = spec.create(envOptions);
+        return { env: made, observation: made.reset(seed) };
+      });
+      if (options.solve) {
+        printSolution(env, spec.type, budget);
+        return;
+      }
+      printIntro(env, spec.type, seed, observation);
+      await playEpisode(env);
+    });
+}

@@ -1,0 +1,115 @@
+// `turnlab play` run as a user would script it: the real command in a child process, actions
+// piped into stdin one per line.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function turnlab(args: string[], input = ''): Promise<Result> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    // The command may finish before reading everything; a closed pipe is not an error here.
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  });
+}
+
+describe('turnlab play', () => {
+  it('plays FrozenLake from piped actions: --solve output piped back in reaches the goal', async () => {
+    const solved = await turnlab(['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false', '--solve']);
+    expect(solved.code).toBe(0);
+    const actions = solved.stdout.trim().split('\n');
+    expect(actions.length).toBeGreaterThanOrEqual(6);
+    for (const action of actions) expect(['Left', 'Down', 'Right', 'Up']).toContain(action);
+
+    const played = await turnlab(['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false'], solved.stdout);
+    expect(played.code).toBe(0);
+    expect(played.stderr).toBe('');
+    expect(played.stdout).toMatch(/^Environment: frozen_lake {2}seed: 3\n/);
+    expect(played.stdout).toContain('Actions: Left, Down, Right, Up');
+    expect(played.stdout).toContain('\nState:\nP___\n');
+    expect(played.stdout.match(/^> /gm)).toHaveLength(actions.length);
+    expect(played.stdout).toContain('reward: 1  done: true  (valid, effective, success)');
+    expect(played.stdout).toContain('√');
+    expect(played.stdout.trimEnd().split('\n').at(-1)).toBe(`Episode finished: return 1, success: true, steps: ${actions.length}`);
+  });
+
+  it('solves and replays Sokoban and the example custom environment', async () => {
+    const example = 'examples/custom-env/guess-number.ts';
+    const [sokoban, guess] = await Promise.all([
+      turnlab(['play', 'sokoban', '--seed', '11', '--solve']),
+      turnlab(['play', example, '--seed', '4', '--solve']),
+    ]);
+    expect(sokoban.code).toBe(0);
+    expect(guess.stdout).toMatch(/^\d+\n$/);
+    const [sokobanPlay, guessPlay] = await Promise.all([
+      turnlab(['play', 'sokoban', '--seed', '11'], sokoban.stdout),
+      turnlab(['play', example, '--seed', '4'], `0\n${guess.stdout}`),
+    ]);
+    const steps = sokoban.stdout.trim().split('\n').length;
+    const expectedReturn = Number((-0.1 * steps + 11).toFixed(6));
+    expect(sokobanPlay.stdout).toContain(`Episode finished: return ${expectedReturn}, success: true, steps: ${steps}`);
+    expect(guessPlay.code).toBe(0);
+    expect(guessPlay.stdout).toContain('Environment: guess_number  seed: 4');
+    expect(guessPlay.stdout).toContain('0 is too low.');
+    expect(guessPlay.stdout).toContain('Episode finished: return 1, success: true, steps: 2');
+  });
+
+  it('reports invalid actions and ends cleanly when input runs out', async () => {
+    const result = await turnlab(['play', 'sokoban', '--seed', '2'], 'jump\n\nup\n');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("'jump' is not an action; use one of: Up, Down, Left, Right");
+    expect(result.stdout).toContain('reward: 0  done: false  (invalid action, no effect)');
+    expect(result.stdout).toContain('Input ended before the episode finished: return -0.1, success: false, steps: 2');
+  });
+
+  it('plays a one-step text env and reports reward and success', async () => {
+    const [bandit, countdown] = await Promise.all([
+      turnlab(['play', 'bandit', '--seed', '5'], 'Phoenix\nDragon\n'),
+      turnlab(['play', 'countdown', '--seed', '1', '--set', 'min_numbers=3', '--set', 'max_numbers=3'], '1 + 2 + 3\n'),
+    ]);
+    expect(bandit.stdout).toContain('Phoenix: 0.1 points');
+    expect(bandit.stdout).toContain('Episode finished: return 0.1, success: false, steps: 1');
+    expect(bandit.stdout).not.toContain('> Dragon');
+    expect(countdown.stdout).toMatch(/Target: \d+, nums: \[\d+, \d+, \d+\]/);
+    expect(countdown.stdout).toContain('Episode finished: return 0, success: false, steps: 1');
+  });
+
+  it('explains --solve on slippery ice with the optimal success probability', async () => {
+    const result = await turnlab(['play', 'frozen_lake', '--seed', '3', '--solve', '--budget', '20']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/optimal policy succeeds with probability 0\.\d{4} within 20 actions/);
+  });
+
+  it('exits 2 with a suggestion for an unknown env or option', async () => {
+    const [env, option] = await Promise.all([turnlab(['play', 'frozenlak']), turnlab(['play', 'frozen_lake', '--set', 'sise=5'])]);
+    expect(env).toMatchObject({ code: 2, stdout: '', stderr: "turnlab: unknown environment 'frozenlak'; did you mean 'frozen_lake'?\n" });
+    expect(option.code).toBe(2);
+    expect(option.stderr).toBe("turnlab: frozen_lake: unknown option 'sise'; did you mean 'size'? (options: size, p, is_slippery)\n");
+  });
+});
+
+describe('turnlab envs', () => {
+  it('lists every environment with its options', async () => {
+    const result = await turnlab(['envs', '--json']);
+    expect(result.code).toBe(0);
+    const listed = JSON.parse(result.stdout) as Array<{ type: string; options: Array<{ key: string }> }>;
+    expect(listed.map((e) => e.type)).toEqual(['frozen_lake', 'sokoban', 'countdown', 'bandit', 'bandit_rev', 'metamathqa']);
+    expect(listed[1].options.map((o) => o.key)).toEqual(['dim_room', 'dim_x', 'dim_y', 'num_boxes', 'max_steps', 'search_depth']);
+  });
+});

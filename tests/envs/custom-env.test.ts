@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCustomEnvSpec } from '../../trainer-core/envs/custom-loader';
+import { createEnv, parseEnvOptions } from '../../trainer-core/envs/options';
+import { resolveEnvSpec } from '../../trainer-core/envs/registry';
+
+const root = resolve(__dirname, '../..');
+const fixture = (name: string) => resolve(__dirname, 'fixtures', name);
+
+describe('custom environments', () => {
+  it('loads the shipped example and plays it to success with its solver', async () => {
+    const spec = await loadCustomEnvSpec(resolve(root, 'examples/custom-env/guess-number.ts'));
+    expect(spec.type).toBe('guess_number');
+    expect(spec.multiAction).toBe(false);
+    const env = createEnv(spec, { max_number: 50 });
+    const first = env.reset(3);
+    expect(first).toContain('between 1 and 50');
+    expect(env.reset(3)).toBe(first);
+    const [secret] = env.solve!()!;
+    const low = env.step(String(Number(secret) - 1));
+    expect(low).toMatchObject({ reward: 0, done: false, info: { success: false, actionIsValid: true } });
+    expect(low.observation).toContain('too low');
+    expect(env.step(secret)).toMatchObject({ reward: 1, done: true, info: { success: true } });
+    expect(() => parseEnvOptions(spec, { max_numbr: 5 })).toThrow(/unknown option 'max_numbr'; did you mean 'max_number'\?/);
+  });
+
+  it('resolves a module path given where an env type is expected', async () => {
+    const spec = await resolveEnvSpec('examples/custom-env/guess-number.ts', root);
+    expect(spec.type).toBe('guess_number');
+  });
+
+  it('accepts a class as the default export', async () => {
+    const spec = await loadCustomEnvSpec(fixture('class-env.ts'));
+    expect(spec).toMatchObject({ type: 'coin', description: 'say heads', multiAction: false });
+    const env = createEnv(spec);
+    env.reset(0);
+    expect(env.step('heads')).toMatchObject({ reward: 1, done: true, info: { success: true } });
+  });
+
+  it('refuses a module whose env lacks a method, naming it', async () => {
+    await expect(loadCustomEnvSpec(fixture('broken-no-step.ts'))).rejects.toThrow(
+      /custom environment .*broken-no-step\.ts: the environment has no step\(\) method \(found undefined\)/,
+    );
+  });
+
+  it('refuses a module whose method returns the wrong thing, saying what came back', async () => {
+    await expect(loadCustomEnvSpec(fixture('broken-reset.ts'))).rejects.toThrow(/reset\(0\) returned number 42; expected a string/);
+    await expect(loadCustomEnvSpec(fixture('broken-step-result.ts'))).rejects.toThrow(
+      /step\("Go"\) returned object \{"observation":"x","reward":1,"done":true,"info":\{\}\}; expected \{ observation: string/,
+    );
+  });
+
+  it('refuses a module without a default export or a missing file', async () => {
+    await expect(loadCustomEnvSpec(fixture('no-default.ts'))).rejects.toThrow(/has no default export/);
+    await expect(loadCustomEnvSpec(fixture('nope.ts'))).rejects.toThrow(/file not found/);
+  });
+});

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { deriveSeed, Rng } from '../rng';
+import { invalidActionResult, matchActionName } from './actions';
+import { generateLakeMap, parseLakeMap, type LakeMap } from './frozen-lake-map';
+import { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, shortestLakePath, slipDirections } from './frozen-lake-solver';
+import type { Env, EnvSpec, GridCell, StateRender, StepResult } from './types';
+
+export const frozenLakeOptionsSchema = z
+  .object({
+    size: z.number().int().min(2).max(32).default(4).describe('side length of the square map'),
+    p: z.number().gt(0).max(1).default(0.8).describe('probability that a generated tile is frozen rather than a hole'),
+    is_slippery: z.boolean().default(true).describe('moves slip: intended direction 1/3, each perpendicular direction 1/3'),
+  })
+  .strict();
+export type FrozenLakeOptions = z.infer<typeof frozenLakeOptionsSchema>;
+
+const SYMBOL = { player: 'P', frozen: '_', hole: 'O', goal: 'G', playerInHole: 'X', playerOnGoal: '√' } as const;
+
+/**
+ * Gym's FrozenLake with RAGEN's text rendering. The start is always the top-left tile and the goal
+ * the bottom-right one (gym's generate_random_map); holes are random per seed.
+ */
+export class FrozenLakeEnv implements Env {
+  private map: LakeMap = { size: 0, tiles: [] };
+  private player = 0;
+  private slipRng = new Rng(0);
+
+  constructor(readonly options: FrozenLakeOptions) {}
+
+  reset(seed: number): string {
+    const map = generateLakeMap(this.options.size, this.options.p, new Rng(deriveSeed(seed, 'map')));
+    return this.start(map, seed);
+  }
+
+  /** Plays on a given map (rows of S/F/H/G) instead of a generated one; slips still follow `seed`. */
+  loadMap(rows: readonly string[], seed = 0): string {
+    return this.start(parseLakeMap(rows), seed);
+  }
+
+  private start(map: LakeMap, seed: number): string {
+    this.map = map;
+    this.player = map.tiles.indexOf('S');
+    this.slipRng = new Rng(deriveSeed(seed, 'slip'));
+    return this.render();
+  }
+
+  private get tile() {
+    return this.map.tiles[this.player];
+  }
+
+  private get finished(): boolean {
+    return this.tile === 'H' || this.tile === 'G';
+  }
+
+  step(action: string): StepResult {
+    const name = matchActionName(action, LAKE_ACTIONS);
+    if (name === null) return invalidActionResult(this.render(), this.finished);
+    if (this.finished) {
+      return { observation: this.render(), reward: 0, done: true, info: { success: this.tile === 'G', actionIsValid: true, actionIsEffective: false } };
+    }
+    const intended = LAKE_ACTIONS.indexOf(name);
+    const taken = this.options.is_slippery ? slipDirections(intended)[this.slipRng.int(3)] : intended;
+    const before = this.player;
+    this.player = lakeMove(this.map.size, before, taken);
+    const success = this.tile === 'G';
+    return {
+      observation: this.render(),
+      reward: success ? 1 : 0,
+      done: this.finished,
+      info: { success, actionIsValid: true, actionIsEffective: this.player !== before, actionTaken: LAKE_ACTIONS[taken] },
+    };
+  }
+
+  render(): string {
+    const { size, tiles } = this.map;
+    const lines: string[] = [];
+    for (let r = 0; r < size; r++) {
+      let line = '';
+      for (let c = 0; c < size; c++) {
+        const cell = r * size + c;
+        const tile = tiles[cell];
+        if (cell === this.player) line += tile === 'H' ? SYMBOL.playerInHole : tile === 'G' ? SYMBOL.playerOnGoal : SYMBOL.player;
+        else line += tile === 'H' ? SYMBOL.hole : tile === 'G' ? SYMBOL.goal : SYMBOL.frozen;
+      }
+      lines.push(line);
+    }
+    return lines.join('\n');
+  }
+
+  renderState(): StateRender {
+    const { size, tiles } = this.map;
+    const kinds: Record<string, GridCell> = { S: 'start', F: 'frozen', H: 'hole', G: 'goal' };
+    const rows: GridCell[][] = [];
+    for (let r = 0; r < size; r++) rows.push(tiles.slice(r * size, (r + 1) * size).map((t) => kinds[t]));
+    const status = this.tile === 'H' ? 'fell' : this.tile === 'G' ? 'reached-goal' : 'playing';
+    return { kind: 'grid', rows, player: [Math.floor(this.player / size), this.player % size], boxes: [], targets: [], status };
+  }
+
+  instructions(): string {
+    const slip = this.options.is_slippery
+      ? ' The ice is slippery: a move goes the intended way only 1/3 of the time, and 1/3 each to either side.'
+      : '';
+    return `You are solving the FrozenLake puzzle. Walk from your position to the goal without falling into a hole.${slip} Moving into the edge leaves you where you are.`;
+  }
+
+  legend(): string {
+    return 'P: player\n_: frozen\nO: hole\nG: goal\nX: player in hole\n√: player on goal';
+  }
+
+  actionNames(): string[] {
+    return [...LAKE_ACTIONS];
+  }
+
+  /**
+   * The shortest path to the goal. On slippery ice no fixed sequence is optimal (the best move
+   * depends on where you slipped), so it returns null there: use optimalSuccessProbability.
+   */
+  solve(): string[] | null {
+    if (this.options.is_slippery) return null;
+    return shortestLakePath(this.map, this.player);
+  }
+
+  optimalSuccessProbability(actionBudget: number): number {
+    return lakeSuccessProbability(this.map, this.player, this.options.is_slippery, actionBudget);
+  }
+}
+
+export const frozenLakeSpec: EnvSpec<FrozenLakeOptions> = {
+  type: 'frozen_lake',
+  description: 'FrozenLake: walk to the goal on a random lake without falling into a hole (gym rules, RAGEN text)',
+  optionsSchema: frozenLakeOptionsSchema,
+  create: (options) => new FrozenLakeEnv(options),
+  multiAction: true,
+};

@@ -1,0 +1,44 @@
+import { closest } from 'fastest-levenshtein';
+import { isAbsolute, resolve } from 'node:path';
+import { banditRevSpec, banditSpec } from './bandit';
+import { countdownSpec } from './countdown';
+import { loadCustomEnvSpec } from './custom-loader';
+import { EnvConfigError } from './errors';
+import { frozenLakeSpec } from './frozen-lake';
+import { mathqaSpec } from './mathqa';
+import { sokobanSpec } from './sokoban';
+import type { EnvSpec } from './types';
+
+const BUILT_IN: readonly EnvSpec[] = [frozenLakeSpec, sokobanSpec, countdownSpec, banditSpec, banditRevSpec, mathqaSpec] as EnvSpec[];
+
+/** Other names configs may use for a built-in type. */
+const ALIASES: Readonly<Record<string, string>> = { mathqa: 'metamathqa', frozenlake: 'frozen_lake' };
+
+/** The built-in environments, in the order listings show them. */
+export function listEnvSpecs(): EnvSpec[] {
+  return [...BUILT_IN];
+}
+
+/** The built-in spec for a type name (or alias); an unknown name gets the closest valid one suggested. */
+export function getEnvSpec(type: string): EnvSpec {
+  const canonical = ALIASES[type] ?? type;
+  const spec = BUILT_IN.find((s) => s.type === canonical);
+  if (spec) return spec;
+  const names = [...BUILT_IN.map((s) => s.type), ...Object.keys(ALIASES)];
+  const suggestion = ALIASES[closest(type, names)] ?? closest(type, names);
+  throw new EnvConfigError(`unknown environment '${type}'; did you mean '${suggestion}'?`);
+}
+
+/** Whether a name given where an env type is expected is a module path (a custom env) instead. */
+export function isEnvModulePath(name: string): boolean {
+  return /[/\\]/.test(name) || /\.(m|c)?(t|j)s$/.test(name);
+}
+
+/**
+ * A built-in spec by type name, or a custom one loaded from a module path (resolved against
+ * `baseDir`, default the working folder): what `turnlab play` and configs with `module:` use.
+ */
+export async function resolveEnvSpec(typeOrModule: string, baseDir = process.cwd()): Promise<EnvSpec> {
+  if (!isEnvModulePath(typeOrModule)) return getEnvSpec(typeOrModule);
+  return loadCustomEnvSpec(isAbsolute(typeOrModule) ? typeOrModule : resolve(baseDir, typeOrModule));
+}
