@@ -5,9 +5,12 @@ import * as runsCommand from './cli/runs';
 import * as showCommand from './cli/show';
 import * as envsCommand from './cli/envs';
 import * as playCommand from './cli/play';
+import * as serveCommand from './cli/serve';
+import * as trainCommand from './cli/train';
+import * as evalCommand from './cli/eval';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, trainCommand, evalCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

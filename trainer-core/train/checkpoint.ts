@@ -124,3 +124,19 @@ function decodeOptimizer(bytes: Uint8Array, dir: string): OptimizerSnapshot {
   const content = decodeSafetensors(bytes, `${dir} optimizer state`);
   return { tensors: content.tensors, step: Number(content.metadata['turnlab.step'] ?? 0) };
 }
+
+/**
+ * Loads a checkpoint as a run with `cfg` would, and frees it: lets a caller refuse a truncated,
+ * altered or mismatched checkpoint before changing anything it has stored.
+ */
+export function verifyCheckpoint(dir: string, expect: { policy: TransformerConfig; critic: TransformerConfig | null }): void {
+  const loaded = loadCheckpoint(dir, expect);
+  for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
+}
+
+/** The tokenizer size recorded in a checkpoint, to build the configs its models must match. */
+export function checkpointVocabSize(dir: string): number {
+  const bytes = readCheckpointFiles(dir)['tokenizer.json'];
+  if (!bytes) throw new CheckpointError(`checkpoint ${dir} has no tokenizer.json`);
+  return WordByteTokenizer.fromJSON(JSON.parse(bytes.toString('utf8'))).vocabSize;
+}

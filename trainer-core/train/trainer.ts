@@ -10,13 +10,13 @@ import { resolvedConfigToYaml } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
 import type { WordByteTokenizer } from '../model/tokenizer';
-import type { Transformer } from '../model/transformer';
+import type { Transformer, TransformerConfig } from '../model/transformer';
 import { deriveSeed, Rng } from '../rng';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../rollout/rollout-loop';
 import { buildTrainingBatch, type TrainingBatch } from './batch';
-import { loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
+import { checkpointVocabSize, loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
 import { playDemonstrations } from './demonstrations';
 import { createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
 import { PolicyGenerator } from './policy-generator';
@@ -133,13 +133,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
   const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
 
   if (options.resumeFrom) {
-    const peekVocab = (await import('./checkpoint-files')).readCheckpointFiles(options.resumeFrom)['tokenizer.json'];
-    const vocab = peekVocab ? (JSON.parse(peekVocab.toString('utf8')) as { specialTokens: string[]; pieces: string[] }) : null;
-    const vocabSize = vocab ? vocab.specialTokens.length + 256 + vocab.pieces.length : 0;
-    const loaded = loadCheckpoint(options.resumeFrom, {
-      policy: transformerConfig(cfg, vocabSize, 'policy'),
-      critic: roles.critic ? transformerConfig(cfg, vocabSize, 'critic') : null,
-    });
+    const loaded = loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom)));
     tokenizer = loaded.tokenizer;
     policy = loaded.policy;
     critic = roles.critic ? (loaded.critic ?? createModel(cfg, tokenizer.vocabSize, 'critic')) : null;
@@ -454,6 +448,14 @@ function episodeReport(e: EpisodeRecord, iteration: number, filteredOut: boolean
     truncated: e.endReason !== 'env-done',
     filteredOut,
     turns,
+  };
+}
+
+/** The model shapes a config needs, for checking a checkpoint against it. */
+export function expectedModels(cfg: RunConfig, vocabSize: number): { policy: TransformerConfig; critic: TransformerConfig | null } {
+  return {
+    policy: transformerConfig(cfg, vocabSize, 'policy'),
+    critic: modelRoles(cfg).critic ? transformerConfig(cfg, vocabSize, 'critic') : null,
   };
 }
 

@@ -1,0 +1,67 @@
+import { parse as parseYaml } from 'yaml';
+import { selectBackend } from '../backend';
+import { parseRunConfig } from '../config/load';
+import type { RunConfig } from '../config/schema';
+import { deriveSeed, Rng } from '../rng';
+import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
+import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../rollout/rollout-loop';
+import { checkpointVocabSize, loadCheckpoint, readCheckpointConfig } from './checkpoint';
+import { PolicyGenerator } from './policy-generator';
+import { expectedModels } from './trainer';
+import { optimalSuccessByTag } from './validation';
+
+export interface EvaluationResult {
+  backend: string;
+  device: string;
+  iteration: number;
+  episodes: number;
+  /** `val/<tag>/...` metrics, plus `val/<tag>/optimal_success` where a solver exists. */
+  metrics: Record<string, number>;
+}
+
+/**
+ * Plays a checkpoint's policy on validation episodes with the run's validation decoding:
+ * `episodes` fresh start states from `seed` (default: the run's validation seeds), split evenly
+ * over the validation tags.
+ */
+export async function evaluateCheckpoint(
+  dir: string,
+  options: { episodes?: number; seed?: number; overrides?: string[]; log?: (line: string) => void; resolveSpec?: EnvSpecResolver } = {},
+): Promise<EvaluationResult> {
+  const base = parseRunConfig(parseYaml(readCheckpointConfig(dir)), `${dir}/config.yaml`, options.overrides ?? []);
+  const cfg = withEvaluationEpisodes(base, options.episodes, options.seed);
+  const backend = await selectBackend(cfg.trainer.backend, options.log);
+  const loaded = loadCheckpoint(dir, expectedModels(cfg, checkpointVocabSize(dir)));
+  try {
+    const es = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
+    const rollout = await runRollout({
+      esManager: es,
+      contextManager: createContextManager(cfg, loaded.tokenizer),
+      tokenizer: loaded.tokenizer,
+      generator: new PolicyGenerator(loaded.policy, new Rng(deriveSeed(cfg.trainer.seed, 'eval', options.seed ?? 0)), loaded.tokenizer.padId),
+      settings: rolloutSettingsFromConfig(cfg, 'val'),
+    });
+    const metrics: Record<string, number> = { ...rollout.metrics };
+    for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, options.resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
+    return { backend: backend.name, device: backend.device, iteration: loaded.state.iteration, episodes: rollout.episodes.length, metrics };
+  } finally {
+    for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
+  }
+}
+
+function withEvaluationEpisodes(cfg: RunConfig, episodes: number | undefined, seed: number | undefined): RunConfig {
+  const val = cfg.es_manager.val;
+  const tags = val.env_configs.tags;
+  const total = episodes ?? val.env_groups * val.group_size;
+  if (!Number.isInteger(total) || total < tags.length) {
+    throw new RangeError(`--episodes must be an integer of at least ${tags.length} (one per validation tag), got ${episodes}`);
+  }
+  const perTag = tags.map((_, i) => Math.floor(total / tags.length) + (i < total % tags.length ? 1 : 0));
+  return {
+    ...cfg,
+    es_manager: {
+      ...cfg.es_manager,
+      val: { ...val, env_groups: total, group_size: 1, start_seed: seed ?? val.start_seed, env_configs: { tags, n_groups: perTag } },
+    },
+  };
+}
