@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-train-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function turnlab(...args: string[]) {
+  const result = spawnSync(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, ...args], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const tiny = [
+  '--set', 'trainer.backend=wasm',
+  '--set', 'model.n_layer=1',
+  '--set', 'model.d_model=32',
+  '--set', 'model.d_ff=64',
+  '--set', 'es_manager.val.env_groups=4',
+  '--set', 'es_manager.val.env_configs.n_groups=[4]',
+  '--set', 'warm_start.steps=3',
+  '--set', 'trainer.test_freq=2',
+  '--set', 'trainer.save_freq=2',
+];
+
+describe('turnlab train, resume and eval', () => {
+  it('trains a run into the data folder, resumes it, forks it and evaluates it', () => {
+    const trained = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--name', 'cli-bandit', ...tiny, '--set', 'trainer.total_training_steps=2');
+    expect(trained.stderr).toMatch(/backend: wasm/);
+    expect(trained.stderr).toMatch(/iteration 2\/2/);
+    expect(trained.code).toBe(0);
+    expect(trained.stdout).toMatch(/run 1 \(cli-bandit\) completed at iteration 2/);
+    expect(existsSync(join(dataDir, 'checkpoints/run-1/iter-2/policy.safetensors'))).toBe(true);
+
+    const resumed = turnlab('resume', 'cli-bandit', '--set', 'trainer.total_training_steps=3');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/run 1 \(cli-bandit\) completed at iteration 3/);
+
+    const forked = turnlab('resume', 'ckpt:1', '--fork', '--name', 'child', '--set', 'actor_rollout_ref.actor.optim.lr=0.002', '--set', 'trainer.total_training_steps=3');
+    expect(forked.code).toBe(0);
+    expect(forked.stdout).toMatch(/run 2 \(child\) completed at iteration 3/);
+
+    const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; iterations: number; parentRunId: number | null; parentIteration: number | null; backend: string }>;
+    expect(runs.map((r) => [r.id, r.iterations, r.parentRunId, r.parentIteration])).toEqual([
+      [1, 3, null, null],
+      [2, 3, 1, 2],
+    ]);
+    expect(runs[0].backend).toBe('wasm');
+
+    const evaluated = turnlab('eval', '1', '--episodes', '4', '--json');
+    expect(evaluated.code).toBe(0);
+    const report = JSON.parse(evaluated.stdout) as { episodes: number; metrics: Record<string, number> };
+    expect(report.episodes).toBe(4);
+    expect(report.metrics).toHaveProperty('val/Bandit/success');
+  });
+
+  it('refuses a bad config key with the closest valid one, and unknown runs, with exit code 2', () => {
+    const bad = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--set', 'agent_proxy.max_turns=3');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/max_turns.*did you mean.*max_turn/);
+    const unknown = turnlab('resume', 'no-such-run');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CheckpointError } from '../../trainer-core/train/checkpoint-files';
+import { tempDir, tinyBanditConfig, trainInMemory, withoutTimings } from './helpers';
+
+const tmp = tempDir('resume');
+afterAll(() => tmp.cleanup());
+
+describe('stopping and resuming a run', () => {
+  const config = tinyBanditConfig([
+    'trainer.total_training_steps=4',
+    'trainer.test_freq=2',
+    'trainer.save_freq=0',
+    'trainer.val_before_train=false',
+    'algorithm.adv_estimator=gae',
+    'algorithm.use_kl_in_reward=true',
+    'algorithm.kl_ctrl.type=adaptive',
+    'actor_rollout_ref.actor.ppo_epochs=2',
+  ]);
+
+  it('gives the same metrics as an uninterrupted run, without leaking tensors', async () => {
+    const straight = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'straight') });
+    expect(straight.result.status).toBe('completed');
+
+    const tensorsAfter: number[] = [];
+    let calls = 0;
+    const first = await trainInMemory(config, {
+      checkpointDir: join(tmp.dir, 'split'),
+      shouldStop: () => ++calls === 2,
+    });
+    expect(first.result.status).toBe('stopped');
+    expect(first.result.lastIteration).toBe(2);
+    expect(first.sink.checkpoints.map((c) => c.iteration)).toEqual([2]);
+
+    const resumed = await trainInMemory(config, {
+      checkpointDir: join(tmp.dir, 'split'),
+      resumeFrom: first.sink.checkpoints[0].path,
+      shouldStop: () => {
+        tensorsAfter.push(tf.memory().numTensors);
+        return false;
+      },
+    });
+    expect(resumed.result.status).toBe('completed');
+    expect([...resumed.sink.metrics.keys()]).toEqual([3, 4]);
+
+    for (const iteration of [1, 2]) {
+      expect(withoutTimings(first.sink.metrics.get(iteration)!)).toEqual(withoutTimings(straight.sink.metrics.get(iteration)!));
+    }
+    for (const iteration of [3, 4]) {
+      expect(withoutTimings(resumed.sink.metrics.get(iteration)!)).toEqual(withoutTimings(straight.sink.metrics.get(iteration)!));
+    }
+    // The critic, the reference and the adaptive KL controller all took part.
+    expect(straight.sink.metrics.get(4)).toHaveProperty('critic/vf_loss');
+    expect(straight.sink.metrics.get(4)).toHaveProperty('actor/reward_kl_penalty_coeff');
+    // Iterations 3 and 4 (one with validation) end with the same number of live tensors.
+    expect(tensorsAfter[1]).toBe(tensorsAfter[0]);
+  });
+
+  it('refuses a truncated, altered or mismatched checkpoint and says which', async () => {
+    const run = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0']), {
+      checkpointDir: join(tmp.dir, 'refuse'),
+    });
+    const dir = run.sink.checkpoints[0].path;
+    expect(readdirSync(dir)).toContain('policy.safetensors');
+
+    const mismatched = tinyBanditConfig(['model.d_model=48', 'trainer.total_training_steps=2']);
+    await expect(trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'x'), resumeFrom: dir })).rejects.toThrow(
+      /does not match the model in the config \(dModel: checkpoint 32, config 48/,
+    );
+
+    const policy = join(dir, 'policy.safetensors');
+    const bytes = readFileSync(policy);
+    const altered = Buffer.from(bytes);
+    altered[altered.length - 1] ^= 0xff;
+    writeFileSync(policy, altered);
+    await expect(trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'y'), resumeFrom: dir })).rejects.toThrow(
+      /policy\.safetensors has a wrong checksum/,
+    );
+
+    writeFileSync(policy, bytes.subarray(0, bytes.length - 100));
+    const error = await trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'z'), resumeFrom: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckpointError);
+    expect(String(error)).toMatch(/policy\.safetensors is truncated/);
+  });
+});
