@@ -1,18 +1,23 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, BrowserWindow, ipcMain } from 'electron';
-import { API_METHODS, IPC_CHANNEL_PREFIX, type TurnLabApi } from '../preload/contract';
+import { API_METHODS, IPC_CHANNEL_PREFIX } from '../preload/contract';
+import { createApi, type Api } from './api';
+import { openStore, type Store } from './store/db';
 
-function createApi(): TurnLabApi {
-  return {
-    appInfo: async () => ({ version: app.getVersion(), dataDir: app.getPath('userData') }),
-  };
+/** The store in the app's data folder, with better-sqlite3 built for Electron's ABI when present. */
+function openAppStore(): Store {
+  const nativeBinding = join(app.getAppPath(), '.electron-native', `electron-${process.versions.electron}`, 'better_sqlite3.node');
+  return openStore(app.getPath('userData'), {
+    create: true,
+    nativeBinding: existsSync(nativeBinding) ? nativeBinding : undefined,
+    migrationsDir: join(app.getAppPath(), 'migrations'),
+  });
 }
 
-function registerIpc(api: TurnLabApi): void {
+function registerIpc(api: Api): void {
   for (const method of API_METHODS) {
-    ipcMain.handle(IPC_CHANNEL_PREFIX + method, (_event, ...args: unknown[]) =>
-      (api[method] as (...a: unknown[]) => unknown)(...args),
-    );
+    ipcMain.handle(IPC_CHANNEL_PREFIX + method, (_event, ...args: unknown[]) => api.call(method, args));
   }
 }
 
@@ -34,7 +39,9 @@ function createWindow(): void {
 
 app.setName('TurnLab');
 void app.whenReady().then(() => {
-  registerIpc(createApi());
+  const store = openAppStore();
+  app.on('will-quit', () => store.close());
+  registerIpc(createApi(store, { version: app.getVersion() }));
   createWindow();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();

@@ -10,7 +10,7 @@ need_root() {
   fi
 }
 
-packages=(python3 make g++)
+packages=(python3 make g++ chromium)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -1,0 +1,168 @@
+// The desktop API: one table from each contract method to an argument schema and the store call
+// that answers it. IPC and HTTP both dispatch through `call`, so both validate the same way and
+// a malformed request never reaches the store.
+import { z } from 'zod';
+import type { ApiErrorCode, ApiMethod, TurnLabApi } from '../preload/contract';
+import { API_METHODS } from '../preload/contract';
+import type { Store } from './store/db';
+import { StoreError } from './store/errors';
+import { SPLITS } from './store/types';
+
+/** A refusal the caller can act on; `code` picks the HTTP status. */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  constructor(code: ApiErrorCode, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+  }
+}
+
+export interface ApiOptions {
+  /** The TurnLab version appInfo reports. */
+  version: string;
+}
+
+const id = z.number().int().positive();
+const iteration = z.number().int().nonnegative();
+const split = z.enum(SPLITS);
+const metricNames = z.array(z.string().min(1).max(500)).max(1000);
+const episodeFilter = z.strictObject({
+  split: split.optional(),
+  success: z.boolean().optional(),
+  groupId: z.number().int().nonnegative().optional(),
+  envTag: z.string().min(1).optional(),
+  filteredOut: z.boolean().optional(),
+});
+
+type Handler<M extends ApiMethod> = (store: Store, options: ApiOptions, ...args: Parameters<TurnLabApi[M]>) => Awaited<ReturnType<TurnLabApi[M]>>;
+
+interface Route<M extends ApiMethod> {
+  /** The positional arguments as a tuple; extra arguments are refused. */
+  args: z.ZodType<Parameters<TurnLabApi[M]>>;
+  handle: Handler<M>;
+}
+
+type RouteTable = { [M in ApiMethod]: Route<M> };
+
+function requireRun(store: Store, runId: number): void {
+  if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+}
+
+const ROUTES: RouteTable = {
+  appInfo: {
+    args: z.tuple([]),
+    handle: (store, options) => ({ version: options.version, dataDir: store.dataDir }),
+  },
+  listRuns: {
+    args: z.tuple([]),
+    handle: (store) => store.runs.list(),
+  },
+  getRun: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      const run = store.runs.summary(runId);
+      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+      return run;
+    },
+  },
+  metricNames: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      requireRun(store, runId);
+      return store.metrics.names(runId);
+    },
+  },
+  metricSeries: {
+    args: z.tuple([id, metricNames]),
+    handle: (store, _options, runId, names) => {
+      requireRun(store, runId);
+      return Object.fromEntries(names.map((name) => [name, store.metrics.series(runId, name)]));
+    },
+  },
+  latestMetrics: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      requireRun(store, runId);
+      return store.metrics.latest(runId);
+    },
+  },
+  listCheckpoints: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      requireRun(store, runId);
+      return store.checkpoints.listByRun(runId);
+    },
+  },
+  listEpisodes: {
+    args: z.tuple([id, iteration, episodeFilter.optional()]),
+    handle: (store, _options, runId, iter, filter) => {
+      requireRun(store, runId);
+      return store.episodes.listByIteration(runId, iter, filter ?? {});
+    },
+  },
+  episodeTurns: {
+    args: z.tuple([id]),
+    handle: (store, _options, episodeId) => {
+      if (!store.episodes.get(episodeId)) throw new ApiError('NOT_FOUND', `unknown episode ${episodeId}`);
+      return store.turns.listByEpisode(episodeId);
+    },
+  },
+  episodeIterations: {
+    args: z.tuple([id, split.optional()]),
+    handle: (store, _options, runId, which) => {
+      requireRun(store, runId);
+      return store.episodes.iterations(runId, which);
+    },
+  },
+};
+
+export function isApiMethod(name: string): name is ApiMethod {
+  return (API_METHODS as readonly string[]).includes(name);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? `argument ${issue.path.map(String).join('.')}` : 'arguments';
+      return `${where}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Validates `args` for `method`; throws ApiError('INVALID_ARGUMENTS') naming what is wrong. */
+export function parseArgs<M extends ApiMethod>(method: M, args: unknown): Parameters<TurnLabApi[M]> {
+  if (!Array.isArray(args)) throw new ApiError('INVALID_ARGUMENTS', `${method}: arguments must be a JSON array`);
+  const parsed = ROUTES[method].args.safeParse(args);
+  if (!parsed.success) throw new ApiError('INVALID_ARGUMENTS', `${method}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+export interface Api extends TurnLabApi {
+  /** Validates and runs one method by name: the entry point for IPC and HTTP. */
+  call(method: string, args: unknown): Promise<unknown>;
+}
+
+function dispatch(store: Store, options: ApiOptions, method: string, args: unknown): unknown {
+  if (!isApiMethod(method)) {
+    throw new ApiError('UNKNOWN_METHOD', `unknown API method '${method}' (known: ${API_METHODS.join(', ')})`);
+  }
+  const valid = parseArgs(method, args);
+  const route = ROUTES[method] as unknown as Route<ApiMethod> & {
+    handle: (store: Store, options: ApiOptions, ...a: unknown[]) => unknown;
+  };
+  try {
+    return route.handle(store, options, ...(valid as unknown[]));
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'RUN_NOT_FOUND') throw new ApiError('NOT_FOUND', error.message);
+    throw error;
+  }
+}
+
+export function createApi(store: Store, options: ApiOptions): Api {
+  const call = async (method: string, args: unknown): Promise<unknown> => dispatch(store, options, method, args);
+  const methods = Object.fromEntries(
+    API_METHODS.map((method) => [method, (...args: unknown[]) => call(method, args)]),
+  ) as unknown as TurnLabApi;
+  return { ...methods, call };
+}

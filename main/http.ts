@@ -1,0 +1,224 @@
+// The workbench over HTTP for `turnlab serve`: the built renderer as static files and
+// `POST /api/<method>` with a JSON array of arguments. It binds to loopback only, and since any
+// local web page could still reach a loopback port, every API call needs the random token of
+// this server, a Host header naming this server (against DNS rebinding), and, from a browser,
+// our own Origin (against other local sites that share the cookie's site).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, resolve, sep } from 'node:path';
+import type { ApiErrorCode } from '../preload/contract';
+import { ApiError, type Api } from './api';
+
+export const TOKEN_COOKIE = 'turnlab_token';
+const MAX_BODY_BYTES = 1 << 20;
+const LOOPBACK = '127.0.0.1';
+
+const STATUS_OF: Record<ApiErrorCode, number> = {
+  UNKNOWN_METHOD: 404,
+  INVALID_ARGUMENTS: 400,
+  NOT_FOUND: 404,
+  INTERNAL: 500,
+};
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json; charset=utf-8',
+};
+
+export interface HttpServerOptions {
+  api: Api;
+  /** The built renderer (`out/renderer`). */
+  rendererDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Fixed token for tests; a fresh random one otherwise. */
+  token?: string;
+}
+
+export interface RunningHttpServer {
+  port: number;
+  token: string;
+  /** The URL to open: it carries the token once; the page keeps it. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Why the renderer cannot be served, or null when its index.html is there. */
+export function rendererProblem(rendererDir: string): string | null {
+  if (existsSync(join(rendererDir, 'index.html'))) return null;
+  return `the desktop renderer is not built (${join(rendererDir, 'index.html')} is missing); run 'npm run build' first`;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, { error: { code, message } });
+}
+
+function sameSecret(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieValue(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+function bearerToken(req: IncomingMessage): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  return match?.[1];
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'BODY_TOO_LARGE', `request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const rendererDir = resolve(options.rendererDir);
+  let port = 0;
+
+  const allowedHosts = (): string[] => [`${LOOPBACK}:${port}`, `localhost:${port}`];
+  const allowedOrigins = (): string[] => allowedHosts().map((host) => `http://${host}`);
+
+  function checkApiRequest(req: IncomingMessage): void {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins().includes(origin)) {
+      throw new HttpError(403, 'FORBIDDEN_ORIGIN', `requests from origin ${origin} are not allowed`);
+    }
+    if (!sameSecret(bearerToken(req), token) && !sameSecret(cookieValue(req, TOKEN_COOKIE), token)) {
+      throw new HttpError(401, 'UNAUTHORIZED', 'missing or wrong token: open the URL that turnlab serve printed');
+    }
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json') {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the arguments as Content-Type: application/json');
+    }
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    if (req.method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'API methods are called with POST');
+    checkApiRequest(req);
+    const body = await readBody(req);
+    let args: unknown;
+    try {
+      args = body.trim() === '' ? [] : JSON.parse(body);
+    } catch {
+      throw new HttpError(400, 'INVALID_JSON', 'the request body is not valid JSON (send a JSON array of arguments)');
+    }
+    const result = await options.api.call(method, args);
+    sendJson(res, 200, { result: result ?? null });
+  }
+
+  async function handleStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'only GET here');
+    const problem = rendererProblem(rendererDir);
+    if (problem) throw new HttpError(503, 'RENDERER_NOT_BUILT', problem);
+    let relative: string;
+    try {
+      relative = decodeURIComponent(url.pathname);
+    } catch {
+      throw new HttpError(400, 'BAD_PATH', 'malformed path');
+    }
+    if (relative === '/' || relative === '') relative = '/index.html';
+    const file = resolve(rendererDir, `.${relative}`);
+    if (!file.startsWith(rendererDir + sep)) throw new HttpError(404, 'NOT_FOUND', 'no such file');
+    const info = await stat(file).catch(() => null);
+    if (!info?.isFile()) throw new HttpError(404, 'NOT_FOUND', `no such file: ${url.pathname}`);
+    const headers: Record<string, string | string[]> = {
+      'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': String(info.size),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-cache',
+    };
+    const given = url.searchParams.get('token') ?? undefined;
+    if (relative === '/index.html' && sameSecret(given, token)) {
+      headers['Set-Cookie'] = `${TOKEN_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`;
+    }
+    res.writeHead(200, headers);
+    res.end(req.method === 'HEAD' ? undefined : await readFile(file));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (!allowedHosts().includes(req.headers.host ?? '')) {
+        throw new HttpError(403, 'FORBIDDEN_HOST', `host ${req.headers.host ?? '(none)'} is not this server`);
+      }
+      const url = new URL(req.url ?? '/', `http://${LOOPBACK}:${port}`);
+      const api = /^\/api\/([^/]+)$/.exec(url.pathname);
+      if (api) await handleApi(req, res, api[1]);
+      else await handleStatic(req, res, url);
+    } catch (error) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof HttpError) sendError(res, error.status, error.code, error.message);
+      else if (error instanceof ApiError) sendError(res, STATUS_OF[error.code], error.code, error.message);
+      else sendError(res, 500, 'INTERNAL', error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  const server: Server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port ?? 0, LOOPBACK, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    port,
+    token,
+    url: `http://${LOOPBACK}:${port}/?token=${token}`,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      }),
+  };
+}

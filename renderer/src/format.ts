@@ -1,0 +1,35 @@
+// Display helpers shared by the views.
+
+export function formatTime(ms: number | null): string {
+  if (ms === null) return '-';
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export function formatPercent(value: number | null): string {
+  return value === null ? '-' : `${(value * 100).toFixed(1)}%`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Metric names grouped by their first path segment (`train/`, `val/`, `actor/`, ...), in order. */
+export function groupByPrefix(names: string[]): Array<{ prefix: string; names: string[] }> {
+  const groups = new Map<string, string[]>();
+  for (const name of [...names].sort()) {
+    const slash = name.indexOf('/');
+    const prefix = slash > 0 ? name.slice(0, slash) : 'other';
+    groups.set(prefix, [...(groups.get(prefix) ?? []), name]);
+  }
+  return [...groups.entries()].map(([prefix, members]) => ({ prefix, names: members }));
+}

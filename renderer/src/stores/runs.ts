@@ -1,0 +1,60 @@
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import type { CheckpointDto, MetricSeriesDto, RunDto, RunStatusDto } from '../../../preload/contract';
+import { api } from '../api';
+
+/** Statuses whose data still changes, so the Run view keeps polling. */
+export const LIVE_STATUSES: readonly RunStatusDto[] = ['queued', 'running', 'stopping'];
+export const POLL_INTERVAL_MS = 2000;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const useRunsStore = defineStore('runs', () => {
+  const runs = ref<RunDto[]>([]);
+  const runsLoaded = ref(false);
+  const runsError = ref<string | null>(null);
+
+  const run = ref<RunDto | null>(null);
+  const series = ref<MetricSeriesDto>({});
+  const checkpoints = ref<CheckpointDto[]>([]);
+  const runError = ref<string | null>(null);
+
+  async function loadRuns(): Promise<void> {
+    try {
+      runs.value = await api.listRuns();
+      runsError.value = null;
+    } catch (error) {
+      runsError.value = messageOf(error);
+    } finally {
+      runsLoaded.value = true;
+    }
+  }
+
+  async function loadRun(runId: number): Promise<void> {
+    try {
+      const [nextRun, names, nextCheckpoints] = await Promise.all([
+        api.getRun(runId),
+        api.metricNames(runId),
+        api.listCheckpoints(runId),
+      ]);
+      const nextSeries = await api.metricSeries(runId, names);
+      run.value = nextRun;
+      series.value = nextSeries;
+      checkpoints.value = nextCheckpoints;
+      runError.value = null;
+    } catch (error) {
+      runError.value = messageOf(error);
+    }
+  }
+
+  function clearRun(): void {
+    run.value = null;
+    series.value = {};
+    checkpoints.value = [];
+    runError.value = null;
+  }
+
+  return { runs, runsLoaded, runsError, run, series, checkpoints, runError, loadRuns, loadRun, clearRun };
+});

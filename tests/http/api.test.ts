@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_METHODS } from '../../preload/contract';
+import { ApiError, createApi, isApiMethod, type Api } from '../../main/api';
+import { openStore, type Store } from '../../main/store/db';
+import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
+
+let fixture: FixtureDataDir;
+let store: Store;
+let api: Api;
+
+beforeAll(() => {
+  fixture = makeFixtureDataDir({ iterations: 3 });
+  store = openStore(fixture.dir);
+  api = createApi(store, { version: '1.2.3' });
+});
+
+afterAll(() => {
+  store?.close();
+  fixture?.cleanup();
+});
+
+describe('createApi', () => {
+  it('implements every contract method', () => {
+    for (const method of API_METHODS) {
+      expect(typeof api[method], method).toBe('function');
+      expect(isApiMethod(method)).toBe(true);
+    }
+    expect(isApiMethod('call')).toBe(false);
+    expect(isApiMethod('constructor')).toBe(false);
+  });
+
+  it('accepts an explicit undefined for an optional argument, as IPC passes it', async () => {
+    const runId = fixture.runs[0].run.id;
+    const [iteration] = await api.episodeIterations(runId, undefined);
+    const episodes = await api.listEpisodes(runId, iteration, undefined);
+    expect(episodes.length).toBeGreaterThan(0);
+    const successes = await api.listEpisodes(runId, iteration, { success: true });
+    expect(successes.every((e) => e.success)).toBe(true);
+  });
+
+  it('validates direct calls like dispatched ones', async () => {
+    const call = api.getRun as unknown as (runId: unknown) => Promise<unknown>;
+    await expect(call('1')).rejects.toBeInstanceOf(ApiError);
+    await expect(api.call('getRun', 'not an array')).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(api.call('nope', [])).rejects.toMatchObject({ code: 'UNKNOWN_METHOD' });
+  });
+
+  it('reports the data folder and version', async () => {
+    expect(await api.appInfo()).toEqual({ version: '1.2.3', dataDir: fixture.dir });
+  });
+});
