@@ -45,8 +45,6 @@ export interface TrainResult {
   device: string;
 }
 
-/** Rows scored per forward pass outside the update (old logprobs, reference, values). */
-const SCORE_CHUNK = 16;
 
 export async function train(options: TrainOptions): Promise<TrainResult> {
   const { config: cfg, sink } = options;
@@ -167,7 +165,8 @@ async function openSession(options: TrainOptions): Promise<Session> {
         demonstrations,
         steps: cfg.warm_start.steps,
         lr: cfg.warm_start.lr,
-        batchSize: cfg.ppo_mini_batch_size,
+        // Attention memory grows with batch x length^2: one micro-batch per step stays in wasm's 4 GB.
+        batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
         gradClip: cfg.actor_rollout_ref.actor.grad_clip,
         rng: new Rng(deriveSeed(seed, 'warm-start')),
       });
@@ -225,6 +224,8 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const actor = cfg.actor_rollout_ref.actor;
   const temperature = cfg.actor_rollout_ref.rollout.temperature || 1;
   const metrics: Record<string, number> = {};
+  // Rows per forward pass outside the update (old logprobs, reference, values): a micro-batch.
+  const SCORE_CHUNK = actor.ppo_micro_batch_size_per_gpu;
 
   const rolloutStart = performance.now();
   const generator = new PolicyGenerator(s.policy, s.rng.sampling, s.tokenizer.padId);
