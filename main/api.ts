@@ -4,7 +4,10 @@
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Store } from './store/db';
+import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
 import { SPLITS } from './store/types';
 
@@ -21,7 +24,26 @@ export class ApiError extends Error {
 export interface ApiOptions {
   /** The TurnLab version appInfo reports. */
   version: string;
+  /** Folder of ready run configs that listConfigs offers. */
+  configsDir?: string;
+  /** Starts and stops trainer processes; absent, the run-control methods are refused. */
+  runManager?: RunManager;
 }
+
+function requireManager(options: ApiOptions): RunManager {
+  if (!options.runManager) throw new ApiError('INVALID_ARGUMENTS', 'this server was started without run control');
+  return options.runManager;
+}
+
+/** A trainer that refused to start (bad config, damaged checkpoint) is the caller's to fix. */
+function asRefusal<T>(promise: Promise<T>): Promise<T> {
+  return promise.catch((error: unknown) => {
+    throw new ApiError('INVALID_ARGUMENTS', error instanceof Error ? error.message : String(error));
+  });
+}
+
+const overrides = z.array(z.string().regex(/^[^=\s]+=/, 'expected key=value').max(2000)).max(200).optional();
+const runName = z.string().min(1).max(200).optional();
 
 const id = z.number().int().positive();
 const iteration = z.number().int().nonnegative();
@@ -35,7 +57,9 @@ const episodeFilter = z.strictObject({
   filteredOut: z.boolean().optional(),
 });
 
-type Handler<M extends ApiMethod> = (store: Store, options: ApiOptions, ...args: Parameters<TurnLabApi[M]>) => Awaited<ReturnType<TurnLabApi[M]>>;
+type Handler<M extends ApiMethod> = (store: Store, options: ApiOptions, ...args: Parameters<TurnLabApi[M]>) =>
+  | Awaited<ReturnType<TurnLabApi[M]>>
+  | ReturnType<TurnLabApi[M]>;
 
 interface Route<M extends ApiMethod> {
   /** The positional arguments as a tuple; extra arguments are refused. */
@@ -114,6 +138,50 @@ const ROUTES: RouteTable = {
       requireRun(store, runId);
       return store.episodes.iterations(runId, which);
     },
+  },
+  listConfigs: {
+    args: z.tuple([]),
+    handle: (_store, options) => {
+      const dir = options.configsDir;
+      if (!dir) return [];
+      return readdirSync(dir)
+        .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+        .sort()
+        .map((f) => ({ name: f.replace(/\.ya?ml$/, ''), path: join(dir, f), text: readFileSync(join(dir, f), 'utf8') }));
+    },
+  },
+  startRun: {
+    args: z.tuple([z.strictObject({ configPath: z.string().min(1).max(4096), overrides, name: runName })]),
+    handle: (_store, options, request) => asRefusal(requireManager(options).start(request)),
+  },
+  stopRun: {
+    args: z.tuple([id]),
+    handle: (store, options, runId) => {
+      requireRun(store, runId);
+      try {
+        requireManager(options).stop(runId);
+      } catch (error) {
+        throw error instanceof ApiError ? error : new ApiError('INVALID_ARGUMENTS', (error as Error).message);
+      }
+    },
+  },
+  resumeRun: {
+    args: z.tuple([
+      z
+        .strictObject({ runId: id.optional(), checkpointId: id.optional(), fork: z.boolean().optional(), overrides, name: runName })
+        .refine((r) => (r.runId === undefined) !== (r.checkpointId === undefined), 'give exactly one of runId and checkpointId'),
+    ]),
+    handle: (store, options, request) => {
+      if (request.runId !== undefined) requireRun(store, request.runId);
+      if (request.checkpointId !== undefined && !store.checkpoints.get(request.checkpointId)) {
+        throw new ApiError('NOT_FOUND', `unknown checkpoint ${request.checkpointId}`);
+      }
+      return asRefusal(requireManager(options).resume(request));
+    },
+  },
+  activeTrainings: {
+    args: z.tuple([]),
+    handle: (_store, options) => options.runManager?.list() ?? [],
   },
 };
 

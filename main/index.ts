@@ -4,14 +4,29 @@ import { app, BrowserWindow, ipcMain } from 'electron';
 import { API_METHODS, IPC_CHANNEL_PREFIX } from '../preload/contract';
 import { createApi, type Api } from './api';
 import { openStore, type Store } from './store/db';
+import { RunManager } from './trainer-host/run-manager';
 
-/** The store in the app's data folder, with better-sqlite3 built for Electron's ABI when present. */
+/** better-sqlite3 built for Electron's ABI (scripts/electron-native.mjs), when present. */
+function electronSqliteBinding(): string | undefined {
+  const path = join(app.getAppPath(), '.electron-native', `electron-${process.versions.electron}`, 'better_sqlite3.node');
+  return existsSync(path) ? path : undefined;
+}
+
+/** The store in the app's data folder. */
 function openAppStore(): Store {
-  const nativeBinding = join(app.getAppPath(), '.electron-native', `electron-${process.versions.electron}`, 'better_sqlite3.node');
   return openStore(app.getPath('userData'), {
     create: true,
-    nativeBinding: existsSync(nativeBinding) ? nativeBinding : undefined,
+    nativeBinding: electronSqliteBinding(),
     migrationsDir: join(app.getAppPath(), 'migrations'),
+  });
+}
+
+/** Trainers run as the `turnlab` command under Electron's own Node, with the same SQLite build. */
+function createRunManager(store: Store): RunManager {
+  return new RunManager(store, {
+    execPath: process.execPath,
+    prefixArgs: [join(app.getAppPath(), 'bin', 'turnlab.js')],
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', TURNLAB_SQLITE_BINDING: electronSqliteBinding() ?? '' },
   });
 }
 
@@ -40,8 +55,12 @@ function createWindow(): void {
 app.setName('TurnLab');
 void app.whenReady().then(() => {
   const store = openAppStore();
-  app.on('will-quit', () => store.close());
-  registerIpc(createApi(store, { version: app.getVersion() }));
+  const runManager = createRunManager(store);
+  app.on('will-quit', () => {
+    runManager.dispose();
+    store.close();
+  });
+  registerIpc(createApi(store, { version: app.getVersion(), configsDir: join(app.getAppPath(), 'configs'), runManager }));
   createWindow();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();

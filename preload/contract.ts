@@ -106,6 +106,40 @@ export interface TurnDto {
   advantageMean: number | null;
 }
 
+/** A ready run config the app can start (from the configs/ folder). */
+export interface ConfigFileDto {
+  name: string;
+  path: string;
+  /** The file's text, for display and editing. */
+  text: string;
+}
+
+export interface StartRunRequest {
+  /** Path of a YAML config (see listConfigs). */
+  configPath: string;
+  /** `key=value` overrides, as `--set` on the command line. */
+  overrides?: string[];
+  name?: string;
+}
+
+export interface ResumeRunRequest {
+  /** A run id (its latest checkpoint) or a checkpoint id. */
+  runId?: number;
+  checkpointId?: number;
+  /** Start a child run instead of continuing the same one. */
+  fork?: boolean;
+  overrides?: string[];
+  name?: string;
+}
+
+/** A trainer process the app started and still watches. */
+export interface ActiveTrainingDto {
+  runId: number;
+  pid: number;
+  startedAt: number;
+  stopRequested: boolean;
+}
+
 export interface TurnLabApi {
   appInfo(): Promise<AppInfo>;
   /** All runs, oldest first, with iteration count and best validation success. */
@@ -120,6 +154,14 @@ export interface TurnLabApi {
   episodeTurns(episodeId: number): Promise<TurnDto[]>;
   /** The iterations at which the run logged episodes, optionally of one split only. */
   episodeIterations(runId: number, split?: SplitDto): Promise<number[]>;
+  listConfigs(): Promise<ConfigFileDto[]>;
+  /** Starts a trainer process; resolves once its run row exists. */
+  startRun(request: StartRunRequest): Promise<{ runId: number }>;
+  /** Asks the run's trainer to finish its iteration, save a checkpoint and stop. */
+  stopRun(runId: number): Promise<void>;
+  /** Continues (or forks) a run from a checkpoint in a new trainer process. */
+  resumeRun(request: ResumeRunRequest): Promise<{ runId: number }>;
+  activeTrainings(): Promise<ActiveTrainingDto[]>;
 }
 
 export type ApiMethod = keyof TurnLabApi;
@@ -134,6 +176,11 @@ export const API_METHODS: readonly ApiMethod[] = [
   'listEpisodes',
   'episodeTurns',
   'episodeIterations',
+  'listConfigs',
+  'startRun',
+  'stopRun',
+  'resumeRun',
+  'activeTrainings',
 ] as const;
 export const IPC_CHANNEL_PREFIX = 'turnlab:';
 

@@ -56,10 +56,11 @@ export function register(program: Command): void {
     .option('--no-open', 'do not open a browser')
     .action(async (options: ServeOptions, command: Command) => {
       // Loaded on use: registering every command must not pull in SQLite or the server.
-      const [{ openStore }, { createApi }, { startHttpServer, rendererProblem }] = await Promise.all([
+      const [{ openStore }, { createApi }, { startHttpServer, rendererProblem }, { RunManager }] = await Promise.all([
         import('../store/db'),
         import('../api'),
         import('../http'),
+        import('../trainer-host/run-manager'),
       ]);
       const dataDir = dataDirOf(command);
       let store;
@@ -70,9 +71,16 @@ export function register(program: Command): void {
       }
       const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
       const rendererDir = fileURLToPath(new URL('../../out/renderer/', import.meta.url));
+      // Trainers run as `turnlab` child processes of this server, on the same data folder.
+      const runManager = new RunManager(store, {
+        execPath: process.execPath,
+        prefixArgs: [fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url))],
+        env: process.env,
+      });
+      const configsDir = fileURLToPath(new URL('../../configs/', import.meta.url));
       let server;
       try {
-        server = await startHttpServer({ api: createApi(store, { version }), rendererDir, port: options.port });
+        server = await startHttpServer({ api: createApi(store, { version, configsDir, runManager }), rendererDir, port: options.port });
       } catch (error) {
         store.close();
         const code = (error as NodeJS.ErrnoException).code;
@@ -87,6 +95,7 @@ export function register(program: Command): void {
       process.stdout.write(`${server.url}\n`);
       if (options.open) openBrowser(server.url);
       await waitForStopSignal();
+      runManager.dispose();
       await server.close();
       store.close();
     });

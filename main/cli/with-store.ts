@@ -19,7 +19,11 @@ export async function withStore<T>(
   const { openStore } = await import('../store/db');
   let store: Store;
   try {
-    store = openStore(dataDirOf(command), { create: options.create ?? false });
+    // The desktop app runs trainers as Electron-as-Node, whose ABI needs its own SQLite build.
+    store = openStore(dataDirOf(command), {
+      create: options.create ?? false,
+      nativeBinding: process.env.TURNLAB_SQLITE_BINDING || undefined,
+    });
   } catch (error) {
     throw asUserError(error);
   }

@@ -73,6 +73,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       session.state.iteration = iteration;
       lastIteration = iteration;
       await sink.iteration(iteration, metrics, episodes);
+      // Tensor work resolves its promises as microtasks, which never let the event loop run:
+      // yield once per iteration so signal handlers (Ctrl-C, a stop request) get their turn.
+      await new Promise((resolve) => setImmediate(resolve));
       const stopping = options.shouldStop?.() ?? false;
       const last = iteration === cfg.trainer.total_training_steps;
       const due = cfg.trainer.save_freq > 0 && iteration % cfg.trainer.save_freq === 0;

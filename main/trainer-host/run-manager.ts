@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { ActiveTrainingDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
+import type { Store } from '../store/db';
+
+/**
+ * Starts, stops and watches trainer processes for the app. Each run trains in its own process
+ * (the `turnlab` command), so a crash or a kill never takes the app down; when a process dies
+ * without finishing its run, the run is marked `interrupted` and can be resumed from its last
+ * checkpoint.
+ */
+
+/** How to run the `turnlab` command: Node with bin/turnlab.js, or Electron as Node. */
+export interface TrainerCommand {
+  execPath: string;
+  /** Arguments before the turnlab arguments (e.g. the bin script). */
+  prefixArgs: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+interface Active {
+  child: ChildProcess;
+  startedAt: number;
+  stopRequested: boolean;
+}
+
+const UNFINISHED = new Set(['queued', 'running', 'stopping']);
+const RUN_LINE = /^run (\d+) \(/;
+
+export class RunManager {
+  private readonly active = new Map<number, Active>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly command: TrainerCommand,
+  ) {}
+
+  start(request: StartRunRequest): Promise<{ runId: number }> {
+    const args = ['train', '--config', request.configPath, ...setArgs(request.overrides)];
+    if (request.name) args.push('--name', request.name);
+    return this.launch(args);
+  }
+
+  resume(request: ResumeRunRequest): Promise<{ runId: number }> {
+    const ref = request.checkpointId !== undefined ? `ckpt:${request.checkpointId}` : String(request.runId);
+    if (request.runId !== undefined && this.active.has(request.runId) && !request.fork) {
+      return Promise.reject(new Error(`run ${request.runId} is training already; stop it before resuming`));
+    }
+    const args = ['resume', ref, ...setArgs(request.overrides)];
+    if (request.fork) args.push('--fork');
+    if (request.name) args.push('--name', request.name);
+    return this.launch(args);
+  }
+
+  stop(runId: number): void {
+    const entry = this.active.get(runId);
+    if (!entry) throw new Error(`run ${runId} has no trainer process in this app`);
+    entry.stopRequested = true;
+    this.store.runs.update(runId, { status: 'stopping' });
+    // The trainer treats SIGINT like Ctrl-C: finish the iteration, save a checkpoint, stop.
+    entry.child.kill('SIGINT');
+  }
+
+  list(): ActiveTrainingDto[] {
+    return [...this.active.entries()].map(([runId, a]) => ({ runId, pid: a.child.pid ?? -1, startedAt: a.startedAt, stopRequested: a.stopRequested }));
+  }
+
+  /** Asks every trainer to stop after its iteration (the app is quitting). */
+  dispose(): void {
+    for (const entry of this.active.values()) entry.child.kill('SIGINT');
+  }
+
+  private launch(args: string[]): Promise<{ runId: number }> {
+    const child = spawn(this.command.execPath, [...this.command.prefixArgs, '--data-dir', this.store.dataDir, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: this.command.env,
+    });
+    return new Promise((resolve, reject) => {
+      let runId: number | null = null;
+      const tail: string[] = [];
+      let buffered = '';
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        buffered += chunk;
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) {
+          tail.push(line);
+          if (tail.length > 20) tail.shift();
+          const match = RUN_LINE.exec(line);
+          if (runId === null && match) {
+            runId = Number(match[1]);
+            this.active.set(runId, { child, startedAt: Date.now(), stopRequested: false });
+            resolve({ runId });
+          }
+        }
+      });
+      child.on('error', (error) => {
+        if (runId === null) reject(error);
+      });
+      child.on('exit', (code, signal) => {
+        if (runId === null) {
+          const reason = tail.filter((l) => l.trim()).pop() ?? `exit code ${code ?? signal}`;
+          reject(new Error(reason.replace(/^turnlab: /, '')));
+          return;
+        }
+        this.active.delete(runId);
+        const run = this.store.runs.get(runId);
+        if (run && UNFINISHED.has(run.status)) {
+          this.store.runs.update(runId, {
+            status: 'interrupted',
+            finishedAt: Date.now(),
+            error: `trainer process ended (${signal ? `signal ${signal}` : `exit code ${code}`}) before the run finished\n${tail.join('\n')}`,
+          });
+        }
+      });
+    });
+  }
+}
+
+function setArgs(overrides: readonly string[] | undefined): string[] {
+  return (overrides ?? []).flatMap((o) => ['--set', o]);
+}
