@@ -85,3 +85,17 @@ describe('stopping and resuming a run', () => {
     expect(String(error)).toMatch(/policy\.safetensors is truncated/);
   });
 });
+
+describe('model.path', () => {
+  it("starts a new run from another run's policy and tokenizer", async () => {
+    const source = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0']), {
+      checkpointDir: join(tmp.dir, 'source'),
+    });
+    const path = source.sink.checkpoints[0].path;
+    const config = tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=1', 'warm_start.steps=0', `model.path=${path}`]);
+    const started = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'from-path') });
+    expect(started.result.status).toBe('completed');
+    const bad = tinyBanditConfig(['trainer.total_training_steps=1', 'model.n_layer=2', `model.path=${path}`]);
+    await expect(trainInMemory(bad, { checkpointDir: join(tmp.dir, 'bad') })).rejects.toThrow(/nLayers: checkpoint 1, config 2/);
+  });
+});

@@ -29,8 +29,8 @@ trainer:
   backend: auto                  # auto | tensorflow | webgpu | wasm | cpu (auto picks the fastest that loads)
 
 model:                           # the policy (and critic trunk); TurnLab trains small models from scratch
-  path: null                     # checkpoint to start from; null initialises a fresh model
-  tokenizer: char                # tokenizer kind (the model module lists the valid ones)
+  path: null                     # checkpoint folder whose policy and tokenizer start the run; null: fresh
+  tokenizer: word-byte           # words and symbols fitted to the envs' text, bytes for the rest
   vocab_size: null               # null takes the tokenizer's own size
   n_layer: 4
   n_head: 4

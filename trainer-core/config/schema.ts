@@ -20,6 +20,8 @@ export const REWARD_GROUPINGS = ['group', 'tag', 'batch', 'state', 'inductive'] 
 export const REWARD_METHODS = ['mean_std', 'mean', 'asym_clip', 'identity'] as const;
 export const ROLLOUT_FILTER_TYPES = ['std', 'std_rev'] as const;
 export const TEMPLATES = ['ragen', 'compact'] as const;
+/** The word/byte tokenizer fitted to the environments' text (trainer-core/model/tokenizer.ts). */
+export const TOKENIZERS = ['word-byte'] as const;
 export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
 
 const trainerSchema = z.strictObject({
@@ -36,14 +38,15 @@ const trainerSchema = z.strictObject({
 
 const modelSchema = z.strictObject({
   path: z.string().nullable(),
-  tokenizer: z.string().min(1),
+  tokenizer: z.enum(TOKENIZERS),
   vocab_size: positiveInt.nullable(),
   n_layer: positiveInt,
   n_head: positiveInt,
   d_model: positiveInt,
   d_ff: positiveInt,
   context_length: positiveInt,
-  dropout: z.number().min(0).lt(1),
+  // The transformer has no dropout layers yet; a nonzero value would be silently ignored.
+  dropout: z.literal(0, { error: 'dropout is not implemented: use 0' }),
   tie_embeddings: z.boolean(),
 });
 

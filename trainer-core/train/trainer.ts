@@ -150,8 +150,17 @@ async function openSession(options: TrainOptions): Promise<Session> {
     state = loaded.state;
     esTrain.restoreState(state.esTrain);
   } else {
-    tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
-    policy = createModel(cfg, tokenizer.vocabSize, 'policy');
+    if (cfg.model.path) {
+      // Start from another run's policy (e.g. a warm-started one): its tokenizer comes along.
+      const start = loadCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+      start.critic?.dispose();
+      start.reference?.dispose();
+      tokenizer = start.tokenizer;
+      policy = start.policy;
+    } else {
+      tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
+      policy = createModel(cfg, tokenizer.vocabSize, 'policy');
+    }
     if (cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0) {
       const cm = createContextManager(cfg, tokenizer);
       const demoEs = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
