@@ -4,7 +4,7 @@ import pluginVue from 'eslint-plugin-vue';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'dist/**', '.electron-native/**', 'coverage/**'] },
+  { ignores: ['out/**', 'node_modules/**', 'dist/**', '.electron-native/**', 'coverage/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...pluginVue.configs['flat/recommended'],

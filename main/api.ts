@@ -10,6 +10,12 @@ import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
 import { SPLITS } from './store/types';
+import { deleteCheckpoint, deleteRun, editRun, requireCheckpoint, RunAdminError } from './services/run-admin';
+import { evaluateInChildProcess } from './services/evaluation';
+import type { RunEventWatcher } from './services/run-events';
+import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile, writeEditedConfig } from './services/workbench-files';
+import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
+import { replaySettings, resimulateEpisode } from './services/resimulate';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -21,6 +27,12 @@ export class ApiError extends Error {
   }
 }
 
+/** Where the user wants a file or folder; null when they cancel. */
+export interface SaveDialogs {
+  chooseFile(suggestedName: string): Promise<string | null>;
+  chooseFolder(): Promise<string | null>;
+}
+
 export interface ApiOptions {
   /** The TurnLab version appInfo reports. */
   version: string;
@@ -28,6 +40,42 @@ export interface ApiOptions {
   configsDir?: string;
   /** Starts and stops trainer processes; absent, the run-control methods are refused. */
   runManager?: RunManager;
+  /** Told after a call changed runs, so listeners hear of it before the next poll. */
+  events?: RunEventWatcher;
+  /** The desktop app's file dialogs; absent (browser mode), the save methods are refused. */
+  dialogs?: SaveDialogs;
+}
+
+/** Runs a store-changing call: service refusals become API errors, listeners hear of the change. */
+function managing<T>(options: ApiOptions, work: () => T): T {
+  try {
+    const result = work();
+    options.events?.check();
+    return result;
+  } catch (error) {
+    if (error instanceof RunAdminError) throw new ApiError(error.code, error.message);
+    throw error;
+  }
+}
+
+async function managingAsync<T>(options: ApiOptions, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    options.events?.check();
+    return result;
+  } catch (error) {
+    if (error instanceof RunAdminError) throw new ApiError(error.code, error.message);
+    throw error;
+  }
+}
+
+function activeRunIds(options: ApiOptions): Set<number> {
+  return new Set((options.runManager?.list() ?? []).map((t) => t.runId));
+}
+
+function requireDialogs(options: ApiOptions): SaveDialogs {
+  if (!options.dialogs) throw new ApiError('REFUSED', 'saving to a chosen place works in the desktop app; in the browser use the download links');
+  return options.dialogs;
 }
 
 function requireManager(options: ApiOptions): RunManager {
@@ -182,6 +230,90 @@ const ROUTES: RouteTable = {
   activeTrainings: {
     args: z.tuple([]),
     handle: (_store, options) => options.runManager?.list() ?? [],
+  },
+  updateRun: {
+    args: z.tuple([
+      id,
+      z.strictObject({
+        name: z.string().max(200).optional(),
+        tags: z.array(z.string().max(100)).max(50).optional(),
+        notes: z.string().max(20000).optional(),
+      }),
+    ]),
+    handle: (store, options, runId, edit) =>
+      managing(options, () => {
+        editRun(store, runId, edit);
+        return store.runs.summary(runId)!;
+      }),
+  },
+  deleteRun: {
+    args: z.tuple([id]),
+    handle: (store, options, runId) => managing(options, () => deleteRun(store, runId, activeRunIds(options))),
+  },
+  startRunFromText: {
+    args: z.tuple([z.strictObject({ yaml: z.string().min(1).max(200_000), overrides, name: runName })]),
+    handle: (store, options, request) =>
+      managingAsync(options, () => {
+        const manager = requireManager(options);
+        const configPath = writeEditedConfig(store, request.yaml);
+        return asRefusal(manager.start({ configPath, overrides: request.overrides, name: request.name }));
+      }),
+  },
+  evaluateCheckpoint: {
+    args: z.tuple([z.strictObject({ checkpointId: id, episodes: z.number().int().positive().max(100_000).optional() })]),
+    handle: (store, options, request) =>
+      managingAsync(options, () => {
+        requireCheckpoint(store, request.checkpointId);
+        return asRefusal(evaluateInChildProcess(requireManager(options).command, store.dataDir, request));
+      }),
+  },
+  deleteCheckpoint: {
+    args: z.tuple([id]),
+    handle: (store, options, checkpointId) =>
+      managing(options, () => deleteCheckpoint(store, checkpointId, activeRunIds(options))),
+  },
+  saveExport: {
+    args: z.tuple([z.strictObject({ what: z.enum(EXPORT_KINDS), format: z.enum(EXPORT_FORMATS), runIds: z.array(id).max(10_000) })]),
+    handle: (store, options, request) =>
+      managingAsync(options, async () => {
+        const dialogs = requireDialogs(options);
+        const runIds = exportRunIds(store, request.runIds);
+        const path = await dialogs.chooseFile(exportFileName({ ...request, runIds }, request.runIds.length === 0));
+        if (path === null) return null;
+        return exportToFile(store, { ...request, runIds }, path);
+      }),
+  },
+  saveCheckpointFolder: {
+    args: z.tuple([id]),
+    handle: (store, options, checkpointId) =>
+      managingAsync(options, async () => {
+        const dialogs = requireDialogs(options);
+        const checkpoint = requireCheckpoint(store, checkpointId);
+        const folder = await dialogs.chooseFolder();
+        if (folder === null) return null;
+        return { path: copyCheckpointFolder(store, checkpoint, folder) };
+      }),
+  },
+  compareSeries: {
+    args: z.tuple([z.array(id).min(1).max(200), z.string().min(1).max(500)]),
+    handle: (store, _options, runIds, name) => {
+      for (const runId of runIds) requireRun(store, runId);
+      return runIds.map((runId) => ({ runId, points: store.metrics.series(runId, name) }));
+    },
+  },
+  replaySettings: {
+    args: z.tuple([id, z.string().min(1).max(200)]),
+    handle: (store, _options, runId, envTag) => {
+      requireRun(store, runId);
+      return asRefusal(replaySettings(store, runId, envTag));
+    },
+  },
+  resimulateEpisode: {
+    args: z.tuple([id]),
+    handle: (store, _options, episodeId) => {
+      if (!store.episodes.get(episodeId)) throw new ApiError('NOT_FOUND', `unknown episode ${episodeId}`);
+      return asRefusal(resimulateEpisode(store, episodeId));
+    },
   },
 };
 

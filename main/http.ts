@@ -10,7 +10,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import type { ApiErrorCode } from '../preload/contract';
+import { z } from 'zod';
 import { ApiError, type Api } from './api';
+import type { Store } from './store/db';
+import { EXPORT_FORMATS, EXPORT_KINDS, exportRows } from './services/export';
+import { checkpointFolder, requireCheckpoint, RunAdminError } from './services/run-admin';
+import type { RunEventWatcher } from './services/run-events';
+import { tarFolder } from './services/tar-folder';
+import { checkpointExportName, exportFileName, exportRunIds } from './services/workbench-files';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export const TOKEN_COOKIE = 'turnlab_token';
 const MAX_BODY_BYTES = 1 << 20;
@@ -20,6 +29,7 @@ const STATUS_OF: Record<ApiErrorCode, number> = {
   UNKNOWN_METHOD: 404,
   INVALID_ARGUMENTS: 400,
   NOT_FOUND: 404,
+  REFUSED: 409,
   INTERNAL: 500,
 };
 
@@ -44,6 +54,39 @@ export interface HttpServerOptions {
   port?: number;
   /** Fixed token for tests; a fresh random one otherwise. */
   token?: string;
+  /** For the GET routes that stream (export and model downloads); absent, they answer 404. */
+  store?: Store;
+  /** For `GET /api/events`; absent, it answers 404 and the renderer polls. */
+  events?: RunEventWatcher;
+}
+
+/** The streaming GET routes: downloads a browser saves, and the event stream. */
+const STREAM_ROUTES = new Set(['/api/export', '/api/checkpoint-archive', '/api/events']);
+const SSE_HEARTBEAT_MS = 15_000;
+
+const exportQuery = z.strictObject({
+  what: z.enum(EXPORT_KINDS),
+  format: z.enum(EXPORT_FORMATS),
+  /** Comma-separated run ids; empty or absent: every run. */
+  runs: z
+    .string()
+    .regex(/^(\d+(,\d+)*)?$/, 'expected run ids separated by commas, e.g. runs=1,2')
+    .optional(),
+  token: z.string().optional(),
+});
+const archiveQuery = z.strictObject({ id: z.string().regex(/^[1-9]\d*$/, 'expected a checkpoint id'), token: z.string().optional() });
+
+function queryOf<T>(schema: z.ZodType<T>, url: URL): T {
+  const parsed = schema.safeParse(Object.fromEntries(url.searchParams));
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'query'}: ${i.message}`).join('; ');
+    throw new HttpError(400, 'INVALID_ARGUMENTS', `${url.pathname}: ${why}`);
+  }
+  return parsed.data;
+}
+
+function attachment(name: string): string {
+  return `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`;
 }
 
 export interface RunningHttpServer {
@@ -138,6 +181,85 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
   }
 
+  /** GET routes take the token from the cookie, a bearer header or `?token=` (EventSource and downloads cannot set headers). */
+  function checkStreamRequest(req: IncomingMessage, url: URL): void {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins().includes(origin)) {
+      throw new HttpError(403, 'FORBIDDEN_ORIGIN', `requests from origin ${origin} are not allowed`);
+    }
+    const query = url.searchParams.get('token') ?? undefined;
+    if (!sameSecret(bearerToken(req), token) && !sameSecret(cookieValue(req, TOKEN_COOKIE), token) && !sameSecret(query, token)) {
+      throw new HttpError(401, 'UNAUTHORIZED', 'missing or wrong token: open the URL that turnlab serve printed');
+    }
+  }
+
+  async function handleExport(res: ServerResponse, url: URL, store: Store): Promise<void> {
+    const query = queryOf(exportQuery, url);
+    const named = query.runs ? query.runs.split(',').map(Number) : [];
+    const runIds = exportRunIds(store, named);
+    const request = { what: query.what, format: query.format, runIds };
+    res.writeHead(200, {
+      'Content-Type': query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+      'Content-Disposition': attachment(exportFileName(request, named.length === 0)),
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    await exportRows(store, request, res);
+  }
+
+  async function handleArchive(res: ServerResponse, url: URL, store: Store): Promise<void> {
+    const checkpoint = requireCheckpoint(store, Number(queryOf(archiveQuery, url).id));
+    const folder = checkpointFolder(store, checkpoint);
+    if (!existsSync(folder)) throw new HttpError(404, 'NOT_FOUND', `the folder of checkpoint ${checkpoint.id} is gone`);
+    const name = checkpointExportName(checkpoint);
+    res.writeHead(200, {
+      'Content-Type': 'application/x-tar',
+      'Content-Disposition': attachment(`${name}.tar`),
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    await pipeline(Readable.from(tarFolder(folder, name)), res);
+  }
+
+  function handleEvents(req: IncomingMessage, res: ServerResponse, events: RunEventWatcher): void {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.write('retry: 2000\n\n');
+    const unsubscribe = events.subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    // A comment now and then keeps proxies and idle timeouts from closing a quiet stream.
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+    heartbeat.unref();
+    req.on('close', () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+    });
+  }
+
+  async function handleStream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (req.method !== 'GET') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${url.pathname} is read with GET`);
+    checkStreamRequest(req, url);
+    const { store, events } = options;
+    try {
+      if (url.pathname === '/api/events') {
+        if (!events) throw new HttpError(404, 'NOT_FOUND', 'this server sends no events; poll instead');
+        handleEvents(req, res, events);
+      } else if (!store) {
+        throw new HttpError(404, 'NOT_FOUND', `${url.pathname} is not served here`);
+      } else if (url.pathname === '/api/export') {
+        await handleExport(res, url, store);
+      } else {
+        await handleArchive(res, url, store);
+      }
+    } catch (error) {
+      if (error instanceof RunAdminError) throw new ApiError(error.code, error.message);
+      throw error;
+    }
+  }
+
   async function handleApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
     if (req.method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'API methods are called with POST');
     checkApiRequest(req);
@@ -188,7 +310,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
       const url = new URL(req.url ?? '/', `http://${LOOPBACK}:${port}`);
       const api = /^\/api\/([^/]+)$/.exec(url.pathname);
-      if (api) await handleApi(req, res, api[1]);
+      if (STREAM_ROUTES.has(url.pathname) && req.method !== 'POST') await handleStream(req, res, url);
+      else if (api) await handleApi(req, res, api[1]);
       else await handleStatic(req, res, url);
     } catch (error) {
       if (res.headersSent) {

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { app, BrowserWindow, ipcMain } from 'electron';
-import { API_METHODS, IPC_CHANNEL_PREFIX } from '../preload/contract';
-import { createApi, type Api } from './api';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import { API_METHODS, EVENT_CHANNEL, IPC_CHANNEL_PREFIX } from '../preload/contract';
+import { createApi, type Api, type SaveDialogs } from './api';
+import { recoverInterruptedRuns } from './services/recovery';
+import { RunEventWatcher } from './services/run-events';
 import { openStore, type Store } from './store/db';
 import { RunManager } from './trainer-host/run-manager';
 
@@ -12,16 +15,21 @@ function electronSqliteBinding(): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
-/** The store in the app's data folder. */
+/** The store in the app's data folder (TURNLAB_DATA_DIR overrides it, e.g. for the smoke test). */
 function openAppStore(): Store {
-  return openStore(app.getPath('userData'), {
+  return openStore(process.env.TURNLAB_DATA_DIR || app.getPath('userData'), {
     create: true,
     nativeBinding: electronSqliteBinding(),
     migrationsDir: join(app.getAppPath(), 'migrations'),
   });
 }
 
-/** Trainers run as the `turnlab` command under Electron's own Node, with the same SQLite build. */
+/**
+ * Trainers run as the `turnlab` command under Electron's own Node (ELECTRON_RUN_AS_NODE), with
+ * the same SQLite build. A plain child process rather than `utilityProcess`: it is as isolated
+ * from the window (its own process, killed or crashing alone), and the same RunManager then
+ * serves the app and `turnlab serve`.
+ */
 function createRunManager(store: Store): RunManager {
   return new RunManager(store, {
     execPath: process.execPath,
@@ -30,13 +38,52 @@ function createRunManager(store: Store): RunManager {
   });
 }
 
+/** The page the app loads: the dev server in development, the built index.html otherwise. */
+function rendererUrl(): string {
+  return process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, '../renderer/index.html')).href;
+}
+
+/** Only our own page may call the API: not another frame, not a page navigated elsewhere. */
+function isAppFrame(url: string | undefined): boolean {
+  if (!url) return false;
+  const expected = new URL(rendererUrl());
+  const actual = new URL(url);
+  if (expected.protocol === 'file:') return actual.protocol === 'file:' && actual.pathname === expected.pathname;
+  return actual.origin === expected.origin;
+}
+
+function checkSender(event: IpcMainInvokeEvent): void {
+  if (!isAppFrame(event.senderFrame?.url)) throw new Error('IPC refused: the sender is not the TurnLab window');
+}
+
 function registerIpc(api: Api): void {
   for (const method of API_METHODS) {
-    ipcMain.handle(IPC_CHANNEL_PREFIX + method, (_event, ...args: unknown[]) => api.call(method, args));
+    ipcMain.handle(IPC_CHANNEL_PREFIX + method, (event, ...args: unknown[]) => {
+      checkSender(event);
+      return api.call(method, args);
+    });
   }
 }
 
-function createWindow(): void {
+/** Save dialogs parented to the focused window. */
+function desktopDialogs(): SaveDialogs {
+  const parent = () => BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+  return {
+    async chooseFile(suggestedName) {
+      const result = await dialog.showSaveDialog(parent(), { defaultPath: join(app.getPath('downloads'), suggestedName) });
+      return result.canceled || !result.filePath ? null : result.filePath;
+    },
+    async chooseFolder() {
+      const result = await dialog.showOpenDialog(parent(), {
+        title: 'Copy the model folder into',
+        properties: ['openDirectory', 'createDirectory'],
+      });
+      return result.canceled || result.filePaths.length === 0 ? null : result.filePaths[0];
+    },
+  };
+}
+
+function createWindow(events: RunEventWatcher): void {
   const window = new BrowserWindow({
     width: 1280,
     height: 820,
@@ -46,24 +93,49 @@ function createWindow(): void {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      webSecurity: true,
     },
   });
-  if (process.env.ELECTRON_RENDERER_URL) void window.loadURL(process.env.ELECTRON_RENDERER_URL);
-  else void window.loadFile(join(__dirname, '../renderer/index.html'));
+  const contents = window.webContents;
+  // The window shows our page only; links to the web open in the browser instead.
+  contents.on('will-navigate', (event, url) => {
+    if (!isAppFrame(url)) event.preventDefault();
+  });
+  contents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  const unsubscribe = events.subscribe((event) => {
+    if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, event);
+  });
+  window.on('closed', unsubscribe);
+  void window.loadURL(rendererUrl());
 }
 
 app.setName('TurnLab');
 void app.whenReady().then(() => {
   const store = openAppStore();
+  recoverInterruptedRuns(store);
   const runManager = createRunManager(store);
+  const events = new RunEventWatcher(store);
   app.on('will-quit', () => {
     runManager.dispose();
+    events.stop();
     store.close();
   });
-  registerIpc(createApi(store, { version: app.getVersion(), configsDir: join(app.getAppPath(), 'configs'), runManager }));
-  createWindow();
+  registerIpc(
+    createApi(store, {
+      version: app.getVersion(),
+      configsDir: join(app.getAppPath(), 'configs'),
+      runManager,
+      events,
+      dialogs: desktopDialogs(),
+    }),
+  );
+  createWindow(events);
   app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+    if (BrowserWindow.getAllWindows().length === 0) createWindow(events);
   });
 });
 app.on('window-all-closed', () => {

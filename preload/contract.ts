@@ -33,6 +33,9 @@ export interface RunDto {
   error: string | null;
   tags: string[];
   notes: string;
+  /** The process that trains (or last trained) the run, and its host. */
+  trainerPid: number | null;
+  trainerHost: string | null;
   /** The highest iteration any metric was logged at; null before the first one. */
   iterations: number | null;
   /** The best value of any `val/<tag>/success` metric; null when none was logged. */
@@ -140,6 +143,117 @@ export interface ActiveTrainingDto {
   stopRequested: boolean;
 }
 
+/** How a run read its replies and actions for one env tag: what the replay view needs to mark them. */
+export interface ReplaySettingsDto {
+  envTag: string;
+  envType: string;
+  /** Valid action names; null when actions are free text (every action passes through). */
+  actionNames: string[] | null;
+  /** Text the prompt ended with and the reply continues (e.g. `<answer>`); '' for none. */
+  responsePrefix: string;
+  enableThink: boolean;
+  actionSep: string;
+  /** False when only the first valid action of a turn is applied. */
+  multiAction: boolean;
+  maxActionsPerTraj: number;
+}
+
+/** One stored turn checked against the environment re-run from the episode's seed. */
+export interface TurnCheckDto {
+  turnIndex: number;
+  /** The actions the environment executed (valid ones, within the turn's budget). */
+  executedActions: string[];
+  observationMatches: boolean;
+  stateMatches: boolean;
+  rewardMatches: boolean;
+  doneMatches: boolean;
+  /** The stored count of valid actions equals what the env's action names give. */
+  validActionsMatch: boolean;
+  storedReward: number;
+  replayedReward: number;
+  storedDone: boolean;
+  replayedDone: boolean;
+  /** What differs, in words; null when the turn matches. */
+  mismatch: string | null;
+}
+
+export interface ResimulationDto {
+  episodeId: number;
+  /** Every turn and the episode totals (turns, actions, success, reward) match. */
+  reproduced: boolean;
+  turns: TurnCheckDto[];
+  /** Differences in the episode totals, in words. */
+  episodeMismatches: string[];
+  /** One line for the view: reproduced, or where it first diverged. */
+  summary: string;
+}
+
+/** One run's points of one metric, for the Compare view. */
+export interface RunSeriesDto {
+  runId: number;
+  points: SeriesPointDto[];
+}
+
+/** Changes to a run's name, tags or notes; absent fields stay as they are. */
+export interface RunEditDto {
+  name?: string;
+  tags?: string[];
+  notes?: string;
+}
+
+/** A run started from edited YAML text instead of a config file. */
+export interface StartRunFromTextRequest {
+  yaml: string;
+  overrides?: string[];
+  name?: string;
+}
+
+export interface EvaluateCheckpointRequest {
+  checkpointId: number;
+  /** Episodes to play; the run config's validation set when absent. */
+  episodes?: number;
+}
+
+/** `turnlab eval --json` of one checkpoint. */
+export interface EvaluationDto {
+  checkpoint: number;
+  runId: number;
+  iteration: number;
+  episodes: number;
+  metrics: Record<string, number>;
+}
+
+export type ExportKindDto = 'runs' | 'metrics' | 'episodes' | 'turns';
+export type ExportFormatDto = 'csv' | 'jsonl';
+export interface ExportRequestDto {
+  what: ExportKindDto;
+  format: ExportFormatDto;
+  runIds: number[];
+}
+
+/** Where the desktop app saved something the user chose a place for. */
+export interface SavedDto {
+  path: string;
+  /** Rows written, for an export. */
+  rows?: number;
+}
+
+/**
+ * Events from main to the renderer: over IPC in the app (`window.turnlabEvents`), as
+ * server-sent events from `GET /api/events` in the browser.
+ */
+export type TurnLabEvent =
+  | { type: 'run-status'; runId: number; status: RunStatusDto }
+  | { type: 'run-iteration'; runId: number; iteration: number }
+  /** Runs were added, removed, renamed, tagged or annotated. */
+  | { type: 'runs-changed' };
+
+export interface TurnLabEvents {
+  /** Calls `listener` for each event until the returned function is called. */
+  subscribe(listener: (event: TurnLabEvent) => void): () => void;
+}
+export const EVENT_CHANNEL = 'turnlab-event';
+
 export interface TurnLabApi {
   appInfo(): Promise<AppInfo>;
   /** All runs, oldest first, with iteration count and best validation success. */
@@ -162,6 +276,26 @@ export interface TurnLabApi {
   /** Continues (or forks) a run from a checkpoint in a new trainer process. */
   resumeRun(request: ResumeRunRequest): Promise<{ runId: number }>;
   activeTrainings(): Promise<ActiveTrainingDto[]>;
+  /** Renames, tags or annotates a run. */
+  updateRun(runId: number, edit: RunEditDto): Promise<RunDto>;
+  /** Deletes a run, its data and its checkpoint folder; refused while it trains. */
+  deleteRun(runId: number): Promise<void>;
+  /** Starts a run from YAML text (an edited config). */
+  startRunFromText(request: StartRunFromTextRequest): Promise<{ runId: number }>;
+  /** Plays a checkpoint's policy in a child process and returns its metrics. */
+  evaluateCheckpoint(request: EvaluateCheckpointRequest): Promise<EvaluationDto>;
+  /** Deletes a checkpoint's folder and row; refused while its run trains. */
+  deleteCheckpoint(checkpointId: number): Promise<void>;
+  /** Desktop app only: asks where to save and writes the export there; null when cancelled. */
+  saveExport(request: ExportRequestDto): Promise<SavedDto | null>;
+  /** Desktop app only: asks for a folder and copies the checkpoint's model folder into it; null when cancelled. */
+  saveCheckpointFolder(checkpointId: number): Promise<SavedDto | null>;
+  /** One metric of several runs in one call, in the order of `runIds`; a run without it gets no points. */
+  compareSeries(runIds: number[], name: string): Promise<RunSeriesDto[]>;
+  /** Action names and reply format of one env tag of a run, from its stored config. */
+  replaySettings(runId: number, envTag: string): Promise<ReplaySettingsDto>;
+  /** Replays an episode's stored actions through its env from the seed and compares every turn. */
+  resimulateEpisode(episodeId: number): Promise<ResimulationDto>;
 }
 
 export type ApiMethod = keyof TurnLabApi;
@@ -181,8 +315,19 @@ export const API_METHODS: readonly ApiMethod[] = [
   'stopRun',
   'resumeRun',
   'activeTrainings',
+  'updateRun',
+  'deleteRun',
+  'startRunFromText',
+  'evaluateCheckpoint',
+  'deleteCheckpoint',
+  'saveExport',
+  'saveCheckpointFolder',
+  'compareSeries',
+  'replaySettings',
+  'resimulateEpisode',
 ] as const;
 export const IPC_CHANNEL_PREFIX = 'turnlab:';
 
 /** Error codes the API reports, over IPC and HTTP alike. */
-export type ApiErrorCode = 'UNKNOWN_METHOD' | 'INVALID_ARGUMENTS' | 'NOT_FOUND' | 'INTERNAL';
+/** REFUSED: valid arguments, but not now (e.g. deleting a run that trains). */
+export type ApiErrorCode = 'UNKNOWN_METHOD' | 'INVALID_ARGUMENTS' | 'NOT_FOUND' | 'REFUSED' | 'INTERNAL';

@@ -56,12 +56,15 @@ export function register(program: Command): void {
     .option('--no-open', 'do not open a browser')
     .action(async (options: ServeOptions, command: Command) => {
       // Loaded on use: registering every command must not pull in SQLite or the server.
-      const [{ openStore }, { createApi }, { startHttpServer, rendererProblem }, { RunManager }] = await Promise.all([
-        import('../store/db'),
-        import('../api'),
-        import('../http'),
-        import('../trainer-host/run-manager'),
-      ]);
+      const [{ openStore }, { createApi }, { startHttpServer, rendererProblem }, { RunManager }, { recoverInterruptedRuns }, { RunEventWatcher }] =
+        await Promise.all([
+          import('../store/db'),
+          import('../api'),
+          import('../http'),
+          import('../trainer-host/run-manager'),
+          import('../services/recovery'),
+          import('../services/run-events'),
+        ]);
       const dataDir = dataDirOf(command);
       let store;
       try {
@@ -69,6 +72,9 @@ export function register(program: Command): void {
       } catch (error) {
         throw asUserError(error);
       }
+      const recovered = recoverInterruptedRuns(store);
+      if (recovered.length) process.stderr.write(`turnlab serve: marked run(s) ${recovered.join(', ')} interrupted (their trainer is gone)\n`);
+      const events = new RunEventWatcher(store);
       const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
       const rendererDir = fileURLToPath(new URL('../../out/renderer/', import.meta.url));
       // Trainers run as `turnlab` child processes of this server, on the same data folder.
@@ -80,7 +86,13 @@ export function register(program: Command): void {
       const configsDir = fileURLToPath(new URL('../../configs/', import.meta.url));
       let server;
       try {
-        server = await startHttpServer({ api: createApi(store, { version, configsDir, runManager }), rendererDir, port: options.port });
+        server = await startHttpServer({
+          api: createApi(store, { version, configsDir, runManager, events }),
+          rendererDir,
+          port: options.port,
+          store,
+          events,
+        });
       } catch (error) {
         store.close();
         const code = (error as NodeJS.ErrnoException).code;
@@ -96,6 +108,7 @@ export function register(program: Command): void {
       if (options.open) openBrowser(server.url);
       await waitForStopSignal();
       runManager.dispose();
+      events.stop();
       await server.close();
       store.close();
     });

@@ -27,6 +27,9 @@ export interface RunRecord {
   error: string | null;
   tags: string[];
   notes: string;
+  /** The process that trains (or last trained) the run, for start-up recovery. */
+  trainerPid: number | null;
+  trainerHost: string | null;
 }
 
 /** A run as the run list shows it. */

@@ -31,7 +31,7 @@ export class RunManager {
 
   constructor(
     private readonly store: Store,
-    private readonly command: TrainerCommand,
+    readonly command: TrainerCommand,
   ) {}
 
   start(request: StartRunRequest): Promise<{ runId: number }> {

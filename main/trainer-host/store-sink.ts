@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { relative } from 'node:path';
 import type { CheckpointReport, EpisodeReport, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core/train/sink';
 import type { Store } from '../store/db';
@@ -21,6 +22,8 @@ export class StoreSink implements TrainingSink {
       backend: info.backend,
       device: info.device,
     });
+    // Lets a later app start tell this live run from one whose process died (main/services/recovery.ts).
+    this.store.runs.setTrainerProcess(this.runId, process.pid, hostname());
   }
 
   iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {

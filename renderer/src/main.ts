@@ -1,5 +1,6 @@
 import { createApp } from 'vue';
 import { createPinia } from 'pinia';
 import App from './App.vue';
+import { router } from './router';
 
-createApp(App).use(createPinia()).mount('#app');
+createApp(App).use(createPinia()).use(router).mount('#app');

@@ -33,13 +33,17 @@ function rawQuery<T>(sql: string, file = dbFile()): T[] {
   }
 }
 
-/** A second migration that only a "newer TurnLab" has. */
+const shipped = loadMigrations();
+const latest = shipped[shipped.length - 1].version;
+const FUTURE = 99;
+
+/** A migration that only a "newer TurnLab" has. */
 function addFutureMigration(): void {
-  writeFileSync(join(migrationsDir, '0002_future.sql'), 'CREATE TABLE future_things (id INTEGER PRIMARY KEY);\n');
+  writeFileSync(join(migrationsDir, `00${FUTURE}_future.sql`), 'CREATE TABLE future_things (id INTEGER PRIMARY KEY);\n');
 }
 
 describe('migrations', () => {
-  it('creates a fresh database in WAL mode with every table and one recorded migration', () => {
+  it('creates a fresh database in WAL mode with every table and every migration recorded', () => {
     const store = openStore(dataDir, { create: true });
     const fk = () => store.metrics.insert([{ runId: 42, name: 'x', iteration: 1, value: 1, wallTime: 1 }]);
     expect(fk).toThrow(/FOREIGN KEY/);
@@ -51,10 +55,12 @@ describe('migrations', () => {
     expect(tables).toEqual(
       expect.arrayContaining(['checkpoints', 'episodes', 'metrics', 'runs', 'schema_migrations', 'turns']),
     );
-    const [migration] = loadMigrations();
-    expect(rawQuery('SELECT version, name, checksum FROM schema_migrations')).toEqual([
-      { version: 1, name: '0001_initial.sql', checksum: migration.checksum },
-    ]);
+    const migrations = loadMigrations();
+    const [migration] = migrations;
+    expect(migration.name).toBe('0001_initial.sql');
+    expect(rawQuery('SELECT version, name, checksum FROM schema_migrations ORDER BY version')).toEqual(
+      migrations.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })),
+    );
     expect(migration.checksum).toBe(createHash('sha256').update(migration.sql).digest('hex'));
     expect(rawQuery('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     const indexes = rawQuery<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`).map((i) => i.name);
@@ -81,7 +87,10 @@ describe('migrations', () => {
     openStore(dataDir, { create: true }).close();
     addFutureMigration();
     openStore(dataDir, { migrationsDir }).close();
-    expect(rawQuery<{ version: number }>('SELECT version FROM schema_migrations').map((r) => r.version)).toEqual([1, 2]);
+    expect(rawQuery<{ version: number }>('SELECT version FROM schema_migrations').map((r) => r.version)).toEqual([
+      ...shipped.map((m) => m.version),
+      FUTURE,
+    ]);
     expect(rawQuery(`SELECT name FROM sqlite_master WHERE name = 'future_things'`)).toHaveLength(1);
   });
 
@@ -108,7 +117,7 @@ describe('migrations', () => {
     openStore(dataDir, { create: true, migrationsDir }).close();
     const before = sha(dbFile());
 
-    expect(() => openStore(dataDir)).toThrow(/was created by a newer TurnLab \(schema 2, this build knows up to 1\)/);
+    expect(() => openStore(dataDir)).toThrow(new RegExp(`was created by a newer TurnLab \\(schema ${FUTURE}, this build knows up to ${latest}\\)`));
     expect(sha(dbFile())).toBe(before);
   });
 
@@ -124,7 +133,7 @@ describe('migrations', () => {
     expect(statSync(wal).size).toBeGreaterThan(0);
     const before = sha(dbFile(crashed));
 
-    expect(() => openStore(crashed)).toThrow(/newer TurnLab \(schema 2/);
+    expect(() => openStore(crashed)).toThrow(new RegExp(`newer TurnLab \\(schema ${FUTURE}`));
     expect(sha(dbFile(crashed))).toBe(before);
     expect(statSync(wal).size).toBeGreaterThan(0);
   });

@@ -2,7 +2,34 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
-import { RUN_STATUSES, type ExportRow, type NewRun, type RunPatch, type RunRecord, type RunSummary } from '../types';
+import {
+  RUN_STATUSES,
+  type ExportRow,
+  type NewRun,
+  type RunPatch,
+  type RunRecord,
+  type RunStatus,
+  type RunSummary,
+} from '../types';
+
+/** A not-yet-finished run and the process recorded as training it. */
+export interface RunProcessInfo {
+  id: number;
+  status: RunStatus;
+  createdAt: number;
+  trainerPid: number | null;
+  trainerHost: string | null;
+}
+
+/** What changes while runs train, per run (tags as stored JSON text). */
+export interface RunProgress {
+  id: number;
+  name: string;
+  status: RunStatus;
+  tags: string;
+  notes: string;
+  iteration: number | null;
+}
 
 /** JSON with object keys sorted, so equal configs hash equally whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -163,6 +190,43 @@ export class RunsRepository {
         .prepare('DELETE FROM checkpoints WHERE run_id = ? AND iteration > ?')
         .run(runId, iteration).changes,
     }))();
+  }
+
+  /** Records which process (pid on host) trains the run, for start-up recovery. */
+  setTrainerProcess(id: number, pid: number, host: string): void {
+    const info = this.db.prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ? WHERE id = ?').run(pid, host, id);
+    if (info.changes === 0) throw new StoreError('RUN_NOT_FOUND', `unknown run ${id}`);
+  }
+
+  /** Runs still marked queued, running or stopping, with the process recorded as training them. */
+  unfinished(): RunProcessInfo[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, status, created_at, trainer_pid, trainer_host FROM runs
+         WHERE status IN ('queued', 'running', 'stopping') ORDER BY id`,
+      )
+      .all() as Array<{ id: number; status: RunStatus; created_at: number; trainer_pid: number | null; trainer_host: string | null }>;
+    return rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      createdAt: r.created_at,
+      trainerPid: r.trainer_pid,
+      trainerHost: r.trainer_host,
+    }));
+  }
+
+  /**
+   * Every run's status and last logged iteration: a cheap fingerprint to poll for changes
+   * (one index lookup per run).
+   */
+  progress(): RunProgress[] {
+    return this.db
+      .prepare(
+        `SELECT id, name, status, tags, notes,
+           (SELECT MAX(m.iteration) FROM metrics m WHERE m.run_id = runs.id) AS iteration
+         FROM runs ORDER BY id`,
+      )
+      .all() as RunProgress[];
   }
 
   /** Export rows of the given runs, in the order given. */

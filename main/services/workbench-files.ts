@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { Store } from '../store/db';
+import type { CheckpointRecord } from '../store/types';
+import { exportRows, type ExportRequest } from './export';
+import { checkpointFolder, RunAdminError } from './run-admin';
+
+/** Files the workbench writes: edited configs, exports and model copies the user asked for. */
+
+/** Runs to export: the ones named (each must exist), or every run when none is named. */
+export function exportRunIds(store: Store, runIds: readonly number[]): number[] {
+  if (runIds.length === 0) return store.runs.allIds();
+  for (const id of runIds) {
+    if (!store.runs.get(id)) throw new RunAdminError('NOT_FOUND', `unknown run ${id} (see listRuns for the run ids)`);
+  }
+  return [...runIds];
+}
+
+/** `turnlab-<what>-runs-1-2.csv`, or `-all-runs` when every run is exported. */
+export function exportFileName(request: ExportRequest, all: boolean): string {
+  const runs = all ? 'all-runs' : `runs-${request.runIds.slice(0, 8).join('-')}${request.runIds.length > 8 ? '-etc' : ''}`;
+  return `turnlab-${request.what}-${runs}.${request.format}`;
+}
+
+/** Writes the export to `path` with the CLI's export code. */
+export async function exportToFile(store: Store, request: ExportRequest, path: string): Promise<{ path: string; rows: number }> {
+  const { rows } = await exportRows(store, request, createWriteStream(path));
+  return { path, rows };
+}
+
+/**
+ * Keeps edited YAML as a file in `<data>/configs/`, so the trainer loads it like any config
+ * and the run can be traced back to the text it started from. Relative paths inside it
+ * (custom env modules) resolve against that folder.
+ */
+export function writeEditedConfig(store: Store, yaml: string): string {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(yaml);
+  } catch (error) {
+    throw new RunAdminError('REFUSED', `the config text is not valid YAML: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new RunAdminError('REFUSED', 'the config text must be a YAML mapping (trainer:, model:, ...)');
+  }
+  const dir = join(store.dataDir, 'configs');
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const path = join(dir, `edited-${stamp}-${randomBytes(3).toString('hex')}.yaml`);
+  writeFileSync(path, yaml, { flag: 'wx' });
+  return path;
+}
+
+/** The name a checkpoint's copy or archive gets: `run-<id>-iter-<n>`. */
+export function checkpointExportName(checkpoint: CheckpointRecord): string {
+  return `run-${checkpoint.runId}-iter-${checkpoint.iteration}`;
+}
+
+/** Copies a checkpoint's model folder into `destinationDir`; never overwrites. */
+export function copyCheckpointFolder(store: Store, checkpoint: CheckpointRecord, destinationDir: string): string {
+  const source = checkpointFolder(store, checkpoint);
+  if (!existsSync(source)) throw new RunAdminError('NOT_FOUND', `checkpoint ${checkpoint.id}'s folder is gone (${basename(source)})`);
+  const target = join(destinationDir, checkpointExportName(checkpoint));
+  if (existsSync(target)) throw new RunAdminError('REFUSED', `${target} exists already; choose another folder`);
+  cpSync(source, target, { recursive: true, errorOnExist: true, force: false });
+  return target;
+}

@@ -1,0 +1,149 @@
+// The ECharts option for a comparison plot. Bands are two stacked series (the lower edge,
+// invisible, then upper minus lower filled), the usual way to draw a range in ECharts; they
+// share the mean line's name so the legend toggles line and band together.
+import type { EChartsOption, LineSeriesOption } from 'echarts';
+import { X_AXIS_LABELS, type PlotLine, type XAxisKind } from './plot';
+
+export const PALETTE = [
+  '#5470c6', '#91cc75', '#fac858', '#ee6666', '#73c0de', '#3ba272', '#fc8452', '#9a60b4', '#ea7ccc',
+  '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
+];
+
+export interface ChartOptionSettings {
+  xAxis: XAxisKind;
+  logScale: boolean;
+  /** The full x extent, so zooming (which replaces the data) never moves the axis. */
+  extent: [number, number] | null;
+  /** The zoom window in x values; absent shows everything. */
+  window?: [number, number];
+}
+
+function pairs(x: number[], y: Array<number | null>): Array<[number, number | null]> {
+  return x.map((xi, i) => [xi, y[i]]);
+}
+
+/** Line colours: a group's members take the group's colour, every other line the next one. */
+export function lineColors(lines: PlotLine[]): string[] {
+  let next = 0;
+  let groupColor = PALETTE[0];
+  return lines.map((line) => {
+    if (line.member) return groupColor;
+    const color = PALETTE[next++ % PALETTE.length];
+    if (line.kind === 'group') groupColor = color;
+    return color;
+  });
+}
+
+/** Only the series list, for updating the data after a zoom without touching the rest. */
+export function buildSeries(lines: PlotLine[]): LineSeriesOption[] {
+  const colors = lineColors(lines);
+  const series: LineSeriesOption[] = [];
+  lines.forEach((line, index) => {
+    const color = colors[index];
+    if (line.lower && line.upper) {
+      const lower = line.lower;
+      const upper = line.upper;
+      const stack = `band-${line.id}`;
+      series.push({
+        id: `${line.id}-band-lower`,
+        name: line.label,
+        type: 'line',
+        stack,
+        symbol: 'none',
+        silent: true,
+        lineStyle: { opacity: 0 },
+        color,
+        data: pairs(line.x, lower),
+      });
+      series.push({
+        id: `${line.id}-band-width`,
+        name: line.label,
+        type: 'line',
+        stack,
+        symbol: 'none',
+        silent: true,
+        lineStyle: { opacity: 0 },
+        areaStyle: { color, opacity: 0.2 },
+        color,
+        data: pairs(
+          line.x,
+          upper.map((u, i) => (u === null || lower[i] === null ? null : u - (lower[i] as number))),
+        ),
+      });
+    }
+    series.push({
+      id: line.id,
+      name: line.label,
+      type: 'line',
+      symbol: 'none',
+      showSymbol: line.x.length <= 40,
+      connectNulls: false,
+      color,
+      lineStyle: { width: line.member ? 1 : line.kind === 'group' ? 2.5 : 1.5, opacity: line.member ? 0.35 : 1 },
+      emphasis: { disabled: true },
+      data: pairs(line.x, line.y),
+    });
+  });
+  return series;
+}
+
+export function buildChartOption(lines: PlotLine[], settings: ChartOptionSettings): EChartsOption {
+  const mainLabels = [...new Set(lines.filter((l) => !l.member).map((l) => l.label))];
+  const zoom = settings.window ? { startValue: settings.window[0], endValue: settings.window[1] } : { start: 0, end: 100 };
+  return {
+    animation: false,
+    grid: { left: 64, right: 24, top: 40, bottom: 64 },
+    legend: { type: 'scroll', top: 0, data: mainLabels },
+    tooltip: {
+      trigger: 'axis',
+      // Band series carry the line's name for the legend; the tooltip lists lines only.
+      formatter: (params: unknown) => {
+        const items = (Array.isArray(params) ? params : [params]) as Array<{
+          seriesId?: string;
+          seriesName?: string;
+          value?: unknown;
+          marker?: string;
+        }>;
+        const lines = items.filter((p) => !String(p.seriesId ?? '').includes('-band-'));
+        const x = (lines[0]?.value as [number, number | null] | undefined)?.[0];
+        const head = x === undefined ? '' : settings.xAxis === 'wall' ? new Date(x).toISOString() : String(x);
+        const rows = lines.map((p) => {
+          const y = (p.value as [number, number | null])[1];
+          return `${p.marker ?? ''}${p.seriesName}: ${y === null ? '–' : Number(y.toPrecision(5))}`;
+        });
+        return [head, ...rows].join('<br/>');
+      },
+    },
+    dataZoom: [
+      { type: 'inside', xAxisIndex: 0, filterMode: 'none', ...zoom },
+      { type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 18, bottom: 8, ...zoom },
+    ],
+    xAxis: {
+      type: settings.xAxis === 'wall' ? 'time' : 'value',
+      name: X_AXIS_LABELS[settings.xAxis],
+      nameLocation: 'middle',
+      nameGap: 24,
+      min: settings.extent?.[0],
+      max: settings.extent?.[1],
+      minInterval: settings.xAxis === 'iteration' ? 1 : undefined,
+    },
+    yAxis: settings.logScale ? { type: 'log' } : { type: 'value', scale: true },
+    series: buildSeries(lines),
+  };
+}
+
+/**
+ * The x window of a dataZoom event, from its percentages of the full extent (inside zoom) or
+ * its values (slider), whichever it carries.
+ */
+export function zoomWindow(
+  event: { start?: number; end?: number; startValue?: number; endValue?: number; batch?: unknown[] },
+  extent: [number, number],
+): [number, number] {
+  const source = (event.batch?.[0] ?? event) as typeof event;
+  const [lo, hi] = extent;
+  if (typeof source.startValue === 'number' && typeof source.endValue === 'number') return [source.startValue, source.endValue];
+  const start = typeof source.start === 'number' ? source.start : 0;
+  const end = typeof source.end === 'number' ? source.end : 100;
+  return [lo + ((hi - lo) * start) / 100, lo + ((hi - lo) * end) / 100];
+}

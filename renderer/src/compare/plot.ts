@@ -1,0 +1,164 @@
+// The comparison plot as data: which lines (runs, group means with bands) are drawn, at which
+// points. The chart, the CSV export and the benchmark all read this one model, so the CSV holds
+// exactly what the chart shows.
+import type { SeriesPointDto } from '../../../preload/contract';
+import { emaSmooth } from './ema';
+import { aggregateBand, type BandMode } from './seed-groups';
+import { minMaxIndices } from './downsample';
+
+/** `relative` is seconds since the run's first logged point; `wall` is epoch milliseconds. */
+export type XAxisKind = 'iteration' | 'relative' | 'wall';
+
+export const X_AXIS_LABELS: Record<XAxisKind, string> = {
+  iteration: 'iteration',
+  relative: 'time since start (s)',
+  wall: 'wall time',
+};
+
+export interface RunSeries {
+  runId: number;
+  label: string;
+  points: SeriesPointDto[];
+}
+
+export interface PlotGroup {
+  label: string;
+  runIds: number[];
+}
+
+export interface PlotOptions {
+  xAxis: XAxisKind;
+  /** EMA weight in [0, 1). */
+  smoothing: number;
+  /** Seed groups with two or more members become a mean line with a band; null draws runs only. */
+  groups: PlotGroup[] | null;
+  bandMode: BandMode;
+  /** With groups: also draw each member run. */
+  showMembers: boolean;
+  /** A log axis cannot show values <= 0; they become gaps (and empty CSV cells). */
+  logScale: boolean;
+}
+
+export interface PlotLine {
+  id: string;
+  label: string;
+  kind: 'run' | 'group';
+  runIds: number[];
+  /** A member run drawn under its group's band. */
+  member: boolean;
+  iteration: number[];
+  x: number[];
+  y: Array<number | null>;
+  /** Band edges, for group lines. */
+  lower?: Array<number | null>;
+  upper?: Array<number | null>;
+  /** Members with a value at each point, for group lines. */
+  n?: number[];
+}
+
+function xOfPoint(kind: XAxisKind, start: number): (point: SeriesPointDto) => number {
+  if (kind === 'iteration') return (p) => p.iteration;
+  if (kind === 'wall') return (p) => p.wallTime;
+  return (p) => (p.wallTime - start) / 1000;
+}
+
+function startOf(points: SeriesPointDto[]): number {
+  let start = Infinity;
+  for (const p of points) if (p.wallTime < start) start = p.wallTime;
+  return Number.isFinite(start) ? start : 0;
+}
+
+function forLog(values: Array<number | null>, logScale: boolean): Array<number | null> {
+  return logScale ? values.map((v) => (v !== null && v > 0 ? v : null)) : values;
+}
+
+function runLine(run: RunSeries, options: PlotOptions, member: boolean): PlotLine {
+  // A time axis must be ascending; the store orders by iteration, and a resumed run's clock only moves on.
+  const xOf = xOfPoint(options.xAxis, startOf(run.points));
+  return {
+    id: `run-${run.runId}`,
+    label: run.label,
+    kind: 'run',
+    runIds: [run.runId],
+    member,
+    iteration: run.points.map((p) => p.iteration),
+    x: run.points.map(xOf),
+    y: forLog(emaSmooth(run.points.map((p) => p.value), options.smoothing), options.logScale),
+  };
+}
+
+function groupLine(group: PlotGroup, members: RunSeries[], options: PlotOptions): PlotLine {
+  const xOfs = members.map((m) => xOfPoint(options.xAxis, startOf(m.points)));
+  const band = aggregateBand(
+    members.map((m) => m.points),
+    (point, index) => xOfs[index](point),
+    options.bandMode,
+  );
+  // The band edges are smoothed like the mean, so the band follows the line the reader sees.
+  const smooth = (values: Array<number | null>) => forLog(emaSmooth(values, options.smoothing), options.logScale);
+  return {
+    id: `group-${group.runIds.join('-')}`,
+    label: group.label,
+    kind: 'group',
+    runIds: group.runIds.slice(),
+    member: false,
+    iteration: band.map((b) => b.iteration),
+    x: band.map((b) => b.x),
+    y: smooth(band.map((b) => b.mean)),
+    lower: smooth(band.map((b) => b.lower)),
+    upper: smooth(band.map((b) => b.upper)),
+    n: band.map((b) => b.n),
+  };
+}
+
+/** Every line at full resolution, in draw order. */
+export function buildPlot(runs: RunSeries[], options: PlotOptions): PlotLine[] {
+  const byId = new Map(runs.map((r) => [r.runId, r]));
+  if (!options.groups) return runs.map((r) => runLine(r, options, false));
+  const lines: PlotLine[] = [];
+  for (const group of options.groups) {
+    const members = group.runIds.map((id) => byId.get(id)).filter((r): r is RunSeries => r !== undefined);
+    if (members.length === 0) continue;
+    if (members.length === 1) {
+      lines.push(runLine(members[0], options, false));
+      continue;
+    }
+    lines.push(groupLine(group, members, options));
+    if (options.showMembers) lines.push(...members.map((m) => runLine(m, options, true)));
+  }
+  return lines;
+}
+
+function pick<T>(values: T[] | undefined, indices: number[]): T[] | undefined {
+  return values && indices.map((i) => values[i]);
+}
+
+/** Each line reduced to about `budget` points of the x window `range` (all of it when absent). */
+export function downsamplePlot(lines: PlotLine[], budget: number, range?: readonly [number, number]): PlotLine[] {
+  return lines.map((line) => {
+    const ys = [line.y, ...(line.lower ? [line.lower] : []), ...(line.upper ? [line.upper] : [])];
+    const indices = minMaxIndices(line.x, ys, budget, range);
+    return {
+      ...line,
+      iteration: pick(line.iteration, indices)!,
+      x: pick(line.x, indices)!,
+      y: pick(line.y, indices)!,
+      lower: pick(line.lower, indices),
+      upper: pick(line.upper, indices),
+      n: pick(line.n, indices),
+    };
+  });
+}
+
+/** The x extent of all lines, for a fixed axis that zooming does not shift. */
+export function xExtent(lines: PlotLine[]): [number, number] | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const line of lines) {
+    for (const x of line.x) {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+  }
+  return lo <= hi ? [lo, hi] : null;
+}

@@ -1,0 +1,44 @@
+// The summary table: per run and metric, the final value and the best one, from the raw
+// (unsmoothed) series.
+import type { SeriesPointDto } from '../../../preload/contract';
+
+export type Direction = 'max' | 'min';
+
+/** Losses, KL, entropy and lengths are better low; rewards, success and accuracy high. */
+export function defaultDirection(metric: string): Direction {
+  return /(loss|kl|entropy|length|error|perplexity|grad_norm|time)/i.test(metric) ? 'min' : 'max';
+}
+
+export interface MetricSummary {
+  final: number | null;
+  finalIteration: number | null;
+  best: number | null;
+  bestIteration: number | null;
+  /** Points with a finite value. */
+  count: number;
+}
+
+export function summarize(points: ReadonlyArray<SeriesPointDto>, direction: Direction): MetricSummary {
+  let final: SeriesPointDto | null = null;
+  let best: SeriesPointDto | null = null;
+  let count = 0;
+  for (const point of points) {
+    if (point.value === null || !Number.isFinite(point.value)) continue;
+    count += 1;
+    if (!final || point.iteration >= final.iteration) final = point;
+    const better = direction === 'max' ? point.value > (best?.value ?? -Infinity) : point.value < (best?.value ?? Infinity);
+    if (!best || better) best = point;
+  }
+  return {
+    final: final?.value ?? null,
+    finalIteration: final?.iteration ?? null,
+    best: best?.value ?? null,
+    bestIteration: best?.iteration ?? null,
+    count,
+  };
+}
+
+/** Names present in any of the runs, sorted. */
+export function unionOfNames(perRun: ReadonlyArray<ReadonlyArray<string>>): string[] {
+  return [...new Set(perRun.flat())].sort();
+}

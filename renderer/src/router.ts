@@ -1,0 +1,27 @@
+// The renderer's routes. Hash history, because the desktop app loads the page from file:// where
+// path-based history cannot work, and the browser mode then shares the same links (#/runs/7).
+import { createRouter, createWebHashHistory, type RouteLocationNormalized, type RouteRecordRaw } from 'vue-router';
+import RunsView from './views/RunsView.vue';
+import RunView from './views/RunView.vue';
+import CheckpointsView from './views/CheckpointsView.vue';
+import CompareView from './views/CompareView.vue';
+import ReplayView from './views/ReplayView.vue';
+
+/** `:id` as the positive run id the views take; NaN for anything else, which the views report. */
+export function runIdParam(route: RouteLocationNormalized): { runId: number } {
+  const raw = route.params.id;
+  return { runId: Number(Array.isArray(raw) ? raw[0] : raw) };
+}
+
+export const routes: RouteRecordRaw[] = [
+  { path: '/', redirect: '/runs' },
+  { path: '/runs', name: 'runs', component: RunsView },
+  { path: '/runs/:id(\\d+)', name: 'run', component: RunView, props: runIdParam },
+  { path: '/runs/:id(\\d+)/checkpoints', name: 'checkpoints', component: CheckpointsView, props: runIdParam },
+  { path: '/compare', name: 'compare', component: CompareView },
+  { path: '/runs/:id(\\d+)/replay', name: 'replay', component: ReplayView, props: runIdParam },
+  // Other views add their routes above this line.
+  { path: '/:unknown(.*)*', redirect: '/runs' },
+];
+
+export const router = createRouter({ history: createWebHashHistory(), routes });

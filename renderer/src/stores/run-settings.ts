@@ -1,0 +1,77 @@
+// The common run settings the forms edit, and how they become `--set` overrides. The trainer
+// validates every value (trainer-core/config/schema.ts); these lists only fill the selects.
+
+export const BACKEND_CHOICES = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
+export const ESTIMATOR_CHOICES = ['gae', 'grpo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline', 'rloo'] as const;
+
+/** Each field as text: '' leaves the config's value as it is. */
+export interface RunSettings {
+  totalIterations: string;
+  seed: string;
+  backend: string;
+  learningRate: string;
+  estimator: string;
+  /** More `key=value` overrides, one a line. */
+  extra: string;
+}
+
+const KEYS: Record<Exclude<keyof RunSettings, 'extra'>, string> = {
+  totalIterations: 'trainer.total_training_steps',
+  seed: 'trainer.seed',
+  backend: 'trainer.backend',
+  learningRate: 'actor_rollout_ref.actor.optim.lr',
+  estimator: 'algorithm.adv_estimator',
+};
+
+export function emptySettings(): RunSettings {
+  return { totalIterations: '', seed: '', backend: '', learningRate: '', estimator: '', extra: '' };
+}
+
+function at(config: unknown, path: string): unknown {
+  let node = config;
+  for (const key of path.split('.')) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** The settings as a resolved (or file) config has them. */
+export function settingsFromConfig(config: unknown): RunSettings {
+  const settings = emptySettings();
+  for (const [field, key] of Object.entries(KEYS) as Array<[keyof typeof KEYS, string]>) {
+    const value = at(config, key);
+    if (typeof value === 'number' || typeof value === 'string') settings[field] = String(value);
+  }
+  return settings;
+}
+
+/** One problem per line that is not `key=value`, as "line N: ..."; empty when all are fine. */
+export function extraProblems(extra: string): string[] {
+  return extra
+    .split('\n')
+    .map((line, index) => ({ line: line.trim(), index }))
+    .filter(({ line }) => line !== '' && !/^[^=\s]+=/.test(line))
+    .map(({ line, index }) => `line ${index + 1}: '${line}' is not key=value`);
+}
+
+/**
+ * Overrides for the fields that differ from `base` (all non-empty fields when no base), then
+ * the extra lines, which win because they come last.
+ */
+export function settingsToOverrides(settings: RunSettings, base?: RunSettings): string[] {
+  const overrides: string[] = [];
+  for (const [field, key] of Object.entries(KEYS) as Array<[keyof typeof KEYS, string]>) {
+    const value = settings[field].trim();
+    if (value === '' || (base && base[field].trim() === value)) continue;
+    overrides.push(`${key}=${value}`);
+  }
+  for (const line of settings.extra.split('\n')) if (line.trim() !== '') overrides.push(line.trim());
+  return overrides;
+}
+
+/** `trainer.total_training_steps` of a run's config, for its progress; null when absent. */
+export function totalIterationsOf(config: unknown): number | null {
+  const value = at(config, KEYS.totalIterations);
+  return typeof value === 'number' ? value : null;
+}

@@ -1,0 +1,195 @@
+// End to end: the Compare view in Debian's Chromium against `turnlab serve`. Two runs that
+// differ only by their seed, next to a fixture run; the exported CSV must equal what the
+// chart draws, which the test recomputes from the stored series with the same plot model.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parse } from 'csv-parse/sync';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
+import type { MetricPoint } from '../../main/store/types';
+import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { buildPlot } from '../../renderer/src/compare/plot';
+
+const root = resolve(__dirname, '../..');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+const METRIC = 'train/reward/mean';
+const ITERATIONS = 30;
+
+let fixture: FixtureDataDir;
+let shots: TempDir;
+let serve: ChildProcess;
+let serveExit: Promise<number | null>;
+let url: string;
+let browser: Browser;
+let page: Page;
+const seedRuns: number[] = [];
+const rewards = new Map<number, Array<{ iteration: number; value: number | null; wallTime: number }>>();
+
+function startServe(dataDir: string): Promise<string> {
+  let stderr = '';
+  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serveExit = new Promise((done) => serve.on('exit', (code) => done(code)));
+  serve.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done, reject) => {
+    createInterface({ input: serve.stdout! }).once('line', (line) => done(line.trim()));
+    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** The built renderer, rebuilt when it predates the Compare view. */
+function ensureRendererBuilt(): void {
+  const assets = join(root, 'out/renderer/assets');
+  const built =
+    existsSync(assets) &&
+    readdirSync(assets).some((f) => {
+      if (!f.endsWith('.js')) return false;
+      const text = readFileSync(join(assets, f), 'utf8');
+      return text.includes('export-plotted') && text.includes('compare-button');
+    });
+  if (!built) execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
+}
+
+/** Two runs of one config that differ only in trainer.seed (and the train start seed that follows it). */
+function addSeedPair(dataDir: string): void {
+  const store = openStore(dataDir);
+  try {
+    for (const seed of [11, 12]) {
+      const config = {
+        trainer: { experiment_name: 'bandit-seeds', seed, total_training_steps: ITERATIONS },
+        model: { n_layer: 1, d_model: 32 },
+        es_manager: { train: { start_seed: seed, env_groups: 4 }, val: { start_seed: 123 } },
+      };
+      const run = store.runs.create({ name: `bandit-seed-${seed}`, config, seed, envTags: ['bandit'], algorithm: 'grpo', status: 'completed' });
+      const points: MetricPoint[] = [];
+      for (let it = 1; it <= ITERATIONS; it++) {
+        const wallTime = 1_750_000_000_000 + seed * 1e6 + it * 1500;
+        const value = seed === 12 && it === 7 ? null : Math.sin(it / 3 + seed) + it / 10;
+        points.push({ runId: run.id, name: METRIC, iteration: it, value, wallTime });
+        points.push({ runId: run.id, name: 'train/loss/policy', iteration: it, value: 1 / it, wallTime });
+      }
+      store.metrics.insert(points);
+      seedRuns.push(run.id);
+      rewards.set(run.id, store.metrics.series(run.id, METRIC));
+    }
+  } finally {
+    store.close();
+  }
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('Compare view in a browser', () => {
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    fixture = makeFixtureDataDir({ iterations: 5 });
+    addSeedPair(fixture.dir);
+    const keep = process.env.TURNLAB_E2E_SHOTS;
+    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-shots-');
+    url = await startServe(fixture.dir);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (serve && serve.exitCode === null) {
+      serve.kill('SIGINT');
+      await serveExit;
+    }
+    fixture?.cleanup();
+    shots?.cleanup();
+  });
+
+  it('overlays runs, diffs configs, groups seeds and exports exactly what is plotted', async () => {
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    // From the Runs view: select the seed pair, press Compare.
+    await page.goto(url);
+    for (const id of seedRuns) await page.locator(`.run-row[data-run-id="${id}"] .select-run`).check();
+    await page.locator('.compare-button').click();
+    await page.locator('.compare-chart canvas').first().waitFor();
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`#/compare?runs=${seedRuns.join(',')}`);
+
+    const first = fixture.runs[0].run.id;
+    const ids = [...seedRuns, first];
+    const address = new URL(url);
+    address.hash = `#/compare?runs=${ids.join(',')}&metric=${encodeURIComponent(METRIC)}`;
+    await page.goto(address.toString());
+    await page.locator('.compare-chart canvas').first().waitFor();
+    expect(await page.locator('.run-pick:checked').count()).toBe(3);
+    await expect.poll(() => page.locator('.metric-select').inputValue()).toBe(METRIC);
+
+    // Only differing keys: the seed pair and the fixture run share no config, so seed keys differ.
+    const keys = () => page.locator('.config-table td.key').allInnerTexts();
+    const differing = await keys();
+    expect(differing).toContain('trainer.seed');
+    // Unpick the fixture run: the seed pair differs only in its seeds.
+    await page.locator(`.run-pick[data-run-id="${first}"]`).click();
+    await expect.poll(keys).toEqual(['es_manager.train.start_seed', 'trainer.seed']);
+    expect(page.url()).toContain(`runs=${seedRuns.join(',')}`);
+    await page.locator('.differing-toggle').uncheck();
+    await expect.poll(async () => (await keys()).length).toBeGreaterThan(2);
+    expect(await keys()).toContain('model.d_model');
+    await page.locator('.differing-toggle').check();
+    await expect.poll(async () => (await keys()).length).toBe(2);
+
+    // Summary: final and best of the reward for each run.
+    await expect.poll(() => page.locator('.summary-table tbody tr').count()).toBe(2);
+
+    // EMA and seed grouping, then export.
+    await page.locator('.ema-slider').fill('0.6');
+    await expect.poll(() => page.locator('.controls').innerText()).toContain('smoothing 0.60');
+    await page.locator('.group-toggle').check();
+    await page.locator('.members-toggle').waitFor();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
+    expect(download.suggestedFilename()).toBe(`turnlab-compare-train_reward_mean-runs-${seedRuns.join('-')}.csv`);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    const rows = parse(csv, { columns: true }) as Array<Record<string, string>>;
+
+    const expected = buildPlot(
+      seedRuns.map((id) => ({ runId: id, label: '', points: rewards.get(id)! })),
+      { xAxis: 'iteration', smoothing: 0.6, groups: [{ label: '', runIds: seedRuns }], bandMode: 'std', showMembers: true, logScale: false },
+    );
+    const group = rows.filter((r) => r.kind === 'group_mean');
+    expect(group).toHaveLength(ITERATIONS);
+    expect(group[0].run_ids).toBe(seedRuns.join(' '));
+    group.forEach((row, i) => {
+      expect(Number(row.iteration)).toBe(i + 1);
+      expect(Number(row.value)).toBeCloseTo(expected[0].y[i]!, 9);
+      expect(Number(row.upper)).toBeCloseTo(expected[0].upper![i]!, 9);
+    });
+    // Iteration 7 has one member only: a zero-width band, said in n.
+    expect(group[6].n).toBe('1');
+    const members = rows.filter((r) => r.kind === 'member_run');
+    expect(members).toHaveLength(2 * ITERATIONS);
+    expect(members.find((r) => r.run_ids === String(seedRuns[1]) && r.iteration === '7')!.value).toBe('');
+
+    mkdirSync(shots.dir, { recursive: true });
+    const shot = join(shots.dir, 'compare.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(1000);
+
+    // Hiding the member runs removes them from the export too.
+    await page.locator('.members-toggle').uncheck();
+    const [second] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
+    const again = parse(readFileSync((await second.path())!, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(new Set(again.map((r) => r.kind))).toEqual(new Set(['group_mean']));
+
+    // Time since start on the x axis, log scale: non-positive means become gaps, x starts at 0.
+    await page.locator('.x-axis-select').selectOption('relative');
+    await page.locator('.log-toggle').check();
+    const [third] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
+    const timed = parse(readFileSync((await third.path())!, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(timed[0]).toMatchObject({ x_axis: 'relative', x: '0', iteration: '1' });
+    expect(Number(timed[1].x)).toBe(1.5);
+    expect(timed.every((r) => r.value === '' || Number(r.value) > 0)).toBe(true);
+    expect(timed.some((r) => r.value === '')).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,167 @@
+// End to end: a real short FrozenLake run trained by the CLI, replayed in Debian's Chromium
+// against `turnlab serve`: tiles drawn, turns stepped with the arrow keys, the episode
+// re-simulated and reproduced, and a chart click that opens the replay at that iteration.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
+import { makeTempDir, type TempDir } from '../helpers/fixtures';
+
+const root = resolve(__dirname, '../..');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+/** A FrozenLake run small enough to train in seconds; the warm start teaches the answer format. */
+const TINY_LAKE = [
+  'trainer.backend=wasm',
+  'model.n_layer=1',
+  'model.d_model=32',
+  'model.d_ff=64',
+  'warm_start.steps=40',
+  'warm_start.lr=0.01',
+  'es_manager.train.env_groups=2',
+  'es_manager.train.group_size=2',
+  'es_manager.train.env_configs.n_groups=[2]',
+  'es_manager.val.env_groups=2',
+  'es_manager.val.env_configs.n_groups=[2]',
+  'trainer.total_training_steps=2',
+  'trainer.test_freq=1',
+  'ppo_mini_batch_size=4',
+  'micro_batch_size_per_gpu=2',
+];
+
+let data: TempDir;
+let shots: TempDir;
+let serve: ChildProcess;
+let serveExit: Promise<number | null>;
+let serveErr = '';
+let url: string;
+let browser: Browser;
+let page: Page;
+let runId: number;
+let episodeId: number;
+let episodeTurns: number;
+
+function newestMtime(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+/** Builds the renderer when the bundle is missing or older than its sources. */
+function ensureRendererBuilt(): void {
+  const index = join(root, 'out/renderer/index.html');
+  if (!existsSync(index) || statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'))) {
+    execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
+  }
+}
+
+function startServe(dataDir: string): Promise<string> {
+  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serveExit = new Promise((resolveExit) => serve.on('exit', (code) => resolveExit(code)));
+  serve.stderr!.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
+  return new Promise((resolveUrl, reject) => {
+    const lines = createInterface({ input: serve.stdout! });
+    lines.once('line', (line) => resolveUrl(line.trim()));
+    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${serveErr}`)));
+  });
+}
+
+const at = (hash: string) => new URL(`/#${hash}`, url).toString();
+
+describe.skipIf(!existsSync(CHROMIUM))('replay in a browser against turnlab serve', () => {
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    data = makeTempDir('turnlab-replay-e2e-');
+    const sets = TINY_LAKE.flatMap((s) => ['--set', s]);
+    execFileSync(process.execPath, [join(root, 'bin/turnlab.js'), 'train', '--data-dir', data.dir, '--config', 'configs/frozenlake-nonslip.yaml', ...sets], {
+      cwd: root,
+      stdio: 'ignore',
+    });
+    const store = openStore(data.dir);
+    try {
+      runId = store.runs.list()[0].id;
+      // The longest train episode of the last iteration, so there are turns to step through.
+      const last = Math.max(...store.episodes.iterations(runId, 'train'));
+      const longest = store.episodes.listByIteration(runId, last, { split: 'train' }).sort((a, b) => b.numTurns - a.numTurns)[0];
+      episodeId = longest.id;
+      episodeTurns = longest.numTurns;
+    } finally {
+      store.close();
+    }
+    const keep = process.env.TURNLAB_E2E_SHOTS;
+    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-shots-');
+    url = await startServe(data.dir);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(url);
+    await page.locator('.run-row').first().waitFor();
+  }, 150_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (serve && serve.exitCode === null) {
+      serve.kill('SIGINT');
+      await serveExit;
+    }
+    data?.cleanup();
+    shots?.cleanup();
+  });
+
+  it('draws the episode as tiles and steps through its turns with the arrow keys', async () => {
+    expect(episodeTurns).toBeGreaterThanOrEqual(2);
+    await page.goto(at(`/runs/${runId}/replay?episode=${episodeId}`));
+    await page.locator('.episode-row').first().waitFor();
+    await page.locator('.grid-tiles svg rect.tile').first().waitFor();
+    // The 4x4 lake: 16 tiles, one player, one goal.
+    expect(await page.locator('.grid-tiles svg rect.tile').count()).toBe(16);
+    expect(await page.locator('.grid-tiles svg circle.player').count()).toBe(1);
+    expect(await page.locator('.grid-tiles rect[data-terrain="goal"]').count()).toBe(1);
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`turn 1 / ${episodeTurns}`);
+    expect(await page.locator('.episode-row.selected').getAttribute('data-episode-id')).toBe(String(episodeId));
+
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`turn 2 / ${episodeTurns}`);
+    expect(new URL(page.url().replace('/#/', '/')).searchParams.get('turn')).toBe('1');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`turn 2 / ${episodeTurns}`);
+    // The compact template's reply continues the prompt's <answer>: shown as an answer part.
+    expect(await page.locator('.reply .part.answer').count()).toBeGreaterThan(0);
+
+    await page.locator('button.group-toggle').click();
+    await expect.poll(() => page.locator('.group-card').count()).toBe(2);
+  });
+
+  it('re-simulates the episode from its seed and says it is reproduced', async () => {
+    await page.locator('button.resimulate').click();
+    await page.locator('.verdict').waitFor();
+    expect(await page.locator('.verdict').getAttribute('class')).toContain('reproduced');
+    expect(await page.locator('.verdict .summary').innerText()).toMatch(/^reproduced: all \d+ turns match/);
+    expect(await page.locator('.verdict tbody tr').count()).toBe(episodeTurns);
+
+    mkdirSync(shots.dir, { recursive: true });
+    const shot = join(shots.dir, 'replay.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(1000);
+  });
+
+  it('opens the replay at an iteration when a chart point is clicked', async () => {
+    await page.goto(at(`/runs/${runId}`));
+    const chart = page.locator('.metric-chart .canvas').first();
+    await chart.locator('canvas').waitFor();
+    const box = (await chart.boundingBox())!;
+    // The right edge of the plot is the last iteration.
+    await page.mouse.click(box.x + box.width - 20, box.y + box.height / 2);
+    await page.waitForURL(/#\/runs\/\d+\/replay\?iteration=\d+/);
+    expect(page.url()).toMatch(new RegExp(`#/runs/${runId}/replay\\?iteration=2`));
+    await page.locator('.grid-tiles svg rect.tile').first().waitFor();
+    expect(await page.locator('.iteration-picker').inputValue()).toBe('2');
+  });
+});

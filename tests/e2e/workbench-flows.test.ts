@@ -1,0 +1,228 @@
+// End to end with real training: `turnlab serve` on an empty temp data folder, Debian's Chromium
+// driven by playwright-core. Start a run from the UI and watch its chart grow, evaluate and fork
+// a checkpoint, kill a trainer and resume it from the Checkpoints view, export CSV.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActiveTrainingDto, CheckpointDto, RunDto } from '../../preload/contract';
+import { exportColumns } from '../../main/services/export';
+import { makeTempDir, type TempDir } from '../helpers/fixtures';
+
+const root = resolve(__dirname, '../..');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+const TINY = [
+  'trainer.backend=wasm',
+  'model.n_layer=1',
+  'model.d_model=32',
+  'model.d_ff=64',
+  'warm_start.steps=3',
+  'es_manager.val.env_groups=4',
+  'es_manager.val.env_configs.n_groups=[4]',
+  'trainer.test_freq=2',
+  'trainer.save_freq=1',
+];
+const STEP_MS = 120_000;
+/** Training on 2 shared cores: generous, though each test takes well under a minute. */
+const TEST_MS = 240_000;
+
+let data: TempDir;
+let shots: TempDir;
+let serve: ChildProcess;
+let serveExit: Promise<number | null>;
+let serveErr = '';
+let url: string;
+let token: string;
+let browser: Browser;
+let page: Page;
+let firstRun: number;
+
+function startServe(dataDir: string): Promise<string> {
+  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serveExit = new Promise((resolveExit) => serve.on('exit', (code) => resolveExit(code)));
+  serve.stderr!.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
+  return new Promise((resolveUrl, reject) => {
+    createInterface({ input: serve.stdout! }).once('line', (line) => resolveUrl(line.trim()));
+    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${serveErr}`)));
+  });
+}
+
+/** The API as the test sees it, beside the browser. */
+async function call<T>(method: string, ...args: unknown[]): Promise<T> {
+  const response = await fetch(new URL(`/api/${method}`, url), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify(args),
+  });
+  const body = (await response.json()) as { result: T; error?: { message: string } };
+  if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+  return body.result;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = STEP_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${serveErr}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const runOf = (runId: number) => call<RunDto>('getRun', runId);
+
+async function shot(name: string): Promise<void> {
+  mkdirSync(shots.dir, { recursive: true });
+  const path = join(shots.dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  expect(statSync(path).size).toBeGreaterThan(1000);
+}
+
+/** The number the Run view shows under "iterations". */
+async function shownIterations(): Promise<number> {
+  const text = await page.locator('.facts dt:text-is("iterations") + dd').innerText();
+  return text === '-' ? 0 : Number(text);
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () => {
+  beforeAll(async () => {
+    if (!existsSync(join(root, 'out/renderer/index.html'))) {
+      execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
+    }
+    data = makeTempDir('turnlab-flows-');
+    const keep = process.env.TURNLAB_E2E_SHOTS;
+    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-flow-shots-');
+    url = await startServe(data.dir);
+    token = new URL(url).searchParams.get('token')!;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (serve && serve.exitCode === null) {
+      serve.kill('SIGINT');
+      await serveExit;
+    }
+    data?.cleanup();
+    shots?.cleanup();
+  });
+
+  it('starts a short run from the New run form and shows its chart growing', async () => {
+    await page.goto(url);
+    await page.locator('.new-run-button').click();
+    await page.locator('select[name=config]').selectOption({ label: 'bandit' });
+    await page.locator('input[name=runName]').fill('e2e-first');
+    await page.locator('input[name=totalIterations]').fill('10');
+    await page.locator('textarea[name=extra]').fill(TINY.join('\n'));
+    await shot('new-run');
+    await page.locator('button.start').click();
+    await page.waitForURL(/#\/runs\/\d+$/, { timeout: STEP_MS });
+    firstRun = Number(/#\/runs\/(\d+)$/.exec(page.url())![1]);
+    expect((await runOf(firstRun)).config).toMatchObject({ trainer: { total_training_steps: 10, backend: 'wasm' } });
+
+    // The view refreshes by itself: first one iteration, later more, with no reload.
+    const early = await until('a first iteration on screen', async () => {
+      const n = await shownIterations();
+      return n >= 1 && n < 10 ? n : undefined;
+    });
+    await page.locator('.metric-chart canvas').first().waitFor();
+    await until('more iterations on screen', async () => (await shownIterations()) > early);
+    await until('completion on screen', async () => (await page.locator('.bar .status').innerText()) === 'completed');
+    expect(await shownIterations()).toBe(10);
+    await shot('run');
+  }, TEST_MS);
+
+  it('evaluates a checkpoint and forks it with a changed setting, showing the lineage', async () => {
+    await page.goto(new URL(`/#/runs/${firstRun}/checkpoints`, url).toString());
+    const rows = page.locator('.checkpoint-row');
+    await rows.first().waitFor();
+    const checkpoints = await call<CheckpointDto[]>('listCheckpoints', firstRun);
+    expect(await rows.count()).toBe(checkpoints.length);
+    const forkFrom = checkpoints.find((c) => c.iteration === 2) ?? checkpoints[0];
+    const row = page.locator(`.checkpoint-row[data-checkpoint-id="${forkFrom.id}"]`);
+
+    await page.locator('input[name=episodes]').fill('4');
+    await row.locator('button.evaluate').click();
+    await page.locator('.evaluation').waitFor({ timeout: STEP_MS });
+    expect(await page.locator('.evaluation').innerText()).toMatch(/evaluated on 4 episodes:.*success/);
+    await shot('checkpoints');
+
+    await row.locator('button.fork').click();
+    await page.locator('input[name=forkName]').fill('e2e-fork');
+    await page.locator('.fork-panel input[name=learningRate]').fill('0.005');
+    await page.locator('.fork-panel input[name=totalIterations]').fill(String(forkFrom.iteration + 1));
+    await page.locator('button.start-fork').click();
+    await page.waitForURL((u) => /#\/runs\/(\d+)$/.test(u.hash) && !u.hash.endsWith(`/runs/${firstRun}`), { timeout: STEP_MS });
+    const forkId = Number(/#\/runs\/(\d+)$/.exec(page.url())![1]);
+    const fork = await runOf(forkId);
+    expect(fork).toMatchObject({ name: 'e2e-fork', parentRunId: firstRun, parentIteration: forkFrom.iteration });
+    expect(fork.config).toMatchObject({ actor_rollout_ref: { actor: { optim: { lr: 0.005 } } } });
+
+    await page.goto(new URL('/#/runs', url).toString());
+    const forkRow = page.locator(`.run-row[data-run-id="${forkId}"]`);
+    await until('lineage in the runs table', async () =>
+      (await forkRow.count()) > 0 && (await forkRow.innerText()).includes(`fork of #${firstRun} at iteration ${forkFrom.iteration}`),
+    );
+    await until('the fork to finish', async () => (await runOf(forkId)).status === 'completed');
+  }, TEST_MS);
+
+  it('survives a killed trainer: the run shows interrupted, and resuming it continues the iterations', async () => {
+    const { runId } = await call<{ runId: number }>('startRun', {
+      configPath: join(root, 'configs/bandit.yaml'),
+      overrides: [...TINY, 'trainer.total_training_steps=60'],
+      name: 'e2e-killed',
+    });
+    await until('a checkpoint at iteration 2', async () =>
+      (await call<CheckpointDto[]>('listCheckpoints', runId)).some((c) => c.iteration >= 2),
+    );
+    const pid = (await call<ActiveTrainingDto[]>('activeTrainings')).find((a) => a.runId === runId)!.pid;
+    process.kill(pid, 'SIGKILL');
+
+    await page.goto(new URL('/#/runs', url).toString());
+    const row = page.locator(`.run-row[data-run-id="${runId}"]`);
+    await until('interrupted in the runs table', async () => (await row.locator('.status').innerText()) === 'interrupted');
+    expect(serve.exitCode).toBeNull();
+    // The table follows the server-sent events (it would say "polling" without them).
+    expect(await page.locator('.live-mode').innerText()).toBe('live');
+    await shot('runs');
+
+    const killedAt = (await runOf(runId)).iterations!;
+    const latest = (await call<CheckpointDto[]>('listCheckpoints', runId)).at(-1)!;
+    await page.goto(new URL(`/#/runs/${runId}/checkpoints`, url).toString());
+    await page.locator(`.checkpoint-row[data-checkpoint-id="${latest.id}"] button.resume`).click();
+    await page.waitForURL(new RegExp(`#/runs/${runId}$`));
+    await until('iterations past the kill on screen', async () => (await shownIterations()) > Math.max(killedAt, latest.iteration));
+    expect((await runOf(runId)).status).toBe('running');
+
+    // Stop it from the Runs view; it saves a checkpoint and ends `stopped`.
+    await page.goto(new URL('/#/runs', url).toString());
+    await row.locator('button.stop').click();
+    await until('stopped in the runs table', async () => (await row.locator('.status').innerText()) === 'stopped');
+  }, TEST_MS);
+
+  it('exports metrics as CSV from the Runs view', async () => {
+    await page.goto(new URL('/#/runs', url).toString());
+    await page.locator(`.run-row[data-run-id="${firstRun}"] .select-run`).check();
+    await page.locator('select[name=exportWhat]').selectOption('metrics');
+    await page.locator('select[name=exportFormat]').selectOption('csv');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button.export').click()]);
+    expect(download.suggestedFilename()).toBe(`turnlab-metrics-runs-${firstRun}.csv`);
+    const file = join(data.dir, 'export.csv');
+    await download.saveAs(file);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toBe(exportColumns('metrics').join(','));
+    const names = await call<string[]>('metricNames', firstRun);
+    const series = await call<Record<string, unknown[]>>('metricSeries', firstRun, names);
+    const points = Object.values(series).reduce((n, s) => n + s.length, 0);
+    expect(lines).toHaveLength(points + 1);
+    expect(lines.slice(1).every((line) => line.startsWith(`${firstRun},`))).toBe(true);
+  }, TEST_MS);
+});

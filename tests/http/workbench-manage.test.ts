@@ -1,0 +1,311 @@
+// The workbench's management calls (rename, tag, note, delete, export, evaluate refusals), the
+// streaming GET routes of `turnlab serve` (export, model archive, events) and start-up recovery.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TurnLabEvent } from '../../preload/contract';
+import { createApi, type Api } from '../../main/api';
+import { startHttpServer, type RunningHttpServer } from '../../main/http';
+import { exportColumns } from '../../main/services/export';
+import { recoverInterruptedRuns } from '../../main/services/recovery';
+import { RunEventWatcher, diffProgress } from '../../main/services/run-events';
+import { openStore, type Store } from '../../main/store/db';
+import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+
+let fixture: FixtureDataDir;
+let out: TempDir;
+let store: Store;
+let events: RunEventWatcher;
+let api: Api;
+let server: RunningHttpServer;
+let saveTo: string | null = null;
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+function get(path: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolveReply, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: server.port, method: 'GET', path, headers: { Host: `127.0.0.1:${server.port}`, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolveReply({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const auth = () => ({ Authorization: `Bearer ${server.token}` });
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const error = (await promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: unknown) => e,
+  )) as { code: string; message: string };
+  return error;
+}
+
+/** A pid that surely belongs to no process any more. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+beforeAll(async () => {
+  fixture = makeFixtureDataDir({ iterations: 4, checkpointEvery: 2 });
+  out = makeTempDir('turnlab-manage-out-');
+  store = openStore(fixture.dir);
+  events = new RunEventWatcher(store, 50);
+  api = createApi(store, {
+    version: 'test',
+    events,
+    dialogs: { chooseFile: async () => saveTo, chooseFolder: async () => saveTo },
+  });
+  const rendererDir = join(out.dir, 'renderer');
+  mkdirSync(rendererDir);
+  writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>t</title>');
+  server = await startHttpServer({ api, rendererDir, store, events });
+});
+
+afterAll(async () => {
+  await server?.close();
+  events?.stop();
+  store?.close();
+  fixture?.cleanup();
+  out?.cleanup();
+});
+
+describe('renaming, tagging and annotating runs', () => {
+  it('updates name, tags (trimmed, once each) and notes', async () => {
+    const id = fixture.runs[0].run.id;
+    const updated = await api.updateRun(id, { name: ' renamed ', tags: [' baseline', 'seed-1', 'baseline', ''], notes: 'first try\nlr too high' });
+    expect(updated).toMatchObject({ id, name: 'renamed', tags: ['baseline', 'seed-1'], notes: 'first try\nlr too high' });
+    expect(store.runs.get(id)).toMatchObject({ name: 'renamed', tags: ['baseline', 'seed-1'] });
+  });
+
+  it('refuses an empty name, an unknown run and malformed edits, changing nothing', async () => {
+    const id = fixture.runs[0].run.id;
+    const before = store.runs.get(id);
+    expect(await refusal(api.updateRun(id, { name: '  ' }))).toMatchObject({ code: 'REFUSED' });
+    expect(await refusal(api.updateRun(9999, { notes: 'x' }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(api.call('updateRun', [id, { status: 'completed' }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect(await refusal(api.call('updateRun', [id, { tags: 'a,b' }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect(await refusal(api.call('updateRun', [-1, {}]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect(store.runs.get(id)).toEqual(before);
+  });
+});
+
+describe('deleting', () => {
+  it('refuses to delete a run whose trainer is alive, and its checkpoints', async () => {
+    const target = fixture.runs[1].run.id;
+    store.runs.update(target, { status: 'running' });
+    store.runs.setTrainerProcess(target, process.pid, hostname());
+    try {
+      expect(await refusal(api.deleteRun(target))).toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/is training/) });
+      const checkpoint = store.checkpoints.listByRun(target)[0];
+      expect(await refusal(api.deleteCheckpoint(checkpoint.id))).toMatchObject({ code: 'REFUSED' });
+      expect(store.runs.get(target)).toBeDefined();
+      expect(store.checkpoints.get(checkpoint.id)).toBeDefined();
+    } finally {
+      store.runs.update(target, { status: 'failed' });
+    }
+  });
+
+  it('deletes one checkpoint with its folder', async () => {
+    const checkpoint = fixture.runs[1].checkpoints[0];
+    const folder = join(fixture.dir, checkpoint.path);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'weights.bin'), 'w');
+    await api.deleteCheckpoint(checkpoint.id);
+    expect(store.checkpoints.get(checkpoint.id)).toBeUndefined();
+    expect(existsSync(folder)).toBe(false);
+    expect(await refusal(api.deleteCheckpoint(checkpoint.id))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('deletes a run with its data and its checkpoint folder; forks keep their lineage iteration', async () => {
+    const parent = fixture.runs[0].run.id;
+    const fork = fixture.runs.find((r) => r.run.parentRunId === parent)!.run;
+    const folder = join(fixture.dir, 'checkpoints', `run-${parent}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'x'), 'x');
+    await api.deleteRun(parent);
+    expect(store.runs.get(parent)).toBeUndefined();
+    expect(store.metrics.names(parent)).toEqual([]);
+    expect(existsSync(folder)).toBe(false);
+    expect(store.runs.get(fork.id)).toMatchObject({ parentRunId: null, parentIteration: fork.parentIteration });
+    expect(await refusal(api.deleteRun(parent))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(api.call('deleteRun', ['1']))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+  });
+});
+
+describe('evaluation and edited configs without a run manager', () => {
+  it('refuses with a message naming why', async () => {
+    const checkpoint = fixture.runs[2].checkpoints[0];
+    expect(await refusal(api.evaluateCheckpoint({ checkpointId: checkpoint.id }))).toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/run control/) });
+    expect(await refusal(api.evaluateCheckpoint({ checkpointId: 9999 }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(api.call('evaluateCheckpoint', [{ checkpointId: checkpoint.id, episodes: 0 }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect(await refusal(api.startRunFromText({ yaml: 'trainer: [1' }))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+  });
+});
+
+describe('export from the GUI', () => {
+  it('saves through the desktop dialog with the CLI export code, and does nothing when cancelled', async () => {
+    const runId = fixture.runs[2].run.id;
+    saveTo = join(out.dir, 'metrics.csv');
+    const saved = await api.saveExport({ what: 'metrics', format: 'csv', runIds: [runId] });
+    expect(saved).toEqual({ path: saveTo, rows: fixture.runs[2].metricCount });
+    const lines = readFileSync(saveTo, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toBe(exportColumns('metrics').join(','));
+    expect(lines).toHaveLength(fixture.runs[2].metricCount + 1);
+    saveTo = null;
+    expect(await api.saveExport({ what: 'runs', format: 'jsonl', runIds: [] })).toBeNull();
+    expect(await refusal(api.saveExport({ what: 'runs', format: 'jsonl', runIds: [424242] }))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('refuses the save methods where there are no dialogs (browser mode)', async () => {
+    const browserApi = createApi(store, { version: 'test' });
+    expect(await refusal(browserApi.saveExport({ what: 'runs', format: 'csv', runIds: [] }))).toMatchObject({ code: 'REFUSED' });
+  });
+
+  it('streams GET /api/export as a CSV download, with the token only', async () => {
+    const runId = fixture.runs[2].run.id;
+    const path = `/api/export?what=episodes&format=csv&runs=${runId}`;
+    expect((await get(path)).status).toBe(401);
+    expect((await get(`${path}&token=wrong`)).status).toBe(401);
+    expect((await get(path, { ...auth(), Host: 'evil.example:80' })).status).toBe(403);
+    expect((await get(path, { ...auth(), Origin: 'http://evil.example' })).status).toBe(403);
+    const reply = await get(path, auth());
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-disposition']).toBe(`attachment; filename="turnlab-episodes-runs-${runId}.csv"`);
+    const lines = reply.body.toString('utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toBe(exportColumns('episodes').join(','));
+    expect(lines).toHaveLength(fixture.runs[2].episodeIds.length + 1);
+    const byQueryToken = await get(`/api/export?what=runs&format=jsonl&token=${server.token}`);
+    expect(byQueryToken.body.toString('utf8').trimEnd().split('\n')).toHaveLength(store.runs.list().length);
+  });
+
+  it('answers bad export queries with 400 or 404', async () => {
+    expect((await get('/api/export?what=secrets&format=csv', auth())).status).toBe(400);
+    expect((await get('/api/export?what=runs&format=csv&runs=1;DROP', auth())).status).toBe(400);
+    expect((await get('/api/export?what=runs&format=csv&runs=424242', auth())).status).toBe(404);
+    expect((await get('/api/export?what=runs&format=csv&extra=1', auth())).status).toBe(400);
+  });
+});
+
+describe('model folder download', () => {
+  it('streams a checkpoint folder as a tar that tar extracts byte for byte', async () => {
+    const checkpoint = fixture.runs[2].checkpoints[0];
+    const folder = join(fixture.dir, checkpoint.path);
+    mkdirSync(join(folder, 'tokenizer'), { recursive: true });
+    const weights = Buffer.alloc(1500, 7);
+    writeFileSync(join(folder, 'weights.bin'), weights);
+    writeFileSync(join(folder, 'tokenizer', 'vocab.json'), '{"a":1}');
+    expect((await get(`/api/checkpoint-archive?id=${checkpoint.id}`)).status).toBe(401);
+    const reply = await get(`/api/checkpoint-archive?id=${checkpoint.id}`, auth());
+    expect(reply.status).toBe(200);
+    expect(reply.body.length % 512).toBe(0);
+    const top = `run-${checkpoint.runId}-iter-${checkpoint.iteration}`;
+    const archive = join(out.dir, 'model.tar');
+    writeFileSync(archive, reply.body);
+    const unpacked = join(out.dir, 'unpacked');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['-xf', archive, '-C', unpacked]);
+    expect(readFileSync(join(unpacked, top, 'weights.bin')).equals(weights)).toBe(true);
+    expect(readFileSync(join(unpacked, top, 'tokenizer', 'vocab.json'), 'utf8')).toBe('{"a":1}');
+    expect((await get('/api/checkpoint-archive?id=999999', auth())).status).toBe(404);
+    expect((await get('/api/checkpoint-archive?id=../../etc', auth())).status).toBe(400);
+  });
+});
+
+describe('events', () => {
+  it('reports status changes, new iterations and edits over server-sent events', async () => {
+    const runId = fixture.runs[2].run.id;
+    const received: TurnLabEvent[] = [];
+    const done = new Promise<void>((resolveDone, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port: server.port, path: '/api/events', headers: { Host: `127.0.0.1:${server.port}`, ...auth() } },
+        (res) => {
+          expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+          let buffer = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            const frames = buffer.split('\n\n');
+            buffer = frames.pop() ?? '';
+            for (const frame of frames) {
+              const data = frame.split('\n').find((l) => l.startsWith('data: '));
+              if (data) received.push(JSON.parse(data.slice(6)) as TurnLabEvent);
+            }
+            if (received.some((e) => e.type === 'run-iteration') && received.some((e) => e.type === 'run-status')) {
+              req.destroy();
+              resolveDone();
+            }
+          });
+          // The stream is open: change the store as a trainer would.
+          setTimeout(() => {
+            store.runs.update(runId, { status: 'running' });
+            store.metrics.insert([{ runId, name: 'train/x', iteration: 99, value: 1, wallTime: Date.now() }]);
+          }, 120);
+        },
+      );
+      req.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+      req.end();
+    });
+    await done;
+    expect(received).toContainEqual({ type: 'run-status', runId, status: 'running' });
+    expect(received).toContainEqual({ type: 'run-iteration', runId, iteration: 99 });
+    store.runs.update(runId, { status: 'completed' });
+  });
+
+  it('diffs fingerprints into events, listing changes first', () => {
+    const base = { id: 1, name: 'a', status: 'running' as const, tags: '[]', notes: '', iteration: 3 };
+    expect(diffProgress(new Map([[1, base]]), [{ ...base, iteration: 4 }])).toEqual([{ type: 'run-iteration', runId: 1, iteration: 4 }]);
+    expect(diffProgress(new Map([[1, base]]), [{ ...base, name: 'b' }])).toEqual([{ type: 'runs-changed' }]);
+    expect(diffProgress(new Map([[1, base]]), [])).toEqual([{ type: 'runs-changed' }]);
+    expect(diffProgress(new Map(), [base])).toEqual([{ type: 'runs-changed' }, { type: 'run-status', runId: 1, status: 'running' }]);
+  });
+});
+
+describe('start-up recovery', () => {
+  it('marks runs of dead trainers interrupted and leaves live and foreign ones alone', () => {
+    const temp = makeTempDir('turnlab-recovery-');
+    const own = openStore(temp.dir, { create: true });
+    try {
+      const make = (name: string, status: 'running' | 'queued' | 'stopping', createdAt = Date.now()) =>
+        own.runs.create({ name, config: {}, seed: 1, envTags: [], algorithm: 'grpo', status, createdAt }).id;
+      const dead = make('dead', 'running');
+      own.runs.setTrainerProcess(dead, deadPid(), hostname());
+      const alive = make('alive', 'running');
+      own.runs.setTrainerProcess(alive, process.pid, hostname());
+      const foreign = make('foreign', 'stopping');
+      own.runs.setTrainerProcess(foreign, deadPid(), 'another-host');
+      const noPid = make('no-pid', 'running');
+      const freshQueued = make('fresh-queued', 'queued');
+      const staleQueued = make('stale-queued', 'queued', Date.now() - 3_600_000);
+      const finished = make('finished', 'running');
+      own.runs.update(finished, { status: 'completed' });
+
+      expect(recoverInterruptedRuns(own).sort()).toEqual([dead, noPid, staleQueued].sort());
+      expect(own.runs.get(dead)).toMatchObject({ status: 'interrupted', error: expect.stringMatching(/no longer exists/) });
+      expect(own.runs.get(alive)?.status).toBe('running');
+      expect(own.runs.get(foreign)?.status).toBe('stopping');
+      expect(own.runs.get(freshQueued)?.status).toBe('queued');
+      expect(own.runs.get(finished)?.status).toBe('completed');
+      expect(recoverInterruptedRuns(own)).toEqual([]);
+    } finally {
+      own.close();
+      temp.cleanup();
+    }
+  });
+});

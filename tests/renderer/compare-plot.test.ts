@@ -1,0 +1,149 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { minMaxIndices } from '../../renderer/src/compare/downsample';
+import { buildPlot, downsamplePlot, xExtent, type PlotOptions, type RunSeries } from '../../renderer/src/compare/plot';
+import { PLOT_CSV_COLUMNS, plotToCsv } from '../../renderer/src/compare/plot-csv';
+import { buildChartOption, zoomWindow } from '../../renderer/src/compare/chart-option';
+import { defaultDirection, summarize } from '../../renderer/src/compare/summary';
+import type { SeriesPointDto } from '../../preload/contract';
+
+function series(n: number, f: (i: number) => number | null, t0 = 1_000_000): SeriesPointDto[] {
+  return Array.from({ length: n }, (_, i) => ({ iteration: i + 1, value: f(i), wallTime: t0 + i * 2000 }));
+}
+
+const options: PlotOptions = { xAxis: 'iteration', smoothing: 0, groups: null, bandMode: 'std', showMembers: true, logScale: false };
+
+describe('minMaxIndices', () => {
+  it('keeps a one-point spike and the extremes of every bucket', () => {
+    const xs = Array.from({ length: 10_000 }, (_, i) => i);
+    const ys = xs.map((i) => Math.sin(i / 50));
+    ys[4321] = 100;
+    ys[777] = -100;
+    const kept = minMaxIndices(xs, [ys], 500);
+    expect(kept.length).toBeLessThanOrEqual(502);
+    expect(kept).toContain(4321);
+    expect(kept).toContain(777);
+    expect(kept[0]).toBe(0);
+    expect(kept[kept.length - 1]).toBe(9999);
+  });
+
+  it('recomputes at full resolution inside a zoom window, one neighbour beyond each edge', () => {
+    const xs = Array.from({ length: 10_000 }, (_, i) => i);
+    const ys = xs.map((i) => i % 7);
+    const kept = minMaxIndices(xs, [ys], 500, [1000, 1100]);
+    expect(kept).toEqual(Array.from({ length: 103 }, (_, i) => 999 + i));
+  });
+
+  it('keeps a gap visible', () => {
+    const xs = Array.from({ length: 1000 }, (_, i) => i);
+    const ys: Array<number | null> = xs.map(() => 1);
+    ys[500] = null;
+    expect(minMaxIndices(xs, [ys], 60)).toContain(500);
+  });
+});
+
+describe('buildPlot', () => {
+  const runs: RunSeries[] = [
+    { runId: 1, label: 'a seed 1', points: series(5, (i) => i) },
+    { runId: 2, label: 'a seed 2', points: series(5, (i) => i + 2, 5_000_000) },
+    { runId: 3, label: 'b', points: series(3, () => -1) },
+  ];
+
+  it('draws one line per run without groups', () => {
+    const lines = buildPlot(runs, options);
+    expect(lines.map((l) => l.id)).toEqual(['run-1', 'run-2', 'run-3']);
+    expect(lines[0].x).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('draws a group as mean with band, members toggleable', () => {
+    const groups = [
+      { label: 'a (2 seeds)', runIds: [1, 2] },
+      { label: 'b', runIds: [3] },
+    ];
+    const withMembers = buildPlot(runs, { ...options, groups });
+    expect(withMembers.map((l) => [l.id, l.member])).toEqual([
+      ['group-1-2', false],
+      ['run-1', true],
+      ['run-2', true],
+      ['run-3', false],
+    ]);
+    expect(withMembers[0].y).toEqual([1, 2, 3, 4, 5]);
+    expect(withMembers[0].upper![0]).toBeCloseTo(1 + Math.SQRT2, 12);
+    const without = buildPlot(runs, { ...options, groups, showMembers: false });
+    expect(without.map((l) => l.id)).toEqual(['group-1-2', 'run-3']);
+  });
+
+  it('puts each run on its own clock for relative time, and drops non-positive values on a log scale', () => {
+    const rel = buildPlot(runs, { ...options, xAxis: 'relative' });
+    expect(rel[1].x).toEqual([0, 2, 4, 6, 8]);
+    const log = buildPlot(runs, { ...options, logScale: true });
+    expect(log[0].y[0]).toBeNull();
+    expect(log[2].y).toEqual([null, null, null]);
+  });
+
+  it('smooths with the EMA weight', () => {
+    const lines = buildPlot([{ runId: 1, label: 'x', points: series(3, (i) => (i === 2 ? 10 : 0)) }], { ...options, smoothing: 0.5 });
+    expect(lines[0].y[2]!).toBeGreaterThan(0);
+    expect(lines[0].y[2]!).toBeLessThan(10);
+  });
+});
+
+describe('plotToCsv', () => {
+  it('writes exactly the plotted points, bands included', () => {
+    const runs: RunSeries[] = [
+      { runId: 1, label: 'seed, "one"', points: series(2000, (i) => Math.cos(i)) },
+      { runId: 2, label: 'seed two', points: series(2000, (i) => (i === 1234 ? null : Math.sin(i))) },
+    ];
+    const plotted = downsamplePlot(buildPlot(runs, { ...options, groups: [{ label: 'g', runIds: [1, 2] }] }), 300);
+    const rows = parse(plotToCsv('train/reward/mean', 'iteration', plotted), { columns: true }) as Array<Record<string, string>>;
+    expect(Object.keys(rows[0])).toEqual([...PLOT_CSV_COLUMNS]);
+    const total = plotted.reduce((s, l) => s + l.x.length, 0);
+    expect(rows).toHaveLength(total);
+    const group = rows.filter((r) => r.kind === 'group_mean');
+    expect(group).toHaveLength(plotted[0].x.length);
+    group.forEach((r, i) => {
+      expect(Number(r.x)).toBe(plotted[0].x[i]);
+      expect(Number(r.value)).toBe(plotted[0].y[i]);
+      expect(Number(r.upper)).toBe(plotted[0].upper![i]);
+    });
+    expect(rows.filter((r) => r.series === 'seed, "one"')[0].kind).toBe('member_run');
+    const gap = rows.find((r) => r.run_ids === '2' && r.iteration === '1235')!;
+    expect(gap.value).toBe('');
+  });
+});
+
+describe('chart option and zoom', () => {
+  it('builds stacked band series sharing the line name and a fixed x extent', () => {
+    const runs: RunSeries[] = [
+      { runId: 1, label: 'r1', points: series(10, (i) => i) },
+      { runId: 2, label: 'r2', points: series(10, (i) => i * 2) },
+    ];
+    const lines = buildPlot(runs, { ...options, groups: [{ label: 'g', runIds: [1, 2] }], showMembers: false });
+    const option = buildChartOption(lines, { xAxis: 'iteration', logScale: true, extent: xExtent(lines) });
+    const series_ = option.series as Array<{ id: string; name: string; stack?: string }>;
+    expect(series_.map((s) => s.id)).toEqual(['group-1-2-band-lower', 'group-1-2-band-width', 'group-1-2']);
+    expect(new Set(series_.map((s) => s.name))).toEqual(new Set(['g']));
+    expect(series_[0].stack).toBe(series_[1].stack);
+    expect(option.xAxis).toMatchObject({ min: 1, max: 10 });
+    expect(option.yAxis).toMatchObject({ type: 'log' });
+  });
+
+  it('reads a zoom window from percentages or values', () => {
+    expect(zoomWindow({ start: 10, end: 50 }, [0, 200])).toEqual([20, 100]);
+    expect(zoomWindow({ batch: [{ startValue: 3, endValue: 9 }] }, [0, 200])).toEqual([3, 9]);
+  });
+});
+
+describe('summarize', () => {
+  it('gives the final and best values with their iterations', () => {
+    const points = series(5, (i) => [0.2, 0.9, null, 0.5, 0.4][i]);
+    expect(summarize(points, 'max')).toEqual({ final: 0.4, finalIteration: 5, best: 0.9, bestIteration: 2, count: 4 });
+    expect(summarize(points, 'min')).toMatchObject({ best: 0.2, bestIteration: 1 });
+    expect(summarize([], 'max')).toMatchObject({ final: null, best: null, count: 0 });
+  });
+
+  it('guesses which way is better from the name', () => {
+    expect(defaultDirection('train/loss/policy')).toBe('min');
+    expect(defaultDirection('val/bandit/success')).toBe('max');
+  });
+});
