@@ -1,13 +1,13 @@
 import * as tf from '@tensorflow/tfjs';
-import { clipByGlobalNorm } from '../algo/grad-clip';
-import { aggLoss, klLoss, policyLoss, valueLoss, type LossAggMode } from '../algo/losses';
+import { aggLoss, klLoss, policyLoss, valueLoss, type AggOptions, type LossAggMode } from '../algo/losses';
 import { maskCounts, ppoMiniBatches } from '../algo/minibatch';
 import type { KlType } from '../algo/kl';
 import type { Adam } from '../model/adam';
-import { scoreTokens, type ScoreOptions } from '../model/scoring';
+import { scoreTokens, type ScoreOptions, type TokenScores } from '../model/scoring';
 import type { Transformer } from '../model/transformer';
 import type { Rng } from '../rng';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
+import { clipByGlobalNormAsync } from '../algo/grad-clip';
 
 /**
  * The update half of a PPO iteration: forward passes that score the batch, and the actor and
@@ -15,26 +15,26 @@ import { sliceRows, scatterRows, type TrainingBatch } from './batch';
  */
 
 /** Scores every row of the batch in chunks; returns [rows, cols] arrays. */
-export function scoreBatch(
+export async function scoreBatch(
   model: Transformer,
   batch: TrainingBatch,
   options: ScoreOptions & { chunk: number },
-): { logprobs?: Float32Array; values?: Float32Array } {
+): Promise<{ logprobs?: Float32Array; values?: Float32Array }> {
   const size = batch.rows * batch.cols;
   const logprobs = options.logprobs ? new Float32Array(size) : undefined;
   const values = options.values ? new Float32Array(size) : undefined;
   for (let start = 0; start < batch.rows; start += options.chunk) {
     const rowIds = range(start, Math.min(batch.rows, start + options.chunk));
     const rows = rowIds.map((r) => batch.tokens[r]);
-    tf.tidy(() => {
-      const scores = scoreTokens(model, rows, options);
-      if (logprobs && scores.logprobs) {
-        scatterRows(logprobs, batch.cols, rowIds, scores.logprobs.dataSync() as Float32Array, scores.logprobs.shape[1]);
-      }
-      if (values && scores.values) {
-        scatterRows(values, batch.cols, rowIds, scores.values.dataSync() as Float32Array, scores.values.shape[1]);
-      }
-    });
+    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, options) }) as tf.NamedTensorMap) as TokenScores;
+    // Read back asynchronously: WebGPU under Node has no synchronous read.
+    if (logprobs && scores.logprobs) {
+      scatterRows(logprobs, batch.cols, rowIds, (await scores.logprobs.data()) as Float32Array, scores.logprobs.shape[1]);
+    }
+    if (values && scores.values) {
+      scatterRows(values, batch.cols, rowIds, (await scores.values.data()) as Float32Array, scores.values.shape[1]);
+    }
+    tf.dispose(Object.values(scores));
   }
   return { logprobs, values };
 }
@@ -65,21 +65,47 @@ export interface CriticUpdateSettings {
 
 type Metrics = Record<string, number>;
 
-export function updateActor(
-  policy: Transformer,
+interface Schedule {
+  miniBatchSize: number;
+  microBatchSize: number;
+  epochs: number;
+  gradClip: number;
+}
+
+interface MicroBatchContext {
+  /** Token rows of the micro-batch. */
+  rows: number[][];
+  /** A [rows, cols] batch array cut to this micro-batch, as a tensor. */
+  slice(data: Float32Array): tf.Tensor2D;
+  /** Normalises by the whole mini-batch, so micro-batch losses add up to its loss. */
+  aggOptions: AggOptions;
+  /** Scalars to report; kept out of the gradient tape's clean-up. */
+  keep(name: string, scalar: tf.Scalar): void;
+}
+
+/**
+ * The optimisation skeleton shared by actor and critic: epochs of shuffled mini-batches, each
+ * accumulated over micro-batches, clipped by global norm and applied as one Adam step.
+ * `sumOverMicro` names the reported scalars that are themselves sums over micro-batches
+ * (losses); the others are fractions, averaged by micro-batch size.
+ */
+async function optimise(
+  model: Transformer,
   optimizer: Adam,
   batch: TrainingBatch,
-  advantages: Float32Array,
-  settings: ActorUpdateSettings,
+  schedule: Schedule,
   rng: Rng,
-): Metrics {
+  prefix: string,
+  sumOverMicro: ReadonlySet<string>,
+  lossOf: (ctx: MicroBatchContext) => tf.Scalar,
+): Promise<Metrics> {
   const sums = new MetricSums();
-  const names = variableNames(policy);
+  const names = variableNames(model);
   for (const mini of ppoMiniBatches({
     batchSize: batch.rows,
-    miniBatchSize: Math.min(settings.miniBatchSize, batch.rows),
-    microBatchSize: Math.min(settings.microBatchSize, settings.miniBatchSize, batch.rows),
-    epochs: settings.epochs,
+    miniBatchSize: Math.min(schedule.miniBatchSize, batch.rows),
+    microBatchSize: Math.min(schedule.microBatchSize, schedule.miniBatchSize, batch.rows),
+    epochs: schedule.epochs,
     rng,
   })) {
     const counts = maskCounts(batch.mask, batch.cols, mini.rows);
@@ -90,59 +116,77 @@ export function updateActor(
     for (const micro of mini.microBatches) {
       const rows = micro.map((r) => batch.tokens[r]);
       const width = Math.max(...rows.map((r) => r.length));
-      const slice = (data: Float32Array) => tf.tensor2d(sliceRows(data, batch.cols, micro, width), [micro.length, width]);
       const kept: Record<string, tf.Scalar> = {};
-      const { grads, value } = tf.tidy(() => {
-        const mask = slice(batch.mask);
-        const oldLogp = slice(batch.oldLogprobs);
-        const adv = slice(advantages);
-        const refLogp = settings.klLoss ? slice(settings.klLoss.refLogprobs) : null;
-        return tf.variableGrads(() => {
-          const scores = scoreTokens(policy, rows, { temperature: settings.temperature, logprobs: true, entropy: true });
-          const logp = scores.logprobs as tf.Tensor2D;
-          const pg = policyLoss({
-            logp,
-            oldLogp,
-            advantages: adv,
-            mask,
-            clipLow: settings.clipLow,
-            clipHigh: settings.clipHigh,
-            clipRatioC: settings.clipRatioC,
-            aggMode: settings.aggMode,
-            aggOptions,
-          });
-          const entropy = aggLoss(scores.entropy as tf.Tensor2D, mask, settings.aggMode, aggOptions);
-          let loss = pg.loss.sub(entropy.mul(settings.entropyCoeff));
-          kept.pg_loss = tf.keep(pg.loss);
-          kept.pg_clipfrac = tf.keep(pg.clipfrac);
-          kept.pg_clipfrac_lower = tf.keep(pg.clipfracLower);
-          kept.ppo_kl = tf.keep(pg.ppoKl);
-          kept.entropy = tf.keep(entropy);
-          if (settings.klLoss && refLogp) {
-            const kl = klLoss({ logp, refLogp, mask, type: settings.klLoss.type, aggMode: settings.aggMode, aggOptions });
-            kept.kl_loss = tf.keep(kl);
-            loss = loss.add(kl.mul(settings.klLoss.coef));
-          }
-          return loss as tf.Scalar;
-        }, policy.variables());
-      });
-      value.dispose();
+      const { grads, value } = tf.tidy(() =>
+        tf.variableGrads(
+          () =>
+            lossOf({
+              rows,
+              slice: (data) => tf.tensor2d(sliceRows(data, batch.cols, micro, width), [micro.length, width]),
+              aggOptions,
+              keep: (name, scalar) => {
+                kept[name] = scalar === kept[name] ? scalar : tf.keep(scalar);
+              },
+            }),
+          model.variables(),
+        ),
+      );
       accumulated.add(grads, names);
-      // Losses are normalised by the whole mini-batch, so micro-batch parts add up.
       for (const [key, scalar] of Object.entries(kept)) {
-        const v = scalar.dataSync()[0];
-        scalar.dispose();
-        miniMetrics.add(key, key === 'pg_loss' || key === 'entropy' || key === 'kl_loss' ? v : v * (micro.length / mini.rows.length), 1);
+        const v = (await scalar.data())[0];
+        if (scalar !== value) scalar.dispose();
+        miniMetrics.add(key, sumOverMicro.has(key) ? v : v * (micro.length / mini.rows.length));
       }
+      value.dispose();
     }
-    const norm = accumulated.step(optimizer, settings.gradClip);
-    for (const [key, value] of miniMetrics.totals()) sums.add(`actor/${key}`, value);
-    sums.add('actor/grad_norm', norm);
+    const norm = await accumulated.step(optimizer, schedule.gradClip);
+    for (const [key, total] of miniMetrics.totals()) sums.add(`${prefix}/${key}`, total);
+    sums.add(`${prefix}/grad_norm`, norm);
   }
   return sums.means();
 }
 
-export function updateCritic(
+export async function updateActor(
+  policy: Transformer,
+  optimizer: Adam,
+  batch: TrainingBatch,
+  advantages: Float32Array,
+  settings: ActorUpdateSettings,
+  rng: Rng,
+): Promise<Metrics> {
+  const losses = new Set(['pg_loss', 'entropy', 'kl_loss']);
+  return optimise(policy, optimizer, batch, settings, rng, 'actor', losses, ({ rows, slice, aggOptions, keep }) => {
+    const mask = slice(batch.mask);
+    const scores = scoreTokens(policy, rows, { temperature: settings.temperature, logprobs: true, entropy: true });
+    const logp = scores.logprobs as tf.Tensor2D;
+    const pg = policyLoss({
+      logp,
+      oldLogp: slice(batch.oldLogprobs),
+      advantages: slice(advantages),
+      mask,
+      clipLow: settings.clipLow,
+      clipHigh: settings.clipHigh,
+      clipRatioC: settings.clipRatioC,
+      aggMode: settings.aggMode,
+      aggOptions,
+    });
+    const entropy = aggLoss(scores.entropy as tf.Tensor2D, mask, settings.aggMode, aggOptions);
+    keep('pg_loss', pg.loss);
+    keep('pg_clipfrac', pg.clipfrac);
+    keep('pg_clipfrac_lower', pg.clipfracLower);
+    keep('ppo_kl', pg.ppoKl);
+    keep('entropy', entropy);
+    let loss = pg.loss.sub(entropy.mul(settings.entropyCoeff));
+    if (settings.klLoss) {
+      const kl = klLoss({ logp, refLogp: slice(settings.klLoss.refLogprobs), mask, type: settings.klLoss.type, aggMode: settings.aggMode, aggOptions });
+      keep('kl_loss', kl);
+      loss = loss.add(kl.mul(settings.klLoss.coef));
+    }
+    return loss as tf.Scalar;
+  });
+}
+
+export async function updateCritic(
   critic: Transformer,
   optimizer: Adam,
   batch: TrainingBatch,
@@ -150,51 +194,14 @@ export function updateCritic(
   oldValues: Float32Array,
   settings: CriticUpdateSettings,
   rng: Rng,
-): Metrics {
-  const sums = new MetricSums();
-  const names = variableNames(critic);
-  for (const mini of ppoMiniBatches({
-    batchSize: batch.rows,
-    miniBatchSize: Math.min(settings.miniBatchSize, batch.rows),
-    microBatchSize: Math.min(settings.microBatchSize, settings.miniBatchSize, batch.rows),
-    epochs: settings.epochs,
-    rng,
-  })) {
-    const counts = maskCounts(batch.mask, batch.cols, mini.rows);
-    if (counts.tokens === 0) continue;
-    const aggOptions = { globalTokens: counts.tokens, globalSeqs: counts.seqs, normLength: batch.cols };
-    const accumulated = new GradientSum();
-    const miniMetrics = new MetricSums();
-    for (const micro of mini.microBatches) {
-      const rows = micro.map((r) => batch.tokens[r]);
-      const width = Math.max(...rows.map((r) => r.length));
-      const slice = (data: Float32Array) => tf.tensor2d(sliceRows(data, batch.cols, micro, width), [micro.length, width]);
-      const kept: Record<string, tf.Scalar> = {};
-      const { grads, value } = tf.tidy(() => {
-        const mask = slice(batch.mask);
-        const ret = slice(returns);
-        const old = slice(oldValues);
-        return tf.variableGrads(() => {
-          const values = scoreTokens(critic, rows, { logprobs: false, values: true }).values as tf.Tensor2D;
-          const vl = valueLoss({ values, oldValues: old, returns: ret, mask, cliprange: settings.cliprange, aggMode: settings.aggMode, aggOptions });
-          kept.vf_clipfrac = tf.keep(vl.clipfrac);
-          return vl.loss;
-        }, critic.variables());
-      });
-      // The returned loss is the value loss itself: read it before freeing it.
-      kept.vf_loss = value;
-      accumulated.add(grads, names);
-      for (const [key, scalar] of Object.entries(kept)) {
-        const v = scalar.dataSync()[0];
-        scalar.dispose();
-        miniMetrics.add(key, key === 'vf_loss' ? v : v * (micro.length / mini.rows.length), 1);
-      }
-    }
-    const norm = accumulated.step(optimizer, settings.gradClip);
-    for (const [key, value] of miniMetrics.totals()) sums.add(`critic/${key}`, value);
-    sums.add('critic/grad_norm', norm);
-  }
-  return sums.means();
+): Promise<Metrics> {
+  return optimise(critic, optimizer, batch, settings, rng, 'critic', new Set(['vf_loss']), ({ rows, slice, aggOptions, keep }) => {
+    const values = scoreTokens(critic, rows, { logprobs: false, values: true }).values as tf.Tensor2D;
+    const vl = valueLoss({ values, oldValues: slice(oldValues), returns: slice(returns), mask: slice(batch.mask), cliprange: settings.cliprange, aggMode: settings.aggMode, aggOptions });
+    keep('vf_clipfrac', vl.clipfrac);
+    keep('vf_loss', vl.loss);
+    return vl.loss;
+  });
 }
 
 /** tf.variableGrads keys gradients by tfjs variable name; the optimizer wants parameter names. */
@@ -220,8 +227,8 @@ class GradientSum {
   }
 
   /** Clips, applies one optimizer step (skipped when the norm is not finite), frees memory. */
-  step(optimizer: Adam, maxNorm: number): number {
-    const clipped = clipByGlobalNorm(this.sum, maxNorm);
+  async step(optimizer: Adam, maxNorm: number): Promise<number> {
+    const clipped = await clipByGlobalNormAsync(this.sum, maxNorm);
     if (clipped.finite) optimizer.apply(clipped.grads);
     tf.dispose(Object.values(clipped.grads));
     tf.dispose(Object.values(this.sum));

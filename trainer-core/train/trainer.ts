@@ -172,7 +172,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
       for (let round = 0; round < 4; round++) {
         demonstrations.push(...playDemonstrations({ cfg, es: demoEs, cm, tokenizer, mode: cfg.warm_start.mode, rng: demoRng }));
       }
-      const result = warmStart({
+      const result = await warmStart({
         policy,
         demonstrations,
         steps: cfg.warm_start.steps,
@@ -262,13 +262,13 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   if (batch.rows > 0) {
     if (batch.episodes.some((e) => !e.contextMatchesSampling)) {
       // A context window cut earlier turns: score the tokens in the context the sequence shows.
-      batch.oldLogprobs.set(scoreBatch(s.policy, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }).logprobs as Float32Array);
+      batch.oldLogprobs.set((await scoreBatch(s.policy, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK })).logprobs as Float32Array);
       maskInPlace(batch.oldLogprobs, batch.mask);
     }
     const refLogprobs = s.reference
-      ? maskInPlace(scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }).logprobs as Float32Array, batch.mask)
+      ? maskInPlace((await scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK })).logprobs as Float32Array, batch.mask)
       : null;
-    const values = s.critic ? (scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }).values as Float32Array) : null;
+    const values = s.critic ? ((await scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK })).values as Float32Array) : null;
     if (values) maskInPlace(values, batch.mask);
 
     let rewards = batch.rewards;
@@ -303,7 +303,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, {
+        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, {
           miniBatchSize: cfg.critic.ppo_mini_batch_size,
           microBatchSize: cfg.critic.ppo_micro_batch_size_per_gpu,
           epochs: cfg.critic.ppo_epochs,
@@ -317,7 +317,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     }
     Object.assign(
       metrics,
-      updateActor(s.policy, s.actorOptimizer, batch, advantages, {
+      await updateActor(s.policy, s.actorOptimizer, batch, advantages, {
         miniBatchSize: actor.ppo_mini_batch_size,
         microBatchSize: actor.ppo_micro_batch_size_per_gpu,
         epochs: actor.ppo_epochs,

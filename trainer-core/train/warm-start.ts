@@ -1,16 +1,16 @@
 import * as tf from '@tensorflow/tfjs';
-import { clipByGlobalNorm } from '../algo/grad-clip';
 import { Adam } from '../model/adam';
 import { scoreTokens } from '../model/scoring';
 import type { Transformer } from '../model/transformer';
 import type { Rng } from '../rng';
+import { clipByGlobalNormAsync } from '../algo/grad-clip';
 import type { Demonstration } from './demonstrations';
 
 /**
  * Supervised warm start: maximise the likelihood of demonstrated replies (loss mask on the
  * replies only, as in training). Its own Adam, so PPO's optimizer state starts fresh.
  */
-export function warmStart(options: {
+export async function warmStart(options: {
   policy: Transformer;
   demonstrations: readonly Demonstration[];
   steps: number;
@@ -19,7 +19,7 @@ export function warmStart(options: {
   gradClip: number;
   rng: Rng;
   onStep?: (step: number, loss: number) => void;
-}): { finalLoss: number } {
+}): Promise<{ finalLoss: number }> {
   const { policy, demonstrations, steps, rng } = options;
   const usable = demonstrations.filter((d) => d.sequence.lossMask.some((m) => m === 1));
   if (usable.length === 0) throw new Error('warm start: the environments produced no demonstrations (no solver and no named actions?)');
@@ -41,11 +41,11 @@ export function warmStart(options: {
           return logp.mul(mask).sum().div(-count) as tf.Scalar;
         }, policy.variables());
       });
-      finalLoss = value.dataSync()[0];
+      finalLoss = (await value.data())[0];
       value.dispose();
       const named: Record<string, tf.Tensor> = {};
       for (const [variableName, grad] of Object.entries(grads)) named[names.get(variableName) ?? variableName] = grad;
-      const clipped = clipByGlobalNorm(named, options.gradClip);
+      const clipped = await clipByGlobalNormAsync(named, options.gradClip);
       if (clipped.finite) optimizer.apply(clipped.grads);
       tf.dispose([...Object.values(clipped.grads), ...Object.values(named)]);
       options.onStep?.(step, finalLoss);

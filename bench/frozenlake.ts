@@ -1,0 +1,67 @@
+/**
+ * Trains configs/frozenlake-nonslip.yaml (a lake that does not slip, random-valid warm start,
+ * then RL) and reports the final validation success, the first iteration whose validation
+ * reached 0.9, and the wall time. Validation is greedy on 64 fixed seeds.
+ * Run alone: npx tsx bench/frozenlake.ts [key=value ...] (config overrides, as train's --set)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { releaseBackend } from '../trainer-core/backend';
+import { loadRunConfig } from '../trainer-core/config';
+import type { EpisodeReport, RunStartInfo, TrainingSink } from '../trainer-core/train/sink';
+import { train } from '../trainer-core/train/trainer';
+
+const CONFIG = fileURLToPath(new URL('../configs/frozenlake-nonslip.yaml', import.meta.url));
+const TARGET = 0.9;
+const METRIC = 'val/FrozenLakeNonSlip/success';
+
+/** Prints each validation as it lands and remembers what the report needs. */
+class ValidationLog implements TrainingSink {
+  readonly successes = new Map<number, number>();
+  private readonly started = performance.now();
+  firstAtTarget: { iteration: number; seconds: number } | null = null;
+
+  runStarted(info: RunStartInfo): void {
+    console.log(`backend: ${info.backend} on ${info.device}; ${(info.parameterCount / 1e3).toFixed(0)} k parameters; ${info.totalIterations} iterations`);
+  }
+  iteration(iteration: number, metrics: Record<string, number>, _episodes: EpisodeReport[]): void {
+    const success = metrics[METRIC];
+    if (success === undefined) return;
+    const seconds = (performance.now() - this.started) / 1000;
+    this.successes.set(iteration, success);
+    const train = metrics['train/FrozenLakeNonSlip/success'];
+    console.log(`iteration ${iteration}: validation success ${success.toFixed(3)}${train === undefined ? '' : `, train ${train.toFixed(3)}`} at ${seconds.toFixed(0)} s`);
+    if (success >= TARGET && !this.firstAtTarget) this.firstAtTarget = { iteration, seconds };
+  }
+  checkpoint(): void {}
+  runEnded(): void {}
+}
+
+export default async function benchFrozenLake(overrides: string[] = []): Promise<void> {
+  const config = loadRunConfig(CONFIG, overrides);
+  const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-frozenlake-'));
+  const sink = new ValidationLog();
+  const start = performance.now();
+  try {
+    await train({ config, sink, checkpointDir: dir, log: (line) => console.log(line) });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const seconds = (performance.now() - start) / 1000;
+  const last = [...sink.successes.entries()].pop();
+  const best = Math.max(...sink.successes.values());
+  console.log(`final validation success: ${last ? `${last[1].toFixed(3)} at iteration ${last[0]}` : 'none (test_freq off)'}; best ${best.toFixed(3)}`);
+  console.log(
+    sink.firstAtTarget
+      ? `first reached ${TARGET}: iteration ${sink.firstAtTarget.iteration}, ${sink.firstAtTarget.seconds.toFixed(0)} s into the run`
+      : `never reached ${TARGET} within ${config.trainer.total_training_steps} iterations`,
+  );
+  console.log(`wall time: ${seconds.toFixed(0)} s (warm start included)`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await benchFrozenLake(process.argv.slice(2));
+  await releaseBackend();
+}
