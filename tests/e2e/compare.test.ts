@@ -10,8 +10,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import type { MetricPoint } from '../../main/store/types';
-import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
 import { buildPlot } from '../../renderer/src/compare/plot';
+import { screenshotFolder } from './screenshots';
 
 const root = resolve(__dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -88,8 +89,7 @@ describe.skipIf(!existsSync(CHROMIUM))('Compare view in a browser', () => {
     ensureRendererBuilt();
     fixture = makeFixtureDataDir({ iterations: 5 });
     addSeedPair(fixture.dir);
-    const keep = process.env.TURNLAB_E2E_SHOTS;
-    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-shots-');
+    shots = screenshotFolder();
     url = await startServe(fixture.dir);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });

@@ -9,6 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { screenshotFolder } from './screenshots';
 
 const root = resolve(__dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -95,8 +96,7 @@ describe.skipIf(!existsSync(CHROMIUM))('replay in a browser against turnlab serv
     } finally {
       store.close();
     }
-    const keep = process.env.TURNLAB_E2E_SHOTS;
-    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-shots-');
+    shots = screenshotFolder();
     url = await startServe(data.dir);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActiveTrainingDto, CheckpointDto, RunDto } from '../../preload/contract';
 import { exportColumns } from '../../main/services/export';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { screenshotFolder } from './screenshots';
 
 const root = resolve(__dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -96,8 +97,7 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () 
       execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
     }
     data = makeTempDir('turnlab-flows-');
-    const keep = process.env.TURNLAB_E2E_SHOTS;
-    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-flow-shots-');
+    shots = screenshotFolder();
     url = await startServe(data.dir);
     token = new URL(url).searchParams.get('token')!;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });

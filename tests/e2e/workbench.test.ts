@@ -6,7 +6,8 @@ import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { screenshotFolder } from './screenshots';
 
 const root = resolve(__dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,7 +21,7 @@ const CHROMIUM_FLAGS = [
 ];
 
 let fixture: FixtureDataDir;
-// Screenshots go to a temp folder removed afterwards, or to TURNLAB_E2E_SHOTS when set, to look at.
+// Screenshots are kept in test-results/screenshots/ (or TURNLAB_E2E_SHOTS) to look at.
 let shots: TempDir;
 let serve: ChildProcess;
 let serveExit: Promise<number | null>;
@@ -49,8 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench in a browser against turnlab s
       execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
     }
     fixture = makeFixtureDataDir({ iterations: 5 });
-    const keep = process.env.TURNLAB_E2E_SHOTS;
-    shots = keep ? { dir: keep, cleanup: () => {} } : makeTempDir('turnlab-shots-');
+    shots = screenshotFolder();
     url = await startServe(fixture.dir);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
