@@ -264,7 +264,7 @@ const ROUTES: RouteTable = {
     handle: (store, options, request) =>
       managingAsync(options, () => {
         requireCheckpoint(store, request.checkpointId);
-        return asRefusal(evaluateInChildProcess(requireManager(options).command, store.dataDir, request));
+        return asRefusal(evaluateInChildProcess(requireManager(options).launcher, store.dataDir, request));
       }),
   },
   deleteCheckpoint: {

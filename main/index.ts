@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, shell, utilityProcess, type IpcMainInvokeEvent } from 'electron';
 import { API_METHODS, EVENT_CHANNEL, IPC_CHANNEL_PREFIX } from '../preload/contract';
 import { createApi, type Api, type SaveDialogs } from './api';
 import { recoverInterruptedRuns } from './services/recovery';
 import { RunEventWatcher } from './services/run-events';
 import { openStore, type Store } from './store/db';
 import { RunManager } from './trainer-host/run-manager';
+import type { TrainerLauncher } from './trainer-host/trainer-process';
 
 /** better-sqlite3 built for Electron's ABI (scripts/electron-native.mjs), when present. */
 function electronSqliteBinding(): string | undefined {
@@ -25,17 +26,37 @@ function openAppStore(): Store {
 }
 
 /**
- * Trainers run as the `turnlab` command under Electron's own Node (ELECTRON_RUN_AS_NODE), with
- * the same SQLite build. A plain child process rather than `utilityProcess`: it is as isolated
- * from the window (its own process, killed or crashing alone), and the same RunManager then
- * serves the app and `turnlab serve`.
+ * Trainers and evaluations run as the `turnlab` command in Electron's utilityProcess: a process
+ * of their own, so a crashing or out-of-memory trainer never takes the window down. They load
+ * the Electron-ABI build of better-sqlite3 through TURNLAB_SQLITE_BINDING. A stop request is
+ * `kill()`, a SIGTERM, which the trainer treats like Ctrl-C.
  */
+function utilityTrainerLauncher(): TrainerLauncher {
+  const binPath = join(app.getAppPath(), 'bin', 'turnlab.js');
+  const env = { ...process.env, TURNLAB_SQLITE_BINDING: electronSqliteBinding() ?? '' };
+  return (args) => {
+    const child = utilityProcess.fork(binPath, args, { env, stdio: 'pipe', serviceName: 'TurnLab trainer' });
+    return {
+      get pid() {
+        return child.pid;
+      },
+      stdout: child.stdout,
+      stderr: child.stderr,
+      requestStop: () => {
+        child.kill();
+      },
+      onExit: (listener) => {
+        child.once('exit', (code) => listener(code, null));
+      },
+      onError: (listener) => {
+        child.once('error', (type, location) => listener(new Error(`trainer process failed: ${type} at ${location}`)));
+      },
+    };
+  };
+}
+
 function createRunManager(store: Store): RunManager {
-  return new RunManager(store, {
-    execPath: process.execPath,
-    prefixArgs: [join(app.getAppPath(), 'bin', 'turnlab.js')],
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', TURNLAB_SQLITE_BINDING: electronSqliteBinding() ?? '' },
-  });
+  return new RunManager(store, utilityTrainerLauncher());
 }
 
 /** The page the app loads: the dev server in development, the built index.html otherwise. */

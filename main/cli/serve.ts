@@ -65,6 +65,7 @@ export function register(program: Command): void {
           import('../services/recovery'),
           import('../services/run-events'),
         ]);
+      const { nodeTrainerLauncher } = await import('../trainer-host/trainer-process');
       const dataDir = dataDirOf(command);
       let store;
       try {
@@ -78,11 +79,10 @@ export function register(program: Command): void {
       const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
       const rendererDir = fileURLToPath(new URL('../../out/renderer/', import.meta.url));
       // Trainers run as `turnlab` child processes of this server, on the same data folder.
-      const runManager = new RunManager(store, {
-        execPath: process.execPath,
-        prefixArgs: [fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url))],
-        env: process.env,
-      });
+      const runManager = new RunManager(
+        store,
+        nodeTrainerLauncher({ execPath: process.execPath, binPath: fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url)), env: process.env }),
+      );
       const configsDir = fileURLToPath(new URL('../../configs/', import.meta.url));
       let server;
       try {

@@ -68,7 +68,9 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     stopRequested = true;
     progress.note('stopping after this iteration (a checkpoint will be saved); press Ctrl-C again to abort');
   };
+  // SIGTERM too: the desktop app stops a trainer in a utilityProcess with kill(), a SIGTERM.
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
   try {
     const outcome = await start({
       log: (line) => progress.note(line),
@@ -83,6 +85,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     throw asTrainingUserError(error);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
     const { releaseBackend } = await import('../../trainer-core/backend');
     await releaseBackend();
   }

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import type { TrainerCommand } from '../trainer-host/run-manager';
+import type { TrainerLauncher } from '../trainer-host/trainer-process';
 
 /**
  * Evaluating a checkpoint for the workbench: `turnlab eval ckpt:<id> --json` in a child process
@@ -37,24 +36,21 @@ function parseResult(stdout: string): EvaluationResult {
 
 /** Runs the evaluation; rejects with the evaluator's own last error line when it fails. */
 export function evaluateInChildProcess(
-  command: TrainerCommand,
+  launch: TrainerLauncher,
   dataDir: string,
   request: EvaluationRequest,
 ): Promise<EvaluationResult> {
-  const child = spawn(command.execPath, [...command.prefixArgs, ...evaluationArgs(dataDir, request)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: command.env,
-  });
+  const child = launch(evaluationArgs(dataDir, request));
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout?.on('data', (chunk: Buffer | string) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer | string) => {
     // Only the tail matters for the error message; the evaluator logs progress lines there.
-    stderr = (stderr + chunk).slice(-4000);
+    stderr = (stderr + chunk.toString()).slice(-4000);
   });
   return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
+    child.onError(reject);
+    child.onExit((code, signal) => {
       if (code === 0) {
         try {
           resolve(parseResult(stdout));

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { ActiveTrainingDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
 import type { Store } from '../store/db';
+import type { TrainerLauncher, TrainerProcess } from './trainer-process';
 
 /**
  * Starts, stops and watches trainer processes for the app. Each run trains in its own process
@@ -9,16 +9,8 @@ import type { Store } from '../store/db';
  * checkpoint.
  */
 
-/** How to run the `turnlab` command: Node with bin/turnlab.js, or Electron as Node. */
-export interface TrainerCommand {
-  execPath: string;
-  /** Arguments before the turnlab arguments (e.g. the bin script). */
-  prefixArgs: string[];
-  env: NodeJS.ProcessEnv;
-}
-
 interface Active {
-  child: ChildProcess;
+  child: TrainerProcess;
   startedAt: number;
   stopRequested: boolean;
 }
@@ -31,7 +23,8 @@ export class RunManager {
 
   constructor(
     private readonly store: Store,
-    readonly command: TrainerCommand,
+    /** Starts `turnlab` commands; evaluations use it too. */
+    readonly launcher: TrainerLauncher,
   ) {}
 
   start(request: StartRunRequest): Promise<{ runId: number }> {
@@ -56,8 +49,7 @@ export class RunManager {
     if (!entry) throw new Error(`run ${runId} has no trainer process in this app`);
     entry.stopRequested = true;
     this.store.runs.update(runId, { status: 'stopping' });
-    // The trainer treats SIGINT like Ctrl-C: finish the iteration, save a checkpoint, stop.
-    entry.child.kill('SIGINT');
+    entry.child.requestStop();
   }
 
   list(): ActiveTrainingDto[] {
@@ -66,21 +58,18 @@ export class RunManager {
 
   /** Asks every trainer to stop after its iteration (the app is quitting). */
   dispose(): void {
-    for (const entry of this.active.values()) entry.child.kill('SIGINT');
+    for (const entry of this.active.values()) entry.child.requestStop();
   }
 
   private launch(args: string[]): Promise<{ runId: number }> {
-    const child = spawn(this.command.execPath, [...this.command.prefixArgs, '--data-dir', this.store.dataDir, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: this.command.env,
-    });
+    const child = this.launcher(['--data-dir', this.store.dataDir, ...args]);
+    child.stdout?.resume();
     return new Promise((resolve, reject) => {
       let runId: number | null = null;
       const tail: string[] = [];
       let buffered = '';
-      child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (chunk: string) => {
-        buffered += chunk;
+      child.stderr?.on('data', (chunk: Buffer | string) => {
+        buffered += chunk.toString();
         const lines = buffered.split('\n');
         buffered = lines.pop() ?? '';
         for (const line of lines) {
@@ -94,10 +83,10 @@ export class RunManager {
           }
         }
       });
-      child.on('error', (error) => {
+      child.onError((error) => {
         if (runId === null) reject(error);
       });
-      child.on('exit', (code, signal) => {
+      child.onExit((code, signal) => {
         if (runId === null) {
           const reason = tail.filter((l) => l.trim()).pop() ?? `exit code ${code ?? signal}`;
           reject(new Error(reason.replace(/^turnlab: /, '')));

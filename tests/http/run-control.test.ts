@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type Api } from '../../main/api';
 import { openStore, type Store } from '../../main/store/db';
 import { RunManager } from '../../main/trainer-host/run-manager';
+import { nodeTrainerLauncher } from '../../main/trainer-host/trainer-process';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -26,7 +27,7 @@ let api: Api;
 beforeAll(() => {
   tmp = makeTempDir('turnlab-run-control-');
   store = openStore(tmp.dir, { create: true });
-  manager = new RunManager(store, { execPath: process.execPath, prefixArgs: [join(repo, 'bin/turnlab.js')], env: process.env });
+  manager = new RunManager(store, nodeTrainerLauncher({ execPath: process.execPath, binPath: join(repo, 'bin/turnlab.js'), env: process.env }));
   api = createApi(store, { version: 'test', configsDir: join(repo, 'configs'), runManager: manager });
 });
 
