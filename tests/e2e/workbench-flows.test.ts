@@ -81,7 +81,7 @@ const runOf = (runId: number) => call<RunDto>('getRun', runId);
 async function shot(name: string): Promise<void> {
   mkdirSync(shots.dir, { recursive: true });
   const path = join(shots.dir, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path });
   expect(statSync(path).size).toBeGreaterThan(1000);
 }
 
