@@ -224,8 +224,11 @@ export class Transformer {
   }
 
   /** A model with the same config and a copy of these weights (the reference policy). */
+  /** A copy with its own variables, made on the device: WebGPU under Node cannot read back synchronously. */
   clone(): Transformer {
-    return new Transformer(this.config, (spec) => this.parameter(spec.name).dataSync() as Float32Array);
+    const copy = new Transformer(this.config, (spec) => new Float32Array(spec.shape.reduce((a, b) => a * b, 1)));
+    copy.copyWeightsFrom(this);
+    return copy;
   }
 
   copyWeightsFrom(other: Transformer): void {
