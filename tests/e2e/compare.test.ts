@@ -1,61 +1,28 @@
 // End to end: the Compare view in Debian's Chromium against `turnlab serve`. Two runs that
 // differ only by their seed, next to a fixture run; the exported CSV must equal what the
 // chart draws, which the test recomputes from the stored series with the same plot model.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync, statSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import type { MetricPoint } from '../../main/store/types';
 import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
 import { buildPlot } from '../../renderer/src/compare/plot';
-import { screenshotFolder } from './screenshots';
+import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
 
-const root = resolve(__dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
 const METRIC = 'train/reward/mean';
 const ITERATIONS = 30;
 
 let fixture: FixtureDataDir;
 let shots: TempDir;
-let serve: ChildProcess;
-let serveExit: Promise<number | null>;
+let serve: Serve;
 let url: string;
-let browser: Browser;
+let browser: OpenBrowser;
 let page: Page;
 const seedRuns: number[] = [];
 const rewards = new Map<number, Array<{ iteration: number; value: number | null; wallTime: number }>>();
-
-function startServe(dataDir: string): Promise<string> {
-  let stderr = '';
-  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  serveExit = new Promise((done) => serve.on('exit', (code) => done(code)));
-  serve.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done, reject) => {
-    createInterface({ input: serve.stdout! }).once('line', (line) => done(line.trim()));
-    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${stderr}`)));
-  });
-}
-
-/** The built renderer, rebuilt when it predates the Compare view. */
-function ensureRendererBuilt(): void {
-  const assets = join(root, 'out/renderer/assets');
-  const built =
-    existsSync(assets) &&
-    readdirSync(assets).some((f) => {
-      if (!f.endsWith('.js')) return false;
-      const text = readFileSync(join(assets, f), 'utf8');
-      return text.includes('export-plotted') && text.includes('compare-button');
-    });
-  if (!built) execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
-}
 
 /** Two runs of one config that differ only in trainer.seed (and the train start seed that follows it). */
 function addSeedPair(dataDir: string): void {
@@ -84,23 +51,21 @@ function addSeedPair(dataDir: string): void {
   }
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('Compare view in a browser', () => {
+describe.skipIf(!hasChromium)('Compare view in a browser', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
+    ensureBuilt();
     fixture = makeFixtureDataDir({ iterations: 5 });
     addSeedPair(fixture.dir);
     shots = screenshotFolder();
-    url = await startServe(fixture.dir);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+    serve = await startServe(fixture.dir);
+    url = serve.url;
+    browser = await launchBrowser({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+    page = browser.page;
   });
 
   afterAll(async () => {
     await browser?.close();
-    if (serve && serve.exitCode === null) {
-      serve.kill('SIGINT');
-      await serveExit;
-    }
+    await serve?.stop();
     fixture?.cleanup();
     shots?.cleanup();
   });
@@ -170,9 +135,7 @@ describe.skipIf(!existsSync(CHROMIUM))('Compare view in a browser', () => {
     expect(members).toHaveLength(2 * ITERATIONS);
     expect(members.find((r) => r.run_ids === String(seedRuns[1]) && r.iteration === '7')!.value).toBe('');
 
-    mkdirSync(shots.dir, { recursive: true });
-    const shot = join(shots.dir, 'compare.png');
-    await page.screenshot({ path: shot, fullPage: true });
+    const shot = await saveScreenshot(page, shots.dir, 'compare', { fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(1000);
 
     // Hiding the member runs removes them from the export too.

@@ -1,14 +1,14 @@
 // Electron smoke test: the real app (built main, preload and renderer) on a fixture data folder,
 // driven by Playwright's Electron support. Runs wherever the Electron binary is installed;
 // elsewhere it says so in one line and skips.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { _electron as electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { ensureBuilt, root } from './harness';
+import { saveScreenshot } from './screenshots';
 
-const root = resolve(__dirname, '../..');
 // The electron package writes path.txt once its postinstall has downloaded the binary.
 const installed = existsSync(join(root, 'node_modules/electron/path.txt'));
 if (!installed) {
@@ -27,9 +27,7 @@ describe.skipIf(!installed)('the desktop app', () => {
   });
 
   it('opens the runs table over IPC, refuses navigation away, and shows a run', async () => {
-    if (!existsSync(join(root, 'out/main/index.js')) || !existsSync(join(root, 'out/renderer/index.html'))) {
-      execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
-    }
+    ensureBuilt('out/main/index.js');
     fixture = makeFixtureDataDir({ iterations: 3 });
     shots = process.env.TURNLAB_E2E_SHOTS ? { dir: process.env.TURNLAB_E2E_SHOTS, cleanup: () => {} } : makeTempDir('turnlab-electron-');
     const executablePath = (await import('electron')).default as unknown as string;
@@ -52,9 +50,7 @@ describe.skipIf(!installed)('the desktop app', () => {
 
     await page.locator(`.run-row[data-run-id="${fixture.runs[0].run.id}"]`).click();
     await page.locator('.metric-chart canvas').first().waitFor();
-    mkdirSync(shots.dir, { recursive: true });
-    const shot = join(shots.dir, 'electron-run.png');
-    await page.screenshot({ path: shot });
+    const shot = await saveScreenshot(page, shots.dir, 'electron-run');
     expect(statSync(shot).size).toBeGreaterThan(1000);
   }, 120_000);
 });

@@ -1,19 +1,15 @@
 // End to end: a real short FrozenLake run trained by the CLI, replayed in Debian's Chromium
 // against `turnlab serve`: tiles drawn, turns stepped with the arrow keys, the episode
 // re-simulated and reproduced, and a chart click that opens the replay at that iteration.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
-import { screenshotFolder } from './screenshots';
-
-const root = resolve(__dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
 
 /** A FrozenLake run small enough to train in seconds; the warm start teaches the answer format. */
 const TINY_LAKE = [
@@ -36,49 +32,16 @@ const TINY_LAKE = [
 
 let data: TempDir;
 let shots: TempDir;
-let serve: ChildProcess;
-let serveExit: Promise<number | null>;
-let serveErr = '';
-let url: string;
-let browser: Browser;
+let serve: Serve;
+let browser: OpenBrowser;
 let page: Page;
 let runId: number;
 let episodeId: number;
 let episodeTurns: number;
 
-function newestMtime(dir: string): number {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
-}
-
-/** Builds the renderer when the bundle is missing or older than its sources. */
-function ensureRendererBuilt(): void {
-  const index = join(root, 'out/renderer/index.html');
-  if (!existsSync(index) || statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'))) {
-    execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
-  }
-}
-
-function startServe(dataDir: string): Promise<string> {
-  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  serveExit = new Promise((resolveExit) => serve.on('exit', (code) => resolveExit(code)));
-  serve.stderr!.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
-  return new Promise((resolveUrl, reject) => {
-    const lines = createInterface({ input: serve.stdout! });
-    lines.once('line', (line) => resolveUrl(line.trim()));
-    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${serveErr}`)));
-  });
-}
-
-const at = (hash: string) => new URL(`/#${hash}`, url).toString();
-
-describe.skipIf(!existsSync(CHROMIUM))('replay in a browser against turnlab serve', () => {
+describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
+    ensureBuilt();
     data = makeTempDir('turnlab-replay-e2e-');
     const sets = TINY_LAKE.flatMap((s) => ['--set', s]);
     execFileSync(process.execPath, [join(root, 'bin/turnlab.js'), 'train', '--data-dir', data.dir, '--config', 'configs/frozenlake-nonslip.yaml', ...sets], {
@@ -97,26 +60,23 @@ describe.skipIf(!existsSync(CHROMIUM))('replay in a browser against turnlab serv
       store.close();
     }
     shots = screenshotFolder();
-    url = await startServe(data.dir);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.goto(url);
+    serve = await startServe(data.dir);
+    browser = await launchBrowser({ viewport: { width: 1400, height: 1000 } });
+    page = browser.page;
+    await page.goto(serve.url);
     await page.locator('.run-row').first().waitFor();
   }, 150_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (serve && serve.exitCode === null) {
-      serve.kill('SIGINT');
-      await serveExit;
-    }
+    await serve?.stop();
     data?.cleanup();
     shots?.cleanup();
   });
 
   it('draws the episode as tiles and steps through its turns with the arrow keys', async () => {
     expect(episodeTurns).toBeGreaterThanOrEqual(2);
-    await page.goto(at(`/runs/${runId}/replay?episode=${episodeId}`));
+    await page.goto(serve.at(`/runs/${runId}/replay?episode=${episodeId}`));
     await page.locator('.episode-row').first().waitFor();
     await page.locator('.grid-tiles svg rect.tile').first().waitFor();
     // The 4x4 lake: 16 tiles, one player, one goal.
@@ -146,14 +106,12 @@ describe.skipIf(!existsSync(CHROMIUM))('replay in a browser against turnlab serv
     expect(await page.locator('.verdict .summary').innerText()).toMatch(/^reproduced: all \d+ turns match/);
     expect(await page.locator('.verdict tbody tr').count()).toBe(episodeTurns);
 
-    mkdirSync(shots.dir, { recursive: true });
-    const shot = join(shots.dir, 'replay.png');
-    await page.screenshot({ path: shot, fullPage: true });
+    const shot = await saveScreenshot(page, shots.dir, 'replay', { fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(1000);
   });
 
   it('opens the replay at an iteration when a chart point is clicked', async () => {
-    await page.goto(at(`/runs/${runId}`));
+    await page.goto(serve.at(`/runs/${runId}`));
     const chart = page.locator('.metric-chart .canvas').first();
     await chart.locator('canvas').waitFor();
     const box = (await chart.boundingBox())!;

@@ -1,20 +1,16 @@
 // End to end with real training: `turnlab serve` on an empty temp data folder, Debian's Chromium
 // driven by playwright-core. Start a run from the UI and watch its chart grow, evaluate and fork
 // a checkpoint, kill a trainer and resume it from the Checkpoints view, export CSV.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActiveTrainingDto, CheckpointDto, RunDto } from '../../preload/contract';
 import { exportColumns } from '../../main/services/export';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
-import { screenshotFolder } from './screenshots';
+import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
 
-const root = resolve(__dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
 const TINY = [
   'trainer.backend=wasm',
   'model.n_layer=1',
@@ -32,27 +28,12 @@ const TEST_MS = 240_000;
 
 let data: TempDir;
 let shots: TempDir;
-let serve: ChildProcess;
-let serveExit: Promise<number | null>;
-let serveErr = '';
+let serve: Serve;
 let url: string;
 let token: string;
-let browser: Browser;
+let browser: OpenBrowser;
 let page: Page;
 let firstRun: number;
-
-function startServe(dataDir: string): Promise<string> {
-  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  serveExit = new Promise((resolveExit) => serve.on('exit', (code) => resolveExit(code)));
-  serve.stderr!.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
-  return new Promise((resolveUrl, reject) => {
-    createInterface({ input: serve.stdout! }).once('line', (line) => resolveUrl(line.trim()));
-    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${serveErr}`)));
-  });
-}
 
 /** The API as the test sees it, beside the browser. */
 async function call<T>(method: string, ...args: unknown[]): Promise<T> {
@@ -71,7 +52,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${serveErr}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${serve.stderr()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -79,9 +60,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
 const runOf = (runId: number) => call<RunDto>('getRun', runId);
 
 async function shot(name: string): Promise<void> {
-  mkdirSync(shots.dir, { recursive: true });
-  const path = join(shots.dir, `${name}.png`);
-  await page.screenshot({ path });
+  const path = await saveScreenshot(page, shots.dir, name);
   expect(statSync(path).size).toBeGreaterThan(1000);
 }
 
@@ -91,26 +70,20 @@ async function shownIterations(): Promise<number> {
   return text === '-' ? 0 : Number(text);
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () => {
+describe.skipIf(!hasChromium)('workbench flows with real training', () => {
   beforeAll(async () => {
-    if (!existsSync(join(root, 'out/renderer/index.html'))) {
-      execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
-    }
+    ensureBuilt();
     data = makeTempDir('turnlab-flows-');
     shots = screenshotFolder();
-    url = await startServe(data.dir);
-    token = new URL(url).searchParams.get('token')!;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-    page = await context.newPage();
+    serve = await startServe(data.dir);
+    ({ url, token } = serve);
+    browser = await launchBrowser({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    page = browser.page;
   });
 
   afterAll(async () => {
     await browser?.close();
-    if (serve && serve.exitCode === null) {
-      serve.kill('SIGINT');
-      await serveExit;
-    }
+    await serve?.stop();
     data?.cleanup();
     shots?.cleanup();
   });
@@ -141,7 +114,7 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () 
   }, TEST_MS);
 
   it('evaluates a checkpoint and forks it with a changed setting, showing the lineage', async () => {
-    await page.goto(new URL(`/#/runs/${firstRun}/checkpoints`, url).toString());
+    await page.goto(serve.at(`/runs/${firstRun}/checkpoints`));
     const rows = page.locator('.checkpoint-row');
     await rows.first().waitFor();
     const checkpoints = await call<CheckpointDto[]>('listCheckpoints', firstRun);
@@ -166,7 +139,7 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () 
     expect(fork).toMatchObject({ name: 'e2e-fork', parentRunId: firstRun, parentIteration: forkFrom.iteration });
     expect(fork.config).toMatchObject({ actor_rollout_ref: { actor: { optim: { lr: 0.005 } } } });
 
-    await page.goto(new URL('/#/runs', url).toString());
+    await page.goto(serve.at('/runs'));
     const forkRow = page.locator(`.run-row[data-run-id="${forkId}"]`);
     await until('lineage in the runs table', async () =>
       (await forkRow.count()) > 0 && (await forkRow.innerText()).includes(`fork of #${firstRun} at iteration ${forkFrom.iteration}`),
@@ -186,7 +159,7 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () 
     const pid = (await call<ActiveTrainingDto[]>('activeTrainings')).find((a) => a.runId === runId)!.pid;
     process.kill(pid, 'SIGKILL');
 
-    await page.goto(new URL('/#/runs', url).toString());
+    await page.goto(serve.at('/runs'));
     const row = page.locator(`.run-row[data-run-id="${runId}"]`);
     await until('interrupted in the runs table', async () => (await row.locator('.status').innerText()) === 'interrupted');
     expect(serve.exitCode).toBeNull();
@@ -196,20 +169,20 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench flows with real training', () 
 
     const killedAt = (await runOf(runId)).iterations!;
     const latest = (await call<CheckpointDto[]>('listCheckpoints', runId)).at(-1)!;
-    await page.goto(new URL(`/#/runs/${runId}/checkpoints`, url).toString());
+    await page.goto(serve.at(`/runs/${runId}/checkpoints`));
     await page.locator(`.checkpoint-row[data-checkpoint-id="${latest.id}"] button.resume`).click();
     await page.waitForURL(new RegExp(`#/runs/${runId}$`));
     await until('iterations past the kill on screen', async () => (await shownIterations()) > Math.max(killedAt, latest.iteration));
     expect((await runOf(runId)).status).toBe('running');
 
     // Stop it from the Runs view; it saves a checkpoint and ends `stopped`.
-    await page.goto(new URL('/#/runs', url).toString());
+    await page.goto(serve.at('/runs'));
     await row.locator('button.stop').click();
     await until('stopped in the runs table', async () => (await row.locator('.status').innerText()) === 'stopped');
   }, TEST_MS);
 
   it('exports metrics as CSV from the Runs view', async () => {
-    await page.goto(new URL('/#/runs', url).toString());
+    await page.goto(serve.at('/runs'));
     await page.locator(`.run-row[data-run-id="${firstRun}"] .select-run`).check();
     await page.locator('select[name=exportWhat]').selectOption('metrics');
     await page.locator('select[name=exportFormat]').selectOption('csv');

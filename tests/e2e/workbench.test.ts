@@ -1,67 +1,34 @@
 // End to end: `turnlab serve` as a real process, Debian's Chromium driven by playwright-core.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { statSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
-import { screenshotFolder } from './screenshots';
-
-const root = resolve(__dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-];
+import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
 
 let fixture: FixtureDataDir;
 // Screenshots are kept in test-results/screenshots/ (or TURNLAB_E2E_SHOTS) to look at.
 let shots: TempDir;
-let serve: ChildProcess;
-let serveExit: Promise<number | null>;
-let serveErr = '';
+let serve: Serve;
 let url: string;
-let browser: Browser;
+let browser: OpenBrowser;
 let page: Page;
 
-function startServe(dataDir: string): Promise<string> {
-  serve = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  serveExit = new Promise((resolveExit) => serve.on('exit', (code) => resolveExit(code)));
-  serve.stderr!.on('data', (chunk: Buffer) => (serveErr += chunk.toString()));
-  return new Promise((resolveUrl, reject) => {
-    const lines = createInterface({ input: serve.stdout! });
-    lines.once('line', (line) => resolveUrl(line.trim()));
-    serve.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${serveErr}`)));
-  });
-}
-
-describe.skipIf(!existsSync(CHROMIUM))('workbench in a browser against turnlab serve', () => {
+describe.skipIf(!hasChromium)('workbench in a browser against turnlab serve', () => {
   beforeAll(async () => {
-    if (!existsSync(join(root, 'out/renderer/index.html'))) {
-      execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
-    }
+    ensureBuilt();
     fixture = makeFixtureDataDir({ iterations: 5 });
     shots = screenshotFolder();
-    url = await startServe(fixture.dir);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    serve = await startServe(fixture.dir);
+    url = serve.url;
+    browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });
+    page = browser.page;
   });
 
   afterAll(async () => {
     await browser?.close();
-    if (serve && serve.exitCode === null) {
-      serve.kill('SIGINT');
-      await serveExit;
-    }
+    await serve?.stop();
     fixture?.cleanup();
     shots?.cleanup();
   });
@@ -87,15 +54,13 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench in a browser against turnlab s
     expect(await page.locator('.config pre').innerText()).toContain(':');
     expect(await page.locator('.checkpoints tbody tr').count()).toBe(fixture.runs[0].checkpoints.length);
 
-    mkdirSync(shots.dir, { recursive: true });
-    const shot = join(shots.dir, 'run.png');
-    await page.screenshot({ path: shot });
+    const shot = await saveScreenshot(page, shots.dir, 'run');
     expect(statSync(shot).size).toBeGreaterThan(1000);
   });
 
   it('shows a failed run with its error text in full, after a reload without the token in the URL', async () => {
     const failed = fixture.runs.find((r) => r.run.status === 'failed')!.run;
-    await page.goto(new URL(`/#/runs/${failed.id}`, url).toString());
+    await page.goto(serve.at(`/runs/${failed.id}`));
     await page.reload();
     await page.locator('.run-error pre').waitFor();
     expect(await page.locator('.run-error pre').innerText()).toBe(failed.error);
@@ -106,7 +71,7 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench in a browser against turnlab s
     const store = openStore(fixture.dir);
     try {
       store.runs.update(target.id, { status: 'running' });
-      await page.goto(new URL(`/#/runs/${target.id}`, url).toString());
+      await page.goto(serve.at(`/runs/${target.id}`));
       await page.locator('.live').waitFor();
       store.runs.update(target.id, { status: 'completed' });
       await page.locator('.live').waitFor({ state: 'detached' });
@@ -117,7 +82,6 @@ describe.skipIf(!existsSync(CHROMIUM))('workbench in a browser against turnlab s
   });
 
   it('stops on SIGINT with exit code 0', async () => {
-    serve.kill('SIGINT');
-    expect(await serveExit).toBe(0);
+    expect(await serve.stop()).toBe(0);
   });
 });

@@ -1,0 +1,93 @@
+// What every e2e test needs around its assertions: a built renderer, `turnlab serve` as a real
+// process on a data folder, and Debian's Chromium driven by playwright-core.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const CHROMIUM = '/usr/bin/chromium';
+/** Whether Debian's Chromium is installed; the browser tests skip without it. */
+export const hasChromium = existsSync(CHROMIUM);
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+
+function newestMtime(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+/**
+ * Builds the app when the renderer bundle (or one of `alsoNeeded`, paths under the repository) is
+ * missing, or the bundle is older than the renderer's sources: the tests must see today's views.
+ */
+export function ensureBuilt(...alsoNeeded: string[]): void {
+  const index = join(root, 'out/renderer/index.html');
+  const missing = [index, ...alsoNeeded.map((path) => join(root, path))].some((path) => !existsSync(path));
+  if (missing || statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'))) {
+    execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
+  }
+}
+
+export interface Serve {
+  /** The one line `turnlab serve` prints: the address with its token. */
+  url: string;
+  token: string;
+  /** The exit code once the process has ended, null while it runs. */
+  readonly exitCode: number | null;
+  /** What the process wrote to stderr so far. */
+  stderr(): string;
+  /** An absolute address in the app for a route hash such as `/runs/1`. */
+  at(hash: string): string;
+  /** SIGINT when still running; resolves to the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `turnlab serve` on `dataDir` and an ephemeral port, resolving once it prints its URL. */
+export async function startServe(dataDir: string): Promise<Serve> {
+  const child = spawn(process.execPath, [join(root, 'bin/turnlab.js'), 'serve', '--data-dir', dataDir, '--port', '0', '--no-open'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((done, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => done(line.trim()));
+    child.once('exit', (code) => reject(new Error(`turnlab serve exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    token: new URL(url).searchParams.get('token')!,
+    get exitCode() {
+      return child.exitCode;
+    },
+    stderr: () => stderr,
+    at: (hash) => new URL(`/#${hash}`, url).toString(),
+    stop: () => {
+      if (child.exitCode === null) child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
+export interface OpenBrowser {
+  browser: Browser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Launches headless Chromium with one page in a fresh context. */
+export async function launchBrowser(options: BrowserContextOptions): Promise<OpenBrowser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const page = await (await browser.newContext(options)).newPage();
+  return { browser, page, close: () => browser.close() };
+}
