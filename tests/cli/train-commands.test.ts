@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -67,5 +67,29 @@ describe('turnlab train, resume and eval', () => {
     const unknown = turnlab('resume', 'no-such-run');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('stops gracefully on SIGTERM (how the app stops a trainer): checkpoint saved, run stopped', async () => {
+    const child = spawn(
+      process.execPath,
+      [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, 'train', '--config', join(repo, 'configs/bandit.yaml'), '--name', 'sigterm', ...tiny, '--set', 'trainer.total_training_steps=50', '--set', 'trainer.save_freq=0'],
+      { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolveExit) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/iteration 1\/50/.test(stderr) && !child.killed) child.kill('SIGTERM');
+      });
+      child.on('close', (exitCode) => resolveExit(exitCode));
+    });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\(sigterm\) stopped at iteration \d+/);
+    const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; name: string; status: string; iterations: number }>;
+    const run = runs.find((r) => r.name === 'sigterm')!;
+    expect(run.status).toBe('stopped');
+    expect(existsSync(join(dataDir, `checkpoints/run-${run.id}/iter-${run.iterations}`))).toBe(true);
   });
 });
