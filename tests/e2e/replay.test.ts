@@ -8,27 +8,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
-/** A FrozenLake run small enough to train in seconds; the warm start teaches the answer format. */
-const TINY_LAKE = [
-  'trainer.backend=wasm',
-  'model.n_layer=1',
-  'model.d_model=32',
-  'model.d_ff=64',
-  'warm_start.steps=40',
-  'warm_start.lr=0.01',
-  'es_manager.train.env_groups=2',
-  'es_manager.train.group_size=2',
-  'es_manager.train.env_configs.n_groups=[2]',
-  'es_manager.val.env_groups=2',
-  'es_manager.val.env_configs.n_groups=[2]',
-  'trainer.total_training_steps=2',
-  'trainer.test_freq=1',
-  'ppo_mini_batch_size=4',
-  'micro_batch_size_per_gpu=2',
-];
+const TINY_LAKE = [...TINY_LAKE_OVERRIDES, 'trainer.total_training_steps=2'];
 
 let data: TempDir;
 let shots: TempDir;

@@ -15,6 +15,7 @@ import { createContextManager, rolloutSettingsFromConfig, runRollout, type Episo
 import { train } from '../../trainer-core/train/trainer';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { CharTokenizer, ScriptedGenerator } from '../rollout/helpers';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 
 const root = join(import.meta.dirname, '../..');
 let temp: TempDir;
@@ -98,23 +99,7 @@ beforeAll(async () => {
   temp = makeTempDir('turnlab-resim-');
   store = openStore(temp.dir, { create: true });
 
-  const trained = loadRunConfig(join(root, 'configs/frozenlake-nonslip.yaml'), [
-    'trainer.backend=wasm',
-    'model.n_layer=1',
-    'model.d_model=32',
-    'model.d_ff=64',
-    'warm_start.steps=40',
-    'warm_start.lr=0.01',
-    'es_manager.train.env_groups=2',
-    'es_manager.train.group_size=2',
-    'es_manager.train.env_configs.n_groups=[2]',
-    'es_manager.val.env_groups=2',
-    'es_manager.val.env_configs.n_groups=[2]',
-    'trainer.total_training_steps=1',
-    'trainer.test_freq=1',
-    'ppo_mini_batch_size=4',
-    'micro_batch_size_per_gpu=2',
-  ]);
+  const trained = loadRunConfig(join(root, 'configs/frozenlake-nonslip.yaml'), [...TINY_LAKE_OVERRIDES, 'trainer.total_training_steps=1']);
   const run = store.runs.create({ name: 'tiny-lake', config: trained, seed: trained.trainer.seed, envTags: ['FrozenLakeNonSlip'], algorithm: 'grpo' });
   trainedRunId = run.id;
   const result = await train({ config: trained, sink: new StoreSink(store, run.id), checkpointDir: join(temp.dir, 'ckpt') });
