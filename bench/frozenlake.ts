@@ -2,7 +2,7 @@
  * Trains configs/frozenlake-nonslip.yaml (a lake that does not slip, random-valid warm start,
  * then RL) and reports the final validation success, the first iteration whose validation
  * reached 0.9, and the wall time. Validation is greedy on 64 fixed seeds.
- * Run alone: npx tsx bench/frozenlake.ts [key=value ...] (config overrides, as train's --set)
+ * Run alone: npx tsx bench/frozenlake.ts [--verbose] [key=value ...] (config overrides, as train's --set)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,11 +23,14 @@ class ValidationLog implements TrainingSink {
   private readonly started = performance.now();
   firstAtTarget: { iteration: number; seconds: number } | null = null;
 
+  constructor(private readonly verbose: boolean) {}
+
   runStarted(info: RunStartInfo): void {
     console.log(`backend: ${info.backend} on ${info.device}; ${(info.parameterCount / 1e3).toFixed(0)} k parameters; ${info.totalIterations} iterations`);
   }
   iteration(iteration: number, metrics: Record<string, number>, _episodes: EpisodeReport[]): void {
     const success = metrics[METRIC];
+    if (this.verbose) console.log(progressLine(iteration, metrics));
     if (success === undefined) return;
     const seconds = (performance.now() - this.started) / 1000;
     this.successes.set(iteration, success);
@@ -39,10 +42,18 @@ class ValidationLog implements TrainingSink {
   runEnded(): void {}
 }
 
+/** One line per iteration, for judging a long run before its next validation. */
+function progressLine(iteration: number, metrics: Record<string, number>): string {
+  const figure = (key: string, digits = 3) => (metrics[key] === undefined ? '-' : metrics[key].toFixed(digits));
+  return `  iteration ${iteration}: train success ${figure('train/FrozenLakeNonSlip/success')}, effective ${figure('train/FrozenLakeNonSlip/action_is_effective')}, entropy ${figure('actor/entropy')}, rollout ${figure('timing_s/rollout', 1)} s, update ${figure('timing_s/update', 1)} s`;
+}
+
 export default async function benchFrozenLake(overrides: string[] = []): Promise<void> {
-  const config = loadRunConfig(CONFIG, overrides);
+  // --verbose prints every iteration, not only the validations.
+  const verbose = overrides.includes('--verbose');
+  const config = loadRunConfig(CONFIG, overrides.filter((o) => o !== '--verbose'));
   const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-frozenlake-'));
-  const sink = new ValidationLog();
+  const sink = new ValidationLog(verbose);
   const start = performance.now();
   try {
     await train({ config, sink, checkpointDir: dir, log: (line) => console.log(line) });

@@ -53,6 +53,34 @@ describe('Transformer', () => {
     model.dispose();
   });
 
+  it('scores each document of a packed row exactly as it scores alone', () => {
+    const model = Transformer.create(tiny, 1);
+    const first = [1, 5, 7];
+    const second = [3, 4, 11, 6];
+    const packed = tf.tidy(() => {
+      const scores = scoreTokens(model, [[...first, ...second]], { values: true, documents: [[0, 0, 0, 1, 1, 1, 1]] });
+      return { logprobs: scores.logprobs!.arraySync()[0], values: scores.values!.arraySync()[0] };
+    });
+    const alone = tf.tidy(() => {
+      const scores = scoreTokens(model, [first, second], { values: true });
+      return { logprobs: scores.logprobs!.arraySync(), values: scores.values!.arraySync() };
+    });
+    // Column 0 of a document (its first token) has no prefix inside the document; it is never trained.
+    for (let t = 1; t < first.length; t++) {
+      expect(packed.logprobs[t]).toBeCloseTo(alone.logprobs[0][t], 5);
+      expect(packed.values[t]).toBeCloseTo(alone.values[0][t], 5);
+    }
+    for (let t = 1; t < second.length; t++) {
+      expect(packed.logprobs[first.length + t]).toBeCloseTo(alone.logprobs[1][t], 5);
+      expect(packed.values[first.length + t]).toBeCloseTo(alone.values[1][t], 5);
+    }
+    // Without document ids the second part sees the first and scores differently.
+    const joined = tf.tidy(() => scoreTokens(model, [[...first, ...second]]).logprobs!.arraySync()[0]);
+    expect(Math.abs(joined[first.length + 2] - alone.logprobs[1][2])).toBeGreaterThan(1e-4);
+    expect(() => tf.tidy(() => scoreTokens(model, [first], { documents: [[0, 1, 0]] }).logprobs!)).toThrow(/must not decrease/);
+    model.dispose();
+  });
+
   it('rejects sequences longer than the context', () => {
     const model = Transformer.create(tiny, 1);
     expect(() => tf.tidy(() => scoreTokens(model, [[1, 2, 3, 4, 5, 6, 7, 8, 9]]).logprobs!)).toThrow(/exceeds the model's context length 8/);

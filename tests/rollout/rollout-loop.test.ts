@@ -34,7 +34,7 @@ describe('runRollout', () => {
       for (const end of seq.turnEnds) expect(seq.inputIds[end]).toBe(tok.endOfTurnId);
       expect(seq.tokenRewards[seq.turnEnds[2]]).toBe(1);
       expect(seq.tokenRewards.filter((r) => r !== 0)).toHaveLength(1);
-      expect(episode.contextMatchesSampling).toBe(true);
+      expect(new Set(seq.documentIds)).toEqual(new Set([0]));
     }
     // Every context the generator saw is a prefix of the final training sequence.
     const finalIds = result.episodes[0].sequence.inputIds;
@@ -105,12 +105,23 @@ describe('runRollout', () => {
     expect(result.episodes.map((e) => e.score)).toEqual([1, 0]);
   });
 
-  it('trains on the last k turns with a context window and says the contexts differed', async () => {
+  it('trains every turn in the window it was sampled in under a context window', async () => {
     const cfg = corridorConfig(['agent_proxy.max_context_window=1', 'agent_proxy.max_turn=3'], 1, 1);
-    const { result } = await roll(cfg, () => '<think></think><answer>Left</answer>');
+    const { result, generator } = await roll(cfg, () => '<think></think><answer>Left</answer>');
     const [episode] = result.episodes;
     expect(episode.turns).toHaveLength(3);
-    expect(episode.sequence.turnNumbers).toEqual([3]);
-    expect(episode.contextMatchesSampling).toBe(false);
+    const seq = episode.sequence;
+    expect(seq.turnNumbers).toEqual([1, 2, 3]);
+    // One document per turn: the context the model was given, then its reply (the only tokens trained).
+    const contexts = generator.calls.map((call) => call.prompts[0]);
+    expect(contexts).toHaveLength(3);
+    for (let d = 0; d < 3; d++) {
+      const document = seq.inputIds.filter((_, i) => seq.documentIds[i] === d);
+      const mask = seq.lossMask.filter((_, i) => seq.documentIds[i] === d);
+      expect(document).toEqual([...contexts[d], ...episode.turns[d].generatedIds]);
+      expect(mask).toEqual([...contexts[d].map(() => 0), ...episode.turns[d].generatedIds.map(() => 1)]);
+    }
+    // The window drops earlier turns: turn 3's context does not hold turn 2's context and reply.
+    expect(contexts[2].length).toBeLessThan(contexts[1].length + episode.turns[1].generatedIds.length);
   });
 });

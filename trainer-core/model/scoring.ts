@@ -18,6 +18,8 @@ export interface ScoreOptions {
   logprobs?: boolean;
   entropy?: boolean;
   values?: boolean;
+  /** Document id of every token, per row (see packRows); each row is one document without it. */
+  documents?: readonly (readonly number[])[];
 }
 
 export interface TokenScores {
@@ -37,7 +39,7 @@ export function scoreTokens(model: Transformer, rows: readonly (readonly number[
   const wantLogprobs = options.logprobs ?? model.config.lmHead;
   const wantEntropy = options.entropy ?? false;
   const wantValues = options.values ?? false;
-  const packed = packRows(rows, 'right');
+  const packed = packRows(rows, 'right', 0, undefined, options.documents);
   const { batch, time } = packed;
   const input = forwardInputs(packed);
   const out = model.forward(input, { logits: wantLogprobs || wantEntropy, values: wantValues });

@@ -83,6 +83,34 @@ export class ContextManager {
     return out;
   }
 
+  /**
+   * The episode as training documents, packed into one row for the trainer. Without a context
+   * window that is one document, the whole episode. With one, every turn is its own document:
+   * the window the model saw when it replied, then its reply. Earlier replies inside a window are
+   * context there (each is trained in its own document), so every generated token is trained
+   * once, in exactly the context it was sampled in, and no turn is left out of training.
+   */
+  trainingDocuments(env: EnvPromptInfo, turns: readonly ContextTurn[]): Segment[][] {
+    if (this.options.maxContextWindow === null) return [this.segments(env, turns)];
+    return turns.map((turn, i) =>
+      this.segments(env, turns.slice(0, i + 1)).map((segment): Segment =>
+        segment.kind === 'generated' && segment.turn !== turn.turn ? { kind: 'prompt', ids: segment.ids, text: segment.text } : segment,
+      ),
+    );
+  }
+
+  /**
+   * Tokens of the packed training row the episode makes so far (the context of an unanswered
+   * last turn included); the model's context length bounds it.
+   */
+  trainingLength(env: EnvPromptInfo, turns: readonly ContextTurn[]): number {
+    let length = 0;
+    for (const document of this.trainingDocuments(env, turns)) {
+      for (const segment of document) length += segment.ids.length;
+    }
+    return length;
+  }
+
   /** Token ids the model continues from for the last (unanswered) turn. */
   contextIds(env: EnvPromptInfo, turns: readonly ContextTurn[]): number[] {
     return this.segments(env, turns).flatMap((segment) => segment.ids);

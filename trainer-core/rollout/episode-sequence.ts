@@ -1,7 +1,8 @@
 import type { Segment } from './context-manager';
 
 /**
- * One token sequence per episode holding all its (shown) turns, ready for the trainer:
+ * One token sequence per episode holding all its turns, ready for the trainer: the training
+ * documents of the context manager packed in order (one document without a context window);
  * the loss mask is 1 exactly on tokens the policy generated, turn boundaries are each turn's
  * last generated token (never inferred from rewards), and token-level rewards sit either on the
  * episode's last generated token or on each turn's last generated token.
@@ -18,6 +19,12 @@ export interface EpisodeSequence {
   /** 1-based turn number of each entry of `turnEnds`. */
   turnNumbers: number[];
   tokenRewards: number[];
+  /** Training document of each token (see ContextManager.trainingDocuments). */
+  documentIds: number[];
+}
+
+export function emptyEpisodeSequence(): EpisodeSequence {
+  return { inputIds: [], lossMask: [], logprobs: [], turnEnds: [], turnNumbers: [], tokenRewards: [], documentIds: [] };
 }
 
 export type RewardPlacement =
@@ -26,20 +33,27 @@ export type RewardPlacement =
   /** Reward of turn n on turn n's last generated token (`use_turn_scores`); keyed by turn number. */
   | { mode: 'turn-ends'; perTurn: ReadonlyMap<number, number> };
 
-export function buildEpisodeSequence(segments: readonly Segment[], placement: RewardPlacement): EpisodeSequence {
+export function buildEpisodeSequence(documents: readonly (readonly Segment[])[], placement: RewardPlacement): EpisodeSequence {
   const inputIds: number[] = [];
   const lossMask: number[] = [];
   const logprobs: number[] = [];
   const turnEnds: number[] = [];
   const turnNumbers: number[] = [];
-  for (const segment of segments) {
+  const documentIds: number[] = [];
+  documents.forEach((segments, document) => {
+    for (const segment of segments) addSegment(segment);
+    while (documentIds.length < inputIds.length) documentIds.push(document);
+  });
+  return { inputIds, lossMask, logprobs, turnEnds, turnNumbers, tokenRewards: placeRewards(inputIds.length, turnEnds, turnNumbers, placement), documentIds };
+
+  function addSegment(segment: Segment): void {
     if (segment.kind === 'prompt') {
       for (const id of segment.ids) {
         inputIds.push(id);
         lossMask.push(0);
         logprobs.push(0);
       }
-      continue;
+      return;
     }
     if (segment.ids.length === 0) throw new Error(`turn ${segment.turn} has no generated tokens`);
     if (segment.logprobs.length !== segment.ids.length) {
@@ -53,7 +67,6 @@ export function buildEpisodeSequence(segments: readonly Segment[], placement: Re
     turnEnds.push(inputIds.length - 1);
     turnNumbers.push(segment.turn);
   }
-  return { inputIds, lossMask, logprobs, turnEnds, turnNumbers, tokenRewards: placeRewards(inputIds.length, turnEnds, turnNumbers, placement) };
 }
 
 export function placeRewards(

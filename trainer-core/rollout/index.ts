@@ -14,7 +14,7 @@ export {
   type TurnPromptInfo,
 } from './templates';
 export { ContextManager, type ContextManagerOptions, type ContextTurn, type TurnReply, type Segment } from './context-manager';
-export { buildEpisodeSequence, placeRewards, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
+export { buildEpisodeSequence, emptyEpisodeSequence, placeRewards, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
 export {
   EnvStateManager,
   type EnvStateManagerOptions,

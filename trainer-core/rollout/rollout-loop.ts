@@ -1,7 +1,7 @@
 import type { RunConfig } from '../config/schema';
 import type { StateRender } from '../envs/types';
 import { ContextManager, type ContextTurn } from './context-manager';
-import { buildEpisodeSequence, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
+import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
 import type { EndReason, EnvStateManager, Split, TurnOutcome } from './es-manager';
 import { computeRolloutMetrics, episodeMetricValues, type EpisodeSummary } from './metrics';
 import { groupingKeys, normalizeScores, type RewardGrouping, type RewardMethod } from './reward-normalization';
@@ -86,11 +86,6 @@ export interface EpisodeRecord {
   trainReward: number;
   /** The training sequence (empty when the first context already did not fit). */
   sequence: EpisodeSequence;
-  /**
-   * False when `max_context_window` dropped turns: earlier replies were then sampled in longer
-   * contexts than the sequence shows, so their sampling logprobs are not those of the sequence.
-   */
-  contextMatchesSampling: boolean;
   messages: ChatMessage[];
   /** Per-episode metric values (success, num_actions, ...), for storage. */
   metrics: Record<string, number>;
@@ -164,7 +159,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
     const asked: number[] = [];
     for (const envId of active) {
       const ids = cm.contextIds(es.entries[envId].prompt, contexts[envId]);
-      const room = Math.min(settings.responseLength, settings.maxSequenceLength - ids.length);
+      const room = Math.min(settings.responseLength, settings.maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId]));
       if (room < 1) {
         contexts[envId].pop();
         es.endEpisode(envId, 'context-full');
@@ -262,8 +257,8 @@ function finishRollout(
     const answered = contexts[e].filter((turn) => turn.reply);
     const sequence =
       answered.length > 0
-        ? buildEpisodeSequence(cm.segments(entry.prompt, answered), placements[e])
-        : { inputIds: [], lossMask: [], logprobs: [], turnEnds: [], turnNumbers: [], tokenRewards: [] };
+        ? buildEpisodeSequence(cm.trainingDocuments(entry.prompt, answered), placements[e])
+        : emptyEpisodeSequence();
     const summary: EpisodeSummary = {
       groupId: episode.groupId,
       tag: episode.tag,
@@ -296,7 +291,6 @@ function finishRollout(
       score: envScores[e] + penalties[e],
       trainReward: trainRewards[e],
       sequence,
-      contextMatchesSampling: cm.windowStart(answered.length) === 0,
       messages: answered.length > 0 ? cm.messages(entry.prompt, answered) : [],
       metrics: {},
     };

@@ -13,6 +13,8 @@ export interface TrainingBatch {
   /** Sampling logprobs, aligned with tokens (0 where mask is 0). */
   oldLogprobs: Float32Array;
   turnEnds: number[][];
+  /** Training document of each token, per row (several per row under a context window). */
+  documents: number[][];
   groupIds: number[];
   episodes: EpisodeRecord[];
 }
@@ -40,6 +42,7 @@ export function buildTrainingBatch(episodes: readonly EpisodeRecord[]): Training
     rewards,
     oldLogprobs,
     turnEnds: kept.map((e) => e.sequence.turnEnds),
+    documents: kept.map((e) => e.sequence.documentIds),
     groupIds: kept.map((e) => e.groupId),
     episodes: kept,
   };

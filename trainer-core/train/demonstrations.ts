@@ -1,7 +1,7 @@
 import type { RunConfig } from '../config/schema';
 import type { Rng } from '../rng';
 import type { ContextManager, ContextTurn } from '../rollout/context-manager';
-import { buildEpisodeSequence, type EpisodeSequence } from '../rollout/episode-sequence';
+import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence } from '../rollout/episode-sequence';
 import type { EnvStateManager } from '../rollout/es-manager';
 import { createTemplate, type PromptTemplate } from '../rollout/templates';
 import type { Tokenizer } from '../rollout/tokenizer';
@@ -83,8 +83,8 @@ export function playDemonstrations(options: {
     if (!usable[envId] || turns.length === 0) return;
     const text = cm.flatText(entry.prompt, turns);
     const sequence = tokenizer
-      ? buildEpisodeSequence(cm.segments(entry.prompt, turns), { mode: 'episode-end', total: 0 })
-      : { inputIds: [], lossMask: [], logprobs: [], turnEnds: [], turnNumbers: [], tokenRewards: [] };
+      ? buildEpisodeSequence(cm.trainingDocuments(entry.prompt, turns), { mode: 'episode-end', total: 0 })
+      : emptyEpisodeSequence();
     out.push({ tag: entry.tag, text, sequence });
   });
   return out;

@@ -26,7 +26,8 @@ export async function scoreBatch(
   for (let start = 0; start < batch.rows; start += options.chunk) {
     const rowIds = range(start, Math.min(batch.rows, start + options.chunk));
     const rows = rowIds.map((r) => batch.tokens[r]);
-    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, options) }) as tf.NamedTensorMap) as TokenScores;
+    const documents = rowIds.map((r) => batch.documents[r]);
+    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents }) }) as tf.NamedTensorMap) as TokenScores;
     // Read back asynchronously: WebGPU under Node has no synchronous read.
     if (logprobs && scores.logprobs) {
       scatterRows(logprobs, batch.cols, rowIds, (await scores.logprobs.data()) as Float32Array, scores.logprobs.shape[1]);
@@ -75,6 +76,8 @@ interface Schedule {
 interface MicroBatchContext {
   /** Token rows of the micro-batch. */
   rows: number[][];
+  /** Their training documents (see TrainingBatch.documents). */
+  documents: number[][];
   /** A [rows, cols] batch array cut to this micro-batch, as a tensor. */
   slice(data: Float32Array): tf.Tensor2D;
   /** Normalises by the whole mini-batch, so micro-batch losses add up to its loss. */
@@ -115,6 +118,7 @@ async function optimise(
     const miniMetrics = new MetricSums();
     for (const micro of mini.microBatches) {
       const rows = micro.map((r) => batch.tokens[r]);
+      const documents = micro.map((r) => batch.documents[r]);
       const width = Math.max(...rows.map((r) => r.length));
       const kept: Record<string, tf.Scalar> = {};
       const { grads, value } = tf.tidy(() =>
@@ -122,6 +126,7 @@ async function optimise(
           () =>
             lossOf({
               rows,
+              documents,
               slice: (data) => tf.tensor2d(sliceRows(data, batch.cols, micro, width), [micro.length, width]),
               aggOptions,
               keep: (name, scalar) => {
@@ -155,9 +160,9 @@ export async function updateActor(
   rng: Rng,
 ): Promise<Metrics> {
   const losses = new Set(['pg_loss', 'entropy', 'kl_loss']);
-  return optimise(policy, optimizer, batch, settings, rng, 'actor', losses, ({ rows, slice, aggOptions, keep }) => {
+  return optimise(policy, optimizer, batch, settings, rng, 'actor', losses, ({ rows, documents, slice, aggOptions, keep }) => {
     const mask = slice(batch.mask);
-    const scores = scoreTokens(policy, rows, { temperature: settings.temperature, logprobs: true, entropy: true });
+    const scores = scoreTokens(policy, rows, { temperature: settings.temperature, logprobs: true, entropy: true, documents });
     const logp = scores.logprobs as tf.Tensor2D;
     const pg = policyLoss({
       logp,
@@ -195,8 +200,8 @@ export async function updateCritic(
   settings: CriticUpdateSettings,
   rng: Rng,
 ): Promise<Metrics> {
-  return optimise(critic, optimizer, batch, settings, rng, 'critic', new Set(['vf_loss']), ({ rows, slice, aggOptions, keep }) => {
-    const values = scoreTokens(critic, rows, { logprobs: false, values: true }).values as tf.Tensor2D;
+  return optimise(critic, optimizer, batch, settings, rng, 'critic', new Set(['vf_loss']), ({ rows, documents, slice, aggOptions, keep }) => {
+    const values = scoreTokens(critic, rows, { logprobs: false, values: true, documents }).values as tf.Tensor2D;
     const vl = valueLoss({ values, oldValues: slice(oldValues), returns: slice(returns), mask: slice(batch.mask), cliprange: settings.cliprange, aggMode: settings.aggMode, aggOptions });
     keep('vf_clipfrac', vl.clipfrac);
     keep('vf_loss', vl.loss);

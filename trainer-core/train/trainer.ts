@@ -260,11 +260,6 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const updateStart = performance.now();
   let advantages: Float32Array | null = null;
   if (batch.rows > 0) {
-    if (batch.episodes.some((e) => !e.contextMatchesSampling)) {
-      // A context window cut earlier turns: score the tokens in the context the sequence shows.
-      batch.oldLogprobs.set((await scoreBatch(s.policy, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK })).logprobs as Float32Array);
-      maskInPlace(batch.oldLogprobs, batch.mask);
-    }
     const refLogprobs = s.reference
       ? maskInPlace((await scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK })).logprobs as Float32Array, batch.mask)
       : null;

@@ -30,6 +30,7 @@ export async function warmStart(options: {
     for (let step = 1; step <= steps; step++) {
       const picked = Array.from({ length: Math.min(options.batchSize, usable.length) }, () => rng.choice(usable));
       const rows = picked.map((d) => d.sequence.inputIds);
+      const documents = picked.map((d) => d.sequence.documentIds);
       const width = Math.max(...rows.map((r) => r.length));
       const maskData = new Float32Array(picked.length * width);
       picked.forEach((d, i) => maskData.set(d.sequence.lossMask, i * width));
@@ -37,7 +38,7 @@ export async function warmStart(options: {
         const mask = tf.tensor2d(maskData, [picked.length, width]);
         const count = maskData.reduce((a, b) => a + b, 0);
         return tf.variableGrads(() => {
-          const logp = scoreTokens(policy, rows, { logprobs: true }).logprobs as tf.Tensor2D;
+          const logp = scoreTokens(policy, rows, { logprobs: true, documents }).logprobs as tf.Tensor2D;
           return logp.mul(mask).sum().div(-count) as tf.Scalar;
         }, policy.variables());
       });
