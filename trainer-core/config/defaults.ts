@@ -103,7 +103,7 @@ agent_proxy:
   max_actions_per_turn: 5        # actions beyond this are cut
   use_turn_scores: false         # rewards at each turn's last token instead of all at the episode's end
   enable_think: true             # <think>...</think><answer>...</answer>; false: <answer> alone
-  max_context_window: null       # keep only the last k turns in the prompt; null keeps all
+  max_context_window: null       # keep only the last k turns in the prompt (each turn trains in its own window); null keeps all
   template: ragen                # ragen (RAGEN's prompt) | compact (short markers, no boilerplate)
   reward_normalization:
     grouping: group              # group (RAGEN: state) | tag (RAGEN: inductive) | batch
