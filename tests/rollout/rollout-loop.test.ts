@@ -85,6 +85,17 @@ describe('runRollout', () => {
     expect(result.metrics['train/Corridor/context_full']).toBe(1);
   });
 
+  it('bounds the packed training row, not only the window, by the context length', async () => {
+    const cfg = corridorConfig(['agent_proxy.template=compact', 'agent_proxy.max_context_window=1', 'model.context_length=40', 'agent_proxy.max_turn=5'], 1, 1);
+    const { result, generator } = await roll(cfg, () => 'Left</answer>');
+    const [episode] = result.episodes;
+    // Each window alone would fit many times over; the packed row of all turns does not.
+    expect(Math.max(...generator.calls.map((call) => call.prompts[0].length))).toBeLessThan(20);
+    expect(episode.endReason).toBe('context-full');
+    expect(episode.turns.length).toBeLessThan(5);
+    expect(episode.sequence.inputIds.length).toBeLessThanOrEqual(40);
+  });
+
   it('uses validation sampling settings and reports metrics named per split and tag', async () => {
     const cfg = corridorConfig(['actor_rollout_ref.rollout.val_kwargs.temperature=0.25', 'agent_proxy.max_turn=1']);
     const { result, generator } = await roll(cfg, (_, i) => (i === 0 ? '<think></think><answer>Right||right||RIGHT</answer>' : '<think></think><answer>Left||Up</answer>'), 'val');

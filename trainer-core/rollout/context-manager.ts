@@ -100,12 +100,14 @@ export class ContextManager {
   }
 
   /**
-   * Tokens of the packed training row the episode makes so far (the context of an unanswered
-   * last turn included); the model's context length bounds it.
+   * Tokens of the packed training row the episode makes so far, given the length of the
+   * context the model continues from for the unanswered last turn; the model's context length
+   * bounds it. Without a window that context is the whole row, so nothing is re-encoded.
    */
-  trainingLength(env: EnvPromptInfo, turns: readonly ContextTurn[]): number {
-    let length = 0;
-    for (const document of this.trainingDocuments(env, turns)) {
+  trainingLength(env: EnvPromptInfo, turns: readonly ContextTurn[], contextLength: number): number {
+    if (this.options.maxContextWindow === null || turns.length < 2) return contextLength;
+    let length = contextLength;
+    for (const document of this.trainingDocuments(env, turns.slice(0, -1))) {
       for (const segment of document) length += segment.ids.length;
     }
     return length;

@@ -159,7 +159,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
     const asked: number[] = [];
     for (const envId of active) {
       const ids = cm.contextIds(es.entries[envId].prompt, contexts[envId]);
-      const room = Math.min(settings.responseLength, settings.maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId]));
+      const room = Math.min(settings.responseLength, settings.maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId], ids.length));
       if (room < 1) {
         contexts[envId].pop();
         es.endEpisode(envId, 'context-full');
