@@ -31,6 +31,16 @@ describe('WordByteTokenizer', () => {
     expect(tokenizer.encode('123').length).toBe(3);
   });
 
+  it('keeps the capitals of a grid render one cell per token, and capitalised words whole', () => {
+    const grid = fitTokenizer(['_OOG\nPO__\n#XS_\n', 'Down Left Target DOWN', 'Down Left Target DOWN']);
+    const pieces = (text: string) => grid.encode(text).map((id) => grid.tokenText(id));
+    expect(pieces('_OOG\n')).toHaveLength(5);
+    expect(pieces('PO__')).toHaveLength(4);
+    expect(pieces('#XS_')).toHaveLength(4);
+    expect(pieces('Down Left')).toEqual(['Down', ' Left']);
+    expect(grid.decode(grid.encode('DOWN Left\u00c9t\u00e9'))).toBe('DOWN Left\u00c9t\u00e9');
+  });
+
   it('has pad 0 and end-of-turn 1, and ids below vocabSize', () => {
     expect(tokenizer.padId).toBe(0);
     expect(tokenizer.endOfTurnId).toBe(1);
@@ -49,6 +59,7 @@ describe('WordByteTokenizer', () => {
     expect(restored.vocabSize).toBe(tokenizer.vocabSize);
     for (const text of corpus) expect(restored.encode(text)).toEqual(tokenizer.encode(text));
     expect(() => WordByteTokenizer.fromJSON({ type: 'bpe' })).toThrow(/Not a TurnLab tokenizer/);
+    expect(() => WordByteTokenizer.fromJSON({ ...tokenizer.toJSON(), version: 1 })).toThrow(/older TurnLab .* Train a new run/);
     expect(() => tokenizer.decode([tokenizer.vocabSize])).toThrow(/outside the vocabulary/);
   });
 

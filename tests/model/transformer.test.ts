@@ -81,6 +81,31 @@ describe('Transformer', () => {
     model.dispose();
   });
 
+  it('gives packed documents the same gradients as the documents scored as rows', async () => {
+    const model = Transformer.create(tiny, 2);
+    const first = [1, 5, 7];
+    const second = [3, 4, 11, 6];
+    const third = [2, 9];
+    // Weights per token, so the loss reads every trained column (column 0 of a document never is).
+    const weigh = (logprobs: tf.Tensor2D, weights: number[][]) => logprobs.mul(tf.tensor2d(weights)).sum() as tf.Scalar;
+    const packed = tf.variableGrads(() => {
+      const s = scoreTokens(model, [[...first, ...second], third], { documents: [[0, 0, 0, 1, 1, 1, 1], [0, 0]] });
+      return weigh(s.logprobs!, [[0, 1, 2, 0, 3, 4, 5], [0, 6, 0, 0, 0, 0, 0]]);
+    }, model.variables());
+    const alone = tf.variableGrads(() => {
+      const s = scoreTokens(model, [first, second, third]);
+      return weigh(s.logprobs!, [[0, 1, 2, 0], [0, 3, 4, 5], [0, 6, 0, 0]]);
+    }, model.variables());
+    expect(await packed.value.data()).toBeCloseTo((await alone.value.data())[0], 5);
+    for (const name of Object.keys(alone.grads)) {
+      const a = await packed.grads[name].data();
+      const b = await alone.grads[name].data();
+      for (let i = 0; i < a.length; i++) expect(a[i]).toBeCloseTo(b[i], 5);
+    }
+    tf.dispose([packed.value, alone.value, ...Object.values(packed.grads), ...Object.values(alone.grads)]);
+    model.dispose();
+  });
+
   it('rejects sequences longer than the context', () => {
     const model = Transformer.create(tiny, 1);
     expect(() => tf.tidy(() => scoreTokens(model, [[1, 2, 3, 4, 5, 6, 7, 8, 9]]).logprobs!)).toThrow(/exceeds the model's context length 8/);

@@ -3,10 +3,6 @@
  * positions and the additive attention bias (causal, with padding keys masked). Padding never
  * changes a real token's result: masked keys get exactly zero attention weight and every row's
  * positions start at 0 at its first real token, so left- and right-padded layouts agree.
- *
- * A row may hold several documents (the turns of a windowed episode, each in the context it was
- * sampled in): a token then attends only within its own document and positions restart at each
- * document's first token, so every document scores exactly as it would alone.
  */
 import * as tf from '@tensorflow/tfjs';
 import { MASKED, type ForwardInput } from './transformer';
@@ -22,26 +18,13 @@ export interface PackedRows {
   positions: Int32Array;
   /** [batch * time] 1 where the column holds a real token. */
   valid: Uint8Array;
-  /** [batch * time] document of each column within its row (0 on pad columns). */
-  documents: Int32Array;
   lengths: number[];
   /** Column of each row's first real token (its pad count when left-padded). */
   starts: number[];
 }
 
-/**
- * `documents[b][t]` is the document of token t of row b: non-decreasing, starting at 0. Without
- * it each row is one document.
- */
-export function packRows(
-  rows: readonly (readonly number[])[],
-  side: PadSide,
-  padId = 0,
-  time?: number,
-  documents?: readonly (readonly number[])[],
-): PackedRows {
+export function packRows(rows: readonly (readonly number[])[], side: PadSide, padId = 0, time?: number): PackedRows {
   if (rows.length === 0) throw new Error('Cannot pack an empty batch of token rows');
-  if (documents && documents.length !== rows.length) throw new Error(`${rows.length} token rows but ${documents.length} document rows`);
   const lengths = rows.map((row) => row.length);
   const longest = Math.max(...lengths);
   const width = time ?? longest;
@@ -50,35 +33,25 @@ export function packRows(
   const ids = new Int32Array(batch * width).fill(padId);
   const positions = new Int32Array(batch * width);
   const valid = new Uint8Array(batch * width);
-  const docs = new Int32Array(batch * width);
   const starts: number[] = [];
   rows.forEach((row, b) => {
     const start = side === 'left' ? width - row.length : 0;
     starts.push(start);
-    const rowDocs = documents?.[b];
-    if (rowDocs && rowDocs.length !== row.length) throw new Error(`row ${b} has ${row.length} tokens but ${rowDocs.length} document ids`);
-    let documentStart = 0;
     for (let t = 0; t < row.length; t++) {
       const at = b * width + start + t;
-      if (rowDocs && t > 0 && rowDocs[t] !== rowDocs[t - 1]) {
-        if (rowDocs[t] < rowDocs[t - 1]) throw new Error(`row ${b}: document ids must not decrease (token ${t})`);
-        documentStart = t;
-      }
       ids[at] = row[t];
-      positions[at] = t - documentStart;
+      positions[at] = t;
       valid[at] = 1;
-      docs[at] = rowDocs ? rowDocs[t] : 0;
     }
   });
-  return { batch, time: width, ids, positions, valid, documents: docs, lengths, starts };
+  return { batch, time: width, ids, positions, valid, lengths, starts };
 }
 
 /**
  * Bias [batch, 1, queries, keys] for queries at key columns keys-queries .. keys-1: a query sees
- * keys at or before its own column that hold real tokens (and, given `documents`, belong to
- * its own document).
+ * keys at or before its own column that hold real tokens.
  */
-export function attentionBias(valid: Uint8Array, batch: number, keys: number, queries: number, documents?: Int32Array): Float32Array {
+export function attentionBias(valid: Uint8Array, batch: number, keys: number, queries: number): Float32Array {
   const bias = new Float32Array(batch * queries * keys);
   const first = keys - queries;
   for (let b = 0; b < batch; b++) {
@@ -87,7 +60,6 @@ export function attentionBias(valid: Uint8Array, batch: number, keys: number, qu
       const column = first + q;
       for (let k = 0; k < keys; k++) {
         if (k > column || valid[b * keys + k] === 0) bias[row + k] = MASKED;
-        else if (documents && documents[b * keys + k] !== documents[b * keys + column]) bias[row + k] = MASKED;
       }
     }
   }
@@ -100,6 +72,6 @@ export function forwardInputs(packed: PackedRows): ForwardInput {
   return {
     tokens: tf.tensor2d(packed.ids, [batch, time], 'int32'),
     positions: tf.tensor2d(packed.positions, [batch, time], 'int32'),
-    bias: tf.tensor4d(attentionBias(packed.valid, batch, time, time, packed.documents), [batch, 1, time, time]),
+    bias: tf.tensor4d(attentionBias(packed.valid, batch, time, time), [batch, 1, time, time]),
   };
 }

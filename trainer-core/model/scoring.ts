@@ -18,7 +18,11 @@ export interface ScoreOptions {
   logprobs?: boolean;
   entropy?: boolean;
   values?: boolean;
-  /** Document id of every token, per row (see packRows); each row is one document without it. */
+  /**
+   * Document id of every token, per row: non-decreasing from 0. A row may hold several documents
+   * (the turns of a windowed episode, each in the context it was sampled in); each document is
+   * scored exactly as it would be alone. Without it each row is one document.
+   */
   documents?: readonly (readonly number[])[];
 }
 
@@ -34,12 +38,58 @@ export interface TokenScores {
  * for tf.variableGrads, or inside tf.tidy and keep what you need.
  */
 export function scoreTokens(model: Transformer, rows: readonly (readonly number[])[], options: ScoreOptions = {}): TokenScores {
+  const spans = options.documents ? documentSpans(rows, options.documents) : null;
+  if (!spans || spans.every((row) => row.length <= 1)) return scoreRows(model, rows, options);
+  // Each document becomes a row of its own: attention then costs the square of a document's
+  // length, not of the whole packed row's, and no mask is needed between documents.
+  const documentRows = spans.flatMap((row, b) => row.map((span) => rows[b].slice(span.start, span.start + span.length)));
+  const scores = scoreRows(model, documentRows, { ...options, documents: undefined });
+  const time = Math.max(...rows.map((row) => row.length));
+  const unpack = (x: tf.Tensor2D): tf.Tensor2D => {
+    let next = 0;
+    const packedRows = spans.map((row, b) => {
+      const parts: tf.Tensor2D[] = row.map((span) => x.slice([next++, 0], [1, span.length]));
+      if (rows[b].length < time) parts.push(tf.zeros([1, time - rows[b].length]));
+      return parts.length === 1 ? parts[0] : tf.concat(parts, 1);
+    });
+    return packedRows.length === 1 ? packedRows[0] : tf.concat(packedRows, 0);
+  };
+  const out: TokenScores = {};
+  for (const key of ['logprobs', 'entropy', 'values'] as const) {
+    const x = scores[key];
+    if (x) out[key] = unpack(x);
+  }
+  return out;
+}
+
+interface Span {
+  start: number;
+  length: number;
+}
+
+/** The documents of each row as column spans, checking the ids. */
+function documentSpans(rows: readonly (readonly number[])[], documents: readonly (readonly number[])[]): Span[][] {
+  if (documents.length !== rows.length) throw new Error(`${rows.length} token rows but ${documents.length} document rows`);
+  return rows.map((row, b) => {
+    const ids = documents[b];
+    if (ids.length !== row.length) throw new Error(`row ${b} has ${row.length} tokens but ${ids.length} document ids`);
+    const spans: Span[] = [];
+    for (let t = 0; t < row.length; t++) {
+      if (t > 0 && ids[t] < ids[t - 1]) throw new Error(`row ${b}: document ids must not decrease (token ${t})`);
+      if (t === 0 || ids[t] !== ids[t - 1]) spans.push({ start: t, length: 0 });
+      spans[spans.length - 1].length++;
+    }
+    return spans;
+  });
+}
+
+function scoreRows(model: Transformer, rows: readonly (readonly number[])[], options: ScoreOptions): TokenScores {
   const temperature = options.temperature ?? 1;
   if (!(temperature > 0)) throw new Error(`Scoring temperature must be > 0, got ${temperature}`);
   const wantLogprobs = options.logprobs ?? model.config.lmHead;
   const wantEntropy = options.entropy ?? false;
   const wantValues = options.values ?? false;
-  const packed = packRows(rows, 'right', 0, undefined, options.documents);
+  const packed = packRows(rows, 'right', 0);
   const { batch, time } = packed;
   const input = forwardInputs(packed);
   const out = model.forward(input, { logits: wantLogprobs || wantEntropy, values: wantValues });

@@ -37,13 +37,17 @@ export interface FitTokenizerOptions {
 
 export interface TokenizerJSON {
   type: 'turnlab-word-byte';
-  version: 1;
+  /** 2 splits runs of capitals into single letters; version 1 files split words differently. */
+  version: 2;
   specialTokens: string[];
   pieces: string[];
 }
 
 const BYTE_COUNT = 256;
-const PIECE_PATTERN = / ?\p{L}+| ?\p{M}+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]|\s+(?!\S)|\s+/gu;
+// A capital starts a word only when lower-case letters follow ("Down", " Target"); any other
+// capital is a piece of its own, because grid renders use capitals as cells ("_OOG", "#PX_") and
+// a merged "OOG" would hide which column each cell is in.
+const PIECE_PATTERN = / ?\p{Lu}?[^\P{L}\p{Lu}]+| ?\p{Lu}| ?\p{M}+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]|\s+(?!\S)|\s+/gu;
 const utf8 = new TextEncoder();
 
 export class WordByteTokenizer implements Tokenizer {
@@ -132,13 +136,16 @@ export class WordByteTokenizer implements Tokenizer {
   }
 
   toJSON(): TokenizerJSON {
-    return { type: 'turnlab-word-byte', version: 1, specialTokens: [...this.specialTokens], pieces: [...this.pieces] };
+    return { type: 'turnlab-word-byte', version: 2, specialTokens: [...this.specialTokens], pieces: [...this.pieces] };
   }
 
   static fromJSON(json: unknown): WordByteTokenizer {
-    const data = json as Partial<TokenizerJSON> | null;
-    if (!data || data.type !== 'turnlab-word-byte' || data.version !== 1) {
-      throw new Error('Not a TurnLab tokenizer file: expected {"type": "turnlab-word-byte", "version": 1, ...}');
+    const data = json as (Omit<Partial<TokenizerJSON>, 'version'> & { version?: number }) | null;
+    if (data?.type === 'turnlab-word-byte' && data.version === 1) {
+      throw new Error('This tokenizer comes from an older TurnLab that split words differently (version 1); its model would read text wrongly. Train a new run.');
+    }
+    if (!data || data.type !== 'turnlab-word-byte' || data.version !== 2) {
+      throw new Error('Not a TurnLab tokenizer file: expected {"type": "turnlab-word-byte", "version": 2, ...}');
     }
     if (!isStringArray(data.specialTokens) || !isStringArray(data.pieces)) {
       throw new Error('Tokenizer file is damaged: specialTokens and pieces must be lists of strings');
