@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
 import { pickToken, sampleTokens, type SampleOptions } from '../../trainer-core/model/sampler';
 import { scoreTokens } from '../../trainer-core/model/scoring';
-import { Transformer } from '../../trainer-core/model/transformer';
+import { Transformer, type PositionEncoding } from '../../trainer-core/model/transformer';
 import { Rng } from '../../trainer-core/rng';
 
 const EOT = 1;
@@ -12,9 +12,7 @@ let model: Transformer;
 
 beforeAll(async () => {
   await selectBackend('wasm');
-  model = Transformer.create({ vocabSize: 30, contextLength: 24, dModel: 16, nLayers: 2, nHeads: 2, valueHead: true }, 9);
 });
-afterAll(() => model.dispose());
 
 function options(overrides: Partial<SampleOptions> = {}): SampleOptions {
   return { maxNewTokens: 10, temperature: 0.8, stopIds: [EOT], rng: new Rng(42), ...overrides };
@@ -26,7 +24,12 @@ function fullForwardLogprobs(result: { tokens: number[][] }, temperature: number
   return prompts.map((p, i) => all[i].slice(p.length, p.length + result.tokens[i].length));
 }
 
-describe('sampleTokens', () => {
+describe.each(['learned', 'rope'] as PositionEncoding[])('sampleTokens (%s positions)', (positionEncoding) => {
+  beforeAll(() => {
+    model = Transformer.create({ vocabSize: 30, contextLength: 24, dModel: 16, nLayers: 2, nHeads: 2, valueHead: true, positionEncoding }, 9);
+  });
+  afterAll(() => model.dispose());
+
   it('records logprobs equal to a full forward pass within 1e-4 (temperature, top-k, top-p)', async () => {
     for (const extra of [{}, { topK: 5 }, { topP: 0.7 }, { temperature: 1.3, topK: 8, topP: 0.9 }]) {
       const opts = options(extra);

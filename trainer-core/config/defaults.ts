@@ -39,6 +39,7 @@ model:                           # the policy (and critic trunk); TurnLab trains
   context_length: 2048           # longest episode sequence (all turns) in tokens
   dropout: 0.0
   tie_embeddings: true
+  position_encoding: learned     # learned (absolute, GPT-2) | rope (rotary, Qwen/Llama: attention sees offsets)
 
 actor_rollout_ref:
   actor:

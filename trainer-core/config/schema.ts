@@ -48,6 +48,7 @@ const modelSchema = z.strictObject({
   // The transformer has no dropout layers yet; a nonzero value would be silently ignored.
   dropout: z.literal(0, { error: 'dropout is not implemented: use 0' }),
   tie_embeddings: z.boolean(),
+  position_encoding: z.enum(['learned', 'rope']),
 });
 
 const optimSchema = z.strictObject({

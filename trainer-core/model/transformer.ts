@@ -26,7 +26,16 @@ export interface TransformerConfig {
   /** Produce a scalar value per position from the last hidden state; default false. */
   valueHead?: boolean;
   layerNormEps?: number;
+  /**
+   * How token order reaches attention: 'learned' adds a trained embedding per absolute position
+   * (GPT-2); 'rope' rotates queries and keys by their position (Qwen, Llama), so attention
+   * scores depend on the offset between two tokens, which makes neighbours in a grid easy to
+   * find. Default 'learned'.
+   */
+  positionEncoding?: PositionEncoding;
 }
+
+export type PositionEncoding = 'learned' | 'rope';
 
 export type ResolvedTransformerConfig = Required<TransformerConfig>;
 
@@ -82,6 +91,7 @@ export function resolveTransformerConfig(config: TransformerConfig): ResolvedTra
     lmHead: config.lmHead ?? true,
     valueHead: config.valueHead ?? false,
     layerNormEps: config.layerNormEps ?? 1e-5,
+    positionEncoding: config.positionEncoding ?? 'learned',
   };
   for (const key of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp'] as const) {
     const value = resolved[key];
@@ -91,6 +101,12 @@ export function resolveTransformerConfig(config: TransformerConfig): ResolvedTra
     throw new Error(`Model config dModel (${resolved.dModel}) must be divisible by nHeads (${resolved.nHeads})`);
   }
   if (!resolved.lmHead && !resolved.valueHead) throw new Error('Model config needs lmHead, valueHead or both');
+  if (resolved.positionEncoding !== 'learned' && resolved.positionEncoding !== 'rope') {
+    throw new Error(`Model config positionEncoding must be 'learned' or 'rope', got ${JSON.stringify(resolved.positionEncoding)}`);
+  }
+  if (resolved.positionEncoding === 'rope' && (resolved.dModel / resolved.nHeads) % 2 !== 0) {
+    throw new Error(`Model config with rope needs an even head width, got dModel/nHeads = ${resolved.dModel / resolved.nHeads}`);
+  }
   return resolved;
 }
 
@@ -106,8 +122,8 @@ function paramSpecs(c: ResolvedTransformerConfig): ParamSpec[] {
   const residualStd = INIT_STD / Math.sqrt(2 * c.nLayers);
   const specs: ParamSpec[] = [
     { name: 'tok_emb', shape: [c.vocabSize, d], init: 'normal', std: INIT_STD },
-    { name: 'pos_emb', shape: [c.contextLength, d], init: 'normal', std: INIT_STD },
   ];
+  if (c.positionEncoding === 'learned') specs.push({ name: 'pos_emb', shape: [c.contextLength, d], init: 'normal', std: INIT_STD });
   for (let i = 0; i < c.nLayers; i++) {
     const p = `layers.${i}.`;
     specs.push(
@@ -257,10 +273,9 @@ export class Transformer {
     const headDim = d / heads;
     const p = (name: string) => this.parameter(name);
 
-    let x = tf.add(
-      embed(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1])),
-      embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1])),
-    ) as tf.Tensor2D;
+    let x = embed(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1]));
+    const rope = c.positionEncoding === 'rope' ? rotation(input.positions, headDim) : null;
+    if (!rope) x = x.add(embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1])));
     const newCache: KVCache = [];
     const scale = tf.scalar(1 / Math.sqrt(headDim));
     for (let i = 0; i < c.nLayers; i++) {
@@ -268,7 +283,7 @@ export class Transformer {
       const h = layerNorm(x, p(`${l}ln1.gain`), p(`${l}ln1.bias`), c.layerNormEps);
       const qkv = linear(h, p(`${l}attn.qkv.weight`), p(`${l}attn.qkv.bias`));
       const split = tf.unstack(qkv.reshape([batch, time, 3, heads, headDim]).transpose([2, 0, 3, 1, 4])) as tf.Tensor4D[];
-      let [k, v] = [split[1], split[2]];
+      let [k, v] = [rope ? rotate(split[1], rope) : split[1], split[2]];
       const cached = input.cache?.[i];
       if (cached) {
         k = tf.concat([cached.k, k], 2);
@@ -276,7 +291,7 @@ export class Transformer {
       }
       if (options.returnCache) newCache.push({ k, v });
       const keys = k.shape[2];
-      const q = split[0].reshape([batch * heads, time, headDim]).mul(scale) as tf.Tensor3D;
+      const q = (rope ? rotate(split[0], rope) : split[0]).reshape([batch * heads, time, headDim]).mul(scale) as tf.Tensor3D;
       const scores = matmul(q, swapLast(k.reshape([batch * heads, keys, headDim])));
       const weights = tf.softmax(scores.reshape([batch, heads, time, keys]).add(input.bias));
       const attended = matmul(weights.reshape([batch * heads, time, keys]), v.reshape([batch * heads, keys, headDim]));
@@ -325,6 +340,29 @@ function embed(table: tf.Tensor2D, ids: tf.Tensor): tf.Tensor2D {
     };
   });
   return lookup(table) as tf.Tensor2D;
+}
+
+interface Rotation {
+  cos: tf.Tensor4D;
+  sin: tf.Tensor4D;
+}
+
+/** RoPE angles position * 10000^(-2i/headDim) as [batch, 1, time, headDim/2] cos and sin. */
+function rotation(positions: tf.Tensor2D, headDim: number): Rotation {
+  const half = headDim / 2;
+  const [batch, time] = positions.shape;
+  const inverseFrequency = tf.tensor1d(Array.from({ length: half }, (_, i) => Math.pow(10000, (-2 * i) / headDim)));
+  const angles = positions.cast('float32').reshape([batch, 1, time, 1]).mul(inverseFrequency.reshape([1, 1, 1, half]));
+  return { cos: angles.cos() as tf.Tensor4D, sin: angles.sin() as tf.Tensor4D };
+}
+
+/** Rotates each (i, i + headDim/2) pair of [batch, heads, time, headDim] by its angle (GPT-NeoX layout). */
+function rotate(x: tf.Tensor4D, { cos, sin }: Rotation): tf.Tensor4D {
+  const [batch, heads, time, headDim] = x.shape;
+  const half = headDim / 2;
+  const first = x.slice([0, 0, 0, 0], [batch, heads, time, half]);
+  const second = x.slice([0, 0, 0, half], [batch, heads, time, half]);
+  return tf.concat([first.mul(cos).sub(second.mul(sin)), first.mul(sin).add(second.mul(cos))], 3) as tf.Tensor4D;
 }
 
 function layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D {

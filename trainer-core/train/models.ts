@@ -55,6 +55,7 @@ export function transformerConfig(cfg: RunConfig, vocabSize: number, role: 'poli
     nHeads: cfg.model.n_head,
     dMlp: cfg.model.d_ff,
     tieEmbeddings: cfg.model.tie_embeddings,
+    positionEncoding: cfg.model.position_encoding,
     lmHead: role === 'policy',
     valueHead: role === 'critic',
   };
@@ -66,7 +67,7 @@ export function createModel(cfg: RunConfig, vocabSize: number, role: 'policy' | 
 
 /** Says which setting differs when a checkpoint's model does not match the config. */
 export function describeModelMismatch(expected: TransformerConfig, actual: Transformer['config']): string | null {
-  const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'lmHead', 'valueHead'] as const;
+  const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'positionEncoding', 'lmHead', 'valueHead'] as const;
   const diffs = keys
     .filter((k) => expected[k] !== undefined && expected[k] !== actual[k])
     .map((k) => `${k}: checkpoint ${String(actual[k])}, config ${String(expected[k])}`);
