@@ -22,6 +22,8 @@ export const ROLLOUT_FILTER_TYPES = ['std', 'std_rev'] as const;
 export const TEMPLATES = ['ragen', 'compact'] as const;
 /** The word/byte tokenizer fitted to the environments' text (trainer-core/model/tokenizer.ts). */
 export const TOKENIZERS = ['word-byte'] as const;
+/** How the transformer sees token order (trainer-core/model/transformer.ts). */
+export const POSITION_ENCODINGS = ['learned', 'rope'] as const;
 export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
 
 const trainerSchema = z.strictObject({
@@ -48,7 +50,7 @@ const modelSchema = z.strictObject({
   // The transformer has no dropout layers yet; a nonzero value would be silently ignored.
   dropout: z.literal(0, { error: 'dropout is not implemented: use 0' }),
   tie_embeddings: z.boolean(),
-  position_encoding: z.enum(['learned', 'rope']),
+  position_encoding: z.enum(POSITION_ENCODINGS),
 });
 
 const optimSchema = z.strictObject({

@@ -35,7 +35,8 @@ export interface TransformerConfig {
   positionEncoding?: PositionEncoding;
 }
 
-export type PositionEncoding = 'learned' | 'rope';
+export const POSITION_ENCODINGS = ['learned', 'rope'] as const;
+export type PositionEncoding = (typeof POSITION_ENCODINGS)[number];
 
 export type ResolvedTransformerConfig = Required<TransformerConfig>;
 
@@ -101,8 +102,8 @@ export function resolveTransformerConfig(config: TransformerConfig): ResolvedTra
     throw new Error(`Model config dModel (${resolved.dModel}) must be divisible by nHeads (${resolved.nHeads})`);
   }
   if (!resolved.lmHead && !resolved.valueHead) throw new Error('Model config needs lmHead, valueHead or both');
-  if (resolved.positionEncoding !== 'learned' && resolved.positionEncoding !== 'rope') {
-    throw new Error(`Model config positionEncoding must be 'learned' or 'rope', got ${JSON.stringify(resolved.positionEncoding)}`);
+  if (!POSITION_ENCODINGS.includes(resolved.positionEncoding)) {
+    throw new Error(`Model config positionEncoding must be one of ${POSITION_ENCODINGS.join(', ')}, got ${JSON.stringify(resolved.positionEncoding)}`);
   }
   if (resolved.positionEncoding === 'rope' && (resolved.dModel / resolved.nHeads) % 2 !== 0) {
     throw new Error(`Model config with rope needs an even head width, got dModel/nHeads = ${resolved.dModel / resolved.nHeads}`);
