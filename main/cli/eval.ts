@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { formatValue, renderTable } from './format';
+import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { UserError } from './errors';
 import { withStore } from './with-store';
@@ -7,6 +8,7 @@ import { withStore } from './with-store';
 interface EvalOptions {
   episodes?: string;
   seed?: string;
+  set?: string[];
   json?: boolean;
 }
 
@@ -23,6 +25,11 @@ export function register(program: Command): void {
     .argument('<checkpoint>', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
     .option('--episodes <n>', 'episodes to play (default: the run config\'s validation set)')
     .option('--seed <s>', 'first start-state seed (default: the run config\'s validation seeds)')
+    .option(
+      '--set <key=value>',
+      "override a key of the run's config (repeatable), e.g. --set actor_rollout_ref.rollout.val_kwargs.do_sample=false for greedy decoding",
+      collectSet,
+    )
     .option('--json', 'print JSON')
     .action(async (ref: string, options: EvalOptions, command: Command) => {
       const episodes = parseCount('--episodes', options.episodes);
@@ -37,6 +44,7 @@ export function register(program: Command): void {
           const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), {
             episodes,
             seed,
+            overrides: options.set ?? [],
             log: (line) => process.stderr.write(`${line}\n`),
           });
           if (options.json) {

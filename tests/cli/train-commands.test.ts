@@ -58,6 +58,13 @@ describe('turnlab train, resume and eval', () => {
     const report = JSON.parse(evaluated.stdout) as { episodes: number; metrics: Record<string, number> };
     expect(report.episodes).toBe(4);
     expect(report.metrics).toHaveProperty('val/Bandit/success');
+
+    const greedy = turnlab('eval', '1', '--episodes', '4', '--json', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
+    expect(greedy.code).toBe(0);
+    expect(JSON.parse(greedy.stdout)).toMatchObject({ episodes: 4 });
+    const misspelt = turnlab('eval', '1', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sampling=false');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(/do_sampling.*did you mean.*do_sample/);
   });
 
   it('refuses a bad config key with the closest valid one, and unknown runs, with exit code 2', () => {

@@ -18,6 +18,8 @@ describe('stopping and resuming a run', () => {
     'algorithm.use_kl_in_reward=true',
     'algorithm.kl_ctrl.type=adaptive',
     'actor_rollout_ref.actor.ppo_epochs=2',
+    'actor_rollout_ref.actor.optim.lr_scheduler_type=cosine',
+    'critic.optim.lr_warmup_steps_ratio=0.5',
   ]);
 
   it('gives the same metrics as an uninterrupted run, without leaking tensors', async () => {
@@ -54,6 +56,13 @@ describe('stopping and resuming a run', () => {
     // The critic, the reference and the adaptive KL controller all took part.
     expect(straight.sink.metrics.get(4)).toHaveProperty('critic/vf_loss');
     expect(straight.sink.metrics.get(4)).toHaveProperty('actor/reward_kl_penalty_coeff');
+    // The learning rates follow their schedules from the iteration, so a resumed run picks them up.
+    const lr = (key: string) => [1, 2, 3, 4].map((i) => straight.sink.metrics.get(i)![key]);
+    const actorLr = config.actor_rollout_ref.actor.optim.lr;
+    const criticLr = config.critic.optim.lr;
+    expect(lr('actor/lr')[0]).toBeCloseTo(actorLr, 12);
+    expect(lr('actor/lr')[2]).toBeCloseTo(actorLr / 2, 12); // step 2 of 4: half way down the cosine
+    expect(lr('critic/lr')).toEqual([0, criticLr / 2, criticLr, criticLr]); // 2 warmup steps from 0
     // Iterations 3 and 4 (one with validation) end with the same number of live tensors.
     expect(tensorsAfter[1]).toBe(tensorsAfter[0]);
   });

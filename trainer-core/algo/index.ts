@@ -13,3 +13,4 @@ export * from './kl-controller';
 export * from './losses';
 export * from './grad-clip';
 export * from './minibatch';
+export * from './lr-schedule';

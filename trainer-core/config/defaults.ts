@@ -59,7 +59,10 @@ actor_rollout_ref:
       lr: 1.0e-6                 # RAGEN/verl value for a pretrained 0.5B model; from-scratch models want ~1e-4
       weight_decay: 0.01
       betas: [0.9, 0.999]
-      lr_warmup_steps_ratio: 0.0
+      lr_warmup_steps_ratio: 0.0 # linear warmup from 0 over this fraction of the iterations
+      lr_scheduler_type: constant # constant | cosine (towards min_lr_ratio x lr at the last iteration)
+      min_lr_ratio: 0.0          # cosine floor
+      num_cycles: 0.5            # cosine periods over the run; 0.5 decays once
   rollout:
     temperature: 1.0
     top_p: 1.0
@@ -82,6 +85,9 @@ critic:
     weight_decay: 0.01
     betas: [0.9, 0.999]
     lr_warmup_steps_ratio: 0.0
+    lr_scheduler_type: constant
+    min_lr_ratio: 0.0
+    num_cycles: 0.5
 
 algorithm:
   adv_estimator: gae             # gae | grpo | reinforce_plus_plus | reinforce_plus_plus_baseline | rloo

@@ -24,6 +24,8 @@ export const TEMPLATES = ['ragen', 'compact'] as const;
 export const TOKENIZERS = ['word-byte'] as const;
 /** How the transformer sees token order (trainer-core/model/transformer.ts). */
 export const POSITION_ENCODINGS = ['learned', 'rope'] as const;
+/** verl's `lr_scheduler_type` (trainer-core/algo/lr-schedule.ts). */
+export const LR_SCHEDULERS = ['constant', 'cosine'] as const;
 export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
 
 const trainerSchema = z.strictObject({
@@ -58,6 +60,9 @@ const optimSchema = z.strictObject({
   weight_decay: z.number().nonnegative(),
   betas: z.tuple([probability, probability]),
   lr_warmup_steps_ratio: probability,
+  lr_scheduler_type: z.enum(LR_SCHEDULERS),
+  min_lr_ratio: probability,
+  num_cycles: z.number().positive(),
 });
 
 const actorSchema = z.strictObject({

@@ -4,6 +4,7 @@ import * as tf from '@tensorflow/tfjs';
 import { computeAdvantages } from '../algo/advantages';
 import { applyKlPenalty, type KlType } from '../algo/kl';
 import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
+import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
 import { selectBackend } from '../backend';
 import { resolvedConfigToYaml } from '../config/load';
@@ -258,6 +259,12 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const batch = buildTrainingBatch(rollout.episodes.filter((e) => keptGroups.has(e.groupId)));
 
   const updateStart = performance.now();
+  s.actorOptimizer.learningRate = scheduledLearningRate(actor.optim, iteration, cfg.trainer.total_training_steps);
+  metrics['actor/lr'] = s.actorOptimizer.learningRate;
+  if (s.criticOptimizer) {
+    s.criticOptimizer.learningRate = scheduledLearningRate(cfg.critic.optim, iteration, cfg.trainer.total_training_steps);
+    metrics['critic/lr'] = s.criticOptimizer.learningRate;
+  }
   let advantages: Float32Array | null = null;
   if (batch.rows > 0) {
     const refLogprobs = s.reference
@@ -354,6 +361,17 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   s.state.esTrain = s.esTrain.state();
   s.state.klController = s.klController.state();
   return { metrics, episodes };
+}
+
+function scheduledLearningRate(o: RunConfig['critic']['optim'], iteration: number, totalIterations: number): number {
+  return learningRateAt(iteration, {
+    schedule: o.lr_scheduler_type,
+    lr: o.lr,
+    totalIterations,
+    warmupRatio: o.lr_warmup_steps_ratio,
+    minLrRatio: o.min_lr_ratio,
+    numCycles: o.num_cycles,
+  });
 }
 
 async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<string, number>; episodes: EpisodeReport[] }> {
