@@ -77,6 +77,17 @@ describe.each(['learned', 'rope'] as PositionEncoding[])('sampleTokens (%s posit
     await expect(sampleTokens(model, prompts, options({ topP: 0 }))).rejects.toThrow(/topP must be in/);
   });
 
+  it('stops a row once its tokens end with a stop sequence, keeping the sequence', async () => {
+    const free = await sampleTokens(model, prompts, options({ greedy: true, stopIds: [], maxNewTokens: 8 }));
+    const row = free.tokens[1];
+    const sequence = row.slice(3, 5);
+    const first = row.findIndex((_, i) => i >= 1 && row[i - 1] === sequence[0] && row[i] === sequence[1]);
+    const cut = await sampleTokens(model, prompts, options({ greedy: true, stopIds: [], maxNewTokens: 8, stopSequences: [[99, 98], sequence] }));
+    expect(cut.tokens[1]).toEqual(row.slice(0, first + 1));
+    expect(cut.stopped[1]).toBe(true);
+    expect(cut.logprobs[1]).toEqual(free.logprobs[1].slice(0, first + 1));
+  });
+
   it('greedy decoding picks the argmax and records the temperature-1 logprob', async () => {
     const result = await sampleTokens(model, prompts, options({ temperature: 0 }));
     const expected = fullForwardLogprobs(result, 1);

@@ -3,6 +3,7 @@ import { parseRunConfig, type RunConfig } from '../../trainer-core/config';
 import type { Env, EnvSpec, StateRender, StepResult } from '../../trainer-core/envs/types';
 import type { GenerateOptions, GeneratedResponse, ResponseGenerator } from '../../trainer-core/rollout/rollout-loop';
 import type { Tokenizer } from '../../trainer-core/rollout/tokenizer';
+import { endsWithIds } from '../../trainer-core/token-ids';
 
 /** One character per token: id = code point + 2; 0 pads, 1 ends a turn. */
 export class CharTokenizer implements Tokenizer {
@@ -100,8 +101,11 @@ export class ScriptedGenerator implements ResponseGenerator {
   async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
     this.calls.push({ prompts: prompts.map((p) => [...p]), options });
     return prompts.map((prompt, index) => {
-      const ids = this.tokenizer.encode(this.reply(this.tokenizer.decode(prompt), index));
-      const withStop = this.endWithStop ? [...ids, this.tokenizer.endOfTurnId] : ids;
+      let ids = this.tokenizer.encode(this.reply(this.tokenizer.decode(prompt), index));
+      // A sampler stops at the first stop sequence it produces.
+      const stopAt = ids.findIndex((_, i) => options.stopSequences.some((s) => endsWithIds(ids.slice(0, i + 1), s)));
+      if (stopAt >= 0) ids = ids.slice(0, stopAt + 1);
+      const withStop = this.endWithStop && stopAt < 0 ? [...ids, this.tokenizer.endOfTurnId] : ids;
       const tokenIds = withStop.slice(0, options.maxNewTokens[index]);
       return { tokenIds, logprobs: tokenIds.map((_, i) => -(i + 1) / 100) };
     });

@@ -76,6 +76,21 @@ describe('runRollout', () => {
     expect(generator.calls[0].options.maxNewTokens).toEqual([5]);
   });
 
+  it('ends a reply at a stop string, keeps the string, and closes the turn with an untrained end-of-turn', async () => {
+    const cfg = corridorConfig(['agent_proxy.max_turn=2', 'agent_proxy.enable_think=false', 'actor_rollout_ref.rollout.stop=["</answer>"]'], 1, 1);
+    const { result, generator } = await roll(cfg, () => '<answer>Right</answer>Left</answer>');
+    expect(generator.calls[0].options.stopSequences).toEqual([tok.encode('</answer>')]);
+    const [episode] = result.episodes;
+    expect(episode.turns.map((t) => [t.responseText, t.cut])).toEqual([
+      ['<answer>Right</answer>', false],
+      ['<answer>Right</answer>', false],
+    ]);
+    const seq = episode.sequence;
+    expect(seq.inputIds[seq.turnEnds[0]]).toBe(tok.encode('>')[0]);
+    expect(seq.inputIds[seq.turnEnds[0] + 1]).toBe(tok.endOfTurnId);
+    expect(seq.lossMask[seq.turnEnds[0] + 1]).toBe(0);
+  });
+
   it('ends an episode whose context no longer fits the model', async () => {
     const cfg = corridorConfig(['agent_proxy.template=compact', 'model.context_length=40', 'agent_proxy.max_turn=5'], 1, 1);
     const { result } = await roll(cfg, () => 'Left</answer>');

@@ -68,6 +68,7 @@ actor_rollout_ref:
     top_p: 1.0
     top_k: -1                    # -1 (or 0) samples from the whole vocabulary
     response_length: 400         # most tokens generated per turn
+    stop: []                     # strings that also end a reply, kept in it (vLLM's stop), e.g. ["</answer>"]
     val_kwargs:                  # sampling during validation
       temperature: 0.5
       top_p: 1.0

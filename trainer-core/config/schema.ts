@@ -90,6 +90,7 @@ const samplingSchema = {
 const rolloutSchema = z.strictObject({
   ...samplingSchema,
   response_length: positiveInt,
+  stop: z.array(z.string().min(1, { error: 'a stop string cannot be empty' })),
   val_kwargs: z.strictObject({ ...samplingSchema, do_sample: z.boolean() }),
 });
 

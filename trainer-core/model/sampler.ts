@@ -10,6 +10,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../rng';
+import { endsWithIds } from '../token-ids';
 import type { KVCache, Transformer } from './transformer';
 import { attentionBias, forwardInputs, packRows } from './batch';
 
@@ -26,6 +27,8 @@ export interface SampleOptions {
   greedy?: boolean;
   /** A row stops after emitting one of these (typically the tokenizer's endOfTurnId). */
   stopIds: readonly number[];
+  /** A row also stops once its generated ids end with one of these (stop strings, encoded). */
+  stopSequences?: readonly (readonly number[])[];
   /** Id fed for finished rows and used as left padding; default 0. */
   padId?: number;
   /** The run's seeded generator; consumed once per sampled token, rows in order. */
@@ -39,7 +42,7 @@ export interface SampleResult {
   tokens: number[][];
   /** Logprob of each generated token (see the file comment for the distribution). */
   logprobs: number[][];
-  /** true where the row emitted a stop id, false where it ran out of tokens. */
+  /** true where the row emitted a stop id or stop sequence, false where it ran out of tokens. */
   stopped: boolean[];
 }
 
@@ -68,6 +71,7 @@ export async function sampleTokens(model: Transformer, prompts: readonly (readon
   const batch = prompts.length;
   const vocab = model.config.vocabSize;
   const stop = new Set(options.stopIds);
+  const stopSequences = (options.stopSequences ?? []).filter((s) => s.length > 0);
   const tokens: number[][] = prompts.map(() => []);
   const logprobs: number[][] = prompts.map(() => []);
   const stopped = prompts.map(() => false);
@@ -100,7 +104,7 @@ export async function sampleTokens(model: Transformer, prompts: readonly (readon
         logprobs[b].push(pick.logprob);
         rows[b].push(pick.token);
         fed[b] = pick.token;
-        if (stop.has(pick.token)) stopped[b] = true;
+        if (stop.has(pick.token) || stopSequences.some((s) => endsWithIds(tokens[b], s))) stopped[b] = true;
       }
       if (stopped.every(Boolean) || step === maxNew - 1) break;
       const previous = logits;

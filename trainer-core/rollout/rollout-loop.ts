@@ -7,6 +7,7 @@ import { computeRolloutMetrics, episodeMetricValues, type EpisodeSummary } from 
 import { groupingKeys, normalizeScores, type RewardGrouping, type RewardMethod } from './reward-normalization';
 import { createTemplate, type ChatMessage } from './templates';
 import type { Tokenizer } from './tokenizer';
+import { endsWithIds } from '../token-ids';
 
 /**
  * Drives one multi-turn rollout for every env of a manager: batch the contexts of the episodes
@@ -28,10 +29,12 @@ export interface GenerateOptions extends SamplingOptions {
   maxNewTokens: number[];
   /** The tokenizer's end-of-turn id: generation of a prompt stops after producing it. */
   stopTokenId: number;
+  /** Generation also stops once a reply's ids end with one of these (the encoded stop strings). */
+  stopSequences: number[][];
 }
 
 export interface GeneratedResponse {
-  /** New ids only, ending with `stopTokenId` unless cut at `maxNewTokens`; never empty. */
+  /** New ids only, ending with `stopTokenId` or a stop sequence unless cut at `maxNewTokens`; never empty. */
   tokenIds: number[];
   /** Log-probability of each new id under the sampling distribution. */
   logprobs: number[];
@@ -47,6 +50,8 @@ export interface RolloutSettings {
   sampling: SamplingOptions;
   /** Most tokens generated per turn. */
   responseLength: number;
+  /** Strings that end a reply besides the end-of-turn token (vLLM's `stop`); kept in the reply. */
+  stop: string[];
   /** Longest token context the model takes; an episode whose next context cannot fit ends. */
   maxSequenceLength: number;
   useTurnScores: boolean;
@@ -60,7 +65,7 @@ export interface TurnRecord extends TurnOutcome {
   responseText: string;
   generatedIds: number[];
   logprobs: number[];
-  /** The reply hit the token limit without an end-of-turn id. */
+  /** The reply hit the token limit without an end-of-turn id or stop string. */
   cut: boolean;
 }
 
@@ -113,6 +118,7 @@ export function rolloutSettingsFromConfig(cfg: RunConfig, split: Split): Rollout
     split,
     sampling,
     responseLength: rollout.response_length,
+    stop: rollout.stop,
     maxSequenceLength: cfg.model.context_length,
     useTurnScores: cfg.agent_proxy.use_turn_scores,
     rewardNormalization: cfg.agent_proxy.reward_normalization,
@@ -149,6 +155,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
     { turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj },
   ]);
   const records: TurnRecord[][] = es.entries.map(() => []);
+  const stopSequences = settings.stop.map((text) => tokenizer.encode(text));
   const statesBefore: StateRender[] = es.entries.map((entry) => es.episode(entry.envId).initialState);
 
   for (;;) {
@@ -174,6 +181,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
       ...settings.sampling,
       maxNewTokens: limits,
       stopTokenId: tokenizer.endOfTurnId,
+      stopSequences,
     });
     if (responses.length !== asked.length) {
       throw new Error(`ResponseGenerator returned ${responses.length} responses for ${asked.length} prompts`);
@@ -181,6 +189,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
     asked.forEach((envId, i) => {
       const response = checkResponse(responses[i], limits[i], envId);
       const ended = response.tokenIds[response.tokenIds.length - 1] === tokenizer.endOfTurnId;
+      const stoppedAtString = !ended && stopSequences.some((s) => endsWithIds(response.tokenIds, s));
       const text = tokenizer.decode(ended ? response.tokenIds.slice(0, -1) : response.tokenIds);
       const entry = es.entries[envId];
       const current = contexts[envId][contexts[envId].length - 1];
@@ -193,7 +202,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
         responseText: text,
         generatedIds: [...response.tokenIds],
         logprobs: [...response.logprobs],
-        cut: !ended,
+        cut: !ended && !stoppedAtString,
       });
       statesBefore[envId] = outcome.state;
       if (!outcome.done) {

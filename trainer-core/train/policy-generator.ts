@@ -22,6 +22,7 @@ export class PolicyGenerator implements ResponseGenerator {
       topK: options.topK > 0 ? options.topK : 0,
       greedy: !options.doSample || options.temperature === 0,
       stopIds: [options.stopTokenId],
+      stopSequences: options.stopSequences,
       padId: this.padId,
       rng: this.rng,
     });
