@@ -71,7 +71,7 @@ export async function sampleTokens(model: Transformer, prompts: readonly (readon
   const batch = prompts.length;
   const vocab = model.config.vocabSize;
   const stop = new Set(options.stopIds);
-  const stopSequences = (options.stopSequences ?? []).filter((s) => s.length > 0);
+  const stopSequences = options.stopSequences ?? [];
   const tokens: number[][] = prompts.map(() => []);
   const logprobs: number[][] = prompts.map(() => []);
   const stopped = prompts.map(() => false);
