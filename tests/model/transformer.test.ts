@@ -216,4 +216,18 @@ describe('Transformer', () => {
     expect(tf.tidy(() => scoreTokens(reference, rows).logprobs!.arraySync())).toEqual(a);
     reference.dispose();
   });
+
+  it('starts a critic from a policy trunk: shared weights copied, its value head its own', async () => {
+    const policy = Transformer.create({ ...tiny, tieEmbeddings: false, valueHead: false }, 1);
+    const critic = Transformer.create({ ...tiny, lmHead: false, valueHead: true }, 2);
+    const headBefore = Array.from(await critic.parameter('value_head.weight').data());
+    critic.copyTrunkFrom(policy);
+    for (const name of critic.parameterNames.filter((n) => !n.startsWith('value_head'))) {
+      expect(Array.from(await critic.parameter(name).data()), name).toEqual(Array.from(await policy.parameter(name).data()));
+    }
+    expect(Array.from(await critic.parameter('value_head.weight').data())).toEqual(headBefore);
+    const wider = Transformer.create({ ...tiny, dModel: 16, lmHead: false, valueHead: true }, 2);
+    expect(() => wider.copyTrunkFrom(policy)).toThrow(/Cannot copy "tok_emb": shape 12x8 into 12x16/);
+    [policy, critic, wider].forEach((m) => m.dispose());
+  });
 });

@@ -107,4 +107,15 @@ describe('model.path', () => {
     const bad = tinyBanditConfig(['trainer.total_training_steps=1', 'model.n_layer=2', `model.path=${path}`]);
     await expect(trainInMemory(bad, { checkpointDir: join(tmp.dir, 'bad') })).rejects.toThrow(/nLayers: checkpoint 1, config 2/);
   });
+
+  it('forks a run without a critic into one with a critic (GRPO to GAE), the critic starting from the policy', async () => {
+    const grpo = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0', 'algorithm.adv_estimator=grpo']), {
+      checkpointDir: join(tmp.dir, 'grpo'),
+    });
+    const fork = tinyBanditConfig(['trainer.total_training_steps=2', 'trainer.test_freq=0', 'algorithm.adv_estimator=gae', 'critic.optim.lr=1e-3']);
+    const forked = await trainInMemory(fork, { checkpointDir: join(tmp.dir, 'gae'), resumeFrom: grpo.sink.checkpoints[0].path });
+    expect(forked.result.status).toBe('completed');
+    expect(forked.sink.metrics.get(2)).toHaveProperty('critic/vf_loss');
+    expect(forked.sink.metrics.get(2)!['critic/vf_loss']).toBeGreaterThan(0);
+  });
 });

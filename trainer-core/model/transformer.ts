@@ -252,6 +252,21 @@ export class Transformer {
     for (const [name, variable] of this.params) variable.assign(other.parameter(name));
   }
 
+  /**
+   * Copies the parameters this model shares with `other` (embeddings and blocks), keeping its own
+   * heads: a critic starts from the policy's trunk as verl's does from the actor's weights.
+   */
+  copyTrunkFrom(other: Transformer): void {
+    for (const [name, variable] of this.params) {
+      if (name.startsWith('lm_head') || name.startsWith('value_head')) continue;
+      const source = other.parameter(name);
+      if (source.shape.join() !== variable.shape.join()) {
+        throw new Error(`Cannot copy "${name}": shape ${source.shape.join('x')} into ${variable.shape.join('x')}`);
+      }
+      variable.assign(source);
+    }
+  }
+
   dispose(): void {
     for (const variable of this.params.values()) variable.dispose();
     this.params.clear();

@@ -84,7 +84,7 @@ export function loadCheckpoint(dir: string, expect?: { policy: TransformerConfig
     if (expect) {
       const mismatch = describeModelMismatch(expect.policy, policy.config);
       if (mismatch) throw new CheckpointError(`checkpoint ${dir} does not match the model in the config (${mismatch})`);
-      if (expect.critic && !critic) throw new CheckpointError(`checkpoint ${dir} has no critic, but the config's estimator needs one`);
+      // No critic (a GRPO run forked with a GAE estimator): the trainer starts one from the policy.
       if (expect.critic && critic) {
         const criticMismatch = describeModelMismatch(expect.critic, critic.config);
         if (criticMismatch) throw new CheckpointError(`checkpoint ${dir}: critic does not match the config (${criticMismatch})`);

@@ -65,6 +65,17 @@ export function createModel(cfg: RunConfig, vocabSize: number, role: 'policy' | 
   return Transformer.create(transformerConfig(cfg, vocabSize, role), deriveSeed(cfg.trainer.seed, 'init', role));
 }
 
+/**
+ * A critic with the policy's trunk and a fresh value head, as verl's critic loads the actor's
+ * weights: it starts from a model that already reads the prompts (after a warm start or
+ * `model.path`), so the values mean something from the first iterations.
+ */
+export function createCriticFromPolicy(cfg: RunConfig, policy: Transformer): Transformer {
+  const critic = createModel(cfg, policy.config.vocabSize, 'critic');
+  critic.copyTrunkFrom(policy);
+  return critic;
+}
+
 /** Says which setting differs when a checkpoint's model does not match the config. */
 export function describeModelMismatch(expected: TransformerConfig, actual: Transformer['config']): string | null {
   const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'positionEncoding', 'lmHead', 'valueHead'] as const;

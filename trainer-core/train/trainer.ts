@@ -19,7 +19,7 @@ import { createContextManager, rolloutSettingsFromConfig, runRollout, type Episo
 import { buildTrainingBatch, type TrainingBatch } from './batch';
 import { checkpointVocabSize, loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
 import { playDemonstrations } from './demonstrations';
-import { createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
+import { createCriticFromPolicy, createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import type { EpisodeReport, RunEndStatus, TrainingSink, TurnReport } from './sink';
@@ -138,7 +138,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
     const loaded = loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom)));
     tokenizer = loaded.tokenizer;
     policy = loaded.policy;
-    critic = roles.critic ? (loaded.critic ?? createModel(cfg, tokenizer.vocabSize, 'critic')) : null;
+    critic = roles.critic ? (loaded.critic ?? createCriticFromPolicy(cfg, policy)) : null;
     if (!roles.critic) loaded.critic?.dispose();
     reference = roles.reference ? (loaded.reference ?? policy.clone()) : null;
     if (!roles.reference) loaded.reference?.dispose();
@@ -185,7 +185,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
       });
       options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
     }
-    critic = roles.critic ? createModel(cfg, tokenizer.vocabSize, 'critic') : null;
+    critic = roles.critic ? createCriticFromPolicy(cfg, policy) : null;
     reference = roles.reference ? policy.clone() : null;
     actorOptimizer = adam(policy, actorOptim);
     criticOptimizer = critic ? adam(critic, criticOptim) : null;
