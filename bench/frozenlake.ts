@@ -3,8 +3,8 @@
  * then GRPO), then forks its last checkpoint with a lower learning rate and GAE with a critic, as
  * a researcher does with `turnlab resume <run> --fork --set ...` once validation stops climbing.
  * Reports every validation (64 fixed boards, sampled at temperature 0.5 as RAGEN's evaluation),
- * the first iteration that reached 0.9, the success on 512 boards of that policy and of the final one, and
- * the wall time.
+ * the first iteration that reached 0.9, the success on 512 boards of that policy and of the
+ * final one, and the wall time.
  * Run alone: npx tsx bench/frozenlake.ts [--verbose] [key=value ...] (config overrides, as train's --set)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,7 +41,6 @@ class ValidationLog implements TrainingSink {
   readonly successes = new Map<number, number>();
   private readonly started = performance.now();
   firstAtTarget: { iteration: number; seconds: number } | null = null;
-  lastCheckpoint: string | null = null;
   readonly checkpoints = new Map<number, string>();
 
   constructor(private readonly verbose: boolean) {}
@@ -60,10 +59,13 @@ class ValidationLog implements TrainingSink {
     if (success >= TARGET && !this.firstAtTarget) this.firstAtTarget = { iteration, seconds };
   }
   checkpoint(report: CheckpointReport): void {
-    this.lastCheckpoint = report.path;
     this.checkpoints.set(report.iteration, report.path);
   }
   runEnded(): void {}
+
+  get lastCheckpoint(): string | undefined {
+    return [...this.checkpoints.values()].pop();
+  }
 }
 
 /** One line per iteration, for judging a long run before its next validation. */
@@ -89,10 +91,11 @@ export default async function benchFrozenLake(overrides: string[] = []): Promise
   let evaluationAtTarget: number | undefined;
   try {
     await train({ config, sink, checkpointDir: join(dir, 'run'), log: (line) => console.log(line) });
-    if (!sink.lastCheckpoint) throw new Error('the run saved no checkpoint to fork from');
+    const forkFrom = sink.lastCheckpoint;
+    if (!forkFrom) throw new Error('the run saved no checkpoint to fork from');
     console.log(`fork at iteration ${config.trainer.total_training_steps}: ${FORK_OVERRIDES.join(' ')} for ${FORK_ITERATIONS} iterations`);
-    await train({ config: forkConfig, sink, checkpointDir: join(dir, 'fork'), resumeFrom: sink.lastCheckpoint, log: (line) => console.log(line) });
-    const result = await evaluateCheckpoint(sink.lastCheckpoint, { episodes: EVALUATION_EPISODES });
+    await train({ config: forkConfig, sink, checkpointDir: join(dir, 'fork'), resumeFrom: forkFrom, log: (line) => console.log(line) });
+    const result = await evaluateCheckpoint(sink.lastCheckpoint!, { episodes: EVALUATION_EPISODES });
     evaluation = result.metrics[METRIC];
     // The policy that first read 0.9, on the same boards (when a checkpoint was saved there).
     const atTarget = sink.firstAtTarget && sink.checkpoints.get(sink.firstAtTarget.iteration);
