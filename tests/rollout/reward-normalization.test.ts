@@ -68,6 +68,23 @@ describe('filterGroupsByRewardStd', () => {
     expect(filterGroupsByRewardStd(groups, 0.01, 'std').keptGroupIds).toHaveLength(1);
     expect(() => filterGroupsByRewardStd(groups, 0, 'std')).toThrow(/rollout_filter_ratio/);
   });
+
+  it('drops the groups whose episodes all scored alike when includeZero is false', () => {
+    const result = filterGroupsByRewardStd(groups, 1, 'std', false);
+    expect(result.keptGroupIds).toEqual([0, 2]);
+    expect(result.metrics['rollout/zero_std_groups']).toBe(1);
+    expect(result.metrics['rollout/kept_groups']).toBe(2);
+    // std_rev ranks the zero-std group first; dropping it leaves the next one.
+    expect(filterGroupsByRewardStd(groups, 0.34, 'std_rev', false).keptGroupIds).toEqual([]);
+    expect(filterGroupsByRewardStd(groups, 0.67, 'std_rev', false).keptGroupIds).toEqual([0]);
+  });
+
+  it('keeps nothing when every group scored alike and zero-std groups are dropped', () => {
+    const alike = groupScores([0, 0, 1, 1].map((score, i) => ({ groupId: i >> 1, score })));
+    const result = filterGroupsByRewardStd(alike, 1, 'std', false);
+    expect(result.keptGroupIds).toEqual([]);
+    expect(result.metrics['rollout/chosen_in_group_std']).toBe(0);
+  });
 });
 
 describe('computeRolloutMetrics', () => {

@@ -16,6 +16,7 @@ ppo_mini_batch_size: 32          # episodes per PPO mini-batch (actor and critic
 micro_batch_size_per_gpu: 4      # episodes per forward/backward pass (gradient accumulation)
 rollout_filter_ratio: 0.25       # StarPO-S: fraction of train groups kept for the update; 1 keeps all
 rollout_filter_type: std         # std keeps the groups with the highest in-group reward std, std_rev the lowest
+rollout_filter_include_zero: true # false also drops groups whose episodes all scored alike (DAPO)
 
 trainer:
   project_name: turnlab

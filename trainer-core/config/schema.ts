@@ -172,6 +172,7 @@ export const RunConfigSchema = z.strictObject({
   micro_batch_size_per_gpu: positiveInt,
   rollout_filter_ratio: z.number().gt(0).max(1),
   rollout_filter_type: z.enum(ROLLOUT_FILTER_TYPES),
+  rollout_filter_include_zero: z.boolean(),
   trainer: trainerSchema,
   model: modelSchema,
   actor_rollout_ref: z.strictObject({ actor: actorSchema, rollout: rolloutSchema }),

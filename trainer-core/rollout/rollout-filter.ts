@@ -7,6 +7,9 @@ import { groupIndices, mean, std } from './stats';
 
 export type RolloutFilterType = 'std' | 'std_rev';
 
+// Scores are sums of a few rewards; float noise below this is no disagreement.
+const ZERO_STD = 1e-9;
+
 export interface GroupScores {
   groupId: number;
   scores: number[];
@@ -18,7 +21,17 @@ export interface RolloutFilterResult {
   metrics: Record<string, number>;
 }
 
-export function filterGroupsByRewardStd(groups: readonly GroupScores[], ratio: number, type: RolloutFilterType): RolloutFilterResult {
+/**
+ * `includeZero: false` then also drops the groups whose episodes all scored the same (DAPO's
+ * dynamic-sampling filter): their group-relative advantages are zero, so they only dilute a
+ * token-mean loss and cost update time. Every group may be dropped; the update is then skipped.
+ */
+export function filterGroupsByRewardStd(
+  groups: readonly GroupScores[],
+  ratio: number,
+  type: RolloutFilterType,
+  includeZero = true,
+): RolloutFilterResult {
   if (!(ratio > 0 && ratio <= 1)) throw new RangeError(`rollout_filter_ratio must be in (0, 1], got ${ratio}`);
   const stats = groups.map((g) => ({ groupId: g.groupId, std: std(g.scores), mean: mean(g.scores), max: Math.max(...g.scores) }));
   // RAGEN keeps int(ratio * groups); at least one group is kept so an update always has data.
@@ -26,14 +39,15 @@ export function filterGroupsByRewardStd(groups: readonly GroupScores[], ratio: n
   const order = stats
     .map((s, index) => ({ ...s, index }))
     .sort((a, b) => (type === 'std' ? b.std - a.std : a.std - b.std) || a.index - b.index);
-  const kept = order.slice(0, keep);
+  const kept = order.slice(0, keep).filter((s) => includeZero || s.std > ZERO_STD);
   const metrics: Record<string, number> = {
     'rollout/in_group_std': mean(stats.map((s) => s.std)),
     'rollout/in_group_max': mean(stats.map((s) => s.max)),
     'rollout/in_group_mean': mean(stats.map((s) => s.mean)),
-    'rollout/chosen_in_group_std': mean(kept.map((s) => s.std)),
-    'rollout/chosen_in_group_max': mean(kept.map((s) => s.max)),
-    'rollout/chosen_in_group_mean': mean(kept.map((s) => s.mean)),
+    'rollout/chosen_in_group_std': kept.length > 0 ? mean(kept.map((s) => s.std)) : 0,
+    'rollout/chosen_in_group_max': kept.length > 0 ? mean(kept.map((s) => s.max)) : 0,
+    'rollout/chosen_in_group_mean': kept.length > 0 ? mean(kept.map((s) => s.mean)) : 0,
+    'rollout/zero_std_groups': stats.filter((s) => s.std <= ZERO_STD).length,
     'rollout/kept_groups': kept.length,
   };
   return { keptGroupIds: kept.map((s) => s.groupId).sort((a, b) => a - b), metrics };

@@ -253,7 +253,12 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
   Object.assign(metrics, rollout.metrics);
 
-  const filter = filterGroupsByRewardStd(groupScores(rollout.episodes), cfg.rollout_filter_ratio, cfg.rollout_filter_type);
+  const filter = filterGroupsByRewardStd(
+    groupScores(rollout.episodes),
+    cfg.rollout_filter_ratio,
+    cfg.rollout_filter_type,
+    cfg.rollout_filter_include_zero,
+  );
   Object.assign(metrics, filter.metrics);
   const keptGroups = new Set(filter.keptGroupIds);
   const batch = buildTrainingBatch(rollout.episodes.filter((e) => keptGroups.has(e.groupId)));
