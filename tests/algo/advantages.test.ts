@@ -21,7 +21,7 @@ const base = { rows: 2, cols: 4, rewards: batch.rewards, mask: batch.mask };
 describe('computeAdvantages', () => {
   it('needs a critic only for gae and groups only for the group estimators', () => {
     expect(ADV_ESTIMATORS.filter(needsCritic)).toEqual(['gae']);
-    expect(ADV_ESTIMATORS.filter(needsGroups)).toEqual(['grpo', 'reinforce_plus_plus_baseline', 'rloo']);
+    expect(ADV_ESTIMATORS.filter(needsGroups)).toEqual(['grpo', 'gigpo', 'reinforce_plus_plus_baseline', 'rloo']);
   });
 
   it('dispatches each estimator with the verl defaults', () => {

@@ -1,11 +1,12 @@
 import { computeBiLevelGae } from './bi-level-gae';
 import { computeGae } from './gae';
+import { computeGigpo } from './gigpo';
 import { computeGrpo } from './grpo';
 import { computeReinforcePlusPlus, computeReinforcePlusPlusBaseline } from './reinforce-plus-plus';
 import { computeRloo } from './rloo';
 import type { AdvantageResult, GroupId, RewardBatch } from './types';
 
-export const ADV_ESTIMATORS = ['gae', 'grpo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline', 'rloo'] as const;
+export const ADV_ESTIMATORS = ['gae', 'grpo', 'gigpo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline', 'rloo'] as const;
 export type AdvEstimator = (typeof ADV_ESTIMATORS)[number];
 
 export function isAdvEstimator(name: string): name is AdvEstimator {
@@ -26,7 +27,7 @@ export function needsCritic(estimator: AdvEstimator): boolean {
 
 /** Whether the estimator compares sequences within groups and so needs groupIds. */
 export function needsGroups(estimator: AdvEstimator): boolean {
-  return estimator === 'grpo' || estimator === 'rloo' || estimator === 'reinforce_plus_plus_baseline';
+  return estimator === 'grpo' || estimator === 'gigpo' || estimator === 'rloo' || estimator === 'reinforce_plus_plus_baseline';
 }
 
 export interface AdvantageBatch extends RewardBatch {
@@ -34,8 +35,10 @@ export interface AdvantageBatch extends RewardBatch {
   values?: Float32Array;
   /** Per sequence, positions of each turn's last generated token; required by bi-level GAE. */
   turnEnds?: ReadonlyArray<ReadonlyArray<number>>;
-  /** Per sequence group key; required by grpo, rloo and reinforce_plus_plus_baseline. */
+  /** Per sequence group key; required by grpo, gigpo, rloo and reinforce_plus_plus_baseline. */
   groupIds?: ReadonlyArray<GroupId>;
+  /** Per sequence, the state each turn was played from (its observation); required by gigpo. */
+  stateKeys?: ReadonlyArray<ReadonlyArray<string>>;
 }
 
 export interface AdvantageConfig {
@@ -48,8 +51,10 @@ export interface AdvantageConfig {
   biLevelGae?: boolean;
   /** RAGEN `high_level_gamma`. Default 0.95. */
   highLevelGamma?: number;
-  /** verl `norm_adv_by_std_in_grpo`. Default true. */
+  /** verl `norm_adv_by_std_in_grpo`; for gigpo, verl-agent's mode (true: mean_std_norm). Default true. */
   normAdvByStd?: boolean;
+  /** verl-agent `gigpo.step_advantage_w`. Default 1. */
+  stepAdvantageWeight?: number;
 }
 
 /** Computes advantages and returns with the configured estimator (verl `adv_estimator`). */
@@ -73,6 +78,19 @@ export function computeAdvantages(batch: AdvantageBatch, config: AdvantageConfig
     }
     case 'grpo':
       return computeGrpo({ ...base, groupIds: groupIds(), normByStd: config.normAdvByStd ?? true });
+    case 'gigpo': {
+      if (!batch.turnEnds || !batch.stateKeys) throw new RangeError("adv_estimator 'gigpo' needs turnEnds and stateKeys (each turn's state) from the rollout");
+      // verl-agent discounts step returns per turn with algorithm.gamma.
+      return computeGigpo({
+        ...base,
+        groupIds: groupIds(),
+        turnEnds: batch.turnEnds,
+        stateKeys: batch.stateKeys,
+        gamma,
+        stepWeight: config.stepAdvantageWeight ?? 1,
+        normByStd: config.normAdvByStd ?? true,
+      });
+    }
     case 'rloo':
       return computeRloo({ ...base, groupIds: groupIds() });
     case 'reinforce_plus_plus':

@@ -19,7 +19,8 @@ export interface BiLevelGaeInput extends RewardBatch {
   whiten?: boolean;
 }
 
-function checkTurnEnds(input: BiLevelGaeInput): void {
+/** Checks that each sequence's turn ends are ascending positions of generated tokens. */
+export function checkTurnEnds(input: RewardBatch & { turnEnds: ReadonlyArray<ReadonlyArray<number>> }): void {
   const { turnEnds, mask, rows, cols } = input;
   if (turnEnds.length !== rows) {
     throw new RangeError(`turnEnds has ${turnEnds.length} entries but the batch has ${rows} sequences; give one list per sequence`);

@@ -92,12 +92,15 @@ critic:
     num_cycles: 0.5
 
 algorithm:
-  adv_estimator: gae             # gae | grpo | reinforce_plus_plus | reinforce_plus_plus_baseline | rloo
-  gamma: 1.0                     # token-level discount
+  adv_estimator: gae             # gae | grpo | gigpo | reinforce_plus_plus | reinforce_plus_plus_baseline | rloo
+  gamma: 1.0                     # token-level discount (gigpo: per turn, for its step returns)
   lam: 1.0                       # GAE lambda
   bi_level_gae: false            # turn-level GAE with high_level_gamma, token-level within turns
   high_level_gamma: 0.95
   norm_adv_by_std_in_grpo: true  # false gives Dr.GRPO (no division by the group std)
+  gigpo:                         # GiGPO (verl-agent): episode advantage + step advantage among turns from the same state
+    step_advantage_w: 1.0        # weight of the step advantage
+    mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)
   use_kl_in_reward: false        # fold a KL penalty into the token rewards
   kl_penalty: kl                 # estimator for the in-reward KL
   kl_ctrl:

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ADV_ESTIMATORS } from '../algo/advantages';
 
 /**
  * The run config schema. Every key is required here: the defaults live in one documented place
@@ -12,7 +13,7 @@ const nonNegativeInt = z.int().nonnegative();
 const probability = z.number().min(0).max(1);
 
 export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
-export const ADV_ESTIMATORS = ['gae', 'grpo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline', 'rloo'] as const;
+export { ADV_ESTIMATORS };
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
 export const KL_TYPES = ['kl', 'k1', 'abs', 'mse', 'k2', 'low_var_kl', 'k3'] as const;
 /** `state` and `inductive` are RAGEN's names for `group` and `tag`. */
@@ -110,6 +111,10 @@ const algorithmSchema = z.strictObject({
   bi_level_gae: z.boolean(),
   high_level_gamma: probability,
   norm_adv_by_std_in_grpo: z.boolean(),
+  gigpo: z.strictObject({
+    step_advantage_w: z.number().nonnegative(),
+    mode: z.enum(['mean_std_norm', 'mean_norm']),
+  }),
   use_kl_in_reward: z.boolean(),
   kl_penalty: z.enum(KL_TYPES),
   kl_ctrl: z.strictObject({

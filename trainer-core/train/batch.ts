@@ -13,6 +13,8 @@ export interface TrainingBatch {
   /** Sampling logprobs, aligned with tokens (0 where mask is 0). */
   oldLogprobs: Float32Array;
   turnEnds: number[][];
+  /** Per row, the observation each shown turn was played from (GiGPO's state keys), aligned with turnEnds. */
+  stateKeys: string[][];
   /** Training document of each token, per row (several per row under a context window). */
   documents: number[][];
   groupIds: number[];
@@ -42,6 +44,10 @@ export function buildTrainingBatch(episodes: readonly EpisodeRecord[]): Training
     rewards,
     oldLogprobs,
     turnEnds: kept.map((e) => e.sequence.turnEnds),
+    stateKeys: kept.map((e) => {
+      const observations = new Map(e.turns.map((t) => [t.turn, t.observationBefore]));
+      return e.sequence.turnNumbers.map((turn) => observations.get(turn) ?? '');
+    }),
     documents: kept.map((e) => e.sequence.documentIds),
     groupIds: kept.map((e) => e.groupId),
     episodes: kept,

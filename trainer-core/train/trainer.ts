@@ -296,14 +296,15 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
       s.klController.update(penalty.meanKl, batch.rows);
     }
     const adv = computeAdvantages(
-      { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds },
+      { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
       {
         estimator: cfg.algorithm.adv_estimator,
         gamma: cfg.algorithm.gamma,
         lambda: cfg.algorithm.lam,
         biLevelGae: cfg.algorithm.bi_level_gae,
         highLevelGamma: cfg.algorithm.high_level_gamma,
-        normAdvByStd: cfg.algorithm.norm_adv_by_std_in_grpo,
+        normAdvByStd: cfg.algorithm.adv_estimator === 'gigpo' ? cfg.algorithm.gigpo.mode === 'mean_std_norm' : cfg.algorithm.norm_adv_by_std_in_grpo,
+        stepAdvantageWeight: cfg.algorithm.gigpo.step_advantage_w,
       },
     );
     advantages = adv.advantages;
