@@ -107,8 +107,11 @@ describe('Transformer', () => {
   });
 
   it('with rope, attends by offset: shifting every position alike changes nothing', () => {
-    const shifted = (positionEncoding: 'learned' | 'rope') => {
-      const model = Transformer.create({ ...tiny, positionEncoding }, 4);
+    const shifted = (positionEncoding: 'learned' | 'rope', ropeBase?: number) => {
+      const model = Transformer.create({ ...tiny, positionEncoding, ropeBase }, 4);
+      // Queries and keys large enough that attention is far from uniform.
+      const qkv = model.parameter('layers.0.attn.qkv.weight');
+      qkv.assign(qkv.mul(100));
       const logits = (offset: number) =>
         tf.tidy(() => {
           const time = rows[1].length;
@@ -122,13 +125,18 @@ describe('Transformer', () => {
       const [at0, at1] = [logits(0), logits(1)];
       const names = model.namedVariables().map(([name]) => name);
       model.dispose();
-      return { difference: Math.max(...at0.map((v, i) => Math.abs(v - at1[i]))), names };
+      return { difference: Math.max(...at0.map((v, i) => Math.abs(v - at1[i]))), names, at0 };
     };
     const rope = shifted('rope');
     expect(rope.difference).toBeLessThan(1e-4);
     expect(rope.names).not.toContain('pos_emb');
     expect(shifted('learned').difference).toBeGreaterThan(1e-3);
     expect(() => Transformer.create({ ...tiny, nHeads: 8, positionEncoding: 'rope' }, 1)).toThrow(/even head width/);
+    // Another base turns the same weights by other angles, and still depends on offsets only.
+    const smallBase = shifted('rope', 30);
+    expect(smallBase.difference).toBeLessThan(1e-4);
+    expect(Math.max(...smallBase.at0.map((v, i) => Math.abs(v - rope.at0[i])))).toBeGreaterThan(1e-4);
+    expect(() => Transformer.create({ ...tiny, positionEncoding: 'rope', ropeBase: 1 }, 1)).toThrow(/ropeBase must be greater than 1/);
   });
 
   it('rejects sequences longer than the context', () => {

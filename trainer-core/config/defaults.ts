@@ -41,6 +41,7 @@ model:                           # the policy (and critic trunk); TurnLab trains
   dropout: 0.0
   tie_embeddings: true
   position_encoding: learned     # learned (absolute, GPT-2) | rope (rotary, Qwen/Llama: attention sees offsets)
+  rope_base: 10000               # rotary base (rope_theta); a small one suits short prompts
 
 actor_rollout_ref:
   actor:

@@ -54,6 +54,7 @@ const modelSchema = z.strictObject({
   dropout: z.literal(0, { error: 'dropout is not implemented: use 0' }),
   tie_embeddings: z.boolean(),
   position_encoding: z.enum(POSITION_ENCODINGS),
+  rope_base: z.number().gt(1, { error: 'rope_base must be greater than 1 (Llama uses 10000, Qwen 1000000)' }),
 });
 
 const optimSchema = z.strictObject({

@@ -33,6 +33,12 @@ export interface TransformerConfig {
    * find. Default 'learned'.
    */
   positionEncoding?: PositionEncoding;
+  /**
+   * Base of the rotary frequencies (Llama's rope_theta); default 10000. With head width h only
+   * the first few of the h/2 frequencies turn by a visible angle over a short prompt: a small base
+   * spreads them over the offsets the prompts actually have.
+   */
+  ropeBase?: number;
 }
 
 export const POSITION_ENCODINGS = ['learned', 'rope'] as const;
@@ -93,6 +99,7 @@ export function resolveTransformerConfig(config: TransformerConfig): ResolvedTra
     valueHead: config.valueHead ?? false,
     layerNormEps: config.layerNormEps ?? 1e-5,
     positionEncoding: config.positionEncoding ?? 'learned',
+    ropeBase: config.ropeBase ?? 10000,
   };
   for (const key of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp'] as const) {
     const value = resolved[key];
@@ -105,6 +112,7 @@ export function resolveTransformerConfig(config: TransformerConfig): ResolvedTra
   if (!POSITION_ENCODINGS.includes(resolved.positionEncoding)) {
     throw new Error(`Model config positionEncoding must be one of ${POSITION_ENCODINGS.join(', ')}, got ${JSON.stringify(resolved.positionEncoding)}`);
   }
+  if (!(resolved.ropeBase > 1)) throw new Error(`Model config ropeBase must be greater than 1, got ${resolved.ropeBase}`);
   if (resolved.positionEncoding === 'rope' && (resolved.dModel / resolved.nHeads) % 2 !== 0) {
     throw new Error(`Model config with rope needs an even head width, got dModel/nHeads = ${resolved.dModel / resolved.nHeads}`);
   }
@@ -290,7 +298,7 @@ export class Transformer {
     const p = (name: string) => this.parameter(name);
 
     let x = embed(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1]));
-    const rope = c.positionEncoding === 'rope' ? rotation(input.positions, headDim) : null;
+    const rope = c.positionEncoding === 'rope' ? rotation(input.positions, headDim, c.ropeBase) : null;
     if (!rope) x = x.add(embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1])));
     const newCache: KVCache = [];
     const scale = tf.scalar(1 / Math.sqrt(headDim));
@@ -366,11 +374,11 @@ interface Rotation {
   sin: tf.Tensor4D;
 }
 
-/** RoPE angles position * 10000^(-2i/headDim) as [batch, 1, time, headDim/2] cos and sin. */
-function rotation(positions: tf.Tensor2D, headDim: number): Rotation {
+/** RoPE angles position * base^(-2i/headDim) as [batch, 1, time, headDim/2] cos and sin. */
+function rotation(positions: tf.Tensor2D, headDim: number, base: number): Rotation {
   const half = headDim / 2;
   const [batch, time] = positions.shape;
-  const inverseFrequency = tf.tensor1d(Array.from({ length: half }, (_, i) => Math.pow(10000, (-2 * i) / headDim)));
+  const inverseFrequency = tf.tensor1d(Array.from({ length: half }, (_, i) => Math.pow(base, (-2 * i) / headDim)));
   const angles = positions.cast('float32').reshape([batch, 1, time, 1]).mul(inverseFrequency.reshape([1, 1, 1, half]));
   return { cos: angles.cos() as tf.Tensor4D, sin: angles.sin() as tf.Tensor4D };
 }

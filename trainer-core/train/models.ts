@@ -56,6 +56,7 @@ export function transformerConfig(cfg: RunConfig, vocabSize: number, role: 'poli
     dMlp: cfg.model.d_ff,
     tieEmbeddings: cfg.model.tie_embeddings,
     positionEncoding: cfg.model.position_encoding,
+    ropeBase: cfg.model.rope_base,
     lmHead: role === 'policy',
     valueHead: role === 'critic',
   };
@@ -78,7 +79,7 @@ export function createCriticFromPolicy(cfg: RunConfig, policy: Transformer): Tra
 
 /** Says which setting differs when a checkpoint's model does not match the config. */
 export function describeModelMismatch(expected: TransformerConfig, actual: Transformer['config']): string | null {
-  const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'positionEncoding', 'lmHead', 'valueHead'] as const;
+  const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'positionEncoding', 'ropeBase', 'lmHead', 'valueHead'] as const;
   const diffs = keys
     .filter((k) => expected[k] !== undefined && expected[k] !== actual[k])
     .map((k) => `${k}: checkpoint ${String(actual[k])}, config ${String(expected[k])}`);
