@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ADV_ESTIMATORS, computeAdvantages, needsCritic, needsGroups, parseAdvEstimator } from '../../trainer-core/algo/advantages';
 import { computeBiLevelGae } from '../../trainer-core/algo/bi-level-gae';
 import { computeGae } from '../../trainer-core/algo/gae';
+import { computeGigpo } from '../../trainer-core/algo/gigpo';
 import { computeGrpo } from '../../trainer-core/algo/grpo';
 import { computeReinforcePlusPlus, computeReinforcePlusPlusBaseline } from '../../trainer-core/algo/reinforce-plus-plus';
 import { computeRloo } from '../../trainer-core/algo/rloo';
@@ -30,6 +31,14 @@ describe('computeAdvantages', () => {
     same(computeAdvantages(batch, { estimator: 'gae', biLevelGae: true, gamma: 0.9 }), computeBiLevelGae({ ...base, values: batch.values, turnEnds: batch.turnEnds, gamma: 0.9 }));
     same(computeAdvantages(batch, { estimator: 'grpo' }), computeGrpo({ ...base, groupIds: batch.groupIds }));
     same(computeAdvantages(batch, { estimator: 'grpo', normAdvByStd: false }), computeGrpo({ ...base, groupIds: batch.groupIds, normByStd: false }));
+    const stateKeys = [['start', 'next'], ['start']];
+    const gigpoInput = { ...base, groupIds: batch.groupIds, turnEnds: batch.turnEnds, stateKeys };
+    same(computeAdvantages({ ...batch, stateKeys }, { estimator: 'gigpo', gamma: 0.9 }), computeGigpo({ ...gigpoInput, gamma: 0.9 }));
+    // gigpo's mode is its own setting: norm_adv_by_std_in_grpo does not reach it.
+    same(
+      computeAdvantages({ ...batch, stateKeys }, { estimator: 'gigpo', gamma: 0.9, normAdvByStd: true, gigpoNormByStd: false, stepAdvantageWeight: 0.5 }),
+      computeGigpo({ ...gigpoInput, gamma: 0.9, normByStd: false, stepWeight: 0.5 }),
+    );
     same(computeAdvantages(batch, { estimator: 'rloo' }), computeRloo({ ...base, groupIds: batch.groupIds }));
     same(computeAdvantages(batch, { estimator: 'reinforce_plus_plus', gamma: 0.9 }), computeReinforcePlusPlus({ ...base, gamma: 0.9 }));
     same(computeAdvantages(batch, { estimator: 'reinforce_plus_plus_baseline' }), computeReinforcePlusPlusBaseline({ ...base, groupIds: batch.groupIds }));

@@ -51,8 +51,10 @@ export interface AdvantageConfig {
   biLevelGae?: boolean;
   /** RAGEN `high_level_gamma`. Default 0.95. */
   highLevelGamma?: number;
-  /** verl `norm_adv_by_std_in_grpo`; for gigpo, verl-agent's mode (true: mean_std_norm). Default true. */
+  /** verl `norm_adv_by_std_in_grpo`. Default true. */
   normAdvByStd?: boolean;
+  /** verl-agent `gigpo.mode`: true for mean_std_norm, false for mean_norm. Default true. */
+  gigpoNormByStd?: boolean;
   /** verl-agent `gigpo.step_advantage_w`. Default 1. */
   stepAdvantageWeight?: number;
 }
@@ -88,7 +90,7 @@ export function computeAdvantages(batch: AdvantageBatch, config: AdvantageConfig
         stateKeys: batch.stateKeys,
         gamma,
         stepWeight: config.stepAdvantageWeight ?? 1,
-        normByStd: config.normAdvByStd ?? true,
+        normByStd: config.gigpoNormByStd ?? true,
       });
     }
     case 'rloo':

@@ -1,7 +1,7 @@
 import { checkTurnEnds } from './bi-level-gae';
 import { checkDiscount } from './gae';
 import { checkRewardsOnGeneratedTokens } from './grid';
-import { checkOutcomeInput, groupMembers, mean, sequenceScores, unbiasedStd, type OutcomeInput } from './outcome';
+import { checkOutcomeInput, groupMembers, normaliseWithinGroup, sequenceScores, type OutcomeInput } from './outcome';
 import type { AdvantageResult } from './types';
 
 export interface GigpoInput extends OutcomeInput {
@@ -44,11 +44,7 @@ export function computeGigpo(input: GigpoInput): AdvantageResult {
     }
   });
   // A group of one keeps mean 0 and std 1, as verl's GRPO and verl-agent's step groups do.
-  const normalise = (xs: readonly number[]): number[] => {
-    const m = xs.length > 1 ? mean(xs) : 0;
-    const s = xs.length > 1 ? unbiasedStd(xs) : 1;
-    return xs.map((x) => (normByStd ? (x - m) / (s + epsilon) : x - m));
-  };
+  const normalise = (xs: readonly number[]) => normaliseWithinGroup(xs, normByStd, epsilon);
 
   const scores = sequenceScores(rewards, rows, cols);
   const episodeAdvantage = new Float64Array(rows);

@@ -1,4 +1,4 @@
-import { broadcastOverMask, checkOutcomeInput, groupMembers, mean, sequenceScores, unbiasedStd, type OutcomeInput } from './outcome';
+import { broadcastOverMask, checkOutcomeInput, groupMembers, normaliseWithinGroup, sequenceScores, type OutcomeInput } from './outcome';
 import type { AdvantageResult } from './types';
 
 export interface GrpoInput extends OutcomeInput {
@@ -19,10 +19,7 @@ export function computeGrpo(input: GrpoInput): AdvantageResult {
   const scores = sequenceScores(rewards, rows, cols);
   const normalised = new Float64Array(rows);
   for (const members of groupMembers(groupIds).values()) {
-    const groupScores = members.map((b) => scores[b]);
-    const m = members.length > 1 ? mean(groupScores) : 0;
-    const s = members.length > 1 ? unbiasedStd(groupScores) : 1;
-    for (const b of members) normalised[b] = normByStd ? (scores[b] - m) / (s + epsilon) : scores[b] - m;
+    normaliseWithinGroup(members.map((b) => scores[b]), normByStd, epsilon).forEach((a, i) => (normalised[members[i]] = a));
   }
   const advantages = broadcastOverMask(normalised, mask, rows, cols);
   return { advantages, returns: advantages.slice() };

@@ -51,6 +51,16 @@ export function unbiasedStd(xs: readonly number[]): number {
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) * (x - m), 0) / (xs.length - 1));
 }
 
+/**
+ * Values relative to their group (GRPO): (x - mean) / (std + epsilon) with the unbiased std, or
+ * x - mean without the std. A group of one has no peers, so verl gives it mean 0 and std 1.
+ */
+export function normaliseWithinGroup(xs: readonly number[], normByStd: boolean, epsilon: number): number[] {
+  const m = xs.length > 1 ? mean(xs) : 0;
+  const s = xs.length > 1 ? unbiasedStd(xs) : 1;
+  return xs.map((x) => (normByStd ? (x - m) / (s + epsilon) : x - m));
+}
+
 /** Spreads one scalar per sequence over that sequence's generated tokens. */
 export function broadcastOverMask(perSequence: ArrayLike<number>, mask: ArrayLike<number>, rows: number, cols: number): Float32Array {
   const out = new Float32Array(rows * cols);

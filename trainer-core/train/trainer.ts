@@ -303,7 +303,8 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
         lambda: cfg.algorithm.lam,
         biLevelGae: cfg.algorithm.bi_level_gae,
         highLevelGamma: cfg.algorithm.high_level_gamma,
-        normAdvByStd: cfg.algorithm.adv_estimator === 'gigpo' ? cfg.algorithm.gigpo.mode === 'mean_std_norm' : cfg.algorithm.norm_adv_by_std_in_grpo,
+        normAdvByStd: cfg.algorithm.norm_adv_by_std_in_grpo,
+        gigpoNormByStd: cfg.algorithm.gigpo.mode === 'mean_std_norm',
         stepAdvantageWeight: cfg.algorithm.gigpo.step_advantage_w,
       },
     );
