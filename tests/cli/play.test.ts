@@ -30,13 +30,13 @@ function turnlab(args: string[], input = ''): Promise<Result> {
 
 describe('turnlab play', () => {
   it('plays FrozenLake from piped actions: --solve output piped back in reaches the goal', async () => {
-    const solved = await turnlab(['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false', '--solve']);
+    const solved = await turnlab(['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false', '--set', 'random_start=false', '--set', 'random_goal=false', '--solve']);
     expect(solved.code).toBe(0);
     const actions = solved.stdout.trim().split('\n');
     expect(actions.length).toBeGreaterThanOrEqual(6);
     for (const action of actions) expect(['Left', 'Down', 'Right', 'Up']).toContain(action);
 
-    const played = await turnlab(['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false'], solved.stdout);
+    const played = await turnlab(['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false', '--set', 'random_start=false', '--set', 'random_goal=false'], solved.stdout);
     expect(played.code).toBe(0);
     expect(played.stderr).toBe('');
     expect(played.stdout).toMatch(/^Environment: frozen_lake {2}seed: 3\n/);
@@ -100,7 +100,7 @@ describe('turnlab play', () => {
     const [env, option] = await Promise.all([turnlab(['play', 'frozenlak']), turnlab(['play', 'frozen_lake', '--set', 'sise=5'])]);
     expect(env).toMatchObject({ code: 2, stdout: '', stderr: "turnlab: unknown environment 'frozenlak'; did you mean 'frozen_lake'?\n" });
     expect(option.code).toBe(2);
-    expect(option.stderr).toBe("turnlab: frozen_lake: unknown option 'sise'; did you mean 'size'? (options: size, p, is_slippery)\n");
+    expect(option.stderr).toBe("turnlab: frozen_lake: unknown option 'sise'; did you mean 'size'? (options: size, p, is_slippery, random_start, random_goal)\n");
   });
 });
 

@@ -8,7 +8,7 @@ const make = (options: Record<string, unknown> = {}) => new FrozenLakeEnv(frozen
 
 describe('FrozenLake options', () => {
   it("has RAGEN's defaults", () => {
-    expect(frozenLakeOptionsSchema.parse({})).toEqual({ size: 4, p: 0.8, is_slippery: true });
+    expect(frozenLakeOptionsSchema.parse({})).toEqual({ size: 4, p: 0.8, is_slippery: true, random_start: true, random_goal: true });
   });
 });
 
@@ -65,12 +65,34 @@ describe('FrozenLake steps', () => {
     for (let seed = 0; seed < 100; seed++) {
       const first = env.reset(seed);
       expect(env.reset(seed)).toBe(first);
-      const map = generateLakeMap(6, 0.6, new Rng(seed));
+      const map = generateLakeMap(6, 0.6, new Rng(seed), { randomStart: false, randomGoal: false });
       expect(hasPath(map, 0)).toBe(true);
       expect(map.tiles[0]).toBe('S');
       expect(map.tiles[35]).toBe('G');
     }
     expect(new Set(Array.from({ length: 20 }, (_, s) => env.reset(s))).size).toBeGreaterThan(10);
+  });
+
+  it("places start and goal on random squares by default, as RAGEN's generator does", () => {
+    const starts = new Set<number>();
+    const goals = new Set<number>();
+    for (let seed = 0; seed < 200; seed++) {
+      const map = generateLakeMap(4, 0.8, new Rng(seed));
+      const start = map.tiles.indexOf('S');
+      const goal = map.tiles.indexOf('G');
+      expect(start).not.toBe(goal);
+      expect(hasPath(map, start)).toBe(true);
+      starts.add(start);
+      goals.add(goal);
+    }
+    expect(starts.size).toBe(16);
+    expect(goals.size).toBe(16);
+
+    const anyStart = generateLakeMap(4, 0.8, new Rng(7), { randomStart: true, randomGoal: false });
+    expect(anyStart.tiles[15]).toBe('G');
+    const env = make({ is_slippery: false, random_start: false, random_goal: false });
+    expect(env.reset(5).startsWith('P')).toBe(true);
+    expect(env.reset(5).endsWith('G')).toBe(true);
   });
 
   it('replays a slippery episode identically from the same seed', () => {
@@ -140,15 +162,17 @@ describe('FrozenLake solvers', () => {
   it('solves 200 non-slippery maps with the shortest path, and replaying it succeeds', () => {
     const env = make({ is_slippery: false });
     for (let seed = 0; seed < 200; seed++) {
-      env.reset(seed);
+      const board = env.reset(seed).replace(/\n/g, '');
+      const [player, goal] = [board.indexOf('P'), board.indexOf('G')];
+      const manhattan = Math.abs((player >> 2) - (goal >> 2)) + Math.abs((player % 4) - (goal % 4));
       const path = env.solve();
       expect(path).not.toBeNull();
       let last;
       for (const action of path!) last = env.step(action);
       expect(last?.done).toBe(true);
       expect(last?.info.success).toBe(true);
-      // Shortest: no path can be shorter than the Manhattan distance from corner to corner.
-      expect(path!.length).toBeGreaterThanOrEqual(6);
+      // Shortest: no path can be shorter than the Manhattan distance from start to goal.
+      expect(path!.length).toBeGreaterThanOrEqual(manhattan);
       expect(env.optimalSuccessProbability(path!.length)).toBe(1);
       env.reset(seed);
       expect(env.optimalSuccessProbability(path!.length - 1)).toBe(0);

@@ -29,7 +29,7 @@ describe('env registry', () => {
   it('rejects unknown and mistyped options, naming the key and the closest valid one', () => {
     const lake = getEnvSpec('frozen_lake');
     expect(() => parseEnvOptions(lake, { sise: 5 })).toThrow(
-      "frozen_lake: unknown option 'sise'; did you mean 'size'? (options: size, p, is_slippery)",
+      "frozen_lake: unknown option 'sise'; did you mean 'size'? (options: size, p, is_slippery, random_start, random_goal)",
     );
     expect(() => parseEnvOptions(lake, { p: 2 })).toThrow(/frozen_lake: option 'p': Too big/);
     expect(parseEnvOptions(getEnvSpec('sokoban'), { dim_room: [8, 8], num_boxes: 2 })).toMatchObject({ dim_room: [8, 8], num_boxes: 2 });
@@ -41,6 +41,8 @@ describe('env registry', () => {
       ['size', 'integer 2..32', 4],
       ['p', 'number >0..1', 0.8],
       ['is_slippery', 'boolean', true],
+      ['random_start', 'boolean', true],
+      ['random_goal', 'boolean', true],
     ]);
   });
 

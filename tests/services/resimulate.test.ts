@@ -64,7 +64,8 @@ function scriptedConfig(): RunConfig {
         val: { env_groups: 1, group_size: 1, env_configs: { tags: ['Lake'], n_groups: [1] } },
       },
       custom_envs: {
-        Lake: { env_type: 'frozen_lake', max_actions_per_traj: 10, env_config: { is_slippery: true } },
+        // Gym's layout: the tampering cases below were chosen on its boards (a swapped move that changes the outcome).
+        Lake: { env_type: 'frozen_lake', max_actions_per_traj: 10, env_config: { is_slippery: true, random_start: false, random_goal: false } },
         Boxes: { env_type: 'sokoban', max_actions_per_traj: 8 },
       },
     },

@@ -10,6 +10,8 @@ export const frozenLakeOptionsSchema = z
     size: z.number().int().min(2).max(32).default(4).describe('side length of the square map'),
     p: z.number().gt(0).max(1).default(0.8).describe('probability that a generated tile is frozen rather than a hole'),
     is_slippery: z.boolean().default(true).describe('moves slip: intended direction 1/3, each perpendicular direction 1/3'),
+    random_start: z.boolean().default(true).describe("generated maps start on a random square (RAGEN); false: top-left, as gym"),
+    random_goal: z.boolean().default(true).describe("generated maps put the goal on a random square (RAGEN); false: bottom-right, as gym"),
   })
   .strict();
 export type FrozenLakeOptions = z.infer<typeof frozenLakeOptionsSchema>;
@@ -17,8 +19,8 @@ export type FrozenLakeOptions = z.infer<typeof frozenLakeOptionsSchema>;
 const SYMBOL = { player: 'P', frozen: '_', hole: 'O', goal: 'G', playerInHole: 'X', playerOnGoal: '√' } as const;
 
 /**
- * Gym's FrozenLake with RAGEN's text rendering. The start is always the top-left tile and the goal
- * the bottom-right one (gym's generate_random_map); holes are random per seed.
+ * Gym's FrozenLake with RAGEN's map generator and text rendering: holes, start and goal are random
+ * per seed; `random_start: false` and `random_goal: false` give gym's corners instead.
  */
 export class FrozenLakeEnv implements Env {
   private map: LakeMap = { size: 0, tiles: [] };
@@ -28,7 +30,10 @@ export class FrozenLakeEnv implements Env {
   constructor(readonly options: FrozenLakeOptions) {}
 
   reset(seed: number): string {
-    const map = generateLakeMap(this.options.size, this.options.p, new Rng(deriveSeed(seed, 'map')));
+    const map = generateLakeMap(this.options.size, this.options.p, new Rng(deriveSeed(seed, 'map')), {
+      randomStart: this.options.random_start,
+      randomGoal: this.options.random_goal,
+    });
     return this.start(map, seed);
   }
 
