@@ -21,8 +21,6 @@ import { train } from '../trainer-core/train/trainer';
 const CONFIG = fileURLToPath(new URL('../configs/frozenlake-nonslip.yaml', import.meta.url));
 const TARGET = 0.9;
 const METRIC = 'val/FrozenLakeNonSlip/success';
-/** The config's train tags: boards from the corner and boards from a random square. */
-const TRAIN_TAGS = ['FrozenLakeNonSlip', 'FrozenLakeAnyStart'];
 /**
  * The fork: the floor of the config's cosine schedule (0.2 x 1e-3), held, and three quarters of
  * the train boards starting on a random square instead of half: by iteration 200 the corner
@@ -48,7 +46,10 @@ class ValidationLog implements TrainingSink {
   firstAtTarget: { iteration: number; seconds: number } | null = null;
   readonly checkpoints = new Map<number, string>();
 
-  constructor(private readonly verbose: boolean) {}
+  constructor(
+    private readonly verbose: boolean,
+    private readonly trainTags: string[],
+  ) {}
 
   runStarted(info: RunStartInfo): void {
     console.log(`backend: ${info.backend} on ${info.device}; ${(info.parameterCount / 1e3).toFixed(0)} k parameters; ${info.totalIterations} iterations`);
@@ -59,8 +60,8 @@ class ValidationLog implements TrainingSink {
     if (success === undefined) return;
     const seconds = (performance.now() - this.started) / 1000;
     this.successes.set(iteration, success);
-    const train = TRAIN_TAGS.map((tag) => metrics[`train/${tag}/success`]);
-    const trainText = train.every((x) => x !== undefined) ? `, train ${train.map((x) => x.toFixed(3)).join(' / ')} (${TRAIN_TAGS.join(' / ')})` : '';
+    const train = this.trainTags.map((tag) => metrics[`train/${tag}/success`]);
+    const trainText = train.every((x) => x !== undefined) ? `, train ${train.map((x) => x.toFixed(3)).join(' / ')} (${this.trainTags.join(' / ')})` : '';
     console.log(`iteration ${iteration}: validation success ${success.toFixed(3)}${trainText} at ${seconds.toFixed(0)} s`);
     if (success >= TARGET && !this.firstAtTarget) this.firstAtTarget = { iteration, seconds };
   }
@@ -91,7 +92,7 @@ export default async function benchFrozenLake(overrides: string[] = []): Promise
     `trainer.total_training_steps=${config.trainer.total_training_steps + FORK_ITERATIONS}`,
   ]);
   const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-frozenlake-'));
-  const sink = new ValidationLog(verbose);
+  const sink = new ValidationLog(verbose, config.es_manager.train.env_configs.tags);
   const start = performance.now();
   const evaluations: { iteration: number; success: number }[] = [];
   const evaluate = async (checkpoint: string) => {
