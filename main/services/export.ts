@@ -44,6 +44,9 @@ function rowsOf(store: Store, request: ExportRequest): Iterable<ExportRow> {
 
 /**
  * RFC 4180 CSV: CRLF line ends, fields quoted when they hold quotes, commas or line breaks.
+ * csv-stringify quotes only fields holding the record delimiter (CRLF) itself, so a lone CR or
+ * LF would be written bare and split the row for strict readers (Python's csv, spreadsheets):
+ * `quoted_match` quotes those too.
  * JSON columns are written as JSON text, booleans as true/false. A NULL is an empty field and
  * an empty string a quoted empty field (`""`), so the two stay apart on the way back.
  */
@@ -52,6 +55,7 @@ function csvFormatter(what: ExportKind, stringifyCsv: typeof StringifyCsv): (row
   const options: CsvOptions = {
     columns,
     record_delimiter: 'windows',
+    quoted_match: /[\r\n]/,
     cast: {
       boolean: (value) => (value ? 'true' : 'false'),
       object: (value) => JSON.stringify(value),
