@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CHECKPOINT_COLUMNS, selectList, toRecord } from '../columns';
+import { storedJson, storedValue } from '../text';
 import type { CheckpointRecord, NewCheckpoint } from '../types';
 
 export class CheckpointsRepository {
@@ -17,11 +18,11 @@ export class CheckpointsRepository {
           statement.run(
             c.runId,
             c.iteration,
-            c.path,
+            storedValue(c.path),
             c.sizeBytes,
             c.sha256,
             c.createdAt ?? Date.now(),
-            JSON.stringify(c.metrics ?? {}),
+            storedJson(c.metrics ?? {}),
           ).lastInsertRowid,
         ),
       ),

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EPISODE_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
+import { storedJson, storedValue } from '../text';
 import { SPLITS, type EpisodeFilter, type EpisodeRecord, type ExportRow, type NewEpisode } from '../types';
 
 const bit = (flag: boolean | undefined): number => (flag ? 1 : 0);
@@ -40,7 +41,7 @@ export class EpisodesRepository {
             e.runId,
             e.iteration,
             e.split,
-            e.envTag,
+            storedValue(e.envTag),
             e.groupId,
             e.envIndex,
             e.seed,
@@ -56,14 +57,14 @@ export class EpisodesRepository {
           insertTurn.run(
             id,
             t.turnIndex ?? position,
-            t.observation,
-            t.state === undefined || t.state === null ? null : JSON.stringify(t.state),
-            t.response,
-            JSON.stringify(t.actions),
+            storedValue(t.observation),
+            t.state === undefined || t.state === null ? null : storedJson(t.state),
+            storedValue(t.response),
+            storedJson(t.actions),
             t.numValidActions,
             t.reward,
             bit(t.done),
-            JSON.stringify(t.info ?? {}),
+            storedJson(t.info ?? {}),
             t.numTokens,
             t.logprobSum ?? null,
             t.advantageMean ?? null,

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { METRIC_COLUMNS, decodeRow, selectList } from '../columns';
 import { StoreError } from '../errors';
+import { storedValue } from '../text';
 import type { ExportRow, LatestMetric, MetricPoint, SeriesPoint } from '../types';
 
 function checkPoint(point: MetricPoint): void {
@@ -29,7 +30,7 @@ export class MetricsRepository {
     this.db.transaction(() => {
       for (const p of points) {
         const value = p.value === null || Number.isNaN(p.value) ? null : p.value;
-        statement.run(p.runId, p.name, p.iteration, value, p.wallTime);
+        statement.run(p.runId, storedValue(p.name), p.iteration, value, p.wallTime);
       }
     })();
   }

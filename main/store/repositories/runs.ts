@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
+import { storedJson, storedValue } from '../text';
 import {
   RUN_STATUSES,
   type ExportRow,
@@ -69,7 +70,7 @@ const PATCHABLE: Record<keyof RunPatch, { column: string; encode?: (v: unknown) 
   backend: { column: 'backend' },
   device: { column: 'device' },
   error: { column: 'error' },
-  tags: { column: 'tags', encode: (v) => JSON.stringify(v) },
+  tags: { column: 'tags', encode: storedJson },
   notes: { column: 'notes' },
 };
 
@@ -86,22 +87,22 @@ export class RunsRepository {
            @backend, @device, @parentRunId, @parentCheckpointId, @parentIteration, @tags, @notes)`,
       )
       .run({
-        name: run.name,
+        name: storedValue(run.name),
         status: run.status ?? 'queued',
         createdAt: run.createdAt ?? Date.now(),
         startedAt: run.startedAt ?? null,
-        config: JSON.stringify(run.config ?? {}),
+        config: storedJson(run.config ?? {}),
         configHash: run.configHash ?? hashConfig(run.config ?? {}),
         seed: run.seed,
-        envTags: JSON.stringify(run.envTags),
-        algorithm: run.algorithm,
-        backend: run.backend ?? null,
-        device: run.device ?? null,
+        envTags: storedJson(run.envTags),
+        algorithm: storedValue(run.algorithm),
+        backend: storedValue(run.backend ?? null),
+        device: storedValue(run.device ?? null),
         parentRunId: run.parentRunId ?? null,
         parentCheckpointId: run.parentCheckpointId ?? null,
         parentIteration: run.parentIteration ?? null,
-        tags: JSON.stringify(run.tags ?? []),
-        notes: run.notes ?? '',
+        tags: storedJson(run.tags ?? []),
+        notes: storedValue(run.notes ?? ''),
       });
     return this.get(Number(info.lastInsertRowid))!;
   }
@@ -161,7 +162,7 @@ export class RunsRepository {
       if (!target) throw new StoreError('INVALID_INPUT', `run field '${key}' cannot be updated`);
       if (key === 'status') checkStatus(value as string);
       sets.push(`${target.column} = ?`);
-      values.push(target.encode ? target.encode(value) : value);
+      values.push(target.encode ? target.encode(value) : storedValue(value));
     }
     if (sets.length) {
       const info = this.db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
@@ -194,7 +195,7 @@ export class RunsRepository {
 
   /** Records which process (pid on host) trains the run, for start-up recovery. */
   setTrainerProcess(id: number, pid: number, host: string): void {
-    const info = this.db.prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ? WHERE id = ?').run(pid, host, id);
+    const info = this.db.prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ? WHERE id = ?').run(pid, storedValue(host), id);
     if (info.changes === 0) throw new StoreError('RUN_NOT_FOUND', `unknown run ${id}`);
   }
 
