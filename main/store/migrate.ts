@@ -120,27 +120,62 @@ const CREATE_BOOKKEEPING = `CREATE TABLE IF NOT EXISTS schema_migrations (
 )`;
 
 /**
+ * Refuses a migration that left rows pointing at nothing: names the first table, the column and
+ * the parent table. Runs inside the migration's transaction, so throwing rolls it back.
+ */
+function checkForeignKeys(db: Database.Database, migration: MigrationFile, dbFile: string): void {
+  const violations = db.pragma('foreign_key_check') as Array<{ table: string; rowid: number | null; parent: string; fkid: number }>;
+  if (violations.length === 0) return;
+  const first = violations[0];
+  const keys = db.pragma(`foreign_key_list(${JSON.stringify(first.table)})`) as Array<{ id: number; from: string }>;
+  const column = keys.find((key) => key.id === first.fkid)?.from ?? '?';
+  const inTable = violations.filter((v) => v.table === first.table).length;
+  const others = new Set(violations.map((v) => v.table).filter((table) => table !== first.table));
+  throw new StoreError(
+    'MIGRATION_BROKE_FOREIGN_KEYS',
+    `migration ${migration.name} left ${inTable} row(s) of table ${first.table} whose ${column} points to no row of ` +
+      `${first.parent}${others.size ? ` (and rows of ${[...others].join(', ')})` : ''}; it was rolled back, leaving ${dbFile} ` +
+      'at the schema before it: fix the migration so every reference stays valid',
+  );
+}
+
+/**
  * Applies pending migrations in order, each in its own IMMEDIATE transaction together with its
  * bookkeeping row. The check is repeated inside each transaction because another process (the
  * desktop app and a trainer) may be migrating the same file at the same moment.
+ *
+ * Foreign keys are off while migrations run: rebuilding a table the SQLite way (create the new
+ * one, copy, drop the old, rename) with them on would make DROP TABLE delete every old row first
+ * and ON DELETE CASCADE empty the child tables. `PRAGMA foreign_key_check` inside each
+ * transaction then refuses a migration that left a dangling reference. SQLite ignores the
+ * pragma inside a transaction, hence around the loop.
  */
 export function applyMigrations(db: Database.Database, files: MigrationFile[], dbFile: string): MigrationFile[] {
   const done: MigrationFile[] = [];
-  for (const candidate of pendingMigrations(readAppliedMigrations(db), files, dbFile)) {
-    const apply = db.transaction(() => {
-      const pending = pendingMigrations(readAppliedMigrations(db), files, dbFile);
-      if (!pending.some((file) => file.version === candidate.version)) return false;
-      db.exec(CREATE_BOOKKEEPING);
-      db.exec(candidate.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)').run(
-        candidate.version,
-        candidate.name,
-        candidate.checksum,
-        Date.now(),
-      );
-      return true;
-    });
-    if (apply.immediate()) done.push(candidate);
+  const todo = pendingMigrations(readAppliedMigrations(db), files, dbFile);
+  if (todo.length === 0) return done;
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
+    for (const candidate of todo) {
+      const apply = db.transaction(() => {
+        const pending = pendingMigrations(readAppliedMigrations(db), files, dbFile);
+        if (!pending.some((file) => file.version === candidate.version)) return false;
+        db.exec(CREATE_BOOKKEEPING);
+        db.exec(candidate.sql);
+        checkForeignKeys(db, candidate, dbFile);
+        db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)').run(
+          candidate.version,
+          candidate.name,
+          candidate.checksum,
+          Date.now(),
+        );
+        return true;
+      });
+      if (apply.immediate()) done.push(candidate);
+    }
+  } finally {
+    if (foreignKeys) db.pragma('foreign_keys = ON');
   }
   return done;
 }
