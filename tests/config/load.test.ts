@@ -24,8 +24,8 @@ function errorOf(fn: () => unknown): ConfigError {
 }
 
 describe('defaults', () => {
-  it('an empty file gives RAGEN defaults', () => {
-    const cfg = loadRunConfig(file(''));
+  it('an empty map gives RAGEN defaults', () => {
+    const cfg = loadRunConfig(file('{}'));
     expect(cfg.agent_proxy).toMatchObject({ max_turn: 5, max_actions_per_turn: 5, action_sep: '||', enable_think: true, template: 'ragen' });
     expect(cfg.es_manager.format_penalty).toBe(-0.1);
     expect(cfg.es_manager.train).toMatchObject({ env_groups: 8, group_size: 16, env_configs: { tags: ['SimpleSokoban'], n_groups: [8] } });
@@ -37,7 +37,7 @@ describe('defaults', () => {
   });
 
   it('fills each env_config with the env options defaults', () => {
-    const cfg = loadRunConfig(file(''));
+    const cfg = loadRunConfig(file('{}'));
     expect(cfg.custom_envs.LargerSokoban.env_config).toMatchObject({ dim_room: [8, 8], num_boxes: 2 });
     expect(cfg.custom_envs.SimpleSokoban.env_config).toMatchObject({ dim_room: [6, 6], num_boxes: 1 });
   });
@@ -45,7 +45,7 @@ describe('defaults', () => {
   it('configs/base.yaml holds exactly the documented defaults and loads', () => {
     const base = join(__dirname, '../../configs/base.yaml');
     expect(parse(readFileSync(base, 'utf8'))).toEqual(parse(DEFAULTS_YAML));
-    expect(loadRunConfig(base)).toEqual(loadRunConfig(file('')));
+    expect(loadRunConfig(base)).toEqual(loadRunConfig(file('{}')));
   });
 
   it('resolved YAML reads back to the same config', () => {
@@ -101,6 +101,32 @@ describe('validation errors', () => {
     expect(errorOf(() => loadRunConfig(path)).message).toMatch(new RegExp(`^${path} line \\d+: not valid YAML`));
   });
 
+  it.each([
+    ['an unclosed double quote', 'trainer:\n  experiment_name: "my run\n  total_training_steps: 3\nagent_proxy:\n  max_turn: 2\n', 2, 'the " quote at column 20 is never closed; add the closing "'],
+    ['an unclosed single quote', "trainer:\n  experiment_name: 'my run\n  total_training_steps: 3\nagent_proxy:\n  max_turn: 2\n", 2, "the ' quote at column 20 is never closed; add the closing '"],
+    ['a quote left open inside a list', 'es_manager:\n  train:\n    env_configs:\n      tags: ["Bandit, FrozenLake]\n      n_groups: [8]\ntrainer:\n  seed: 1\n', 4, 'the " quote at column 14 is never closed; add the closing "'],
+    ['an unclosed bracket', 'agent_proxy:\n  max_turn: 2\nrollout_filter_ratio: [0.5\ntrainer:\n  seed: 1\n', 3, 'the [ at column 23 is never closed; add the closing ]'],
+  ])('reports %s at the line where it opens, not where the file ends', (_what, text, line, message) => {
+    const path = file(text);
+    expect(errorOf(() => loadRunConfig(path)).message).toBe(`${path} line ${line}: not valid YAML: ${message}`);
+  });
+
+  it('reports other YAML errors at their own line and column, in one line', () => {
+    const path = file('trainer:\n  seed: 1\n  experiment_name: "a"b\n  total_training_steps: 3\n');
+    expect(errorOf(() => loadRunConfig(path)).message).toBe(`${path} line 3: not valid YAML: Unexpected scalar at node end (column 23)`);
+  });
+
+  it.each([
+    ['an empty file', ''],
+    ['a file of blank lines and comments', '\n# nothing to see\n   \n# trainer:\n#   seed: 3\n'],
+    ['a bare document marker', '---\n'],
+  ])('refuses %s, naming it, instead of running the defaults', (_what, text) => {
+    const path = file(text);
+    const { message } = errorOf(() => loadRunConfig(path));
+    expect(message).toMatch(new RegExp(`^${path} is empty: it holds no settings.*configs/base\\.yaml`));
+    expect(message).not.toContain('\n');
+  });
+
   it('reports a missing file', () => {
     expect(errorOf(() => loadRunConfig(join(dir, 'nope.yaml'))).message).toContain('file not found');
   });
@@ -122,12 +148,20 @@ describe('--set overrides', () => {
   });
 
   it('names an unknown key with the closest valid one', () => {
-    const error = errorOf(() => loadRunConfig(file(''), ['es_manager.train.group_sizes=4']));
+    const error = errorOf(() => loadRunConfig(file('{}'), ['es_manager.train.group_sizes=4']));
     expect(error.message).toBe('--set es_manager.train.group_sizes=4: unknown key `es_manager.train.group_sizes`; did you mean `group_size`?');
   });
 
+  it.each([
+    ['trainer=5', '`trainer` is a section and expects a map of its keys, not 5; set one of them, e.g. --set trainer.project_name=5'],
+    ['agent_proxy=[3]', '`agent_proxy` is a section and expects a map of its keys, not [3]; set one of them, e.g. --set agent_proxy.max_turn=[3]'],
+    ['custom_envs=Bandit', '`custom_envs` is a section and expects a map of its keys, not "Bandit"; set one entry, e.g. --set custom_envs.<name>.<key>=Bandit'],
+  ])('refuses --set %s (a whole section set to one value), naming the key and what it expects', (override, message) => {
+    expect(errorOf(() => loadRunConfig(file('{}'), [override])).message).toBe(`--set ${override}: ${message}`);
+  });
+
   it('blames the override for a bad value', () => {
-    const error = errorOf(() => loadRunConfig(file(''), ['agent_proxy.max_turn=lots']));
+    const error = errorOf(() => loadRunConfig(file('{}'), ['agent_proxy.max_turn=lots']));
     expect(error.message).toBe('--set agent_proxy.max_turn=lots: `agent_proxy.max_turn` must be an integer, got the string "lots"');
   });
 
@@ -186,7 +220,7 @@ describe('${} references', () => {
   });
 
   it('work in --set values', () => {
-    const cfg = loadRunConfig(file(''), ['trainer.seed=9', 'es_manager.val.start_seed=${trainer.seed}']);
+    const cfg = loadRunConfig(file('{}'), ['trainer.seed=9', 'es_manager.val.start_seed=${trainer.seed}']);
     expect(cfg.es_manager.val.start_seed).toBe(9);
   });
 });

@@ -24,6 +24,18 @@ export function loadRunConfig(path: string, overrides: readonly string[] = []): 
     throw new ConfigError([{ path: [], message: `cannot read the config: ${reason}` }], path);
   }
   const source = new YamlSource(text, path);
+  if (source.holdsNothing()) {
+    // Training on nothing but the defaults is never what an empty file meant (a save that
+    // failed, the wrong file): say so instead of starting a run nobody asked for.
+    throw new ConfigError([
+      {
+        path: [],
+        message:
+          `${path} is empty: it holds no settings, only blank lines or comments; write the keys to change ` +
+          '(e.g. `trainer: {total_training_steps: 50}`), or start from configs/base.yaml, which lists every key with its default',
+      },
+    ]);
+  }
   return buildRunConfig(source.toJS(), { source, overrides });
 }
 

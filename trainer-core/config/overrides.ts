@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, formatPath } from './errors';
-import { findUnknownKey } from './schema-walk';
+import { findUnknownKey, isSection, objectKeys, schemaAt } from './schema-walk';
 
 export interface Override {
   path: Array<string | number>;
@@ -54,8 +54,34 @@ export function applyOverrides(raw: Record<string, unknown>, overrides: readonly
         },
       ]);
     }
+    checkSectionValue(schema, override);
     setIn(raw, override.path, override.value);
   }
+}
+
+/**
+ * `--set trainer=5` would replace the whole `trainer` section with a number, and the failure
+ * would surface later somewhere unrelated (a `${trainer.seed}` reference): refuse it here,
+ * naming the key and what it takes.
+ */
+function checkSectionValue(schema: z.ZodType, override: Override): void {
+  const target = schemaAt(schema, override.path);
+  if (!target || !isSection(target)) return;
+  const value = override.value;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return;
+  if ((value === null || value === undefined) && target.safeParse(value).success) return;
+  const key = formatPath(override.path);
+  const example = objectKeys(target)?.[0];
+  const valueText = override.text.slice(override.text.indexOf('=') + 1);
+  throw new ConfigError([
+    {
+      path: override.path,
+      origin: `--set ${override.text}`,
+      message:
+        `\`${key}\` is a section and expects a map of its keys, not ${JSON.stringify(value) ?? valueText}; ` +
+        (example ? `set one of them, e.g. --set ${key}.${example}=${valueText}` : `set one entry, e.g. --set ${key}.<name>.<key>=${valueText}`),
+    },
+  ]);
 }
 
 function setIn(root: Record<string, unknown>, path: ReadonlyArray<string | number>, value: unknown): void {

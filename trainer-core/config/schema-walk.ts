@@ -43,6 +43,15 @@ export function childSchema(schema: z.ZodType, key: string | number): ChildLooku
   return { kind: 'opaque' };
 }
 
+/**
+ * Whether the schema is a section: a map of keys (an object, or a record such as `custom_envs`)
+ * rather than one value.
+ */
+export function isSection(schema: z.ZodType): boolean {
+  const inner = unwrap(schema);
+  return inner instanceof z.ZodObject || inner instanceof z.ZodRecord;
+}
+
 /** The valid keys of an object schema, or null when the schema is not an object. */
 export function objectKeys(schema: z.ZodType): string[] | null {
   const inner = unwrap(schema);
