@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SkipReporter } from './tests/setup/skip-reporter';
 
 export default defineConfig({
   test: {
@@ -7,5 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // After the summary, one line per skipped suite: what is missing and how to install it.
+    reporters: ['default', new SkipReporter()],
   },
 });

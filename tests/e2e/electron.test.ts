@@ -1,19 +1,15 @@
 // Electron smoke test: the real app (built main, preload and renderer) on a fixture data folder,
 // driven by Playwright's Electron support. Runs wherever the Electron binary is installed;
-// elsewhere it says so in one line and skips.
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// elsewhere it skips, and the skip reporter prints one line saying so.
+import { statSync } from 'node:fs';
 import { _electron as electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { NEEDS_ELECTRON } from '../setup/requirements';
 import { ensureBuilt, root } from './harness';
 import { saveScreenshot } from './screenshots';
 
-// The electron package writes path.txt once its postinstall has downloaded the binary.
-const installed = existsSync(join(root, 'node_modules/electron/path.txt'));
-if (!installed) {
-  process.stdout.write('electron smoke test skipped: the Electron binary is not installed (node_modules/electron/path.txt is missing)\n');
-}
+const installed = NEEDS_ELECTRON.present();
 
 let app: ElectronApplication | undefined;
 let fixture: FixtureDataDir | undefined;

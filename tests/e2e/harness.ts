@@ -5,11 +5,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { CHROMIUM_PATH, NEEDS_CHROMIUM } from '../setup/requirements';
 
 export const root = resolve(import.meta.dirname, '../..');
-export const CHROMIUM = '/usr/bin/chromium';
-/** Whether Debian's Chromium is installed; the browser tests skip without it. */
-export const hasChromium = existsSync(CHROMIUM);
+export const CHROMIUM = CHROMIUM_PATH;
+/** Whether Debian's Chromium is installed; the browser tests skip without it (the skip reporter says so). */
+export const hasChromium = NEEDS_CHROMIUM.present();
 const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',

@@ -1,0 +1,81 @@
+// What some suites need from the machine beyond `npm install`, how to tell whether it is there,
+// and the command that installs it. The suites skip without it; the skip reporter
+// (skip-reporter.ts) then prints one line per skipped suite saying why and how to fix it.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export interface Requirement {
+  /** What is missing, in words, e.g. "Chromium is not installed (/usr/bin/chromium not found)". */
+  missing: string;
+  /** The command that installs it. */
+  install: string;
+  /** Whether it is there. */
+  present(): boolean;
+  /** Suites (paths from the repository root) that skip as a whole without it. */
+  suites: string[];
+  /** Recognises the note of a test that skipped itself for want of it (`ctx.skip(note)`). */
+  note?: RegExp;
+}
+
+/** A program at a fixed path, e.g. Debian's Chromium. */
+export function missingExecutable(name: string, path: string): string {
+  return `${name} is not installed (${path} not found)`;
+}
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+export const NEEDS_CHROMIUM: Requirement = {
+  missing: missingExecutable('Chromium', CHROMIUM_PATH),
+  install: 'sudo scripts/install-system-deps.sh (or: sudo apt-get install chromium)',
+  present: () => existsSync(CHROMIUM_PATH),
+  suites: ['tests/e2e/compare.test.ts', 'tests/e2e/replay.test.ts', 'tests/e2e/workbench.test.ts', 'tests/e2e/workbench-flows.test.ts'],
+};
+
+/** The electron package writes path.txt once its (skipped during npm install) download ran. */
+export const ELECTRON_PATH_FILE = join(root, 'node_modules/electron/path.txt');
+
+export const NEEDS_ELECTRON: Requirement = {
+  missing: 'the Electron binary is not installed (node_modules/electron/path.txt not found; npm install skips its download)',
+  install: 'node node_modules/electron/install.js (npm run app does it once)',
+  present: () => existsSync(ELECTRON_PATH_FILE),
+  suites: ['tests/e2e/electron.test.ts'],
+};
+
+/** The WebGPU tests skip themselves with a note when Dawn finds no adapter. */
+export const NEEDS_VULKAN: Requirement = {
+  missing: 'no WebGPU adapter (no GPU, and no Vulkan driver such as Mesa >= 25 lavapipe)',
+  install:
+    'sudo scripts/install-system-deps.sh (or: sudo apt-get install -t bookworm-backports mesa-vulkan-drivers, with bookworm-backports in the apt sources)',
+  present: () => true,
+  suites: [],
+  note: /WebGPU unavailable|no WebGPU adapter/,
+};
+
+export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN];
+
+export interface SkippedSuite {
+  /** Path from the repository root. */
+  suite: string;
+  skipped: number;
+  total: number;
+  /** Notes of tests that skipped themselves, if any. */
+  notes: string[];
+}
+
+/** The requirement a skipped suite lacks: by its path when that is missing here, else by its notes. */
+export function requirementOf(skipped: SkippedSuite, requirements: Requirement[] = REQUIREMENTS): Requirement | undefined {
+  return (
+    requirements.find((r) => r.suites.includes(skipped.suite) && !r.present()) ??
+    requirements.find((r) => r.note && skipped.notes.some((note) => r.note!.test(note)))
+  );
+}
+
+/** The one line printed for a skipped suite: which, how many tests, why, and how to fix it. */
+export function skipLine(skipped: SkippedSuite, requirement: Requirement | undefined): string {
+  const what = `skipped ${skipped.suite} (${skipped.skipped} of ${skipped.total} tests)`;
+  if (requirement) return `${what}: ${requirement.missing}; install: ${requirement.install}`;
+  const note = skipped.notes[0]?.replace(/\s+/g, ' ').trim();
+  return `${what}: ${note || 'no reason given'}`;
+}
