@@ -10,6 +10,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportColumns, exportRows } from '../../main/services/export';
 import { openStore, type Store } from '../../main/store/db';
+import type { PlotLine } from '../../renderer/src/compare/plot';
+import { PLOT_CSV_COLUMNS, plotToCsv } from '../../renderer/src/compare/plot-csv';
 import { makeTempDir, seedStore, type TempDir } from '../helpers/fixtures';
 
 /** Replies that each need quoting: lone LF, lone CR, CRLF, quotes, commas, and mixes of them. */
@@ -46,6 +48,14 @@ function csvText(column: string, value: unknown): string {
   if (JSON_COLUMNS.has(column)) return JSON.stringify(JSON.parse(value as string));
   if (BOOL_COLUMNS.has(column)) return value === 1 ? 'true' : 'false';
   return String(value);
+}
+
+/** The rows Python's csv module reads from `file`, header first. */
+function readWithPython(file: string): string[][] {
+  const python = spawnSync('python3', ['-c', READER, file], { encoding: 'utf8' });
+  expect(python.stderr).toBe('');
+  expect(python.status).toBe(0);
+  return JSON.parse(python.stdout) as string[][];
 }
 
 beforeAll(() => {
@@ -94,10 +104,7 @@ describe('CSV export read by a strict reader (Python csv)', () => {
     const file = join(temp.dir, 'turns.csv');
     writeFileSync(file, Buffer.concat(chunks));
 
-    const python = spawnSync('python3', ['-c', READER, file], { encoding: 'utf8' });
-    expect(python.stderr).toBe('');
-    expect(python.status).toBe(0);
-    const [header, ...rows] = JSON.parse(python.stdout) as string[][];
+    const [header, ...rows] = readWithPython(file);
     const columns = exportColumns('turns');
     expect(header).toEqual(columns);
 
@@ -113,5 +120,25 @@ describe('CSV export read by a strict reader (Python csv)', () => {
     expect(rows).toEqual(stored.map((row) => columns.map((column) => csvText(column, row[column]))));
     const responses = rows.filter((row) => row[columns.indexOf('iteration')] === '50').map((row) => row[columns.indexOf('response')]);
     expect(responses).toEqual(REPLIES);
+  });
+
+  it('reads "Export what is plotted" of runs named with line breaks, quotes and commas one row per point', () => {
+    const lines: PlotLine[] = REPLIES.map((label, i) => ({
+      id: `run-${i}`,
+      label,
+      kind: 'run',
+      runIds: [i + 1],
+      member: false,
+      iteration: [1, 2],
+      x: [1, 2],
+      y: [0.5, null],
+    }));
+    const file = join(temp.dir, 'plot.csv');
+    writeFileSync(file, plotToCsv('val/success', 'iteration', lines));
+    const [header, ...rows] = readWithPython(file);
+    expect(header).toEqual([...PLOT_CSV_COLUMNS]);
+    expect(rows).toHaveLength(REPLIES.length * 2);
+    expect(rows.map((row) => row[PLOT_CSV_COLUMNS.indexOf('series')])).toEqual(REPLIES.flatMap((label) => [label, label]));
+    expect(rows.map((row) => row[PLOT_CSV_COLUMNS.indexOf('value')])).toEqual(REPLIES.flatMap(() => ['0.5', '']));
   });
 });
