@@ -24,7 +24,10 @@ export class SkipReporter implements Reporter {
         total: tests.length,
         notes: skipped.flatMap((result) => (result.state === 'skipped' && result.note ? [result.note] : [])),
       };
-      const line = skipLine(suite, requirementOf(suite));
+      const requirement = requirementOf(suite);
+      // Under `-t pattern` every other test is skipped by the filter: not worth a line each.
+      if (!requirement && suite.notes.length === 0 && this.vitest?.config.testNamePattern) continue;
+      const line = skipLine(suite, requirement);
       if (this.vitest) this.vitest.logger.log(line);
       else console.log(line);
     }
