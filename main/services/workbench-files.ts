@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../../trainer-core/config/errors';
+import { YamlSource } from '../../trainer-core/config/yaml-source';
 import type { Store } from '../store/db';
 import type { CheckpointRecord } from '../store/types';
 import { exportRows, type ExportRequest } from './export';
@@ -38,9 +39,11 @@ export async function exportToFile(store: Store, request: ExportRequest, path: s
 export function writeEditedConfig(store: Store, yaml: string): string {
   let parsed: unknown;
   try {
-    parsed = parseYaml(yaml);
+    // As a config file is read: a syntax error names its line (an unclosed quote where it opens).
+    parsed = new YamlSource(yaml, 'the config text').toJS();
   } catch (error) {
-    throw new RunAdminError('REFUSED', `the config text is not valid YAML: ${(error as Error).message}`);
+    if (error instanceof ConfigError) throw new RunAdminError('REFUSED', error.message);
+    throw error;
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new RunAdminError('REFUSED', 'the config text must be a YAML mapping (trainer:, model:, ...)');
