@@ -1,5 +1,6 @@
-import { Lexer, LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError } from './errors';
+import { locateYamlError } from './yaml-errors';
 
 /** A parsed YAML config that still knows where each key and value sits in the file. */
 export class YamlSource {
@@ -61,58 +62,4 @@ export class YamlSource {
   private line(offset: number): number {
     return this.lines.linePos(offset).line;
   }
-}
-
-/**
- * Line and one-line message of a YAML syntax error. The parser notices an unclosed quote or
- * bracket only where the text runs out (often the end of the file), so those are reported at
- * the line where the quote or bracket opens, which is where the fix goes.
- */
-function locateYamlError(text: string, problem: YAMLError, lines: LineCounter): { line?: number; message: string } {
-  const what = problem.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-  const at = problem.pos[0];
-  const quote = /^Missing closing (["'])/.exec(what)?.[1];
-  const bracket = /end with a ([\]}])/.exec(what)?.[1];
-  const opening = quote ? openingQuote(text, at) : bracket ? openingBracket(text, at, bracket === ']' ? '[' : '{') : undefined;
-  if (opening !== undefined) {
-    const { line, col } = lines.linePos(opening);
-    const close = quote ?? bracket;
-    const opened = quote ? `the ${quote} quote` : `the ${bracket === ']' ? '[' : '{'}`;
-    return { line, message: `not valid YAML: ${opened} at column ${col} is never closed; add the closing ${close}` };
-  }
-  const pos = problem.linePos?.[0];
-  return { line: pos?.line, message: `not valid YAML: ${what}${pos ? ` (column ${pos.col})` : ''}` };
-}
-
-// The lexer's markers for a document start, a flow error end and a plain scalar: not in the text.
-const ZERO_WIDTH = new Set(['\x02', '\x18', '\x1f']);
-
-/** Start offset and text of each token the YAML lexer reads. */
-function* tokens(text: string): Generator<{ start: number; token: string }> {
-  let start = 0;
-  for (const token of new Lexer().lex(text)) {
-    if (ZERO_WIDTH.has(token)) continue;
-    yield { start, token };
-    start += token.length;
-  }
-}
-
-/** Offset of the quote that opens the quoted scalar running through `at`. */
-function openingQuote(text: string, at: number): number | undefined {
-  for (const { start, token } of tokens(text)) {
-    if (start > at) return undefined;
-    if ((token[0] === '"' || token[0] === "'") && at <= start + token.length) return start;
-  }
-  return undefined;
-}
-
-/** Offset of the innermost `open` bracket still unclosed at `at`. */
-function openingBracket(text: string, at: number, open: '[' | '{'): number | undefined {
-  const stack: Array<{ start: number; token: string }> = [];
-  for (const item of tokens(text)) {
-    if (item.start >= at) break;
-    if (item.token === '[' || item.token === '{') stack.push(item);
-    else if (item.token === ']' || item.token === '}') stack.pop();
-  }
-  return stack.reverse().find((item) => item.token === open)?.start;
 }
