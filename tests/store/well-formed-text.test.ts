@@ -12,7 +12,7 @@ const bad = (text: string): string => `${text} ${HIGH} ${LOW}${HIGH} 🧊`;
 const good = (text: string): string => `${text} \uFFFD \uFFFD\uFFFD 🧊`;
 
 const TEXT_COLUMNS: Record<string, string[]> = {
-  runs: ['name', 'notes', 'tags', 'config', 'env_tags', 'error', 'algorithm', 'backend', 'device', 'trainer_host'],
+  runs: ['name', 'notes', 'tags', 'config', 'env_tags', 'error', 'algorithm', 'backend', 'device'],
   metrics: ['name'],
   episodes: ['env_tag'],
   turns: ['observation', 'response', 'state', 'actions', 'info'],
@@ -41,7 +41,6 @@ beforeAll(() => {
   });
   runId = run.id;
   store.runs.update(runId, { notes: bad('notes'), error: bad('error') });
-  store.runs.setTrainerProcess(runId, 1, bad('host'));
   store.metrics.insert([{ runId, name: bad('train/metric'), iteration: 1, value: 1, wallTime: 1 }]);
   [episodeId] = store.episodes.insert([
     {

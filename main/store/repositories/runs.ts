@@ -195,7 +195,7 @@ export class RunsRepository {
 
   /** Records which process (pid on host) trains the run, for start-up recovery. */
   setTrainerProcess(id: number, pid: number, host: string): void {
-    const info = this.db.prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ? WHERE id = ?').run(pid, storedValue(host), id);
+    const info = this.db.prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ? WHERE id = ?').run(pid, host, id);
     if (info.changes === 0) throw new StoreError('RUN_NOT_FOUND', `unknown run ${id}`);
   }
 
