@@ -86,9 +86,34 @@ class GuessNumberEnv implements Env {
     return null;
   }
 
-  /** Knowing the secret, one guess is enough. */
+  /**
+   * What a player who sees only the observations does best: halve the range. The plan is the
+   * sequence of midpoint guesses that finds this secret (the env is deterministic, so the whole
+   * plan is known now); the expert warm start imitates it turn by turn.
+   */
   solve(): string[] | null {
-    return this.done ? null : [String(this.secret)];
+    if (this.done) return null;
+    const plan: string[] = [];
+    let [low, high] = [this.low, this.high];
+    for (;;) {
+      const guess = Math.floor((low + high) / 2);
+      plan.push(String(guess));
+      if (guess === this.secret) return plan;
+      if (guess < this.secret) low = guess + 1;
+      else high = guess - 1;
+    }
+  }
+
+  /**
+   * The share of the secrets still possible that halving finds within the budget (and the
+   * guesses left): the `optimal_success` a trained policy is measured against. Halving finds
+   * 2^k - 1 numbers with k guesses, so 1..8 with 3 guesses gives 7/8.
+   */
+  optimalSuccessProbability(actionBudget: number): number {
+    if (this.found) return 1;
+    const guesses = Math.min(actionBudget, this.options.max_guesses - this.guesses);
+    const size = this.high - this.low + 1;
+    return Math.min(size, 2 ** guesses - 1) / size;
   }
 }
 
