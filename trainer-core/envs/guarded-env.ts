@@ -9,11 +9,12 @@ import type { Env } from './types';
  */
 export class EnvModuleError extends EnvConfigError {
   constructor(
-    message: string,
+    /** One line per bad field (one for a throw); the message joins them. */
+    readonly lines: string[],
     readonly method: string,
-    readonly field: string,
+    readonly fields: string[],
   ) {
-    super(message);
+    super(lines.join('; '));
     this.name = 'EnvModuleError';
   }
 }
@@ -27,8 +28,10 @@ function showCall(method: string, args: readonly unknown[]): string {
 /**
  * Wraps an env so every call is checked where it happens: the one place custom-env calls of the
  * rollout, validation, warm start and `turnlab check` go through. Built-in envs are not wrapped.
+ * With `report`, a badly shaped result is reported and returned as is (`turnlab check` goes on
+ * to find more problems); without, it throws. A throw from the env always propagates.
  */
-export function guardEnv(env: Env, label: string): Env {
+export function guardEnv(env: Env, label: string, report?: (problem: EnvModuleError) => void): Env {
   let seed: number | null = null;
   const call = (method: Method, args: unknown[]): unknown => {
     const shown = showCall(method, args);
@@ -38,10 +41,15 @@ export function guardEnv(env: Env, label: string): Env {
       value = (env[method] as (...a: unknown[]) => unknown).apply(env, args);
     } catch (error) {
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw new EnvModuleError(`${label}: ${shown} threw ${reason.replace(/\s*\n\s*/g, ' ')} (${where})`, method, '');
+      throw new EnvModuleError([`${label}: ${shown} threw ${reason.replace(/\s*\n\s*/g, ' ')} (${where})`], method, ['threw']);
     }
-    const [problem] = RESULT_CHECKS[method](value);
-    if (problem) throw new EnvModuleError(`${label}: ${formatShapeProblem(shown, problem)} (${where})`, method, problem.field);
+    const problems = RESULT_CHECKS[method](value);
+    if (problems.length > 0) {
+      const lines = problems.map((p) => `${label}: ${formatShapeProblem(shown, p)} (${where})`);
+      const error = new EnvModuleError(lines, method, problems.map((p) => p.field));
+      if (!report) throw error;
+      report(error);
+    }
     return value;
   };
   const guarded: Env = {
