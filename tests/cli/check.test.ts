@@ -25,7 +25,7 @@ describe('turnlab check', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   it('lists each problem of a broken module in one line naming the call and the field, exit code 2', () => {
     const module = fixture('check-broken.ts');
@@ -42,7 +42,7 @@ describe('turnlab check', () => {
       'solve(): its plan of 1 action left the episode unfinished; a plan must reach success (or solve() returns null) (episode seed 0)',
     ]);
     expect(result.stderr.trim()).toMatch(/^turnlab: custom environment .*check-broken\.ts: 5 problems \(listed above\)/);
-  });
+  }, 300_000);
 
   it('reports a module that cannot be loaded or a misspelt option in one line', () => {
     const missing = check(fixture('nope.ts'));
@@ -51,5 +51,5 @@ describe('turnlab check', () => {
     const misspelt = check(join(repo, 'examples/custom-env/guess-number.ts'), '--set', 'max_guess=3');
     expect(misspelt.code).toBe(2);
     expect(misspelt.stderr).toMatch(/unknown option 'max_guess'; did you mean 'max_guesses'\?/);
-  });
+  }, 300_000);
 });

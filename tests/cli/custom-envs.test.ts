@@ -50,7 +50,7 @@ describe('custom environments from the command line', () => {
     expect(report.metrics).toHaveProperty('val/GuessNumber/success');
     // 1..16 with 4 guesses: halving finds 15 of the 16 secrets.
     expect(report.metrics['val/GuessNumber/optimal_success']).toBe(0.9375);
-  });
+  }, 300_000);
 
   it('names the missing `module` key for env_type custom, instead of suggesting a built-in (17.7)', () => {
     const config = join(work, 'no-module.yaml');
@@ -70,7 +70,7 @@ describe('custom environments from the command line', () => {
     const line = failureLine(result.stderr);
     expect(line).toContain('`custom_envs.Mine.module` is missing');
     expect(line).not.toMatch(/did you mean/);
-  });
+  }, 300_000);
 
   it('loads .ts and .js modules from a folder without package.json, importing turnlab/env (17.8, 17.9)', () => {
     const folder = mkdtempSync(join(tmpdir(), 'turnlab-user-env-'));
@@ -103,7 +103,7 @@ describe('custom environments from the command line', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   it('reports a misspelt env option in a training config as play does: one line, exit code 2 (17.9)', () => {
     const played = turnlab(['play', example, '--set', 'max_numbr=5']);
@@ -115,7 +115,7 @@ describe('custom environments from the command line', () => {
     });
     expect(trained.code).toBe(2);
     expect(failureLine(trained.stderr)).toBe(`turnlab: custom_envs.GuessNumber.env_config: ${playLine}`);
-  });
+  }, 300_000);
 
   it('fails a run whose env throws, returns garbage or a NaN reward: one line, exit 2, run failed with it (16.14)', () => {
     const dataDir = join(work, 'data-faulty');
@@ -134,5 +134,5 @@ describe('custom environments from the command line', () => {
       const runs = JSON.parse(turnlab(['runs', '--json'], { dataDir }).stdout) as Array<{ status: string; error: string | null }>;
       expect(runs[i]).toMatchObject({ status: 'failed', error: line.replace(/^turnlab: /, '') });
     });
-  });
+  }, 300_000);
 });
