@@ -54,7 +54,7 @@ export function register(program: Command): void {
         throw error;
       }
       for (const problem of report.problems) process.stdout.write(`${problem}\n`);
-      const solver = report.hasSolver ? `, solver followed on ${report.solverEpisodes}` : ', no solver';
+      const solver = report.hasSolver ? `, solver's plan followed on ${report.solverEpisodes}` : ', no solver';
       const summary = `${report.episodes} seeds played twice with random actions (${report.episodesEnded} ended by themselves within ${maxSteps} actions)${solver}`;
       if (report.problems.length > 0) {
         throw new UserError(`${label}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (listed above); ${summary}`);

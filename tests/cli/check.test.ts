@@ -21,7 +21,7 @@ describe('turnlab check', () => {
         expect(result.code).toBe(0);
         expect(result.stdout).toMatch(/: ok; 4 seeds played twice with random actions/);
       }
-      expect(check(copy, '--episodes', '3').stdout).toContain('solver followed on 3');
+      expect(check(copy, '--episodes', '3').stdout).toContain("solver's plan followed on 3");
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

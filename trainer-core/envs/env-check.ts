@@ -86,10 +86,8 @@ export function checkEnv(spec: EnvSpec, envOptions: Record<string, unknown>, lab
     if (solver?.solve) {
       report.hasSolver = true;
       const outcome = attempt(() => followSolver(solver, seed, options.actionBudget));
-      if (outcome) {
-        report.solverEpisodes++;
-        if (outcome.problem) problem(`solve:${outcome.problem.split(':')[0]}`, `${label}: ${outcome.problem} (episode seed ${seed})`);
-      }
+      if (outcome?.followed) report.solverEpisodes++;
+      if (outcome?.problem) problem(`solve:${outcome.problem.split(':')[0]}`, `${label}: ${outcome.problem} (episode seed ${seed})`);
     } else if (solver?.optimalSuccessProbability) {
       attempt(() => (solver.reset(seed), solver.optimalSuccessProbability!(options.actionBudget)));
     }
@@ -117,11 +115,11 @@ function playRandom(env: Env, seed: number, maxSteps: number, trace: TraceEntry[
 }
 
 /** Follows solve()'s plan from the start; a plan that does not end in success is a problem. */
-function followSolver(env: Env, seed: number, budget: number): { problem: string | null } {
+function followSolver(env: Env, seed: number, budget: number): { followed: boolean; problem: string | null } {
   env.reset(seed);
   const plan = env.solve!();
   const probability = env.optimalSuccessProbability?.(budget);
-  if (plan === null) return { problem: null };
+  if (plan === null) return { followed: false, problem: null };
   let last: StepResult | null = null;
   for (const action of plan) {
     last = env.step(action);
@@ -129,12 +127,12 @@ function followSolver(env: Env, seed: number, budget: number): { problem: string
   }
   if (!last?.done || !last.info.success) {
     const how = last === null ? 'is empty' : last.done ? 'ended without success' : 'left the episode unfinished';
-    return { problem: `solve(): its plan of ${plan.length} action${plan.length === 1 ? '' : 's'} ${how}; a plan must reach success (or solve() returns null)` };
+    return { followed: true, problem: `solve(): its plan of ${plan.length} action${plan.length === 1 ? '' : 's'} ${how}; a plan must reach success (or solve() returns null)` };
   }
   if (probability === 0 && plan.length <= budget) {
-    return { problem: `optimalSuccessProbability(${budget}): returned 0 although solve() found a plan of ${plan.length} action${plan.length === 1 ? '' : 's'}` };
+    return { followed: true, problem: `optimalSuccessProbability(${budget}): returned 0 although solve() found a plan of ${plan.length} action${plan.length === 1 ? '' : 's'}` };
   }
-  return { problem: null };
+  return { followed: true, problem: null };
 }
 
 function firstDifference(a: TraceEntry[], b: TraceEntry[], complete: boolean): { call: string; field: string; a: unknown; b: unknown } | null {
