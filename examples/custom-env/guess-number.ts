@@ -1,39 +1,24 @@
 /**
  * An example custom environment for TurnLab: guess a secret whole number; after each guess the
- * environment says "higher" or "lower".
+ * environment says "higher" or "lower". docs/custom-environments.md walks through it.
  *
- * How a custom environment plugs in: a JS or TS module whose DEFAULT EXPORT is an EnvSpec-like
- * object (this file's shape):
+ * A custom environment is a JS or TS module whose default export is `defineEnv({...})`: a type
+ * name, a description, an options schema with defaults, and create(options) returning an object
+ * with reset(seed), step(action), render(), renderState(), instructions(), legend(),
+ * actionNames(), and optionally solve() and optimalSuccessProbability(budget). Everything it
+ * needs comes from `turnlab/env`, which resolves wherever the file lies.
  *
- *   export default {
- *     type: 'guess_number',            // the name shown in listings and stored with runs
- *     description: '...',
- *     optionsSchema,                   // optional: a zod schema (or { parse(raw) }) with defaults
- *     multiAction: false,              // optional: may one turn hold several actions?
- *     create(options) { return new GuessNumberEnv(options); },
- *   };
- *
- * A class whose instances are environments also works as the default export (made with
- * `new Class(options)`, static `type`/`description`/`optionsSchema`/`multiAction` optional).
- * The environment implements the Env interface of trainer-core/envs/types.ts: reset(seed),
- * step(action), render(), renderState(), instructions(), legend(), actionNames(), and
- * optionally solve() and optimalSuccessProbability(budget). TurnLab checks all of this when it
- * loads the module and says what is missing.
- *
- * Try it:  turnlab play examples/custom-env/guess-number.ts --seed 3 --set max_number=50
- * In a run config:  env_type: custom, module: examples/custom-env/guess-number.ts
+ * Try it:    turnlab play examples/custom-env/guess-number.ts --seed 3 --set max_number=50
+ * Check it:  turnlab check examples/custom-env/guess-number.ts
+ * Train it:  turnlab train --config examples/custom-env/guess-number.yaml
  */
-import { z } from 'zod';
-import { Rng } from '../../trainer-core/rng';
-import type { Env, EnvSpec, StateRender, StepResult } from '../../trainer-core/envs/types';
+import { defineEnv, defineOptions, Rng, z, type Env, type OptionsOf, type StateRender, type StepResult } from 'turnlab/env';
 
-const optionsSchema = z
-  .object({
-    max_number: z.number().int().min(2).default(100).describe('the secret lies in 1..max_number'),
-    max_guesses: z.number().int().min(1).default(7).describe('guesses allowed per episode'),
-  })
-  .strict();
-type GuessOptions = z.infer<typeof optionsSchema>;
+const optionsSchema = defineOptions({
+  max_number: z.number().int().min(2).default(100).describe('the secret lies in 1..max_number'),
+  max_guesses: z.number().int().min(1).default(7).describe('guesses allowed per episode'),
+});
+type GuessOptions = OptionsOf<typeof optionsSchema>;
 
 class GuessNumberEnv implements Env {
   private secret = 1;
@@ -101,18 +86,41 @@ class GuessNumberEnv implements Env {
     return null;
   }
 
-  /** Knowing the secret, one guess is enough. */
+  /**
+   * What a player who sees only the observations does best: halve the range. The plan is the
+   * sequence of midpoint guesses that finds this secret (the env is deterministic, so the whole
+   * plan is known now); the expert warm start imitates it turn by turn.
+   */
   solve(): string[] | null {
-    return this.done ? null : [String(this.secret)];
+    if (this.done) return null;
+    const plan: string[] = [];
+    let [low, high] = [this.low, this.high];
+    for (;;) {
+      const guess = Math.floor((low + high) / 2);
+      plan.push(String(guess));
+      if (guess === this.secret) return plan;
+      if (guess < this.secret) low = guess + 1;
+      else high = guess - 1;
+    }
+  }
+
+  /**
+   * The share of the secrets still possible that halving finds within the budget (and the
+   * guesses left): the `optimal_success` a trained policy is measured against. Halving finds
+   * 2^k - 1 numbers with k guesses, so 1..8 with 3 guesses gives 7/8.
+   */
+  optimalSuccessProbability(actionBudget: number): number {
+    if (this.found) return 1;
+    const guesses = Math.min(actionBudget, this.options.max_guesses - this.guesses);
+    const size = this.high - this.low + 1;
+    return Math.min(size, 2 ** guesses - 1) / size;
   }
 }
 
-const guessNumber: EnvSpec<GuessOptions> = {
+export default defineEnv({
   type: 'guess_number',
   description: 'Guess the secret number; feedback says higher or lower (an example custom environment)',
   optionsSchema,
   multiAction: false,
   create: (options) => new GuessNumberEnv(options),
-};
-
-export default guessNumber;
+});

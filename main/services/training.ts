@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { loadRunConfig, parseRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
-import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
+import { loadEnvSpecResolver, withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
 import { checkpointVocabSize, readCheckpointConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
 import type { EpisodeReport, TrainingSink } from '../../trainer-core/train/sink';
 import { expectedModels, train, type TrainResult } from '../../trainer-core/train/trainer';
@@ -42,7 +42,7 @@ export async function trainFromConfigFile(
   configPath: string,
   options: { overrides?: string[]; name?: string } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
-  const cfg = loadRunConfig(configPath, options.overrides ?? []);
+  const cfg = withAbsoluteModulePaths(loadRunConfig(configPath, options.overrides ?? []), dirname(resolve(configPath)));
   const run = store.runs.create({
     name: options.name ?? cfg.trainer.experiment_name,
     config: cfg,

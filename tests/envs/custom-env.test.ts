@@ -16,7 +16,7 @@ describe('custom environments', () => {
     const first = env.reset(3);
     expect(first).toContain('between 1 and 50');
     expect(env.reset(3)).toBe(first);
-    const [secret] = env.solve!()!;
+    const secret = env.solve!()!.at(-1)!; // the halving plan ends on the secret
     const low = env.step(String(Number(secret) - 1));
     expect(low).toMatchObject({ reward: 0, done: false, info: { success: false, actionIsValid: true } });
     expect(low.observation).toContain('too low');
@@ -46,12 +46,27 @@ describe('custom environments', () => {
   it('refuses a module whose method returns the wrong thing, saying what came back', async () => {
     await expect(loadCustomEnvSpec(fixture('broken-reset.ts'))).rejects.toThrow(/reset\(0\) returned number 42; expected a string/);
     await expect(loadCustomEnvSpec(fixture('broken-step-result.ts'))).rejects.toThrow(
-      /step\("Go"\) returned object \{"observation":"x","reward":1,"done":true,"info":\{\}\}; expected \{ observation: string/,
+      /step\("Go"\) returned info.success undefined; expected true or false \(episode seed 0\)/,
     );
   });
 
   it('refuses a module without a default export or a missing file', async () => {
     await expect(loadCustomEnvSpec(fixture('no-default.ts'))).rejects.toThrow(/has no default export/);
     await expect(loadCustomEnvSpec(fixture('nope.ts'))).rejects.toThrow(/file not found/);
+  });
+});
+
+describe('custom environments during training (issue 16.14)', () => {
+  it('guards every call of a loaded env: the error names the module, the call, the bad value and the episode seed', async () => {
+    const spec = await loadCustomEnvSpec(fixture('faulty-nan-reward.ts'));
+    const env = createEnv(spec);
+    env.reset(0);
+    expect(env.step('Go').reward).toBe(1);
+    env.reset(5);
+    expect(() => env.step('Go')).toThrow(
+      `custom environment ${fixture('faulty-nan-reward.ts')}: step("Go") returned reward number NaN; expected a finite number (episode seed 5)`,
+    );
+    const throwing = createEnv(await loadCustomEnvSpec(fixture('faulty-reset-throws.ts')));
+    expect(() => throwing.reset(9)).toThrow(/faulty-reset-throws\.ts: reset\(9\) threw RangeError: no board for seed 9 \(episode seed 9\)$/);
   });
 });

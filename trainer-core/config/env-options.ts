@@ -1,4 +1,4 @@
-import { getEnvSpec, isEnvModulePath } from '../envs/registry';
+import { CUSTOM_ENV_TYPE, getEnvSpec, isEnvModulePath, missingModuleMessage } from '../envs/registry';
 import type { z } from 'zod';
 import type { EnvSpec } from '../envs/types';
 import type { ConfigIssue } from './errors';
@@ -15,6 +15,10 @@ export function checkEnvOptions(cfg: RunConfig): { cfg: RunConfig; issues: Confi
   for (const [tag, envCfg] of Object.entries(cfg.custom_envs)) {
     customEnvs[tag] = envCfg;
     if (envCfg.module !== undefined || isEnvModulePath(envCfg.env_type)) continue;
+    if (envCfg.env_type === CUSTOM_ENV_TYPE) {
+      issues.push({ path: ['custom_envs', tag, 'module'], message: missingModuleMessage(`custom_envs.${tag}`) });
+      continue;
+    }
     let spec: EnvSpec;
     try {
       spec = getEnvSpec(envCfg.env_type);

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { describe } from './env-shapes';
 import { EnvConfigError } from './errors';
+import { guardEnv } from './guarded-env';
+import { importEnvModule } from './module-import';
 import type { Env, EnvSpec } from './types';
 
 /**
@@ -20,29 +22,39 @@ const OPTIONAL_METHODS = ['solve', 'optimalSuccessProbability'] as const;
 
 const cache = new Map<string, Promise<EnvSpec>>();
 
+/**
+ * Loads a custom env module, probes one instance, and returns its spec; the envs it creates are
+ * guarded, so a bad call during training fails with one line naming module, call and seed.
+ */
 export async function loadCustomEnvSpec(modulePath: string): Promise<EnvSpec> {
   const absolute = resolve(modulePath);
   let pending = cache.get(absolute);
   if (!pending) {
-    pending = load(absolute);
+    pending = readCustomEnvSpec(absolute).then((spec) => {
+      const label = `custom environment ${absolute}`;
+      const guarded: EnvSpec = { ...spec, create: (options) => guardEnv(createChecked(spec, options, label), label) };
+      probe(guarded, label);
+      return guarded;
+    });
     cache.set(absolute, pending);
     pending.catch(() => cache.delete(absolute));
   }
   return pending;
 }
 
-async function load(absolute: string): Promise<EnvSpec> {
+/** Imports a module and reads its default export into a spec, without probing or guarding its envs. */
+export async function readCustomEnvSpec(modulePath: string): Promise<EnvSpec> {
+  const absolute = resolve(modulePath);
   const label = `custom environment ${absolute}`;
   if (!existsSync(absolute)) throw new EnvConfigError(`${label}: file not found`);
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+    module = await importEnvModule(absolute);
   } catch (error) {
-    throw new EnvConfigError(`${label}: could not be imported: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new EnvConfigError(`${label}: could not be imported: ${reason.replace(/\s*\n\s*/g, ' ')}`);
   }
-  const spec = toSpec(module.default, absolute, label);
-  probe(spec, label);
-  return spec;
+  return toSpec(module.default, absolute, label);
 }
 
 function toSpec(exported: unknown, absolute: string, label: string): EnvSpec {
@@ -98,79 +110,42 @@ function toSchema(schema: unknown, label: string): z.ZodType<Record<string, unkn
   });
 }
 
-/** Makes one env with default options and calls every method once, checking what comes back. */
+/** Makes one env with default options and calls every method once (the guard checks what comes back). */
 function probe(spec: EnvSpec, label: string): void {
   const defaults = spec.optionsSchema.safeParse({});
   if (!defaults.success) {
     throw new EnvConfigError(`${label}: its options do not validate when empty (${defaults.error.issues.map((i) => i.message).join('; ')}); give every option a default`);
   }
-  const env = call(label, 'create(options)', () => spec.create(defaults.data)) as Record<string, unknown>;
+  const env = spec.create(defaults.data);
+  env.reset(0);
+  env.render();
+  env.instructions();
+  env.legend();
+  env.renderState();
+  const names = env.actionNames();
+  env.step(Array.isArray(names) ? names[0] : '1');
+}
+
+/** Calls a spec's create(options) and checks the instance has every method (the guard checks what they return). */
+export function createChecked(spec: EnvSpec, options: Record<string, unknown>, label: string): Env {
+  let env: unknown;
+  try {
+    env = spec.create(options);
+  } catch (error) {
+    if (error instanceof EnvConfigError) throw error;
+    throw new EnvConfigError(`${label}: create(options) threw: ${error instanceof Error ? error.message : String(error)}`);
+  }
   if (typeof env !== 'object' || env === null) throw new EnvConfigError(`${label}: create(options) returned ${describe(env)}; expected an environment object`);
+  const methods = env as Record<string, unknown>;
   for (const method of REQUIRED_METHODS) {
-    if (typeof env[method] !== 'function') {
-      throw new EnvConfigError(`${label}: the environment has no ${method}() method (found ${describe(env[method])})`);
+    if (typeof methods[method] !== 'function') {
+      throw new EnvConfigError(`${label}: the environment has no ${method}() method (found ${describe(methods[method])})`);
     }
   }
   for (const method of OPTIONAL_METHODS) {
-    if (env[method] !== undefined && typeof env[method] !== 'function') {
-      throw new EnvConfigError(`${label}: ${method} must be a method when present, got ${describe(env[method])}`);
+    if (methods[method] !== undefined && typeof methods[method] !== 'function') {
+      throw new EnvConfigError(`${label}: ${method} must be a method when present, got ${describe(methods[method])}`);
     }
   }
-  const instance = env as unknown as Env;
-  expect(label, 'reset(0)', call(label, 'reset(0)', () => instance.reset(0)), (v) => typeof v === 'string', 'a string (the first observation)');
-  expect(label, 'render()', call(label, 'render()', () => instance.render()), (v) => typeof v === 'string', 'a string');
-  expect(label, 'instructions()', call(label, 'instructions()', () => instance.instructions()), (v) => typeof v === 'string', 'a string');
-  expect(label, 'legend()', call(label, 'legend()', () => instance.legend()), (v) => typeof v === 'string', "a string ('' when there is none)");
-  const names = call(label, 'actionNames()', () => instance.actionNames());
-  expect(label, 'actionNames()', names, (v) => v === null || (Array.isArray(v) && v.length > 0 && v.every((n) => typeof n === 'string')), 'null or a non-empty list of strings');
-  expect(label, 'renderState()', call(label, 'renderState()', () => instance.renderState()), isStateRender, "{ kind: 'text', text } or { kind: 'grid', rows, player, boxes, targets }");
-  const action = Array.isArray(names) ? names[0] : '1';
-  expect(label, `step(${JSON.stringify(action)})`, call(label, 'step()', () => instance.step(action)), isStepResult,
-    '{ observation: string, reward: number, done: boolean, info: { success: boolean, actionIsValid: boolean, actionIsEffective: boolean } }');
-}
-
-function call(label: string, what: string, fn: () => unknown): unknown {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof EnvConfigError) throw error;
-    throw new EnvConfigError(`${label}: ${what} threw: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function expect(label: string, what: string, value: unknown, ok: (v: unknown) => boolean, expected: string): void {
-  if (!ok(value)) throw new EnvConfigError(`${label}: ${what} returned ${describe(value)}; expected ${expected}`);
-}
-
-function isStepResult(value: unknown): boolean {
-  const v = value as { observation?: unknown; reward?: unknown; done?: unknown; info?: Record<string, unknown> } | null;
-  return (
-    typeof v === 'object' && v !== null && typeof v.observation === 'string' && typeof v.reward === 'number' &&
-    Number.isFinite(v.reward) && typeof v.done === 'boolean' && typeof v.info === 'object' && v.info !== null &&
-    typeof v.info.success === 'boolean' && typeof v.info.actionIsValid === 'boolean' && typeof v.info.actionIsEffective === 'boolean'
-  );
-}
-
-function isStateRender(value: unknown): boolean {
-  const v = value as Record<string, unknown> | null;
-  if (typeof v !== 'object' || v === null) return false;
-  if (v.kind === 'text') return typeof v.text === 'string';
-  if (v.kind === 'grid') return Array.isArray(v.rows) && Array.isArray(v.boxes) && Array.isArray(v.targets) && 'player' in v;
-  return false;
-}
-
-/** A short description of a value for error messages: its type and a clipped JSON form. */
-export function describe(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (value === null) return 'null';
-  if (typeof value === 'function') return 'a function';
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  if (text.length > 80) text = `${text.slice(0, 77)}...`;
-  const kind = Array.isArray(value) ? 'array' : typeof value;
-  return `${kind} ${text}`;
+  return env as Env;
 }

@@ -13,7 +13,7 @@ export function envOptionKeys(spec: EnvSpec): string[] {
  * Validates raw options (from YAML or `--set`) against the spec and fills in defaults. Errors
  * name the env, the offending key and, for unknown keys, the closest valid one.
  */
-export function parseEnvOptions(spec: EnvSpec, raw: Record<string, unknown> | undefined): Record<string, unknown> {
+export function parseEnvOptions(spec: EnvSpec, raw: Record<string, unknown> | undefined, where?: string): Record<string, unknown> {
   const result = spec.optionsSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const keys = envOptionKeys(spec);
@@ -29,7 +29,8 @@ export function parseEnvOptions(spec: EnvSpec, raw: Record<string, unknown> | un
     const where = issue.path.length > 0 ? `option '${issue.path.join('.')}'` : 'options';
     return `${where}: ${issue.message.replace(/^Invalid input: /, '')}`;
   });
-  throw new EnvConfigError(`${spec.type}: ${problems.join('; ')}`);
+  // `where` (a config key) goes in front, so a run's error says where the option was written.
+  throw new EnvConfigError(`${where ? `${where}: ` : ''}${spec.type}: ${problems.join('; ')}`);
 }
 
 /** Validates the options and makes an env from them. */

@@ -19,8 +19,19 @@ export function listEnvSpecs(): EnvSpec[] {
   return [...BUILT_IN];
 }
 
+/** The `env_type` configs give a custom environment; its `module` key names the file. */
+export const CUSTOM_ENV_TYPE = 'custom';
+
+/** The error for `env_type: custom` without `module:` (`where` is the tag's config key). */
+export function missingModuleMessage(where: string): string {
+  return `\`${where}.module\` is missing: env_type 'custom' needs the path of the environment module (a .ts or .js file, relative to the config file), e.g. module: ./my-env.ts`;
+}
+
 /** The built-in spec for a type name (or alias); an unknown name gets the closest valid one suggested. */
 export function getEnvSpec(type: string): EnvSpec {
+  if (type === CUSTOM_ENV_TYPE) {
+    throw new EnvConfigError(`env_type 'custom' is loaded from a module: give the module's path (a .ts or .js file) instead of 'custom'`);
+  }
   const canonical = ALIASES[type] ?? type;
   const spec = BUILT_IN.find((s) => s.type === canonical);
   if (spec) return spec;

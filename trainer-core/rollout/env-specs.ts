@@ -1,12 +1,16 @@
+import { isAbsolute, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema';
-import { resolveEnvSpec } from '../envs/registry';
+import { parseEnvOptions } from '../envs/options';
+import { isEnvModulePath, resolveEnvSpec } from '../envs/registry';
 import type { EnvSpec } from '../envs/types';
 import type { EnvSpecResolver, Split } from './es-manager';
 
 /**
  * Loads, ahead of the rollout, the spec of every tag a split uses: built-in types from the
  * registry, custom envs from their module (`module`, or an `env_type` that is a path), resolved
- * against `baseDir`. The returned resolver is synchronous, as EnvStateManager needs.
+ * against `baseDir`. Each tag's `env_config` is validated here too, so a misspelt option of a
+ * custom env fails before training with the message `turnlab play` gives. The returned resolver
+ * is synchronous, as EnvStateManager needs.
  */
 export async function loadEnvSpecResolver(cfg: RunConfig, splits: readonly Split[], baseDir = process.cwd()): Promise<EnvSpecResolver> {
   const byTag = new Map<string, EnvSpec>();
@@ -14,7 +18,9 @@ export async function loadEnvSpecResolver(cfg: RunConfig, splits: readonly Split
     for (const tag of cfg.es_manager[split].env_configs.tags) {
       if (byTag.has(tag)) continue;
       const envCfg = cfg.custom_envs[tag];
-      byTag.set(tag, await resolveEnvSpec(envCfg.module ?? envCfg.env_type, baseDir));
+      const spec = await resolveEnvSpec(envCfg.module ?? envCfg.env_type, baseDir);
+      parseEnvOptions(spec, envCfg.env_config, `custom_envs.${tag}.env_config`);
+      byTag.set(tag, spec);
     }
   }
   return (_envType, tag) => {
@@ -22,4 +28,18 @@ export async function loadEnvSpecResolver(cfg: RunConfig, splits: readonly Split
     if (!spec) throw new Error(`no environment loaded for tag \`${tag}\``);
     return spec;
   };
+}
+
+/**
+ * The config with every custom env module path made absolute against `baseDir` (the config
+ * file's folder): the run stores this config, so `eval`, `resume` and the app find the module
+ * from any working folder.
+ */
+export function withAbsoluteModulePaths(cfg: RunConfig, baseDir: string): RunConfig {
+  const customEnvs: RunConfig['custom_envs'] = {};
+  for (const [tag, envCfg] of Object.entries(cfg.custom_envs)) {
+    const path = envCfg.module ?? (isEnvModulePath(envCfg.env_type) ? envCfg.env_type : undefined);
+    customEnvs[tag] = path === undefined ? envCfg : { ...envCfg, module: isAbsolute(path) ? path : resolve(baseDir, path) };
+  }
+  return { ...cfg, custom_envs: customEnvs };
 }

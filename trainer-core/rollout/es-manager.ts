@@ -1,4 +1,5 @@
 import type { RunConfig } from '../config/schema';
+import { parseEnvOptions } from '../envs/options';
 import { getEnvSpec } from '../envs/registry';
 import type { Env, EnvInfo, EnvSpec, StateRender } from '../envs/types';
 import { violatesFormat, type ParsedResponse } from './parse-response';
@@ -115,7 +116,7 @@ export class EnvStateManager {
       const envCfg = cfg.custom_envs[tag];
       if (!envCfg) throw new Error(`es_manager.${split}: tag \`${tag}\` is not defined under custom_envs`);
       const spec = resolveSpec(envCfg.env_type, tag);
-      const envOptions = spec.optionsSchema.parse(envCfg.env_config);
+      const envOptions = parseEnvOptions(spec, envCfg.env_config, `custom_envs.${tag}.env_config`);
       for (let i = 0; i < n_groups[t] * this.groupSize; i++) {
         const envId = this.entries.length;
         const env = spec.create(envOptions);

@@ -3,6 +3,7 @@ import { selectBackend } from '../backend';
 import { parseRunConfig } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { deriveSeed, Rng } from '../rng';
+import { loadEnvSpecResolver } from '../rollout/env-specs';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../rollout/rollout-loop';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointConfig } from './checkpoint';
@@ -30,10 +31,12 @@ export async function evaluateCheckpoint(
 ): Promise<EvaluationResult> {
   const base = parseRunConfig(parseYaml(readCheckpointConfig(dir)), `${dir}/config.yaml`, options.overrides ?? []);
   const cfg = withEvaluationEpisodes(base, options.episodes, options.seed);
+  // Custom environments load from the module the run's config names (stored as an absolute path).
+  const resolveSpec = options.resolveSpec ?? (await loadEnvSpecResolver(cfg, ['val']));
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   const loaded = loadCheckpoint(dir, expectedModels(cfg, checkpointVocabSize(dir)));
   try {
-    const es = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
+    const es = new EnvStateManager(cfg, 'val', { resolveSpec });
     const rollout = await runRollout({
       esManager: es,
       contextManager: createContextManager(cfg, loaded.tokenizer),
@@ -42,7 +45,7 @@ export async function evaluateCheckpoint(
       settings: rolloutSettingsFromConfig(cfg, 'val'),
     });
     const metrics: Record<string, number> = { ...rollout.metrics };
-    for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, options.resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
+    for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
     return { backend: backend.name, device: backend.device, iteration: loaded.state.iteration, episodes: rollout.episodes.length, metrics };
   } finally {
     for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();

@@ -8,6 +8,7 @@ import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
 import { selectBackend } from '../backend';
 import { resolvedConfigToYaml } from '../config/load';
+import { EnvConfigError } from '../envs/errors';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
 import type { WordByteTokenizer } from '../model/tokenizer';
@@ -89,7 +90,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     await sink.runEnded(status);
     return { status, lastIteration, backend: backend.name, device: backend.device };
   } catch (error) {
-    await sink.runEnded('failed', error instanceof Error ? (error.stack ?? error.message) : String(error));
+    // A mistake the user fixes (a custom env's bad value) is stored as its one line, a bug with its stack.
+    const text = error instanceof EnvConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await sink.runEnded('failed', text);
     throw error;
   } finally {
     session?.dispose();

@@ -1,0 +1,24 @@
+// The real `turnlab` command in a child process, as a user runs it (for CLI tests).
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `turnlab [--data-dir dir] args...` from `cwd` (default: the OS temp folder, outside the checkout). */
+export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: string; input?: string } = {}): CliResult {
+  const dataArgs = options.dataDir ? ['--data-dir', options.dataDir] : [];
+  const result = spawnSync(process.execPath, [join(repoRoot, 'bin/turnlab.js'), ...dataArgs, ...args], {
+    cwd: options.cwd ?? tmpdir(),
+    input: options.input ?? '',
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}

@@ -1,0 +1,90 @@
+/**
+ * What each Env method must return, as checks that name the offending field. Shared by the
+ * guard that wraps custom environments during training and by `turnlab check`, so both report
+ * a bad value the same way.
+ */
+
+export interface ShapeProblem {
+  /** Dotted path inside the returned value, '' for the value itself. */
+  field: string;
+  value: unknown;
+  expected: string;
+}
+
+type Check = (value: unknown) => ShapeProblem[];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function field(path: string, value: unknown, ok: boolean, expected: string): ShapeProblem[] {
+  return ok ? [] : [{ field: path, value, expected }];
+}
+
+const text = (expected: string): Check => (v) => field('', v, typeof v === 'string', expected);
+
+function stepResult(v: unknown): ShapeProblem[] {
+  if (!isObject(v)) return field('', v, false, '{ observation, reward, done, info }');
+  const info = v.info;
+  const problems = [
+    ...field('observation', v.observation, typeof v.observation === 'string', 'a string'),
+    ...field('reward', v.reward, typeof v.reward === 'number' && Number.isFinite(v.reward), 'a finite number'),
+    ...field('done', v.done, typeof v.done === 'boolean', 'true or false'),
+  ];
+  if (!isObject(info)) return [...problems, ...field('info', info, false, '{ success, actionIsValid, actionIsEffective }')];
+  for (const flag of ['success', 'actionIsValid', 'actionIsEffective']) {
+    problems.push(...field(`info.${flag}`, info[flag], typeof info[flag] === 'boolean', 'true or false'));
+  }
+  return problems;
+}
+
+const isCell = (c: unknown) => Array.isArray(c) && c.length === 2 && c.every((n) => Number.isInteger(n));
+
+function stateRender(v: unknown): ShapeProblem[] {
+  const expected = "{ kind: 'text', text } or { kind: 'grid', rows, player, boxes, targets }";
+  if (!isObject(v)) return field('', v, false, expected);
+  if (v.kind === 'text') return field('text', v.text, typeof v.text === 'string', 'a string');
+  if (v.kind !== 'grid') return field('kind', v.kind, false, "'text' or 'grid'");
+  return [
+    ...field('rows', v.rows, Array.isArray(v.rows) && v.rows.every((row) => Array.isArray(row)), 'a list of rows of cell names'),
+    ...field('player', v.player, v.player === null || isCell(v.player), 'null or [row, col]'),
+    ...field('boxes', v.boxes, Array.isArray(v.boxes) && v.boxes.every(isCell), 'a list of [row, col]'),
+    ...field('targets', v.targets, Array.isArray(v.targets) && v.targets.every(isCell), 'a list of [row, col]'),
+  ];
+}
+
+/** The check for each method's return value. */
+export const RESULT_CHECKS: Readonly<Record<string, Check>> = {
+  reset: text('a string (the first observation)'),
+  step: stepResult,
+  render: text('a string'),
+  renderState: stateRender,
+  instructions: text('a string'),
+  legend: text("a string ('' when there is none)"),
+  actionNames: (v) =>
+    field('', v, v === null || (Array.isArray(v) && v.length > 0 && v.every((n) => typeof n === 'string' && n !== '')), 'null or a non-empty list of strings'),
+  solve: (v) => field('', v, v === null || (Array.isArray(v) && v.every((a) => typeof a === 'string')), 'null or a list of action strings'),
+  optimalSuccessProbability: (v) => field('', v, typeof v === 'number' && v >= 0 && v <= 1, 'a probability between 0 and 1'),
+};
+
+/** A short description of a value for error messages: its type and a clipped JSON form. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'number') return `number ${String(value)}`;
+  if (value instanceof Promise) return 'a Promise (env methods must be synchronous)';
+  let body: string;
+  try {
+    body = JSON.stringify(value) ?? String(value);
+  } catch {
+    body = String(value);
+  }
+  if (body.length > 80) body = `${body.slice(0, 77)}...`;
+  const kind = Array.isArray(value) ? 'array' : typeof value;
+  return `${kind} ${body}`;
+}
+
+/** `reset(3) returned reward number NaN; expected a finite number`, without the module name. */
+export function formatShapeProblem(call: string, problem: ShapeProblem): string {
+  const what = problem.field ? `${problem.field} ${describe(problem.value)}` : describe(problem.value);
+  return `${call} returned ${what}; expected ${problem.expected}`;
+}
