@@ -3,6 +3,8 @@ import { selectBackend, type BackendChoice } from '../../trainer-core/backend';
 import { EnvConfigError } from '../../trainer-core/envs/errors';
 import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
 import { EnvStateManager, type EnvSpecResolver } from '../../trainer-core/rollout/es-manager';
+import { checkpointVocabSize, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
+import { expectedModels } from '../../trainer-core/train/trainer';
 
 export interface PreparedRun {
   resolveSpec: EnvSpecResolver;
@@ -12,10 +14,15 @@ export interface PreparedRun {
 /**
  * Everything a run needs that can fail on the user's input, done before any run row exists or
  * any stored iteration is removed: the environments (custom modules imported and probed, each
- * split's envs built with their options) and the compute backend started. A failure here
+ * split's envs built with their options), a `model.path` checkpoint verified, and the compute
+ * backend started. A failure here
  * leaves the store as it was, so no run is left `queued` forever.
  */
-export async function prepareRun(cfg: RunConfig, baseDir: string, log?: (line: string) => void): Promise<PreparedRun> {
+export async function prepareRun(
+  cfg: RunConfig,
+  baseDir: string,
+  options: { log?: (line: string) => void; resuming?: boolean } = {},
+): Promise<PreparedRun> {
   const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
   for (const split of ['train', 'val'] as const) {
     try {
@@ -25,6 +32,9 @@ export async function prepareRun(cfg: RunConfig, baseDir: string, log?: (line: s
       throw new EnvConfigError(`es_manager.${split}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const backend = await selectBackend(cfg.trainer.backend, log);
+  // A new run that starts from another run's policy checks that checkpoint now, not after its
+  // row exists (a resumed run continues from its own checkpoint and ignores model.path).
+  if (cfg.model.path && !options.resuming) verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+  const backend = await selectBackend(cfg.trainer.backend, options.log);
   return { resolveSpec, backend };
 }

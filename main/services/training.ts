@@ -45,7 +45,7 @@ export async function trainFromConfigFile(
   const cfg = loadRunConfig(configPath, options.overrides ?? []);
   const baseDir = dirname(resolve(configPath));
   // Envs and backend load before the run row exists: a broken module leaves no ghost run.
-  const prepared = await prepareRun(cfg, baseDir, options.log);
+  const prepared = await prepareRun(cfg, baseDir, { log: options.log });
   const run = store.runs.create({
     name: options.name ?? cfg.trainer.experiment_name,
     config: cfg,
@@ -79,7 +79,7 @@ export async function resumeFromCheckpoint(
   // module or a backend that cannot start, all before anything stored is changed.
   verifyCheckpoint(folder, { ...expectedModels(cfg, checkpointVocabSize(folder)), iteration: checkpoint.iteration });
   checkContinuable(cfg, checkpoint, folder);
-  const prepared = await prepareRun(cfg, process.cwd(), options.log);
+  const prepared = await prepareRun(cfg, process.cwd(), { log: options.log, resuming: true });
   let run: RunRecord;
   if (options.fork) {
     run = store.runs.create({
