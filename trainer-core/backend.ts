@@ -41,6 +41,14 @@ const require = createRequire(import.meta.url);
 
 let webgpuDevice: { destroy(): void } | null = null;
 
+/** A backend that was asked for but cannot start here (not installed, no driver): the user picks another. */
+export class BackendError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendError';
+  }
+}
+
 /**
  * Makes `requested` the active tfjs backend. Throws when an explicitly requested backend cannot
  * start (with the reason); `auto` falls through to the next candidate and records why.
@@ -51,7 +59,7 @@ export async function selectBackend(
   log: (line: string) => void = () => {},
 ): Promise<BackendChoice> {
   if (!(BACKEND_REQUESTS as readonly string[]).includes(requested)) {
-    throw new Error(`Unknown backend "${String(requested)}": use one of ${BACKEND_REQUESTS.join(', ')}`);
+    throw new BackendError(`Unknown backend "${String(requested)}": use one of ${BACKEND_REQUESTS.join(', ')}`);
   }
   const order: BackendName[] = requested === 'auto' ? ['tensorflow', 'webgpu', 'wasm', 'cpu'] : [requested];
   const reasons: string[] = [];
@@ -70,10 +78,10 @@ export async function selectBackend(
     }
     reasons.push(`${name}: ${attempt.why ?? 'unavailable'}`);
     if (requested !== 'auto') {
-      throw new Error(`Backend "${name}" cannot start: ${attempt.why ?? 'unavailable'}. Use backend: auto to fall back.`);
+      throw new BackendError(`Backend "${name}" cannot start: ${attempt.why ?? 'unavailable'}. Use backend: auto to fall back.`);
     }
   }
-  throw new Error(`No tfjs backend could start (${reasons.join('; ')})`);
+  throw new BackendError(`No tfjs backend could start (${reasons.join('; ')})`);
 }
 
 /** The one line training prints at start. */

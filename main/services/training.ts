@@ -1,17 +1,18 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { loadRunConfig, parseRunConfig } from '../../trainer-core/config';
+import { ConfigError, loadRunConfig, parseRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
-import { loadEnvSpecResolver, withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
+import { withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
 import { checkpointVocabSize, readCheckpointConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
 import type { EpisodeReport, TrainingSink } from '../../trainer-core/train/sink';
 import { expectedModels, train, type TrainResult } from '../../trainer-core/train/trainer';
 import { checkpointsDir } from '../paths';
 import type { Store } from '../store/db';
-import { StoreError } from '../store/errors';
+import { describeWriteError, StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
+import { prepareRun, type PreparedRun } from './prepare-run';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -42,7 +43,10 @@ export async function trainFromConfigFile(
   configPath: string,
   options: { overrides?: string[]; name?: string } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
-  const cfg = withAbsoluteModulePaths(loadRunConfig(configPath, options.overrides ?? []), dirname(resolve(configPath)));
+  const baseDir = dirname(resolve(configPath));
+  const cfg = withAbsoluteModulePaths(loadRunConfig(configPath, options.overrides ?? []), baseDir);
+  // Envs and backend load before the run row exists: a broken module leaves no ghost run.
+  const prepared = await prepareRun(cfg, baseDir, { log: options.log });
   const run = store.runs.create({
     name: options.name ?? cfg.trainer.experiment_name,
     config: cfg,
@@ -52,7 +56,7 @@ export async function trainFromConfigFile(
     status: 'queued',
   });
   options.onRunCreated?.(run);
-  return runTraining(store, run, cfg, dirname(resolve(configPath)), undefined, options);
+  return runTraining(store, run, cfg, prepared, undefined, options);
 }
 
 /**
@@ -72,8 +76,11 @@ export async function resumeFromCheckpoint(
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
   const source = join(folder, 'config.yaml');
   const cfg = parseRunConfig(parseYaml(readCheckpointConfig(folder)), source, options.overrides ?? []);
-  // Refuse a damaged or mismatched checkpoint before anything stored is changed.
-  verifyCheckpoint(folder, expectedModels(cfg, checkpointVocabSize(folder)));
+  // Refuse a damaged or mismatched checkpoint, a config it cannot continue under, a broken env
+  // module or a backend that cannot start, all before anything stored is changed.
+  verifyCheckpoint(folder, { ...expectedModels(cfg, checkpointVocabSize(folder)), iteration: checkpoint.iteration });
+  checkContinuable(cfg, checkpoint, folder);
+  const prepared = await prepareRun(cfg, process.cwd(), { log: options.log, resuming: true });
   let run: RunRecord;
   if (options.fork) {
     run = store.runs.create({
@@ -94,7 +101,20 @@ export async function resumeFromCheckpoint(
     run = store.runs.update(parent.id, { status: 'queued', finishedAt: null, error: null });
   }
   options.onRunCreated?.(run);
-  return runTraining(store, run, cfg, process.cwd(), folder, options);
+  return runTraining(store, run, cfg, prepared, folder, options);
+}
+
+/** A continuation must have iterations left to train, or resuming would only delete later ones. */
+function checkContinuable(cfg: RunConfig, checkpoint: CheckpointRecord, folder: string): void {
+  const total = cfg.trainer.total_training_steps;
+  if (total <= checkpoint.iteration) {
+    throw new ConfigError([
+      {
+        path: ['trainer', 'total_training_steps'],
+        message: `\`trainer.total_training_steps\` is ${total}, but checkpoint ${folder} is at iteration ${checkpoint.iteration}: nothing to train; raise it, e.g. --set trainer.total_training_steps=${checkpoint.iteration + 10}`,
+      },
+    ]);
+  }
 }
 
 /** A checkpoint named by run, `ckpt:<id>`, or folder path. */
@@ -124,22 +144,29 @@ async function runTraining(
   store: Store,
   run: RunRecord,
   cfg: RunConfig,
-  baseDir: string,
+  prepared: PreparedRun,
   resumeFrom: string | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
-  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
   const storeSink = new StoreSink(store, run.id);
   const total = cfg.trainer.total_training_steps;
+  // A full disk or an unwritable database fails the run with a message naming the file.
+  const write = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      throw describeWriteError(error, store.file);
+    }
+  };
   const sink: TrainingSink = {
-    runStarted: (info) => storeSink.runStarted(info),
+    runStarted: (info) => write(() => storeSink.runStarted(info)),
     iteration: (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
-      storeSink.iteration(iteration, metrics, episodes);
+      write(() => storeSink.iteration(iteration, metrics, episodes));
       hooks.onIteration?.(iteration, total, metrics);
     },
-    checkpoint: (report) => storeSink.checkpoint(report),
-    checkpointsRemoved: (paths) => storeSink.checkpointsRemoved(paths),
-    runEnded: (status, error) => storeSink.runEnded(status, error),
+    checkpoint: (report) => write(() => storeSink.checkpoint(report)),
+    checkpointsRemoved: (paths) => write(() => storeSink.checkpointsRemoved(paths)),
+    runEnded: (status, error) => write(() => storeSink.runEnded(status, error)),
   };
   const result = await train({
     config: cfg,
@@ -148,7 +175,8 @@ async function runTraining(
     resumeFrom,
     shouldStop: hooks.shouldStop,
     log: hooks.log,
-    resolveSpec,
+    resolveSpec: prepared.resolveSpec,
+    backend: prepared.backend,
   });
   return { run: store.runs.get(run.id) as RunRecord, result };
 }

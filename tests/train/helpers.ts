@@ -5,6 +5,7 @@ import { loadRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
 import { MemorySink } from '../../trainer-core/train/sink';
 import { train, type TrainOptions } from '../../trainer-core/train/trainer';
+import { TINY_BANDIT_OVERRIDES } from '../helpers/tiny-bandit';
 
 export const BANDIT_CONFIG = join(import.meta.dirname, '../../configs/bandit.yaml');
 
@@ -16,18 +17,7 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
 /** The bandit config shrunk for tests: a tiny model and few episodes, on the wasm backend. */
 export function tinyBanditConfig(overrides: string[] = []): RunConfig {
   return loadRunConfig(BANDIT_CONFIG, [
-    'trainer.backend=wasm',
-    'model.n_layer=1',
-    'model.d_model=32',
-    'model.d_ff=64',
-    'es_manager.train.env_groups=2',
-    'es_manager.train.env_configs.n_groups=[2]',
-    'es_manager.train.group_size=4',
-    'es_manager.val.env_groups=4',
-    'es_manager.val.env_configs.n_groups=[4]',
-    'ppo_mini_batch_size=4',
-    'micro_batch_size_per_gpu=2',
-    'warm_start.steps=5',
+    ...TINY_BANDIT_OVERRIDES,
     ...overrides,
   ]);
 }

@@ -85,13 +85,19 @@ describe('stopping and resuming a run', () => {
     altered[altered.length - 1] ^= 0xff;
     writeFileSync(policy, altered);
     await expect(trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'y'), resumeFrom: dir })).rejects.toThrow(
-      /policy\.safetensors has a wrong checksum/,
+      /policy\.safetensors is altered \(same size, but its sha256 differs/,
     );
 
     writeFileSync(policy, bytes.subarray(0, bytes.length - 100));
     const error = await trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'z'), resumeFrom: dir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckpointError);
     expect(String(error)).toMatch(/policy\.safetensors is truncated/);
+
+    // Longer than recorded is a changed file, not a truncated one.
+    writeFileSync(policy, Buffer.concat([bytes, Buffer.from('x')]));
+    await expect(trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'w'), resumeFrom: dir })).rejects.toThrow(
+      /policy\.safetensors is altered \(\d+ bytes, the manifest says \d+\)/,
+    );
   });
 });
 

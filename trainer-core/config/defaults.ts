@@ -25,7 +25,7 @@ trainer:
   val_before_train: true         # run validation once before the first update
   test_freq: 10                  # validate every N steps; 0 or -1 never
   save_freq: 20                  # checkpoint every N steps; 0 or -1 only at the end
-  keep_last_n: 3                 # checkpoints kept besides the best one
+  keep_last_n: 3                 # newest checkpoints kept, besides the best by validation success (across resumes)
   seed: 0                        # seeds initialisation, sampling and the train seed schedule
   backend: auto                  # auto | tensorflow | webgpu | wasm | cpu (auto picks the fastest that loads)
 

@@ -1,4 +1,7 @@
+import { basename } from 'node:path';
+import { z } from 'zod';
 import type { KlControllerState } from '../algo/kl-controller';
+import { describeZodIssue } from '../config/zod-issues';
 import type { Adam } from '../model/adam';
 import { decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import { WordByteTokenizer } from '../model/tokenizer';
@@ -21,6 +24,8 @@ export interface TrainingState {
   klController: KlControllerState;
   /** Tokens generated so far, for cumulative throughput figures. */
   totalTokens: number;
+  /** Mean validation success at this iteration (null without a validation); keep_last_n keeps the best. */
+  valSuccess?: number | null;
 }
 
 export interface CheckpointContents {
@@ -65,22 +70,92 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
   return { sizeBytes, sha256: manifestSha256 };
 }
 
+/** What a checkpoint is checked against before a run uses it. */
+export interface CheckpointExpectation {
+  /** The model shapes the config asks for. */
+  policy: TransformerConfig;
+  critic: TransformerConfig | null;
+  /** The iteration the checkpoint is recorded at (its folder name says it too). */
+  iteration?: number;
+}
+
+const u32 = z.number().int().min(0).max(0xffffffff);
+const rngState = z.tuple([u32, u32, u32, u32]);
+const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+/** state.json as saveCheckpoint writes it; anything else is an altered or foreign file. */
+const trainingStateSchema = z.object({
+  iteration: z.number().int().nonnegative(),
+  rng: z.object({ sampling: rngState, minibatch: rngState, validation: rngState }),
+  esTrain: z.object({ resetCount: z.number().int().nonnegative() }),
+  klController: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('fixed'), value: finite }),
+    z.object({ type: z.literal('adaptive'), value: finite, target: finite, horizon: finite }),
+  ]),
+  totalTokens: z.number().nonnegative(),
+  valSuccess: finite.nullable().optional(),
+});
+
+/** Parses state.json; a CheckpointError names the field that is wrong. */
+export function parseTrainingState(bytes: Uint8Array, dir: string): TrainingState {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    throw new CheckpointError(`checkpoint ${dir}: state.json is not valid JSON`);
+  }
+  const parsed = trainingStateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const [message] = describeZodIssue(issue, raw, trainingStateSchema).map((i) => i.message);
+    throw new CheckpointError(`checkpoint ${dir}: state.json is not a training state: ${message ?? issue.message}`);
+  }
+  return parsed.data as TrainingState;
+}
+
+/** The iteration a folder named `iter-<n>` holds, or null for another name. */
+function folderIteration(dir: string): number | null {
+  const match = /^iter-(\d+)$/.exec(basename(dir));
+  return match ? Number(match[1]) : null;
+}
+
 /**
- * Loads and verifies a checkpoint. `expect` holds the model shapes the config asks for; a
- * checkpoint of another shape is refused with the settings that differ.
+ * Loads and verifies a checkpoint: every file against the manifest, state.json's fields and
+ * iteration, the model shapes and the optimizer moments against `expect`. Anything wrong is a
+ * CheckpointError naming the file and the field, raised before a caller changes anything.
  */
-export function loadCheckpoint(dir: string, expect?: { policy: TransformerConfig; critic: TransformerConfig | null }): LoadedCheckpoint {
+export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): LoadedCheckpoint {
   const files = readCheckpointFiles(dir);
   const need = (name: string) => {
     const bytes = files[name];
     if (!bytes) throw new CheckpointError(`checkpoint ${dir} has no ${name}`);
     return bytes;
   };
-  const policy = decodeModel(need('policy.safetensors'), `${dir}/policy.safetensors`);
-  const critic = files['critic.safetensors'] ? decodeModel(files['critic.safetensors'], `${dir}/critic.safetensors`) : null;
-  const reference = files['reference.safetensors'] ? decodeModel(files['reference.safetensors'], `${dir}/reference.safetensors`) : null;
-  const models = [policy, critic, reference].filter((m): m is Transformer => m !== null);
+  const state = parseTrainingState(need('state.json'), dir);
+  const named = folderIteration(dir);
+  if (named !== null && named !== state.iteration) {
+    throw new CheckpointError(`checkpoint ${dir}: state.json field \`iteration\` is ${state.iteration}, but the folder is iter-${named} (state.json was replaced)`);
+  }
+  if (expect?.iteration !== undefined && expect.iteration !== state.iteration) {
+    throw new CheckpointError(`checkpoint ${dir}: state.json field \`iteration\` is ${state.iteration}, but the checkpoint is recorded at iteration ${expect.iteration}`);
+  }
+  const tokenizer = readable(dir, 'tokenizer.json', () => WordByteTokenizer.fromJSON(JSON.parse(need('tokenizer.json').toString('utf8'))));
+  const actorOptimizer = readable(dir, 'optimizer.actor.safetensors', () => decodeOptimizer(need('optimizer.actor.safetensors'), dir));
+  const criticOptimizer = files['optimizer.critic.safetensors']
+    ? readable(dir, 'optimizer.critic.safetensors', () => decodeOptimizer(files['optimizer.critic.safetensors'], dir))
+    : null;
+  const models: Transformer[] = [];
+  const model = (name: string) => {
+    const bytes = files[name];
+    if (!bytes) return null;
+    const decoded = readable(dir, name, () => decodeModel(bytes, `${dir}/${name}`));
+    models.push(decoded);
+    return decoded;
+  };
   try {
+    if (!files['policy.safetensors']) throw new CheckpointError(`checkpoint ${dir} has no policy.safetensors`);
+    const policy = model('policy.safetensors') as Transformer;
+    const critic = model('critic.safetensors');
+    const reference = model('reference.safetensors');
     if (expect) {
       const mismatch = describeModelMismatch(expect.policy, policy.config);
       if (mismatch) throw new CheckpointError(`checkpoint ${dir} does not match the model in the config (${mismatch})`);
@@ -90,21 +165,35 @@ export function loadCheckpoint(dir: string, expect?: { policy: TransformerConfig
         if (criticMismatch) throw new CheckpointError(`checkpoint ${dir}: critic does not match the config (${criticMismatch})`);
       }
     }
-    const state = JSON.parse(need('state.json').toString('utf8')) as TrainingState;
-    const tokenizer = WordByteTokenizer.fromJSON(JSON.parse(need('tokenizer.json').toString('utf8')));
-    return {
-      policy,
-      critic,
-      reference,
-      actorOptimizer: decodeOptimizer(need('optimizer.actor.safetensors'), dir),
-      criticOptimizer: files['optimizer.critic.safetensors'] ? decodeOptimizer(files['optimizer.critic.safetensors'], dir) : null,
-      tokenizer,
-      configYaml: need('config.yaml').toString('utf8'),
-      state,
-    };
+    checkOptimizerState(actorOptimizer, policy, dir, 'optimizer.actor.safetensors');
+    if (critic && criticOptimizer) checkOptimizerState(criticOptimizer, critic, dir, 'optimizer.critic.safetensors');
+    return { policy, critic, reference, actorOptimizer, criticOptimizer, tokenizer, configYaml: need('config.yaml').toString('utf8'), state };
   } catch (error) {
-    for (const model of models) model.dispose();
+    for (const m of models) m.dispose();
     throw error;
+  }
+}
+
+/** Runs a decoder; a file that passed the manifest but does not decode is named in the error. */
+function readable<T>(dir: string, name: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof CheckpointError) throw error;
+    throw new CheckpointError(`checkpoint ${dir}: ${name} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The Adam moments must cover every parameter of their model with its shape. */
+function checkOptimizerState(snapshot: OptimizerSnapshot, model: Transformer, dir: string, file: string): void {
+  for (const [name, variable] of model.namedVariables()) {
+    for (const suffix of ['m', 'v']) {
+      const entry = snapshot.tensors[`${name}.${suffix}`];
+      if (!entry) throw new CheckpointError(`checkpoint ${dir}: ${file} lacks \`${name}.${suffix}\``);
+      if (entry.shape.join(',') !== variable.shape.join(',')) {
+        throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}.${suffix}\` has shape [${entry.shape}], the model has [${variable.shape}]`);
+      }
+    }
   }
 }
 
@@ -129,9 +218,10 @@ function decodeOptimizer(bytes: Uint8Array, dir: string): OptimizerSnapshot {
  * Loads a checkpoint as a run with `cfg` would, and frees it: lets a caller refuse a truncated,
  * altered or mismatched checkpoint before changing anything it has stored.
  */
-export function verifyCheckpoint(dir: string, expect: { policy: TransformerConfig; critic: TransformerConfig | null }): void {
+export function verifyCheckpoint(dir: string, expect: CheckpointExpectation): TrainingState {
   const loaded = loadCheckpoint(dir, expect);
   for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
+  return loaded.state;
 }
 
 /** The tokenizer size recorded in a checkpoint, to build the configs its models must match. */

@@ -6,9 +6,8 @@ import { applyKlPenalty, type KlType } from '../algo/kl';
 import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
 import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
-import { selectBackend } from '../backend';
+import { selectBackend, type BackendChoice } from '../backend';
 import { resolvedConfigToYaml } from '../config/load';
-import { EnvConfigError } from '../envs/errors';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
 import type { WordByteTokenizer } from '../model/tokenizer';
@@ -18,6 +17,7 @@ import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../rollout/rollout-loop';
 import { buildTrainingBatch, type TrainingBatch } from './batch';
+import { checkpointsToPrune, existingCheckpoints, meanValSuccess, type RetainedCheckpoint } from './checkpoint-retention';
 import { checkpointVocabSize, loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
 import { playDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
@@ -38,6 +38,8 @@ export interface TrainOptions {
   shouldStop?: () => boolean;
   log?: (line: string) => void;
   resolveSpec?: EnvSpecResolver;
+  /** A backend the caller already started (to fail before storing anything); else one is picked. */
+  backend?: BackendChoice;
 }
 
 export interface TrainResult {
@@ -51,7 +53,7 @@ export interface TrainResult {
 export async function train(options: TrainOptions): Promise<TrainResult> {
   const { config: cfg, sink } = options;
   const log = options.log ?? (() => {});
-  const backend = await selectBackend(cfg.trainer.backend, log);
+  const backend = options.backend ?? (await selectBackend(cfg.trainer.backend, log));
   let lastIteration = 0;
   let session: Session | null = null;
   try {
@@ -90,13 +92,23 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     await sink.runEnded(status);
     return { status, lastIteration, backend: backend.name, device: backend.device };
   } catch (error) {
-    // A mistake the user fixes (a custom env's bad value) is stored as its one line, a bug with its stack.
-    const text = error instanceof EnvConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    await sink.runEnded('failed', text);
+    try {
+      await sink.runEnded('failed', failureText(error));
+    } catch {
+      // The store itself failed (a full disk): the original error says why, so it is the one thrown.
+    }
     throw error;
   } finally {
     session?.dispose();
   }
+}
+
+/** Errors the user can act on are recorded as their one-line message; bugs keep their stack. */
+const USER_FACING_ERRORS = new Set(['CheckpointError', 'ConfigError', 'EnvConfigError', 'EnvModuleError', 'BackendError', 'StoreError']);
+
+function failureText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return USER_FACING_ERRORS.has(error.name) ? error.message : (error.stack ?? error.message);
 }
 
 interface Session {
@@ -114,7 +126,8 @@ interface Session {
   rng: { sampling: Rng; minibatch: Rng; validation: Rng };
   state: TrainingState;
   optimalSuccess: Record<string, number> | null;
-  checkpoints: string[];
+  /** This run's checkpoints on disk, those from before a resume included (for keep_last_n). */
+  checkpoints: RetainedCheckpoint[];
   dispose(): void;
 }
 
@@ -226,7 +239,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
     },
     state,
     optimalSuccess: null,
-    checkpoints: [],
+    checkpoints: existingCheckpoints(options.checkpointDir, state.iteration),
     dispose() {
       actorOptimizer.dispose();
       criticOptimizer?.dispose();
@@ -406,6 +419,7 @@ async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<st
 async function checkpoint(s: Session, metrics: Record<string, number>): Promise<void> {
   const iteration = s.state.iteration;
   const dir = join(s.options.checkpointDir, `iter-${iteration}`);
+  s.state.valSuccess = meanValSuccess(metrics);
   const saved = await saveCheckpoint(dir, {
     policy: s.policy,
     critic: s.critic,
@@ -417,12 +431,12 @@ async function checkpoint(s: Session, metrics: Record<string, number>): Promise<
     state: s.state,
   });
   await s.options.sink.checkpoint({ iteration, path: dir, sizeBytes: saved.sizeBytes, sha256: saved.sha256, metrics });
-  s.checkpoints.push(dir);
-  const excess = s.checkpoints.length - s.cfg.trainer.keep_last_n;
-  if (excess > 0) {
-    const removed = s.checkpoints.splice(0, excess);
-    for (const path of removed) rmSync(path, { recursive: true, force: true });
-    await s.options.sink.checkpointsRemoved?.(removed);
+  s.checkpoints = [...s.checkpoints.filter((c) => c.path !== dir), { path: dir, iteration, valSuccess: s.state.valSuccess ?? null }];
+  const removed = checkpointsToPrune(s.checkpoints, s.cfg.trainer.keep_last_n);
+  if (removed.length > 0) {
+    s.checkpoints = s.checkpoints.filter((c) => !removed.includes(c));
+    for (const c of removed) rmSync(c.path, { recursive: true, force: true });
+    await s.options.sink.checkpointsRemoved?.(removed.map((c) => c.path));
   }
 }
 

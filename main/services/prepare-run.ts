@@ -1,0 +1,40 @@
+import type { RunConfig } from '../../trainer-core/config/schema';
+import { selectBackend, type BackendChoice } from '../../trainer-core/backend';
+import { EnvConfigError } from '../../trainer-core/envs/errors';
+import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
+import { EnvStateManager, type EnvSpecResolver } from '../../trainer-core/rollout/es-manager';
+import { checkpointVocabSize, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
+import { expectedModels } from '../../trainer-core/train/trainer';
+
+export interface PreparedRun {
+  resolveSpec: EnvSpecResolver;
+  backend: BackendChoice;
+}
+
+/**
+ * Everything a run needs that can fail on the user's input, done before any run row exists or
+ * any stored iteration is removed: the environments (custom modules imported and probed, each
+ * split's envs built with their options), a `model.path` checkpoint verified, and the compute
+ * backend started. A failure here
+ * leaves the store as it was, so no run is left `queued` forever.
+ */
+export async function prepareRun(
+  cfg: RunConfig,
+  baseDir: string,
+  options: { log?: (line: string) => void; resuming?: boolean } = {},
+): Promise<PreparedRun> {
+  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
+  for (const split of ['train', 'val'] as const) {
+    try {
+      new EnvStateManager(cfg, split, { resolveSpec });
+    } catch (error) {
+      if (error instanceof EnvConfigError) throw error;
+      throw new EnvConfigError(`es_manager.${split}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  // A new run that starts from another run's policy checks that checkpoint now, not after its
+  // row exists (a resumed run continues from its own checkpoint and ignores model.path).
+  if (cfg.model.path && !options.resuming) verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+  const backend = await selectBackend(cfg.trainer.backend, options.log);
+  return { resolveSpec, backend };
+}
