@@ -12,6 +12,7 @@ import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
+import { claimRun, takeRun } from './run-owner';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -88,6 +89,8 @@ export async function resumeFromCheckpoint(
       parentIteration: checkpoint.iteration,
     });
   } else {
+    // Taken before anything is deleted: a run a live process trains is refused, naming it.
+    takeRun(store, parent.id, 'resume');
     const later = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration > checkpoint.iteration);
     store.runs.truncateAfter(parent.id, checkpoint.iteration);
     for (const c of later) rmSync(resolve(store.dataDir, c.path), { recursive: true, force: true });
@@ -128,29 +131,36 @@ async function runTraining(
   resumeFrom: string | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
-  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
-  const storeSink = new StoreSink(store, run.id);
-  const total = cfg.trainer.total_training_steps;
-  const sink: TrainingSink = {
-    runStarted: (info) => storeSink.runStarted(info),
-    iteration: (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
-      storeSink.iteration(iteration, metrics, episodes);
-      hooks.onIteration?.(iteration, total, metrics);
-    },
-    checkpoint: (report) => storeSink.checkpoint(report),
-    checkpointsRemoved: (paths) => storeSink.checkpointsRemoved(paths),
-    runEnded: (status, error) => storeSink.runEnded(status, error),
-  };
-  const result = await train({
-    config: cfg,
-    sink,
-    checkpointDir: runCheckpointDir(store, run.id),
-    resumeFrom,
-    shouldStop: hooks.shouldStop,
-    log: hooks.log,
-    resolveSpec,
-  });
-  return { run: store.runs.get(run.id) as RunRecord, result };
+  // This process owns the run until it ends (run-owner.ts); a resume took it already.
+  const lease = claimRun(store, run.id, 'train');
+  try {
+    const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
+    const storeSink = new StoreSink(store, run.id, hooks.log);
+    const total = cfg.trainer.total_training_steps;
+    const sink: TrainingSink = {
+      runStarted: (info) => storeSink.runStarted(info),
+      iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
+        await storeSink.iteration(iteration, metrics, episodes);
+        lease.beat();
+        hooks.onIteration?.(iteration, total, metrics);
+      },
+      checkpoint: (report) => storeSink.checkpoint(report),
+      checkpointsRemoved: (paths) => storeSink.checkpointsRemoved(paths),
+      runEnded: (status, error) => storeSink.runEnded(status, error),
+    };
+    const result = await train({
+      config: cfg,
+      sink,
+      checkpointDir: runCheckpointDir(store, run.id),
+      resumeFrom,
+      shouldStop: hooks.shouldStop,
+      log: hooks.log,
+      resolveSpec,
+    });
+    return { run: store.runs.get(run.id) as RunRecord, result };
+  } finally {
+    lease.release();
+  }
 }
 
 function envTagsOf(cfg: RunConfig): string[] {

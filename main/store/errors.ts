@@ -14,7 +14,9 @@ export type StoreErrorCode =
   | 'MIGRATION_OUT_OF_ORDER'
   | 'RUN_NOT_FOUND'
   | 'RUN_AMBIGUOUS'
-  | 'INVALID_INPUT';
+  | 'INVALID_INPUT'
+  /** A live process of its own owns (trains) the run. */
+  | 'RUN_BUSY';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
