@@ -78,8 +78,9 @@ export function isHeld(run: RunProcessInfo, options: LivenessOptions = {}): bool
   return ownerGoneReason(run, o) === null;
 }
 
-function isThisProcess(run: RunProcessInfo, host: string): boolean {
-  return run.trainerPid === process.pid && (run.trainerHost ?? host) === host;
+function heldByAnother(run: RunProcessInfo, o: Resolved): boolean {
+  const self = run.trainerPid === process.pid && (run.trainerHost ?? o.host) === o.host;
+  return !self && isHeld(run, o);
 }
 
 /**
@@ -140,11 +141,11 @@ export class RunBusyError extends StoreError {
   }
 }
 
-/** Throws RunBusyError when a live process owns the run. */
-export function assertRunFree(store: Store, runId: number, action: string, options: LivenessOptions = {}): void {
+/** Throws RunBusyError when a live process other than this one owns the run. */
+export function assertRunFree(store: Store, runId: number, action: string): void {
   const run = store.runs.processInfo(runId);
   if (!run) throw new StoreError('RUN_NOT_FOUND', `unknown run ${runId}`);
-  if (isHeld(run, options)) throw new RunBusyError(run, action);
+  if (heldByAnother(run, resolveOptions())) throw new RunBusyError(run, action);
 }
 
 /** A run this process owns: it beats until released. */
@@ -159,7 +160,10 @@ export interface RunLease {
 /** Records this process as the run's owner, as claimRun does, without a heartbeat of its own. */
 export function takeRun(store: Store, runId: number, action: string): void {
   const o = resolveOptions();
-  const blocker = store.runs.claimOwner(runId, { pid: process.pid, host: o.host, now: o.now }, (current) => !isThisProcess(current, o.host) && isHeld(current, o));
+  const blocker = store.runs.claimOwner(runId, { pid: process.pid, host: o.host, now: o.now }, (current) =>
+    // A run without an owner is free to take: its creator takes it right after creating it.
+    current.trainerPid !== null && heldByAnother(current, o),
+  );
   if (blocker) throw new RunBusyError(blocker, action);
 }
 

@@ -12,7 +12,7 @@ import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
-import { claimRun, takeRun } from './run-owner';
+import { assertRunFree, claimRun, takeRun } from './run-owner';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -71,6 +71,7 @@ export async function resumeFromCheckpoint(
   const folder = resolve(store.dataDir, checkpoint.path);
   const parent = store.runs.get(checkpoint.runId);
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
+  if (!options.fork) assertRunFree(store, parent.id, 'resume');
   const source = join(folder, 'config.yaml');
   const cfg = parseRunConfig(parseYaml(readCheckpointConfig(folder)), source, options.overrides ?? []);
   // Refuse a damaged or mismatched checkpoint before anything stored is changed.
