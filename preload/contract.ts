@@ -36,6 +36,9 @@ export interface RunDto {
   /** The process that trains (or last trained) the run, and its host. */
   trainerPid: number | null;
   trainerHost: string | null;
+  /** When that process took the run, and its last heartbeat. */
+  trainerStartedAt: number | null;
+  trainerHeartbeatAt: number | null;
   /** The highest iteration any metric was logged at; null before the first one. */
   iterations: number | null;
   /** The best value of any `val/<tag>/success` metric; null when none was logged. */

@@ -30,6 +30,9 @@ export interface RunRecord {
   /** The process that trains (or last trained) the run, for start-up recovery. */
   trainerPid: number | null;
   trainerHost: string | null;
+  /** When that process took the run, and its last heartbeat (main/services/run-owner.ts). */
+  trainerStartedAt: number | null;
+  trainerHeartbeatAt: number | null;
 }
 
 /** A run as the run list shows it. */
