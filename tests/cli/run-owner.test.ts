@@ -11,6 +11,7 @@ import { openStore, type Store } from '../../main/store/db';
 import type { RunProcessInfo } from '../../main/store/repositories/runs';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { until } from '../helpers/until';
 
 const repo = resolve(import.meta.dirname, '../..');
 let tmp: TempDir;
@@ -35,16 +36,6 @@ function turnlab(...args: string[]) {
     timeout: 60_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('run ownership', () => {

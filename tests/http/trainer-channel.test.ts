@@ -10,6 +10,7 @@ import { RunManager, type ProgressMessage } from '../../main/trainer-host/run-ma
 import { nodeTrainerLauncher, type TrainerLauncher } from '../../main/trainer-host/trainer-process';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { until } from '../helpers/until';
 
 const repo = resolve(import.meta.dirname, '../..');
 let tmp: TempDir;
@@ -33,16 +34,6 @@ afterAll(() => {
   store?.close();
   tmp?.cleanup();
 });
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('the trainer channel', () => {
   it('brings the run id and progress as messages, and a stop message ends the run stopped with a checkpoint', async () => {
