@@ -33,7 +33,7 @@ export interface RunDto {
   error: string | null;
   tags: string[];
   notes: string;
-  /** The process that trains (or last trained) the run, and its host. */
+  /** The process that owns (trains) the run, and its host; null once it ended. */
   trainerPid: number | null;
   trainerHost: string | null;
   /** When that process took the run, and its last heartbeat. */

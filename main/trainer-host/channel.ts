@@ -67,6 +67,7 @@ export function connectToHost(): HostChannel | null {
   }
   if (typeof process.send === 'function' && process.connected) {
     const listeners: Array<(message: unknown) => void> = [];
+    const disconnects: Array<() => void> = [];
     return {
       send(message) {
         // The host may have gone (the channel closed); the store still records everything.
@@ -76,12 +77,19 @@ export function connectToHost(): HostChannel | null {
         const wrapped = (message: unknown) => {
           if (isHostMessage(message)) listener(message);
         };
+        // A host that went away (quit, crashed) cannot ask any more: stop as it would have.
+        const gone = () => listener({ type: 'stop' });
         listeners.push(wrapped);
         process.on('message', wrapped);
+        process.once('disconnect', gone);
+        disconnects.push(gone);
         // A listener refs the channel; the trainer must still exit when its work is done.
         process.channel?.unref();
       },
-      close: () => listeners.splice(0).forEach((l) => process.off('message', l)),
+      close() {
+        listeners.splice(0).forEach((l) => process.off('message', l));
+        disconnects.splice(0).forEach((l) => process.off('disconnect', l));
+      },
     };
   }
   return null;
