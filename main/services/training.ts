@@ -12,7 +12,7 @@ import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
-import { assertRunFree, claimRun, takeRun } from './run-owner';
+import { assertRunFree, claimRun, takeRun, type RunLease } from './run-owner';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -135,33 +135,45 @@ async function runTraining(
   // This process owns the run until it ends (run-owner.ts); a resume took it already.
   const lease = claimRun(store, run.id, 'train');
   try {
-    const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
-    const storeSink = new StoreSink(store, run.id, hooks.log);
-    const total = cfg.trainer.total_training_steps;
-    const sink: TrainingSink = {
-      runStarted: (info) => storeSink.runStarted(info),
-      iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
-        await storeSink.iteration(iteration, metrics, episodes);
-        lease.beat();
-        hooks.onIteration?.(iteration, total, metrics);
-      },
-      checkpoint: (report) => storeSink.checkpoint(report),
-      checkpointsRemoved: (paths) => storeSink.checkpointsRemoved(paths),
-      runEnded: (status, error) => storeSink.runEnded(status, error),
-    };
-    const result = await train({
-      config: cfg,
-      sink,
-      checkpointDir: runCheckpointDir(store, run.id),
-      resumeFrom,
-      shouldStop: hooks.shouldStop,
-      log: hooks.log,
-      resolveSpec,
-    });
-    return { run: store.runs.get(run.id) as RunRecord, result };
+    return await trainOwnedRun(store, run, cfg, baseDir, resumeFrom, hooks, lease);
   } finally {
     lease.release();
   }
+}
+
+async function trainOwnedRun(
+  store: Store,
+  run: RunRecord,
+  cfg: RunConfig,
+  baseDir: string,
+  resumeFrom: string | undefined,
+  hooks: TrainingHooks,
+  lease: RunLease,
+): Promise<TrainingOutcome> {
+  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
+  const storeSink = new StoreSink(store, run.id, hooks.log);
+  const total = cfg.trainer.total_training_steps;
+  const sink: TrainingSink = {
+    runStarted: (info) => storeSink.runStarted(info),
+    iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
+      await storeSink.iteration(iteration, metrics, episodes);
+      lease.beat();
+      hooks.onIteration?.(iteration, total, metrics);
+    },
+    checkpoint: (report) => storeSink.checkpoint(report),
+    checkpointsRemoved: (paths) => storeSink.checkpointsRemoved(paths),
+    runEnded: (status, error) => storeSink.runEnded(status, error),
+  };
+  const result = await train({
+    config: cfg,
+    sink,
+    checkpointDir: runCheckpointDir(store, run.id),
+    resumeFrom,
+    shouldStop: hooks.shouldStop,
+    log: hooks.log,
+    resolveSpec,
+  });
+  return { run: store.runs.get(run.id) as RunRecord, result };
 }
 
 function envTagsOf(cfg: RunConfig): string[] {

@@ -38,51 +38,53 @@ export class StoreSink implements TrainingSink {
   }
 
   async iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): Promise<void> {
-    const wallTime = Date.now();
-    await this.write(`iteration ${iteration}`, () => this.store.transaction(() => this.insertIteration(iteration, metrics, episodes, wallTime)));
+    await this.write(`iteration ${iteration}`, () => this.insertIteration(iteration, metrics, episodes));
   }
 
-  private insertIteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[], wallTime: number): void {
-    this.store.metrics.insert(
-      Object.entries(metrics).map(([name, value]) => ({
-        runId: this.runId,
-        name,
-        iteration,
-        value: Number.isFinite(value) ? value : null,
-        wallTime,
-      })),
-    );
-    this.store.episodes.insert(
-      episodes.map((e) => ({
-        runId: this.runId,
-        iteration: e.iteration,
-        split: e.split,
-        envTag: e.envTag,
-        groupId: e.groupId,
-        envIndex: e.envIndex,
-        seed: e.seed,
-        totalReward: e.totalReward,
-        success: e.success,
-        numTurns: e.numTurns,
-        numActions: e.numActions,
-        truncated: e.truncated,
-        filteredOut: e.filteredOut,
-        turns: e.turns.map((t) => ({
-          turnIndex: t.index,
-          observation: t.observation,
-          state: t.state,
-          response: t.response,
-          actions: t.actions,
-          numValidActions: t.validActions,
-          reward: t.reward,
-          done: t.done,
-          info: t.info,
-          numTokens: t.tokenCount,
-          logprobSum: t.logprobSum,
-          advantageMean: t.advantageMean,
+  private insertIteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {
+    const wallTime = Date.now();
+    this.store.transaction(() => {
+      this.store.metrics.insert(
+        Object.entries(metrics).map(([name, value]) => ({
+          runId: this.runId,
+          name,
+          iteration,
+          value: Number.isFinite(value) ? value : null,
+          wallTime,
         })),
-      })),
-    );
+      );
+      this.store.episodes.insert(
+        episodes.map((e) => ({
+          runId: this.runId,
+          iteration: e.iteration,
+          split: e.split,
+          envTag: e.envTag,
+          groupId: e.groupId,
+          envIndex: e.envIndex,
+          seed: e.seed,
+          totalReward: e.totalReward,
+          success: e.success,
+          numTurns: e.numTurns,
+          numActions: e.numActions,
+          truncated: e.truncated,
+          filteredOut: e.filteredOut,
+          turns: e.turns.map((t) => ({
+            turnIndex: t.index,
+            observation: t.observation,
+            state: t.state,
+            response: t.response,
+            actions: t.actions,
+            numValidActions: t.validActions,
+            reward: t.reward,
+            done: t.done,
+            info: t.info,
+            numTokens: t.tokenCount,
+            logprobSum: t.logprobSum,
+            advantageMean: t.advantageMean,
+          })),
+        })),
+      );
+    });
   }
 
   async checkpoint(report: CheckpointReport): Promise<void> {
