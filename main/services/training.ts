@@ -12,7 +12,7 @@ import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
-import { assertRunFree, claimRun, takeRun, type RunLease } from './run-owner';
+import { assertRunFree, claimRun, takeRun } from './run-owner';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -132,25 +132,9 @@ async function runTraining(
   resumeFrom: string | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
+  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
   // This process owns the run until it ends (run-owner.ts); a resume took it already.
   const lease = claimRun(store, run.id, 'train');
-  try {
-    return await trainOwnedRun(store, run, cfg, baseDir, resumeFrom, hooks, lease);
-  } finally {
-    lease.release();
-  }
-}
-
-async function trainOwnedRun(
-  store: Store,
-  run: RunRecord,
-  cfg: RunConfig,
-  baseDir: string,
-  resumeFrom: string | undefined,
-  hooks: TrainingHooks,
-  lease: RunLease,
-): Promise<TrainingOutcome> {
-  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
   const storeSink = new StoreSink(store, run.id, hooks.log);
   const total = cfg.trainer.total_training_steps;
   const sink: TrainingSink = {
@@ -172,7 +156,7 @@ async function trainOwnedRun(
     shouldStop: hooks.shouldStop,
     log: hooks.log,
     resolveSpec,
-  });
+  }).finally(() => lease.release());
   return { run: store.runs.get(run.id) as RunRecord, result };
 }
 
