@@ -10,7 +10,8 @@ import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
 import { SPLITS } from './store/types';
-import { deleteCheckpoint, deleteRun, editRun, requireCheckpoint, RunAdminError } from './services/run-admin';
+import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RunAdminError } from './services/run-admin';
+import { markAbandonedRuns } from './services/run-owner';
 import { evaluateInChildProcess } from './services/evaluation';
 import type { RunEventWatcher } from './services/run-events';
 import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile, writeEditedConfig } from './services/workbench-files';
@@ -128,7 +129,11 @@ const ROUTES: RouteTable = {
   },
   listRuns: {
     args: z.tuple([]),
-    handle: (store) => store.runs.list(),
+    handle: (store, options) => {
+      // Runs whose owner died (a CLI trainer killed in another terminal) read `interrupted`.
+      markAbandonedRuns(store, { skip: activeRunIds(options) });
+      return store.runs.list();
+    },
   },
   getRun: {
     args: z.tuple([id]),
@@ -224,6 +229,9 @@ const ROUTES: RouteTable = {
       if (request.checkpointId !== undefined && !store.checkpoints.get(request.checkpointId)) {
         throw new ApiError('NOT_FOUND', `unknown checkpoint ${request.checkpointId}`);
       }
+      // Continuing a run (not forking it) is refused while a live process owns it.
+      const target = request.runId ?? store.checkpoints.get(request.checkpointId!)!.runId;
+      if (!request.fork) managing(options, () => refuseWhileTraining(store, target, activeRunIds(options), 'resume'));
       return asRefusal(requireManager(options).resume(request));
     },
   },
@@ -248,7 +256,7 @@ const ROUTES: RouteTable = {
   },
   deleteRun: {
     args: z.tuple([id]),
-    handle: (store, options, runId) => managing(options, () => deleteRun(store, runId, activeRunIds(options))),
+    handle: (store, options, runId) => managingAsync(options, () => deleteRun(store, runId, activeRunIds(options))),
   },
   startRunFromText: {
     args: z.tuple([z.strictObject({ yaml: z.string().min(1).max(200_000), overrides, name: runName })]),

@@ -8,6 +8,7 @@ import { recoverInterruptedRuns } from './services/recovery';
 import { RunEventWatcher } from './services/run-events';
 import { openStore, type Store } from './store/db';
 import { RunManager } from './trainer-host/run-manager';
+import { asTrainerMessage, type HostMessage } from './trainer-host/channel';
 import type { TrainerLauncher } from './trainer-host/trainer-process';
 
 /** better-sqlite3 built for Electron's ABI (scripts/electron-native.mjs), when present. */
@@ -28,8 +29,9 @@ function openAppStore(): Store {
 /**
  * Trainers and evaluations run as the `turnlab` command in Electron's utilityProcess: a process
  * of their own, so a crashing or out-of-memory trainer never takes the window down. They load
- * the Electron-ABI build of better-sqlite3 through TURNLAB_SQLITE_BINDING. A stop request is
- * `kill()`, a SIGTERM, which the trainer treats like Ctrl-C.
+ * the Electron-ABI build of better-sqlite3 through TURNLAB_SQLITE_BINDING. They talk to the app
+ * over the utilityProcess message port (trainer-host/channel.ts): a stop request is a message,
+ * since `kill()` is a hard kill on Windows and would save no checkpoint.
  */
 function utilityTrainerLauncher(): TrainerLauncher {
   const binPath = join(app.getAppPath(), 'bin', 'turnlab.js');
@@ -43,7 +45,14 @@ function utilityTrainerLauncher(): TrainerLauncher {
       stdout: child.stdout,
       stderr: child.stderr,
       requestStop: () => {
-        child.kill();
+        const stop: HostMessage = { type: 'stop' };
+        child.postMessage(stop);
+      },
+      onMessage: (listener) => {
+        child.on('message', (raw: unknown) => {
+          const message = asTrainerMessage(raw);
+          if (message) listener(message);
+        });
       },
       onExit: (listener) => {
         child.once('exit', (code) => listener(code, null));

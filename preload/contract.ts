@@ -33,9 +33,12 @@ export interface RunDto {
   error: string | null;
   tags: string[];
   notes: string;
-  /** The process that trains (or last trained) the run, and its host. */
+  /** The process that owns (trains) the run, and its host; null once it ended. */
   trainerPid: number | null;
   trainerHost: string | null;
+  /** When that process took the run, and its last heartbeat. */
+  trainerStartedAt: number | null;
+  trainerHeartbeatAt: number | null;
   /** The highest iteration any metric was logged at; null before the first one. */
   iterations: number | null;
   /** The best value of any `val/<tag>/success` metric; null when none was logged. */

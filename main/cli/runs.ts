@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { RunSummary } from '../store/types';
 import { formatTime, renderTable } from './format';
+import { markAbandonedRuns } from '../services/run-owner';
 import { withStore } from './with-store';
 
 function successText(value: number | null): string {
@@ -30,6 +31,8 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON array instead of a table')
     .action(async (options: { json?: boolean }, command: Command) => {
       await withStore(command, (store) => {
+        // A run whose trainer is gone reads `interrupted`, decided as the app decides it.
+        markAbandonedRuns(store);
         const runs = store.runs.list();
         if (options.json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
         else if (runs.length === 0) process.stdout.write(`no runs yet in ${store.dataDir}\n`);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { LatestMetric, RunSummary } from '../store/types';
 import { formatTime, formatValue, renderTable } from './format';
+import { markAbandonedRuns } from '../services/run-owner';
 import { withStore } from './with-store';
 
 function describeRun(run: RunSummary): string {
@@ -38,6 +39,7 @@ export function register(program: Command): void {
     .action(async (ref: string, options: { json?: boolean }, command: Command) => {
       const { stringify: toYaml } = await import('yaml');
       await withStore(command, (store) => {
+        markAbandonedRuns(store);
         const run = store.runs.summary(store.runs.resolve(ref).id)!;
         const latestMetrics = store.metrics.latest(run.id);
         if (options.json) {

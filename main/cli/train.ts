@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { connectToHost } from '../trainer-host/channel';
+import { UserError } from './errors';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
@@ -62,28 +64,45 @@ type Hooks = {
 
 async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string }; result: { lastIteration: number } }>): Promise<void> {
   const progress = createProgressReporter(process.stderr);
+  // Started by the app or `serve`: the run id, progress and stop requests go over this channel.
+  const host = connectToHost();
+  let runId = 0;
   let stopRequested = false;
   const onSigint = () => {
     if (stopRequested) process.exit(130);
     stopRequested = true;
     progress.note('stopping after this iteration (a checkpoint will be saved); press Ctrl-C again to abort');
   };
+  host?.onMessage(() => {
+    if (!stopRequested) onSigint();
+  });
   // SIGTERM too: the desktop app stops a trainer in a utilityProcess with kill(), a SIGTERM.
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   try {
     const outcome = await start({
       log: (line) => progress.note(line),
-      onIteration: (iteration, total, metrics) => progress.update(iteration, total, metrics),
+      onIteration: (iteration, total, metrics) => {
+        progress.update(iteration, total, metrics);
+        host?.send({ type: 'progress', runId, iteration, total, metrics });
+      },
       shouldStop: () => stopRequested,
-      onRunCreated: (run) => progress.note(`run ${run.id} (${run.name})`),
+      onRunCreated: (run) => {
+        runId = run.id;
+        progress.note(`run ${run.id} (${run.name})`);
+        host?.send({ type: 'run', runId: run.id, name: run.name });
+      },
     });
     progress.finish();
     process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}\n`);
   } catch (error) {
     progress.finish();
-    throw asTrainingUserError(error);
+    const userError = asTrainingUserError(error);
+    const text = userError instanceof Error ? userError.message : String(userError);
+    host?.send({ type: 'failed', message: userError instanceof UserError ? text : `internal error: ${text}` });
+    throw userError;
   } finally {
+    host?.close();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
     const { releaseBackend } = await import('../../trainer-core/backend');

@@ -1,10 +1,9 @@
 import { existsSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { checkpointsDir } from '../paths';
 import type { Store } from '../store/db';
 import type { CheckpointRecord, RunRecord } from '../store/types';
-import { isProcessAlive } from './recovery';
+import { busyMessage, claimRun, isHeld, RunBusyError } from './run-owner';
 
 /**
  * Managing stored runs and checkpoints from the workbench: rename, tag, note, delete. Nothing
@@ -50,15 +49,22 @@ export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
 }
 
 /**
- * Whether a run may be training right now: the app's own trainers, or a run still marked live
- * whose recorded process exists (e.g. the CLI in another terminal).
+ * Refuses, naming the owner and how to stop it, while a run may be training: the app's own
+ * trainers, or a live process recorded as its owner (e.g. the CLI in another terminal).
  */
-export function mayBeTraining(store: Store, runId: number, activeRunIds: ReadonlySet<number>): boolean {
-  if (activeRunIds.has(runId)) return true;
-  const live = store.runs.unfinished().find((r) => r.id === runId);
-  if (!live) return false;
-  if (live.trainerPid === null || (live.trainerHost !== null && live.trainerHost !== hostname())) return true;
-  return isProcessAlive(live.trainerPid);
+export function refuseWhileTraining(store: Store, runId: number, activeRunIds: ReadonlySet<number>, action: string): void {
+  const run = store.runs.processInfo(runId);
+  if (!run) throw new RunAdminError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+  if (activeRunIds.has(runId) || isHeld(run)) throw new RunAdminError('REFUSED', busyMessage(run, action));
+}
+
+/** How many episodes (with their turns) one transaction of a run deletion removes. */
+export const DELETE_CHUNK_EPISODES = 200;
+
+export interface DeleteOptions {
+  chunkEpisodes?: number;
+  /** Pause between transactions, so writers of other processes (trainers) get the lock. */
+  pauseMs?: number;
 }
 
 /** `checkpoints/run-<id>` of a run. */
@@ -80,13 +86,34 @@ export function checkpointFolder(store: Store, checkpoint: CheckpointRecord): st
   return folder;
 }
 
-/** Deletes a run with its metrics, episodes, turns, checkpoints and checkpoint folder. */
-export function deleteRun(store: Store, runId: number, activeRunIds: ReadonlySet<number>): void {
+/**
+ * Deletes a run with its metrics, episodes, turns, checkpoints and checkpoint folder, in many
+ * short transactions with a pause between them: one long transaction on a large run would keep
+ * trainers of other runs waiting past their busy timeout. This process owns the run meanwhile,
+ * so nobody resumes it half deleted; a deletion cut short leaves a smaller run to delete again.
+ */
+export async function deleteRun(
+  store: Store,
+  runId: number,
+  activeRunIds: ReadonlySet<number>,
+  options: DeleteOptions = {},
+): Promise<void> {
   requireRun(store, runId);
-  if (mayBeTraining(store, runId, activeRunIds)) {
-    throw new RunAdminError('REFUSED', `run ${runId} is training; stop it before deleting it`);
+  refuseWhileTraining(store, runId, activeRunIds, 'delete');
+  let lease;
+  try {
+    lease = claimRun(store, runId, 'delete');
+  } catch (error) {
+    if (error instanceof RunBusyError) throw new RunAdminError('REFUSED', error.message);
+    throw error;
   }
-  store.runs.delete(runId);
+  try {
+    while (store.runs.deleteChunk(runId, options.chunkEpisodes ?? DELETE_CHUNK_EPISODES) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 20));
+    }
+  } finally {
+    lease.release();
+  }
   const folder = runCheckpointFolder(store, runId);
   if (existsSync(folder)) rmSync(folder, { recursive: true, force: true });
 }
@@ -102,9 +129,7 @@ export function requireCheckpoint(store: Store, checkpointId: number): Checkpoin
 /** Deletes one checkpoint's folder and row; refused while its run trains (it may be pruning or saving). */
 export function deleteCheckpoint(store: Store, checkpointId: number, activeRunIds: ReadonlySet<number>): void {
   const checkpoint = requireCheckpoint(store, checkpointId);
-  if (mayBeTraining(store, checkpoint.runId, activeRunIds)) {
-    throw new RunAdminError('REFUSED', `run ${checkpoint.runId} is training; stop it before deleting its checkpoints`);
-  }
+  refuseWhileTraining(store, checkpoint.runId, activeRunIds, `delete checkpoint ${checkpointId} of`);
   const folder = checkpointFolder(store, checkpoint);
   store.checkpoints.remove(checkpointId);
   if (existsSync(folder)) rmSync(folder, { recursive: true, force: true });

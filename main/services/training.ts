@@ -13,6 +13,7 @@ import { describeWriteError, StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
 import { prepareRun, type PreparedRun } from './prepare-run';
+import { assertRunFree, claimRun, takeRun } from './run-owner';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -74,6 +75,7 @@ export async function resumeFromCheckpoint(
   const folder = resolve(store.dataDir, checkpoint.path);
   const parent = store.runs.get(checkpoint.runId);
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
+  if (!options.fork) assertRunFree(store, parent.id, 'resume');
   const source = join(folder, 'config.yaml');
   const cfg = parseRunConfig(parseYaml(readCheckpointConfig(folder)), source, options.overrides ?? []);
   // Refuse a damaged or mismatched checkpoint, a config it cannot continue under, a broken env
@@ -95,6 +97,8 @@ export async function resumeFromCheckpoint(
       parentIteration: checkpoint.iteration,
     });
   } else {
+    // Taken before anything is deleted: a run a live process trains is refused, naming it.
+    takeRun(store, parent.id, 'resume');
     const later = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration > checkpoint.iteration);
     store.runs.truncateAfter(parent.id, checkpoint.iteration);
     for (const c of later) rmSync(resolve(store.dataDir, c.path), { recursive: true, force: true });
@@ -148,20 +152,23 @@ async function runTraining(
   resumeFrom: string | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
-  const storeSink = new StoreSink(store, run.id);
+  // This process owns the run until it ends (run-owner.ts); a resume took it already.
+  const lease = claimRun(store, run.id, 'train');
+  const storeSink = new StoreSink(store, run.id, hooks.log);
   const total = cfg.trainer.total_training_steps;
   // A full disk or an unwritable database fails the run with a message naming the file.
-  const write = <T>(fn: () => T): T => {
+  const write = async <T>(fn: () => T | Promise<T>): Promise<T> => {
     try {
-      return fn();
+      return await fn();
     } catch (error) {
       throw describeWriteError(error, store.file);
     }
   };
   const sink: TrainingSink = {
     runStarted: (info) => write(() => storeSink.runStarted(info)),
-    iteration: (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
-      write(() => storeSink.iteration(iteration, metrics, episodes));
+    iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
+      await write(() => storeSink.iteration(iteration, metrics, episodes));
+      lease.beat();
       hooks.onIteration?.(iteration, total, metrics);
     },
     checkpoint: (report) => write(() => storeSink.checkpoint(report)),
@@ -177,7 +184,7 @@ async function runTraining(
     log: hooks.log,
     resolveSpec: prepared.resolveSpec,
     backend: prepared.backend,
-  });
+  }).finally(() => lease.release());
   return { run: store.runs.get(run.id) as RunRecord, result };
 }
 

@@ -19,7 +19,9 @@ export type StoreErrorCode =
   | 'RUN_AMBIGUOUS'
   | 'INVALID_INPUT'
   | 'DB_FULL'
-  | 'DB_UNWRITABLE';
+  | 'DB_UNWRITABLE'
+  /** A live process of its own owns (trains) the run. */
+  | 'RUN_BUSY';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;

@@ -27,9 +27,12 @@ export interface RunRecord {
   error: string | null;
   tags: string[];
   notes: string;
-  /** The process that trains (or last trained) the run, for start-up recovery. */
+  /** The process that owns (trains) the run, for recovery and refusals; null once it ended. */
   trainerPid: number | null;
   trainerHost: string | null;
+  /** When that process took the run, and its last heartbeat (main/services/run-owner.ts). */
+  trainerStartedAt: number | null;
+  trainerHeartbeatAt: number | null;
 }
 
 /** A run as the run list shows it. */

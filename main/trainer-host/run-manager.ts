@@ -1,12 +1,14 @@
 import type { ActiveTrainingDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
 import type { Store } from '../store/db';
+import type { TrainerMessage } from './channel';
 import type { TrainerLauncher, TrainerProcess } from './trainer-process';
 
 /**
  * Starts, stops and watches trainer processes for the app. Each run trains in its own process
  * (the `turnlab` command), so a crash or a kill never takes the app down; when a process dies
  * without finishing its run, the run is marked `interrupted` and can be resumed from its last
- * checkpoint.
+ * checkpoint. The trainer reports its run id and progress, and is asked to stop, over the typed
+ * channel of channel.ts.
  */
 
 interface Active {
@@ -15,11 +17,13 @@ interface Active {
   stopRequested: boolean;
 }
 
+export type ProgressMessage = Extract<TrainerMessage, { type: 'progress' }>;
+
 const UNFINISHED = new Set(['queued', 'running', 'stopping']);
-const RUN_LINE = /^run (\d+) \(/;
 
 export class RunManager {
   private readonly active = new Map<number, Active>();
+  private readonly progressListeners = new Set<(message: ProgressMessage) => void>();
 
   constructor(
     private readonly store: Store,
@@ -52,6 +56,12 @@ export class RunManager {
     entry.child.requestStop();
   }
 
+  /** Hears every trainer's progress (one message per iteration); returns the unsubscribe. */
+  onProgress(listener: (message: ProgressMessage) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
   list(): ActiveTrainingDto[] {
     return [...this.active.entries()].map(([runId, a]) => ({ runId, pid: a.child.pid ?? -1, startedAt: a.startedAt, stopRequested: a.stopRequested }));
   }
@@ -66,6 +76,8 @@ export class RunManager {
     child.stdout?.resume();
     return new Promise((resolve, reject) => {
       let runId: number | null = null;
+      let failure: string | null = null;
+      // Kept for the error of a process that dies without a word on the channel (a crash).
       const tail: string[] = [];
       let buffered = '';
       child.stderr?.on('data', (chunk: Buffer | string) => {
@@ -75,12 +87,17 @@ export class RunManager {
         for (const line of lines) {
           tail.push(line);
           if (tail.length > 20) tail.shift();
-          const match = RUN_LINE.exec(line);
-          if (runId === null && match) {
-            runId = Number(match[1]);
-            this.active.set(runId, { child, startedAt: Date.now(), stopRequested: false });
-            resolve({ runId });
-          }
+        }
+      });
+      child.onMessage((message) => {
+        if (message.type === 'run' && runId === null) {
+          runId = message.runId;
+          this.active.set(runId, { child, startedAt: Date.now(), stopRequested: false });
+          resolve({ runId });
+        } else if (message.type === 'progress') {
+          for (const listener of this.progressListeners) listener(message);
+        } else if (message.type === 'failed') {
+          failure = message.message;
         }
       });
       child.onError((error) => {
@@ -88,8 +105,8 @@ export class RunManager {
       });
       child.onExit((code, signal) => {
         if (runId === null) {
-          const reason = tail.filter((l) => l.trim()).pop() ?? `exit code ${code ?? signal}`;
-          reject(new Error(reason.replace(/^turnlab: /, '')));
+          const reason = failure ?? tail.filter((l) => l.trim()).pop()?.replace(/^turnlab: /, '') ?? `exit code ${code ?? signal}`;
+          reject(new Error(reason));
           return;
         }
         this.active.delete(runId);

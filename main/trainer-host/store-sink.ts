@@ -1,32 +1,47 @@
-import { hostname } from 'node:os';
 import { relative } from 'node:path';
 import type { CheckpointReport, EpisodeReport, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core/train/sink';
+import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
 
 /**
  * Writes a training run into the store as it happens. Each iteration's metrics, episodes and
- * turns go in one transaction, so a process killed mid-run leaves whole iterations only.
+ * turns go in one transaction, so a process killed mid-run leaves whole iterations only. A
+ * database busy past its timeout (another process deleting a large run) does not fail the
+ * run: every write waits and tries again, with backoff, for up to `maxBusyWaitMs`.
  */
 export class StoreSink implements TrainingSink {
   constructor(
     private readonly store: Store,
     private readonly runId: number,
+    private readonly log?: (line: string) => void,
+    private readonly maxBusyWaitMs = 10 * 60_000,
   ) {}
 
-  runStarted(info: RunStartInfo): void {
-    this.store.runs.update(this.runId, {
+  private write<T>(what: string, work: () => T): Promise<T> {
+    return retryWhileBusy(work, {
+      maxWaitMs: this.maxBusyWaitMs,
+      onRetry: (attempt) => {
+        if (attempt === 1) this.log?.(`the database is busy (another process is writing); retrying the ${what}`);
+      },
+    });
+  }
+
+  async runStarted(info: RunStartInfo): Promise<void> {
+    await this.write('run start', () => this.store.runs.update(this.runId, {
       status: 'running',
       startedAt: Date.now(),
       finishedAt: null,
       error: null,
       backend: info.backend,
       device: info.device,
-    });
-    // Lets a later app start tell this live run from one whose process died (main/services/recovery.ts).
-    this.store.runs.setTrainerProcess(this.runId, process.pid, hostname());
+    }));
   }
 
-  iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {
+  async iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): Promise<void> {
+    await this.write(`iteration ${iteration}`, () => this.insertIteration(iteration, metrics, episodes));
+  }
+
+  private insertIteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {
     const wallTime = Date.now();
     this.store.transaction(() => {
       this.store.metrics.insert(
@@ -72,8 +87,8 @@ export class StoreSink implements TrainingSink {
     });
   }
 
-  checkpoint(report: CheckpointReport): void {
-    this.store.checkpoints.insert([
+  async checkpoint(report: CheckpointReport): Promise<void> {
+    await this.write(`checkpoint of iteration ${report.iteration}`, () => this.store.checkpoints.insert([
       {
         runId: this.runId,
         iteration: report.iteration,
@@ -83,17 +98,19 @@ export class StoreSink implements TrainingSink {
         sha256: report.sha256,
         metrics: report.metrics,
       },
-    ]);
+    ]));
   }
 
-  checkpointsRemoved(paths: string[]): void {
+  async checkpointsRemoved(paths: string[]): Promise<void> {
     const gone = new Set(paths.map((p) => relative(this.store.dataDir, p)));
-    for (const checkpoint of this.store.checkpoints.listByRun(this.runId)) {
-      if (gone.has(checkpoint.path)) this.store.checkpoints.remove(checkpoint.id);
-    }
+    await this.write('checkpoint pruning', () => {
+      for (const checkpoint of this.store.checkpoints.listByRun(this.runId)) {
+        if (gone.has(checkpoint.path)) this.store.checkpoints.remove(checkpoint.id);
+      }
+    });
   }
 
-  runEnded(status: RunEndStatus, error?: string): void {
-    this.store.runs.update(this.runId, { status, finishedAt: Date.now(), error: error ?? null });
+  async runEnded(status: RunEndStatus, error?: string): Promise<void> {
+    await this.write('run end', () => this.store.runs.update(this.runId, { status, finishedAt: Date.now(), error: error ?? null }));
   }
 }

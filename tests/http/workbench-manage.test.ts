@@ -119,6 +119,7 @@ describe('deleting', () => {
       expect(store.checkpoints.get(checkpoint.id)).toBeDefined();
     } finally {
       store.runs.update(target, { status: 'failed' });
+      store.runs.releaseOwner(target, process.pid, hostname());
     }
   });
 

@@ -13,13 +13,51 @@ import {
   type RunSummary,
 } from '../types';
 
-/** A not-yet-finished run and the process recorded as training it. */
+/** A run and the process recorded as owning (training) it. */
 export interface RunProcessInfo {
   id: number;
+  name: string;
   status: RunStatus;
   createdAt: number;
   trainerPid: number | null;
   trainerHost: string | null;
+  /** When the owner took the run (epoch ms). */
+  trainerStartedAt: number | null;
+  /** The owner's last sign of life (epoch ms). */
+  heartbeatAt: number | null;
+}
+
+/** Who takes a run: this process, now. */
+export interface RunOwnerClaim {
+  pid: number;
+  host: string;
+  now: number;
+}
+
+const PROCESS_INFO_SQL = `SELECT id, name, status, created_at, trainer_pid, trainer_host, trainer_started_at, trainer_heartbeat_at FROM runs`;
+
+interface ProcessInfoRow {
+  id: number;
+  name: string;
+  status: RunStatus;
+  created_at: number;
+  trainer_pid: number | null;
+  trainer_host: string | null;
+  trainer_started_at: number | null;
+  trainer_heartbeat_at: number | null;
+}
+
+function toProcessInfo(r: ProcessInfoRow): RunProcessInfo {
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    createdAt: r.created_at,
+    trainerPid: r.trainer_pid,
+    trainerHost: r.trainer_host,
+    trainerStartedAt: r.trainer_started_at,
+    heartbeatAt: r.trainer_heartbeat_at,
+  };
 }
 
 /** What changes while runs train, per run (tags as stored JSON text). */
@@ -193,27 +231,83 @@ export class RunsRepository {
     }))();
   }
 
-  /** Records which process (pid on host) trains the run, for start-up recovery. */
-  setTrainerProcess(id: number, pid: number, host: string): void {
-    const info = this.db.prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ? WHERE id = ?').run(pid, host, id);
+  /** Records which process (pid on host) owns the run, taken and last heard of at `now`. */
+  setTrainerProcess(id: number, pid: number, host: string, now = Date.now()): void {
+    const info = this.db
+      .prepare('UPDATE runs SET trainer_pid = ?, trainer_host = ?, trainer_started_at = ?, trainer_heartbeat_at = ? WHERE id = ?')
+      .run(pid, host, now, now, id);
     if (info.changes === 0) throw new StoreError('RUN_NOT_FOUND', `unknown run ${id}`);
   }
 
-  /** Runs still marked queued, running or stopping, with the process recorded as training them. */
+  /** The run's recorded owner, or undefined for an unknown run. */
+  processInfo(id: number): RunProcessInfo | undefined {
+    const row = this.db.prepare(`${PROCESS_INFO_SQL} WHERE id = ?`).get(id) as ProcessInfoRow | undefined;
+    return row ? toProcessInfo(row) : undefined;
+  }
+
+  /**
+   * Takes the run for `claim` in one IMMEDIATE transaction, unless `holder` says the recorded
+   * owner still holds it: then nothing changes and that owner is returned. Null once taken.
+   */
+  claimOwner(id: number, claim: RunOwnerClaim, holder: (current: RunProcessInfo) => boolean): RunProcessInfo | null {
+    return this.db.transaction(() => {
+      const current = this.processInfo(id);
+      if (!current) throw new StoreError('RUN_NOT_FOUND', `unknown run ${id}`);
+      if (holder(current)) return current;
+      this.setTrainerProcess(id, claim.pid, claim.host, claim.now);
+      return null;
+    }).immediate();
+  }
+
+  /** The owner's sign of life; false when the run is no longer its (taken over or deleted). */
+  heartbeat(id: number, pid: number, host: string, now: number): boolean {
+    return (
+      this.db
+        .prepare('UPDATE runs SET trainer_heartbeat_at = ? WHERE id = ? AND trainer_pid = ? AND trainer_host = ?')
+        .run(now, id, pid, host).changes > 0
+    );
+  }
+
+  /** Gives the run up, if `pid` on `host` still owns it. */
+  releaseOwner(id: number, pid: number, host: string): void {
+    this.db
+      .prepare(
+        `UPDATE runs SET trainer_pid = NULL, trainer_host = NULL, trainer_started_at = NULL, trainer_heartbeat_at = NULL
+         WHERE id = ? AND trainer_pid = ? AND trainer_host = ?`,
+      )
+      .run(id, pid, host);
+  }
+
+  /** Runs still marked queued, running or stopping, with the process recorded as owning them. */
   unfinished(): RunProcessInfo[] {
     const rows = this.db
-      .prepare(
-        `SELECT id, status, created_at, trainer_pid, trainer_host FROM runs
-         WHERE status IN ('queued', 'running', 'stopping') ORDER BY id`,
-      )
-      .all() as Array<{ id: number; status: RunStatus; created_at: number; trainer_pid: number | null; trainer_host: string | null }>;
-    return rows.map((r) => ({
-      id: r.id,
-      status: r.status,
-      createdAt: r.created_at,
-      trainerPid: r.trainer_pid,
-      trainerHost: r.trainer_host,
-    }));
+      .prepare(`${PROCESS_INFO_SQL} WHERE status IN ('queued', 'running', 'stopping') ORDER BY id`)
+      .all() as ProcessInfoRow[];
+    return rows.map(toProcessInfo);
+  }
+
+  /**
+   * One short transaction of a chunked delete: up to `maxEpisodes` episodes (their turns go
+   * with them) or `maxEpisodes` * 8 metrics, else the checkpoints and the run row. Returns
+   * how many rows it deleted (0 once the run is gone). A large run deleted in one transaction
+   * holds the write lock for seconds, long enough for a trainer's write to time out.
+   */
+  deleteChunk(id: number, maxEpisodes: number): number {
+    return this.db.transaction(() => {
+      const episodes = this.db
+        .prepare('DELETE FROM episodes WHERE id IN (SELECT id FROM episodes WHERE run_id = ? ORDER BY id LIMIT ?)')
+        .run(id, maxEpisodes).changes;
+      if (episodes > 0) return episodes;
+      const metrics = this.db
+        .prepare(
+          `DELETE FROM metrics WHERE run_id = ? AND (name, iteration) IN
+             (SELECT name, iteration FROM metrics WHERE run_id = ? LIMIT ?)`,
+        )
+        .run(id, id, maxEpisodes * 8).changes;
+      if (metrics > 0) return metrics;
+      const checkpoints = this.db.prepare('DELETE FROM checkpoints WHERE run_id = ?').run(id).changes;
+      return checkpoints + this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes;
+    }).immediate();
   }
 
   /**
