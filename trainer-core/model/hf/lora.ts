@@ -14,6 +14,8 @@ export interface LoraSettings {
   rank: number;
   alpha: number;
   targetModules: LoraModule[];
+  /** rsLoRA scales by alpha / sqrt(r) instead of alpha / r (PEFT's use_rslora). */
+  useRslora?: boolean;
 }
 
 /** Resolves verl's target_modules: a list of module names or "all-linear". */
@@ -30,7 +32,7 @@ export function resolveTargetModules(value: string | readonly string[]): LoraMod
 }
 
 export function loraScale(settings: LoraSettings): number {
-  return settings.alpha / settings.rank;
+  return settings.useRslora ? settings.alpha / Math.sqrt(settings.rank) : settings.alpha / settings.rank;
 }
 
 /** A [in, rank] for one adapted linear layer, drawn from its own seeded stream. */
