@@ -211,6 +211,11 @@ export class HfDecoder {
     return this.run(input, options, true);
   }
 
+  /** x @ w for a base weight: with LoRA the base is frozen, and its gradient is never formed. */
+  private product(x: tf.Tensor, weight: tf.Tensor): tf.Tensor {
+    return this.lora ? frozenMatmul(x, weight) : matmul(x, weight);
+  }
+
   /** @internal The forward pass, with or without the adapters. */
   run(input: ForwardInput, options: ForwardOptions, adapters: boolean): ForwardOutput {
     const c = this.hf;
@@ -228,7 +233,7 @@ export class HfDecoder {
     const w = (name: string) => this.base.get(name)!;
     const lin = (x: tf.Tensor2D, layer: number, module: LoraModule, bias: boolean): tf.Tensor2D => {
       const name = linearName(layer, module);
-      let y = matmul(x, w(`${name}.weight`));
+      let y = this.product(x, w(`${name}.weight`));
       if (bias) y = y.add(w(`${name}.bias`));
       const a = adapters ? this.trainable.get(`${name}.lora_A`) : undefined;
       if (a) y = y.add(matmul(matmul(x, a), this.trainable.get(`${name}.lora_B`)!).mul(loraScale(this.lora!)));
@@ -279,7 +284,7 @@ export class HfDecoder {
     const output: ForwardOutput = {};
     if (wantLogits) {
       const head = c.tieWordEmbeddings ? w('model.embed_tokens.weight') : w('lm_head.weight');
-      output.logits = matmul(final, head).reshape([batch, outTime, c.vocabSize]) as tf.Tensor3D;
+      output.logits = this.product(final, head).reshape([batch, outTime, c.vocabSize]) as tf.Tensor3D;
     }
     if (wantValues) {
       const values = matmul(final, this.trainable.get('value_head.weight')!).add(this.trainable.get('value_head.bias')!);
@@ -382,4 +387,20 @@ function embed(table: tf.Tensor, ids: tf.Tensor): tf.Tensor2D {
     };
   });
   return lookup(table) as tf.Tensor2D;
+}
+
+/**
+ * x @ w with a gradient for x only. A frozen weight is captured, not an input: tfjs would
+ * otherwise form its full gradient (for a tied LM head, a hidden x vocabulary matrix) on every
+ * backward pass only to drop it.
+ */
+function frozenMatmul(x: tf.Tensor, weight: tf.Tensor): tf.Tensor {
+  const product = tf.customGrad((...args) => {
+    const [xs] = args as [tf.Tensor, tf.GradSaveFunc];
+    return {
+      value: tf.matMul(xs as tf.Tensor2D, weight as tf.Tensor2D),
+      gradFunc: (dy: tf.Tensor) => tf.matMul(dy as tf.Tensor2D, weight as tf.Tensor2D, false, true),
+    };
+  });
+  return product(x);
 }
