@@ -45,6 +45,25 @@ function randomRows(rng: Rng, rows: number, length: number, vocab: number): numb
   return Array.from({ length: rows }, () => Array.from({ length }, () => 2 + rng.int(vocab - 2)));
 }
 
+/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step. */
+export async function timeTrainingSteps(
+  model: { variables(): tf.Variable[]; nameGradients(grads: tf.NamedTensorMap): Record<string, tf.Tensor> },
+  optimizer: Adam,
+  loss: () => tf.Scalar,
+  steps: number,
+): Promise<number> {
+  const step = async () => {
+    const { value, grads } = tf.variableGrads(loss, model.variables());
+    optimizer.apply(model.nameGradients(grads));
+    await value.data();
+    tf.dispose([value, ...Object.values(grads)]);
+  };
+  await step();
+  const start = performance.now();
+  for (let i = 0; i < steps; i++) await step();
+  return (performance.now() - start) / 1000;
+}
+
 export default async function benchModel(backend: BackendRequest = 'auto'): Promise<void> {
   const choice = await selectBackend(backend, (line) => console.log(line));
   const model = Transformer.create(STANDARD_MODEL, 1);
@@ -58,7 +77,7 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
   const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, c.vocabSize);
   const sampleOptions = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
   await sampleTokens(model, prompts, { ...sampleOptions, maxNewTokens: 4 });
-  let start = performance.now();
+  const start = performance.now();
   await sampleTokens(model, prompts, sampleOptions);
   const rolloutSeconds = (performance.now() - start) / 1000;
   const generated = ROLLOUT.rows * ROLLOUT.newTokens;
@@ -68,19 +87,11 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
   // Training: PPO-shaped loss (logprobs + values), backward, Adam.
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
   const batch = randomRows(rng, TRAIN.rows, TRAIN.length, c.vocabSize);
-  const step = async () => {
-    const { value, grads } = tf.variableGrads(() => {
-      const scores = scoreTokens(model, batch, { logprobs: true, values: true });
-      return scores.logprobs!.mean().neg().add(scores.values!.square().mean()) as tf.Scalar;
-    }, model.variables());
-    optimizer.apply(model.nameGradients(grads));
-    await value.data();
-    tf.dispose([value, ...Object.values(grads)]);
+  const loss = () => {
+    const scores = scoreTokens(model, batch, { logprobs: true, values: true });
+    return scores.logprobs!.mean().neg().add(scores.values!.square().mean()) as tf.Scalar;
   };
-  await step();
-  start = performance.now();
-  for (let i = 0; i < TRAIN.steps; i++) await step();
-  const trainSeconds = (performance.now() - start) / 1000;
+  const trainSeconds = await timeTrainingSteps(model, optimizer, loss, TRAIN.steps);
   const trainTokens = TRAIN.rows * TRAIN.length * TRAIN.steps;
   const trainFlops = 3 * trainTokens * forwardFlopsPerToken(c, TRAIN.length);
 

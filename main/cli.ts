@@ -9,9 +9,10 @@ import * as serveCommand from './cli/serve';
 import * as trainCommand from './cli/train';
 import * as evalCommand from './cli/eval';
 import * as checkCommand from './cli/check';
+import * as generateCommand from './cli/generate';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

@@ -46,20 +46,29 @@ export function encodeSafetensors(tensors: Record<string, NamedArray>, metadata:
     header[name] = { dtype: data instanceof Int32Array ? 'I32' : 'F32', shape: [...shape], data_offsets: [offset, offset + data.byteLength] };
     offset += data.byteLength;
   }
-  let json = JSON.stringify(header);
-  const unpadded = Buffer.byteLength(json, 'utf8');
-  json += ' '.repeat((8 - ((8 + unpadded) % 8)) % 8);
-  const headerBytes = Buffer.from(json, 'utf8');
-  const out = Buffer.alloc(8 + headerBytes.length + offset);
-  out.writeBigUInt64LE(BigInt(headerBytes.length), 0);
-  headerBytes.copy(out, 8);
-  let at = 8 + headerBytes.length;
+  const { out, dataStart } = allocateSafetensors(header, offset);
+  let at = dataStart;
   for (const name of names) {
     const { data } = tensors[name];
     Buffer.from(data.buffer, data.byteOffset, data.byteLength).copy(out, at);
     at += data.byteLength;
   }
   return out;
+}
+
+/**
+ * A buffer holding the length, the JSON header padded with spaces to a multiple of 8 bytes, and
+ * room for `dataBytes` of tensor data, which the caller writes from `dataStart`.
+ */
+export function allocateSafetensors(header: Record<string, unknown>, dataBytes: number): { out: Buffer; dataStart: number } {
+  let json = JSON.stringify(header);
+  const unpadded = Buffer.byteLength(json, 'utf8');
+  json += ' '.repeat((8 - ((8 + unpadded) % 8)) % 8);
+  const headerBytes = Buffer.from(json, 'utf8');
+  const out = Buffer.alloc(8 + headerBytes.length + dataBytes);
+  out.writeBigUInt64LE(BigInt(headerBytes.length), 0);
+  headerBytes.copy(out, 8);
+  return { out, dataStart: 8 + headerBytes.length };
 }
 
 export function decodeSafetensors(bytes: Uint8Array, source = 'safetensors data'): SafetensorsContent {

