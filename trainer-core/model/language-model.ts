@@ -20,6 +20,10 @@ export interface LanguageModelConfig {
 
 export interface LanguageModel {
   readonly config: LanguageModelConfig;
-  /** Creates intermediate tensors: call inside tf.tidy (or a gradient function). */
+  /**
+   * Creates intermediate tensors: call inside tf.tidy (or a gradient function). Must honour
+   * every ForwardInput field: the sampler decodes with `cache` (grown and returned) after
+   * `frozenCache` (the prompt's keys and values, read in place and not returned).
+   */
   forward(input: ForwardInput, options?: ForwardOptions): ForwardOutput;
 }

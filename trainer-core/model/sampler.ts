@@ -97,7 +97,9 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
   const rows = prompts.map((p) => [...p]);
 
   let logits: tf.Tensor = prefill.logits;
-  let cache: KVCache | undefined = prefill.cache;
+  // The prompt's keys and values stay as they are; only the reply's own cache grows per step.
+  const promptCache: KVCache | undefined = prefill.cache;
+  let replyCache: KVCache | undefined;
   try {
     for (let step = 0; step < maxNew; step++) {
       const data = (await logits.data()) as Float32Array;
@@ -120,7 +122,7 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
         });
       } else {
         const keys = promptWidth + step + 1;
-        const oldCache = cache!;
+        const oldCache = replyCache;
         const next = tf.tidy(() => {
           const keyValid = new Uint8Array(batch * keys);
           for (let b = 0; b < batch; b++) keyValid.set(valid.subarray(b * width, b * width + keys), b * keys);
@@ -132,21 +134,23 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
               positions: tf.tensor2d(positions, [batch, 1], 'int32'),
               bias: tf.tensor4d(attentionBias(keyValid, batch, keys, 1), [batch, 1, 1, keys]),
               cache: oldCache,
+              frozenCache: promptCache,
             },
             { logits: true, values: false, returnCache: true },
           );
           return [out.logits!, ...flattenCache(out.cache!)];
         });
         logits = next[0];
-        cache = unflattenCache(next.slice(1));
-        disposeCache(oldCache);
+        replyCache = unflattenCache(next.slice(1));
+        if (oldCache) disposeCache(oldCache);
       }
       previous.dispose();
     }
-    if (reuse && cache) storeRows(reuse, options.rowKeys!, prompts, tokens, starts, cache);
+    if (reuse && promptCache) storeRows(reuse, options.rowKeys!, prompts, tokens, starts, promptCache, replyCache);
   } finally {
     logits.dispose();
-    if (cache) disposeCache(cache);
+    if (promptCache) disposeCache(promptCache);
+    if (replyCache) disposeCache(replyCache);
   }
   return { tokens, logprobs, stopped };
 }
@@ -255,18 +259,30 @@ function stackPrefixes(rows: Array<{ entry: { cache: KVCache } | null; length: n
  * Stores each row's prompt and reply, except the reply's last token, which was never fed: the
  * next turn's prompt starts with them, so only the tokens after them get encoded.
  */
-function storeRows(store: PrefixCache, keys: readonly number[], prompts: readonly (readonly number[])[], tokens: number[][], starts: number[], cache: KVCache): void {
-  const columns = cache[0].k.shape[2];
+function storeRows(
+  store: PrefixCache,
+  keys: readonly number[],
+  prompts: readonly (readonly number[])[],
+  tokens: number[][],
+  starts: number[],
+  promptCache: KVCache,
+  replyCache: KVCache | undefined,
+): void {
+  const promptColumns = promptCache[0].k.shape[2];
+  const replyColumns = replyCache?.[0].k.shape[2] ?? 0;
   prompts.forEach((prompt, b) => {
-    const length = Math.min(prompt.length + Math.max(0, tokens[b].length - 1), columns - starts[b]);
-    const ids = [...prompt, ...tokens[b]].slice(0, length);
-    const rowCache = cache.map((layer) => {
-      const [, heads, , size] = layer.k.shape;
-      return {
-        k: layer.k.slice([b, 0, starts[b], 0], [1, heads, length, size]),
-        v: layer.v.slice([b, 0, starts[b], 0], [1, heads, length, size]),
-      };
-    });
+    const replied = Math.min(Math.max(0, tokens[b].length - 1), replyColumns);
+    const ids = [...prompt, ...tokens[b].slice(0, replied)];
+    const rowCache = tf.tidy(() =>
+      promptCache.map((layer, i) => {
+        const [, heads, , size] = layer.k.shape;
+        const row = (full: tf.Tensor4D, reply: tf.Tensor4D | undefined) => {
+          const fromPrompt = full.slice([b, 0, starts[b], 0], [1, heads, promptColumns - starts[b], size]);
+          return replied > 0 ? tf.concat([fromPrompt, reply!.slice([b, 0, 0, 0], [1, heads, replied, size])], 2) : fromPrompt;
+        };
+        return { k: row(layer.k, replyCache?.[i].k), v: row(layer.v, replyCache?.[i].v) };
+      }),
+    );
     store.store(keys[b], { ids, cache: rowCache });
   });
 }
