@@ -8,7 +8,11 @@
  * and reports rollout and update seconds, tensor count, RSS and peak RSS after each iteration.
  * Ratios are baseline time / new time over the iterations both finished.
  *
- * Run alone: npx tsx bench/iteration.ts [config names, default frozenlake sokoban]
+ * CPU seconds per iteration are printed beside wall seconds and give the ratios: on a machine
+ * other people's jobs keep busy, wall time measures their load as much as this code.
+ *
+ * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake sokoban]
+ * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -25,6 +29,8 @@ const QUIET = ['trainer.test_freq=0', 'trainer.val_before_train=false', 'trainer
 
 interface IterationLine {
   iteration: number;
+  /** CPU seconds of the whole iteration (rollout, update and the trainer's bookkeeping). */
+  cpu: number;
   rollout: number;
   update: number;
   tensors: number;
@@ -78,23 +84,35 @@ const seconds = (x: number) => `${x.toFixed(1).padStart(6)} s`;
 function report(name: string, outcome: Outcome): void {
   for (const l of outcome.lines) {
     console.log(
-      `  ${name.padEnd(22)} iteration ${l.iteration}: rollout ${seconds(l.rollout)}, update ${seconds(l.update)}, total ${seconds(l.rollout + l.update)}; ${l.tensors} tensors, RSS ${l.rssMb.toFixed(0)} MB (peak ${l.peakRssMb.toFixed(0)} MB)`,
+      `  ${name.padEnd(22)} iteration ${l.iteration}: CPU ${seconds(l.cpu)}; wall: rollout ${seconds(l.rollout)}, update ${seconds(l.update)}; ${l.tensors} tensors, RSS ${l.rssMb.toFixed(0)} MB (peak ${l.peakRssMb.toFixed(0)} MB)`,
     );
   }
   if (outcome.error) console.log(`  ${name.padEnd(22)} failed after ${outcome.lines.length} iteration(s): ${outcome.error}`);
 }
 
-/** Baseline time over new time, on the iterations both finished. */
+/** Baseline time over new time, on the iterations both finished: CPU, then wall per phase. */
 function ratio(base: Outcome, next: Outcome): string {
   const n = Math.min(base.lines.length, next.lines.length);
   if (n === 0) return 'n/a';
-  const total = (o: Outcome, key: 'rollout' | 'update' | 'both') =>
+  const total = (o: Outcome, key: 'cpu' | 'rollout' | 'update' | 'both') =>
     o.lines.slice(0, n).reduce((sum, l) => sum + (key === 'both' ? l.rollout + l.update : l[key]), 0);
-  const r = (key: 'rollout' | 'update' | 'both') => (total(base, key) / total(next, key)).toFixed(2);
-  return `${r('both')}x (rollout ${r('rollout')}x, update ${r('update')}x; ${n} iteration${n > 1 ? 's' : ''})`;
+  const r = (key: 'cpu' | 'rollout' | 'update' | 'both') => (total(base, key) / total(next, key)).toFixed(2);
+  return `${r('cpu')}x in CPU time (wall: ${r('both')}x, rollout ${r('rollout')}x, update ${r('update')}x; ${n} iteration${n > 1 ? 's' : ''})`;
 }
 
-export default async function benchIteration(names: string[] = ['frozenlake', 'sokoban']): Promise<void> {
+export default async function benchIteration(args: string[] = []): Promise<void> {
+  const starts = new Map<string, string>();
+  const names: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--start') {
+      const [name, dir] = (args[++i] ?? '').split('=');
+      if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake=/tmp/run/iter-1');
+      starts.set(name, dir);
+    } else {
+      names.push(args[i]);
+    }
+  }
+  if (names.length === 0) names.push('frozenlake', 'sokoban');
   const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
   console.log(`${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${ITERATIONS} iterations per variant after one warm-started iteration`);
   try {
@@ -103,10 +121,14 @@ export default async function benchIteration(names: string[] = ['frozenlake', 's
       const config = join(ROOT, 'configs', `${name}.yaml`);
       if (!existsSync(config)) throw new Error(`bench iteration: no configs/${name}.yaml`);
       console.log(`\n${name}.yaml`);
-      const prep = join(work, `${name}-start`);
-      const start = runChild(ROOT, config, ['trainer.total_training_steps=1', ...QUIET], prep);
-      if (start.error) throw new Error(`bench iteration: the starting iteration of ${name} failed: ${start.error}`);
-      const from = [`model.path=${join(prep, 'iter-1')}`, 'warm_start.mode=none', `trainer.total_training_steps=${ITERATIONS}`, ...QUIET];
+      let startDir = starts.get(name);
+      if (!startDir) {
+        const prep = join(work, `${name}-start`);
+        const start = runChild(ROOT, config, ['trainer.total_training_steps=1', ...QUIET], prep);
+        if (start.error) throw new Error(`bench iteration: the starting iteration of ${name} failed: ${start.error}`);
+        startDir = join(prep, 'iter-1');
+      }
+      const from = [`model.path=${startDir}`, 'warm_start.mode=none', `trainer.total_training_steps=${ITERATIONS}`, ...QUIET];
       const variants: Variant[] = [
         ...(baseRoot ? [{ name: `baseline ${BASELINE.slice(0, 7)}`, root: baseRoot, overrides: from }] : []),
         { name: 'prefix reuse off', root: ROOT, overrides: [...from, 'actor_rollout_ref.rollout.prefix_reuse=false'] },
@@ -127,4 +149,4 @@ export default async function benchIteration(names: string[] = ['frozenlake', 's
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchIteration(process.argv.slice(2).length > 0 ? process.argv.slice(2) : undefined);
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchIteration(process.argv.slice(2));

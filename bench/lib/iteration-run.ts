@@ -10,7 +10,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
-import type { EpisodeReport } from '../../trainer-core/train/sink';
+import type { EpisodeReport, RunStartInfo } from '../../trainer-core/train/sink';
 
 interface Args {
   root: string;
@@ -43,9 +43,20 @@ const { train } = (await load('trainer-core/train/trainer.ts')) as typeof import
 const { MemorySink } = (await load('trainer-core/train/sink.ts')) as typeof import('../../trainer-core/train/sink');
 
 class TimingSink extends MemorySink {
+  /** CPU seconds (user + system) are robust to a busy machine where wall seconds are not. */
+  private cpuMark = process.cpuUsage();
+
+  override runStarted(info: RunStartInfo): void {
+    super.runStarted(info);
+    this.cpuMark = process.cpuUsage();
+  }
+
   override iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {
     super.iteration(iteration, metrics, episodes);
+    const cpu = process.cpuUsage(this.cpuMark);
+    this.cpuMark = process.cpuUsage();
     const line = {
+      cpu: (cpu.user + cpu.system) / 1e6,
       iteration,
       rollout: metrics['timing_s/rollout'],
       update: metrics['timing_s/update'],
