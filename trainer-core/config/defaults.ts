@@ -71,6 +71,7 @@ actor_rollout_ref:
     top_k: -1                    # -1 (or 0) samples from the whole vocabulary
     response_length: 400         # most tokens generated per turn
     stop: []                     # strings that also end a reply, kept in it (vLLM's stop), e.g. ["</answer>"]
+    prefix_reuse: true           # keep each episode's keys/values across turns; false re-encodes (same tokens, slower)
     val_kwargs:                  # sampling during validation
       temperature: 0.5
       top_p: 1.0

@@ -93,6 +93,7 @@ const rolloutSchema = z.strictObject({
   ...samplingSchema,
   response_length: positiveInt,
   stop: z.array(z.string().min(1, { error: 'a stop string cannot be empty' })),
+  prefix_reuse: z.boolean(),
   val_kwargs: z.strictObject({ ...samplingSchema, do_sample: z.boolean() }),
 });
 

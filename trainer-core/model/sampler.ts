@@ -11,8 +11,9 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../rng';
 import { endsWithIds } from '../token-ids';
-import type { KVCache, Transformer } from './transformer';
+import type { KVCache, LanguageModel } from './language-model';
 import { attentionBias, forwardInputs, packRows } from './batch';
+import { type PrefixCache } from './prefix-cache';
 
 export interface SampleOptions {
   /** Cap on generated tokens per row; also capped by the room left in the context. */
@@ -35,6 +36,13 @@ export interface SampleOptions {
   rng: Rng;
   /** false recomputes the whole prefix each step (slow; for checking the cache). Default true. */
   useCache?: boolean;
+  /**
+   * Keys and values kept across calls (the turns of a rollout): each prompt encodes only what
+   * follows its longest stored prefix, and each row's prompt and reply are stored under its key.
+   */
+  prefixCache?: PrefixCache;
+  /** One key per prompt (the episode's env id); required with prefixCache. */
+  rowKeys?: readonly number[];
 }
 
 export interface SampleResult {
@@ -53,7 +61,7 @@ interface Decoding {
   topK: number;
 }
 
-export async function sampleTokens(model: Transformer, prompts: readonly (readonly number[])[], options: SampleOptions): Promise<SampleResult> {
+export async function sampleTokens(model: LanguageModel, prompts: readonly (readonly number[])[], options: SampleOptions): Promise<SampleResult> {
   if (!model.config.lmHead) throw new Error('Sampling needs a model with an LM head');
   if (prompts.length === 0) return { tokens: [], logprobs: [], stopped: [] };
   if (prompts.some((p) => p.length === 0)) throw new Error('Every prompt needs at least one token');
@@ -76,23 +84,22 @@ export async function sampleTokens(model: Transformer, prompts: readonly (readon
   const logprobs: number[][] = prompts.map(() => []);
   const stopped = prompts.map(() => false);
 
-  const packed = packRows(prompts, 'left', padId);
+  const reuse = options.prefixCache && options.useCache !== false ? options.prefixCache : null;
+  if (reuse && options.rowKeys?.length !== batch) throw new Error(`prefixCache needs one row key per prompt, got ${options.rowKeys?.length ?? 0} for ${batch}`);
+  const prefill = reuse ? prefillWithPrefixes(model, prompts, reuse, options.rowKeys!, padId) : prefillAll(model, prompts, padId, options.useCache !== false);
+  const { starts } = prefill;
   const width = promptWidth + maxNew;
   // Validity of every column the run can reach; generated columns are real for every row.
   const valid = new Uint8Array(batch * width);
   for (let b = 0; b < batch; b++) {
-    for (let t = 0; t < width; t++) valid[b * width + t] = t < promptWidth ? packed.valid[b * promptWidth + t] : 1;
+    for (let t = starts[b]; t < width; t++) valid[b * width + t] = 1;
   }
   const rows = prompts.map((p) => [...p]);
 
-  // tidy() keeps only what it returns, so the cache leaves each scope inside the result.
-  const prefill = tf.tidy(() => {
-    const input = forwardInputs(packed);
-    const out = model.forward(input, { logits: true, values: false, lastPositionOnly: true, returnCache: options.useCache !== false });
-    return [out.logits!, ...flattenCache(out.cache ?? [])];
-  });
-  let logits: tf.Tensor = prefill[0];
-  let cache: KVCache | undefined = unflattenCache(prefill.slice(1));
+  let logits: tf.Tensor = prefill.logits;
+  // The prompt's keys and values stay as they are; only the reply's own cache grows per step.
+  const promptCache: KVCache | undefined = prefill.cache;
+  let replyCache: KVCache | undefined;
   try {
     for (let step = 0; step < maxNew; step++) {
       const data = (await logits.data()) as Float32Array;
@@ -115,34 +122,169 @@ export async function sampleTokens(model: Transformer, prompts: readonly (readon
         });
       } else {
         const keys = promptWidth + step + 1;
-        const oldCache = cache!;
+        const oldCache = replyCache;
         const next = tf.tidy(() => {
           const keyValid = new Uint8Array(batch * keys);
           for (let b = 0; b < batch; b++) keyValid.set(valid.subarray(b * width, b * width + keys), b * keys);
           const positions = new Int32Array(batch);
-          for (let b = 0; b < batch; b++) positions[b] = keys - 1 - packed.starts[b];
+          for (let b = 0; b < batch; b++) positions[b] = keys - 1 - starts[b];
           const out = model.forward(
             {
               tokens: tf.tensor2d(fed, [batch, 1], 'int32'),
               positions: tf.tensor2d(positions, [batch, 1], 'int32'),
               bias: tf.tensor4d(attentionBias(keyValid, batch, keys, 1), [batch, 1, 1, keys]),
               cache: oldCache,
+              frozenCache: promptCache,
             },
             { logits: true, values: false, returnCache: true },
           );
           return [out.logits!, ...flattenCache(out.cache!)];
         });
         logits = next[0];
-        cache = unflattenCache(next.slice(1));
-        disposeCache(oldCache);
+        replyCache = unflattenCache(next.slice(1));
+        if (oldCache) disposeCache(oldCache);
       }
       previous.dispose();
     }
+    if (reuse && promptCache) storeRows(reuse, options.rowKeys!, prompts, tokens, starts, promptCache, replyCache);
   } finally {
     logits.dispose();
-    if (cache) disposeCache(cache);
+    if (promptCache) disposeCache(promptCache);
+    if (replyCache) disposeCache(replyCache);
   }
   return { tokens, logprobs, stopped };
+}
+
+interface Prefill {
+  /** [batch, 1, vocab] logits at each prompt's last token. */
+  logits: tf.Tensor;
+  /** Keys and values of every prompt column (absent without the cache). */
+  cache?: KVCache;
+  /** Column of each row's first token: prompts are left-aligned to end in the same column. */
+  starts: number[];
+}
+
+/** Encodes every prompt from scratch. */
+function prefillAll(model: LanguageModel, prompts: readonly (readonly number[])[], padId: number, returnCache: boolean): Prefill {
+  const packed = packRows(prompts, 'left', padId);
+  // tidy() keeps only what it returns, so the cache leaves each scope inside the result.
+  const out = tf.tidy(() => {
+    const result = model.forward(forwardInputs(packed), { logits: true, values: false, lastPositionOnly: true, returnCache });
+    return [result.logits!, ...flattenCache(result.cache ?? [])];
+  });
+  return { logits: out[0], cache: returnCache ? unflattenCache(out.slice(1)) : undefined, starts: packed.starts };
+}
+
+/**
+ * Encodes only what follows each prompt's stored prefix. Prompts stay left-padded to end in the
+ * same column W; the last F columns (F = the most new tokens any row has) are fed, and the
+ * columns before them come from stored keys and values. A row whose stored prefix reaches into
+ * those F columns simply has those tokens encoded again, which is exact; so is a pad column,
+ * whose keys are zero and masked.
+ */
+function prefillWithPrefixes(model: LanguageModel, prompts: readonly (readonly number[])[], store: PrefixCache, keys: readonly number[], padId: number): Prefill {
+  const shared = store.sharedPrefixToEncode(keys, prompts);
+  if (shared) store.setShared({ ids: shared, cache: encodePrefix(model, shared) });
+  const batch = prompts.length;
+  const width = Math.max(...prompts.map((p) => p.length));
+  // At least the last token of every prompt is fed: its logits start the reply.
+  const matches = prompts.map((prompt, b) => {
+    const match = store.match(keys[b], prompt);
+    return match ? { entry: match.entry, length: Math.min(match.length, prompt.length - 1) } : null;
+  });
+  const fresh = Math.max(...prompts.map((prompt, b) => prompt.length - (matches[b]?.length ?? 0)));
+  const past = width - fresh;
+  if (past === 0) return prefillAll(model, prompts, padId, true);
+  const starts = prompts.map((p) => width - p.length);
+  const ids = new Int32Array(batch * fresh).fill(padId);
+  const positions = new Int32Array(batch * fresh);
+  const valid = new Uint8Array(batch * width);
+  prompts.forEach((prompt, b) => {
+    for (let t = starts[b]; t < width; t++) valid[b * width + t] = 1;
+    for (let q = 0; q < fresh; q++) {
+      const position = past + q - starts[b];
+      if (position < 0) continue;
+      ids[b * fresh + q] = prompt[position];
+      positions[b * fresh + q] = position;
+    }
+  });
+  const out = tf.tidy(() => {
+    const pastCache = stackPrefixes(prompts.map((prompt, b) => ({ entry: matches[b]?.entry ?? null, length: prompt.length - fresh })), past);
+    const result = model.forward(
+      {
+        tokens: tf.tensor2d(ids, [batch, fresh], 'int32'),
+        positions: tf.tensor2d(positions, [batch, fresh], 'int32'),
+        bias: tf.tensor4d(attentionBias(valid, batch, width, fresh), [batch, 1, fresh, width]),
+        cache: pastCache,
+      },
+      { logits: true, values: false, lastPositionOnly: true, returnCache: true },
+    );
+    return [result.logits!, ...flattenCache(result.cache!)];
+  });
+  return { logits: out[0], cache: unflattenCache(out.slice(1)), starts };
+}
+
+/** Keys and values of `ids` as a batch of one (the prefix every prompt shares). */
+function encodePrefix(model: LanguageModel, ids: readonly number[]): KVCache {
+  const out = tf.tidy(() => {
+    const result = model.forward(forwardInputs(packRows([ids], 'left')), { logits: false, values: false, lastPositionOnly: true, returnCache: true });
+    return flattenCache(result.cache!);
+  });
+  return unflattenCache(out);
+}
+
+/**
+ * A [batch, heads, past, width] cache per layer: row b holds the first `length` stored columns
+ * of its entry, right-aligned, after zero columns (masked by the caller's bias).
+ */
+function stackPrefixes(rows: Array<{ entry: { cache: KVCache } | null; length: number }>, past: number): KVCache {
+  const template = rows.find((r) => r.entry && r.length > 0)!.entry!.cache;
+  return template.map((layer, i) => {
+    const stack = (pick: (l: KVCache[number]) => tf.Tensor4D, like: tf.Tensor4D) => {
+      const [, heads, , size] = like.shape;
+      const parts = rows.map(({ entry, length }) => {
+        const used = Math.max(0, length);
+        const pieces: tf.Tensor4D[] = [];
+        if (used < past) pieces.push(tf.zeros([1, heads, past - used, size]));
+        if (used > 0) pieces.push(pick(entry!.cache[i]).slice([0, 0, 0, 0], [1, heads, used, size]));
+        return pieces.length === 1 ? pieces[0] : tf.concat(pieces, 2);
+      });
+      return tf.concat(parts, 0) as tf.Tensor4D;
+    };
+    return { k: stack((l) => l.k, layer.k), v: stack((l) => l.v, layer.v) };
+  });
+}
+
+/**
+ * Stores each row's prompt and reply, except the reply's last token, which was never fed: the
+ * next turn's prompt starts with them, so only the tokens after them get encoded.
+ */
+function storeRows(
+  store: PrefixCache,
+  keys: readonly number[],
+  prompts: readonly (readonly number[])[],
+  tokens: number[][],
+  starts: number[],
+  promptCache: KVCache,
+  replyCache: KVCache | undefined,
+): void {
+  const promptColumns = promptCache[0].k.shape[2];
+  const replyColumns = replyCache?.[0].k.shape[2] ?? 0;
+  prompts.forEach((prompt, b) => {
+    const replied = Math.min(Math.max(0, tokens[b].length - 1), replyColumns);
+    const ids = [...prompt, ...tokens[b].slice(0, replied)];
+    const rowCache = tf.tidy(() =>
+      promptCache.map((layer, i) => {
+        const [, heads, , size] = layer.k.shape;
+        const row = (full: tf.Tensor4D, reply: tf.Tensor4D | undefined) => {
+          const fromPrompt = full.slice([b, 0, starts[b], 0], [1, heads, promptColumns - starts[b], size]);
+          return replied > 0 ? tf.concat([fromPrompt, reply!.slice([b, 0, 0, 0], [1, heads, replied, size])], 2) : fromPrompt;
+        };
+        return { k: row(layer.k, replyCache?.[i].k), v: row(layer.v, replyCache?.[i].v) };
+      }),
+    );
+    store.store(keys[b], { ids, cache: rowCache });
+  });
 }
 
 function flattenCache(cache: KVCache): tf.Tensor[] {

@@ -9,8 +9,9 @@
  * the sampler records (verl computes old_log_prob the same way, without top-k/top-p).
  */
 import * as tf from '@tensorflow/tfjs';
-import { oneHotFloat, type Transformer } from './transformer';
-import { forwardInputs, packRows } from './batch';
+import { oneHotFloat, type ForwardOutput } from './transformer';
+import type { LanguageModel } from './language-model';
+import { attentionBias, forwardInputs, packRows, type PackedRows } from './batch';
 
 export interface ScoreOptions {
   /** Temperature of the scored distribution; default 1. */
@@ -24,7 +25,16 @@ export interface ScoreOptions {
    * scored exactly as it would be alone. Without it each row is one document.
    */
   documents?: readonly (readonly number[])[];
+  /**
+   * Encode the prefix every row shares (system prompt, instructions) once and broadcast its keys
+   * and values; default true. Exact: a causal prefix's states do not depend on what follows, and
+   * the broadcast's gradient sums the rows' contributions as separate copies would.
+   */
+  sharePrefix?: boolean;
 }
+
+/** A shared prefix shorter than this costs more in extra ops than it saves. */
+const MIN_SHARED_PREFIX = 16;
 
 export interface TokenScores {
   /** [batch, time] */
@@ -37,7 +47,7 @@ export interface TokenScores {
  * Scores ragged rows (right-padded internally). Differentiable: call it inside a loss function
  * for tf.variableGrads, or inside tf.tidy and keep what you need.
  */
-export function scoreTokens(model: Transformer, rows: readonly (readonly number[])[], options: ScoreOptions = {}): TokenScores {
+export function scoreTokens(model: LanguageModel, rows: readonly (readonly number[])[], options: ScoreOptions = {}): TokenScores {
   const spans = options.documents ? documentSpans(rows, options.documents) : null;
   if (!spans || spans.every((row) => row.length <= 1)) return scoreRows(model, rows, options);
   // Each document becomes a row of its own: attention then costs the square of a document's
@@ -83,7 +93,7 @@ function documentSpans(rows: readonly (readonly number[])[], documents: readonly
   });
 }
 
-function scoreRows(model: Transformer, rows: readonly (readonly number[])[], options: ScoreOptions): TokenScores {
+function scoreRows(model: LanguageModel, rows: readonly (readonly number[])[], options: ScoreOptions): TokenScores {
   const temperature = options.temperature ?? 1;
   if (!(temperature > 0)) throw new Error(`Scoring temperature must be > 0, got ${temperature}`);
   const wantLogprobs = options.logprobs ?? model.config.lmHead;
@@ -91,9 +101,10 @@ function scoreRows(model: Transformer, rows: readonly (readonly number[])[], opt
   const wantValues = options.values ?? false;
   const packed = packRows(rows, 'right', 0);
   const { batch, time } = packed;
-  const input = forwardInputs(packed);
-  const out = model.forward(input, { logits: wantLogprobs || wantEntropy, values: wantValues });
-  tf.dispose([input.tokens, input.positions, input.bias]);
+  const shared = options.sharePrefix === false ? 0 : sharedPrefixLength(rows);
+  const out = shared > 0
+    ? forwardSharingPrefix(model, packed, shared, wantLogprobs || wantEntropy, wantValues)
+    : forwardAll(model, packed, wantLogprobs || wantEntropy, wantValues);
   const scores: TokenScores = {};
   // Zero for column 0 and for columns past each row's end.
   const keep = tf.tensor2d(shiftedValidity(packed.valid, batch, time), [batch, time]);
@@ -112,6 +123,57 @@ function scoreRows(model: Transformer, rows: readonly (readonly number[])[], opt
   }
   if (out.values) scores.values = shiftRight(out.values);
   return scores;
+}
+
+function forwardAll(model: LanguageModel, packed: PackedRows, logits: boolean, values: boolean): ForwardOutput {
+  const input = forwardInputs(packed);
+  const out = model.forward(input, { logits, values });
+  tf.dispose([input.tokens, input.positions, input.bias]);
+  return out;
+}
+
+/** Longest prefix all rows share, leaving every row at least one token of its own; 0 when not worth it. */
+function sharedPrefixLength(rows: readonly (readonly number[])[]): number {
+  if (rows.length < 2) return 0;
+  let length = Math.min(...rows.map((row) => row.length)) - 1;
+  for (const row of rows) {
+    let i = 0;
+    while (i < length && row[i] === rows[0][i]) i++;
+    length = i;
+  }
+  return length >= MIN_SHARED_PREFIX ? length : 0;
+}
+
+/**
+ * The same outputs as forwardAll for right-padded rows whose first `shared` tokens agree: the
+ * prefix runs once as a batch of one, its keys and values are tiled to the batch for the rest
+ * of the rows, and its outputs are tiled in front of theirs.
+ */
+function forwardSharingPrefix(model: LanguageModel, packed: PackedRows, shared: number, logits: boolean, values: boolean): ForwardOutput {
+  const { batch, time } = packed;
+  const rest = time - shared;
+  const head = model.forward(forwardInputs(packRows([Array.from(packed.ids.subarray(0, shared))], 'right')), { logits, values, returnCache: true });
+  const ids = new Int32Array(batch * rest);
+  const positions = new Int32Array(batch * rest);
+  for (let b = 0; b < batch; b++) {
+    for (let t = 0; t < rest; t++) {
+      ids[b * rest + t] = packed.ids[b * time + shared + t];
+      positions[b * rest + t] = packed.positions[b * time + shared + t];
+    }
+  }
+  const tail = model.forward(
+    {
+      tokens: tf.tensor2d(ids, [batch, rest], 'int32'),
+      positions: tf.tensor2d(positions, [batch, rest], 'int32'),
+      bias: tf.tensor4d(attentionBias(packed.valid, batch, time, rest), [batch, 1, rest, time]),
+      cache: head.cache!.map((layer) => ({ k: layer.k.tile([batch, 1, 1, 1]) as tf.Tensor4D, v: layer.v.tile([batch, 1, 1, 1]) as tf.Tensor4D })),
+    },
+    { logits, values },
+  );
+  const out: ForwardOutput = {};
+  if (head.logits && tail.logits) out.logits = tf.concat([head.logits.tile([batch, 1, 1]), tail.logits], 1) as tf.Tensor3D;
+  if (head.values && tail.values) out.values = tf.concat([head.values.tile([batch, 1]), tail.values], 1) as tf.Tensor2D;
+  return out;
 }
 
 function shiftedValidity(valid: Uint8Array, batch: number, time: number): Float32Array {

@@ -60,8 +60,16 @@ export interface ForwardInput {
   positions: tf.Tensor2D;
   /** Additive attention bias [batch, 1, time, past + time]: 0 where allowed, a large negative elsewhere. */
   bias: tf.Tensor4D;
-  /** Keys/values of earlier positions (incremental decoding). */
+  /** Keys/values of earlier positions (incremental decoding); the returned cache extends it. */
   cache?: KVCache;
+  /**
+   * Keys/values of positions before `cache` that are read but never copied: the returned cache
+   * holds only `cache` and the new positions. A sampler passes the prompt's keys here and grows
+   * only the reply's own cache, token by token, instead of copying the whole prompt's keys and
+   * values at every step (on wasm that copy was most of a decoding step). Inference only: its
+   * attention uses plain matmuls, whose gradients are slow on wasm.
+   */
+  frozenCache?: KVCache;
 }
 
 export interface ForwardOptions {
@@ -288,7 +296,8 @@ export class Transformer {
     if (wantLogits && !c.lmHead) throw new Error('This model has no LM head (it is a critic)');
     if (wantValues && !c.valueHead) throw new Error('This model has no value head');
     const [batch, time] = input.tokens.shape;
-    const past = input.cache?.[0]?.k.shape[2] ?? 0;
+    const frozenWidth = input.frozenCache?.[0]?.k.shape[2] ?? 0;
+    const past = (input.cache?.[0]?.k.shape[2] ?? 0) + frozenWidth;
     if (past + time > c.contextLength) {
       throw new Error(`Sequence of ${past + time} tokens exceeds the model's context length ${c.contextLength}`);
     }
@@ -317,11 +326,11 @@ export class Transformer {
         v = tf.concat([cached.v, v], 2);
       }
       if (options.returnCache) newCache.push({ k, v });
-      const keys = k.shape[2];
       const q = (rope ? rotate(split[0], rope) : split[0]).reshape([batch * heads, time, headDim]).mul(scale) as tf.Tensor3D;
-      const scores = matmul(q, swapLast(k.reshape([batch * heads, keys, headDim])));
-      const weights = tf.softmax(scores.reshape([batch, heads, time, keys]).add(input.bias));
-      const attended = matmul(weights.reshape([batch * heads, time, keys]), v.reshape([batch * heads, keys, headDim]));
+      const frozen = input.frozenCache?.[i];
+      const attended = frozen
+        ? attendWithFrozen(q, frozen, k, v, input.bias)
+        : attend(q, k, v, input.bias);
       const merged = attended.reshape([batch, heads, time, headDim]).transpose([0, 2, 1, 3]).reshape([batch * time, d]);
       x = x.add(linear(merged, p(`${l}attn.out.weight`), p(`${l}attn.out.bias`)));
       const h2 = layerNorm(x, p(`${l}ln2.gain`), p(`${l}ln2.bias`), c.layerNormEps);
@@ -348,6 +357,34 @@ export class Transformer {
     if (options.returnCache) output.cache = newCache;
     return output;
   }
+}
+
+/** Softmax attention of q [batch*heads, time, dim] over k, v [batch, heads, keys, dim]. */
+function attend(q: tf.Tensor3D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor {
+  const [batch, heads, keys, headDim] = k.shape;
+  const time = q.shape[1];
+  const scores = matmul(q, swapLast(k.reshape([batch * heads, keys, headDim])));
+  const weights = tf.softmax(scores.reshape([batch, heads, time, keys]).add(bias));
+  return matmul(weights.reshape([batch * heads, time, keys]), v.reshape([batch * heads, keys, headDim]));
+}
+
+/**
+ * The same attention over frozen keys followed by k, v, without concatenating them: scores of
+ * both blocks side by side (small), one softmax, and the two weighted sums added. transposeB
+ * reads the keys in place, where an explicit transpose would copy them every step.
+ */
+function attendWithFrozen(q: tf.Tensor3D, frozen: LayerCache, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor {
+  const [batch, heads, recent, headDim] = k.shape;
+  const before = frozen.k.shape[2];
+  const time = q.shape[1];
+  const rows = batch * heads;
+  const frozenK = frozen.k.reshape([rows, before, headDim]) as tf.Tensor3D;
+  const frozenV = frozen.v.reshape([rows, before, headDim]) as tf.Tensor3D;
+  const scores = tf.concat([tf.matMul(q, frozenK, false, true), tf.matMul(q, k.reshape([rows, recent, headDim]) as tf.Tensor3D, false, true)], 2);
+  const weights = tf.softmax(scores.reshape([batch, heads, time, before + recent]).add(bias)).reshape([rows, time, before + recent]);
+  const fromFrozen = tf.matMul(weights.slice([0, 0, 0], [rows, time, before]) as tf.Tensor3D, frozenV);
+  const fromRecent = tf.matMul(weights.slice([0, 0, before], [rows, time, recent]) as tf.Tensor3D, v.reshape([rows, recent, headDim]) as tf.Tensor3D);
+  return fromFrozen.add(fromRecent);
 }
 
 /**

@@ -31,6 +31,11 @@ export interface GenerateOptions extends SamplingOptions {
   stopTokenId: number;
   /** Generation also stops once a reply's ids end with one of these (the encoded stop strings). */
   stopSequences: number[][];
+  /**
+   * The episode (env id) of each prompt, same order: a prompt extends its episode's previous
+   * prompt and reply, so a generator may keep what it computed for them (prefix reuse).
+   */
+  rowKeys: number[];
 }
 
 export interface GeneratedResponse {
@@ -43,6 +48,10 @@ export interface GeneratedResponse {
 export interface ResponseGenerator {
   /** One response per prompt; each prompt is the full token context of one episode so far. */
   generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]>;
+  /** The episode of this row key ended: what was kept for it can go. */
+  forget?(rowKey: number): void;
+  /** The rollout ended (or failed): free everything kept for it. */
+  release?(): void;
 }
 
 export interface RolloutSettings {
@@ -157,7 +166,22 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
   const records: TurnRecord[][] = es.entries.map(() => []);
   const stopSequences = settings.stop.map((text) => tokenizer.encode(text));
   const statesBefore: StateRender[] = es.entries.map((entry) => es.episode(entry.envId).initialState);
+  try {
+    await playEpisodes(params, contexts, records, stopSequences, statesBefore);
+  } finally {
+    generator.release?.();
+  }
+  return finishRollout(es, cm, contexts, records, settings);
+}
 
+async function playEpisodes(
+  params: RolloutParams,
+  contexts: ContextTurn[][],
+  records: TurnRecord[][],
+  stopSequences: number[][],
+  statesBefore: StateRender[],
+): Promise<void> {
+  const { esManager: es, contextManager: cm, tokenizer, generator, settings } = params;
   for (;;) {
     const active = es.activeEnvIds();
     if (active.length === 0) break;
@@ -182,6 +206,7 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
       maxNewTokens: limits,
       stopTokenId: tokenizer.endOfTurnId,
       stopSequences,
+      rowKeys: asked,
     });
     if (responses.length !== asked.length) {
       throw new Error(`ResponseGenerator returned ${responses.length} responses for ${asked.length} prompts`);
@@ -207,11 +232,11 @@ export async function runRollout(params: RolloutParams): Promise<RolloutResult> 
       statesBefore[envId] = outcome.state;
       if (!outcome.done) {
         contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
+      } else {
+        generator.forget?.(envId);
       }
     });
   }
-
-  return finishRollout(es, cm, contexts, records, settings);
 }
 
 function checkResponse(response: GeneratedResponse, limit: number, envId: number): GeneratedResponse {

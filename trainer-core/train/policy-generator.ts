@@ -1,18 +1,27 @@
 import type { Rng } from '../rng';
+import type { LanguageModel } from '../model/language-model';
+import { PrefixCache } from '../model/prefix-cache';
 import { sampleTokens } from '../model/sampler';
-import type { Transformer } from '../model/transformer';
 import type { GeneratedResponse, GenerateOptions, ResponseGenerator } from '../rollout/rollout-loop';
 
-/** The rollout layer's generator, played by a transformer policy with the run's sampling rng. */
+/**
+ * The rollout layer's generator, played by a policy with the run's sampling rng. With prefix
+ * reuse (the default) it keeps every episode's keys and values between turns; release() frees
+ * them when the rollout ends.
+ */
 export class PolicyGenerator implements ResponseGenerator {
   /** Tokens generated since the last `takeTokenCount()`, for throughput metrics. */
   private generated = 0;
+  private readonly prefixes: PrefixCache | null;
 
   constructor(
-    private readonly model: Transformer,
+    private readonly model: LanguageModel,
     private readonly rng: Rng,
     private readonly padId: number,
-  ) {}
+    options: { prefixReuse?: boolean } = {},
+  ) {
+    this.prefixes = options.prefixReuse === false ? null : new PrefixCache();
+  }
 
   async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
     const result = await sampleTokens(this.model, prompts, {
@@ -25,6 +34,8 @@ export class PolicyGenerator implements ResponseGenerator {
       stopSequences: options.stopSequences,
       padId: this.padId,
       rng: this.rng,
+      prefixCache: this.prefixes ?? undefined,
+      rowKeys: options.rowKeys,
     });
     // One batch serves prompts with different room left; each reply is cut to its own limit.
     return result.tokens.map((ids, i) => {
@@ -32,6 +43,14 @@ export class PolicyGenerator implements ResponseGenerator {
       this.generated += Math.min(ids.length, limit);
       return { tokenIds: ids.slice(0, limit), logprobs: result.logprobs[i].slice(0, limit) };
     });
+  }
+
+  forget(rowKey: number): void {
+    this.prefixes?.forget(rowKey);
+  }
+
+  release(): void {
+    this.prefixes?.dispose();
   }
 
   takeTokenCount(): number {

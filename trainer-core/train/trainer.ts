@@ -257,7 +257,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const SCORE_CHUNK = actor.ppo_micro_batch_size_per_gpu;
 
   const rolloutStart = performance.now();
-  const generator = new PolicyGenerator(s.policy, s.rng.sampling, s.tokenizer.padId);
+  const generator = new PolicyGenerator(s.policy, s.rng.sampling, s.tokenizer.padId, { prefixReuse: cfg.actor_rollout_ref.rollout.prefix_reuse });
   const rollout = await runRollout({
     esManager: s.esTrain,
     contextManager: createContextManager(cfg, s.tokenizer),
@@ -402,7 +402,7 @@ async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<st
   // Validation draws from its own generator, reseeded from the run seed and the iteration, so a
   // resumed run validates exactly as an uninterrupted one.
   const rng = new Rng(deriveSeed(cfg.trainer.seed, 'validation', iteration));
-  const generator = new PolicyGenerator(s.policy, rng, s.tokenizer.padId);
+  const generator = new PolicyGenerator(s.policy, rng, s.tokenizer.padId, { prefixReuse: cfg.actor_rollout_ref.rollout.prefix_reuse });
   const rollout = await runRollout({
     esManager: s.esVal,
     contextManager: createContextManager(cfg, s.tokenizer),

@@ -1,0 +1,152 @@
+/**
+ * Wall time of training iterations of the ready configs, the new code beside the code issue 18
+ * started from (commit BASELINE, extracted from git into a temporary folder) and beside itself
+ * with prefix reuse off, in the same run so a shared machine's load hits all alike.
+ *
+ * Per config: one warm-started iteration is trained once (the policy every variant starts from),
+ * then each variant trains two iterations from it in its own process (bench/lib/iteration-run.ts)
+ * and reports rollout and update seconds, tensor count, RSS and peak RSS after each iteration.
+ * Ratios are baseline time / new time over the iterations both finished.
+ *
+ * CPU seconds per iteration are printed beside wall seconds and give the ratios: on a machine
+ * other people's jobs keep busy, wall time measures their load as much as this code.
+ *
+ * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake sokoban]
+ * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The commit issue 18 (speed) started from. */
+const BASELINE = 'dc0b9bde5a89e3350120905c0a803974670ebb74';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RUNNER = join(ROOT, 'bench/lib/iteration-run.ts');
+const ITERATIONS = 2;
+const QUIET = ['trainer.test_freq=0', 'trainer.val_before_train=false', 'trainer.save_freq=0'];
+
+interface IterationLine {
+  iteration: number;
+  /** CPU seconds of the whole iteration (rollout, update and the trainer's bookkeeping). */
+  cpu: number;
+  rollout: number;
+  update: number;
+  tensors: number;
+  rssMb: number;
+  peakRssMb: number;
+}
+
+interface Variant {
+  name: string;
+  root: string;
+  overrides: string[];
+}
+
+interface Outcome {
+  lines: IterationLine[];
+  error: string | null;
+}
+
+function runChild(root: string, config: string, overrides: string[], checkpoints: string): Outcome {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', RUNNER, '--root', root, '--config', config, '--checkpoints', checkpoints, ...overrides], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const lines = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('ITERATION '))
+    .map((line) => JSON.parse(line.slice('ITERATION '.length)) as IterationLine);
+  const stderr = result.stderr ?? '';
+  const error =
+    result.status === 0 ? null : /memory access out of bounds|out of memory/i.test(stderr) ? 'wasm out of memory' : (stderr.trim().split('\n').pop() ?? `exit ${result.status}`);
+  return { lines, error };
+}
+
+/** The baseline's trainer-core and configs in a temporary folder, or null when git cannot give them. */
+function extractBaseline(into: string): string | null {
+  try {
+    const archive = execFileSync('git', ['archive', BASELINE, 'trainer-core', 'configs'], { cwd: ROOT, maxBuffer: 256 * 2 ** 20 });
+    execFileSync('tar', ['-x', '-C', into], { input: archive });
+    symlinkSync(join(ROOT, 'node_modules'), join(into, 'node_modules'));
+    execFileSync('cp', [join(ROOT, 'package.json'), join(into, 'package.json')]);
+    return into;
+  } catch (error) {
+    console.log(`baseline ${BASELINE.slice(0, 7)} not available from git (${(error as Error).message.split('\n')[0]}); ratios skipped`);
+    return null;
+  }
+}
+
+const seconds = (x: number) => `${x.toFixed(1).padStart(6)} s`;
+
+function report(name: string, outcome: Outcome): void {
+  for (const l of outcome.lines) {
+    console.log(
+      `  ${name.padEnd(22)} iteration ${l.iteration}: CPU ${seconds(l.cpu)}; wall: rollout ${seconds(l.rollout)}, update ${seconds(l.update)}; ${l.tensors} tensors, RSS ${l.rssMb.toFixed(0)} MB (peak ${l.peakRssMb.toFixed(0)} MB)`,
+    );
+  }
+  if (outcome.error) console.log(`  ${name.padEnd(22)} failed after ${outcome.lines.length} iteration(s): ${outcome.error}`);
+}
+
+/** Baseline time over new time, on the iterations both finished: CPU, then wall per phase. */
+function ratio(base: Outcome, next: Outcome): string {
+  const n = Math.min(base.lines.length, next.lines.length);
+  if (n === 0) return 'n/a';
+  const total = (o: Outcome, key: 'cpu' | 'rollout' | 'update' | 'both') =>
+    o.lines.slice(0, n).reduce((sum, l) => sum + (key === 'both' ? l.rollout + l.update : l[key]), 0);
+  const r = (key: 'cpu' | 'rollout' | 'update' | 'both') => (total(base, key) / total(next, key)).toFixed(2);
+  return `${r('cpu')}x in CPU time (wall: ${r('both')}x, rollout ${r('rollout')}x, update ${r('update')}x; ${n} iteration${n > 1 ? 's' : ''})`;
+}
+
+export default async function benchIteration(args: string[] = []): Promise<void> {
+  const starts = new Map<string, string>();
+  const names: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--start') {
+      const [name, dir] = (args[++i] ?? '').split('=');
+      if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake=/tmp/run/iter-1');
+      starts.set(name, dir);
+    } else {
+      names.push(args[i]);
+    }
+  }
+  if (names.length === 0) names.push('frozenlake', 'sokoban');
+  const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
+  console.log(`${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${ITERATIONS} iterations per variant after one warm-started iteration`);
+  try {
+    const baseRoot = extractBaseline(mkdirSync(join(work, 'baseline'), { recursive: true }) ?? join(work, 'baseline'));
+    for (const name of names) {
+      const config = join(ROOT, 'configs', `${name}.yaml`);
+      if (!existsSync(config)) throw new Error(`bench iteration: no configs/${name}.yaml`);
+      console.log(`\n${name}.yaml`);
+      let startDir = starts.get(name);
+      if (!startDir) {
+        const prep = join(work, `${name}-start`);
+        const start = runChild(ROOT, config, ['trainer.total_training_steps=1', ...QUIET], prep);
+        if (start.error) throw new Error(`bench iteration: the starting iteration of ${name} failed: ${start.error}`);
+        startDir = join(prep, 'iter-1');
+      }
+      const from = [`model.path=${startDir}`, 'warm_start.mode=none', `trainer.total_training_steps=${ITERATIONS}`, ...QUIET];
+      const variants: Variant[] = [
+        ...(baseRoot ? [{ name: `baseline ${BASELINE.slice(0, 7)}`, root: baseRoot, overrides: from }] : []),
+        { name: 'prefix reuse off', root: ROOT, overrides: [...from, 'actor_rollout_ref.rollout.prefix_reuse=false'] },
+        { name: 'new', root: ROOT, overrides: from },
+      ];
+      const outcomes = new Map<string, Outcome>();
+      for (const variant of variants) {
+        const outcome = runChild(variant.root, config, variant.overrides, join(work, `${name}-${outcomes.size}`));
+        outcomes.set(variant.name, outcome);
+        report(variant.name, outcome);
+      }
+      const next = outcomes.get('new')!;
+      if (baseRoot) console.log(`  ${name}: new vs baseline ${ratio(outcomes.get(`baseline ${BASELINE.slice(0, 7)}`)!, next)}`);
+      console.log(`  ${name}: new vs prefix reuse off ${ratio(outcomes.get('prefix reuse off')!, next)}`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchIteration(process.argv.slice(2));
