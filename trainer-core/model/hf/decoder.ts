@@ -224,7 +224,8 @@ export class HfDecoder {
     if (wantLogits && !this.config.lmHead) throw new Error('This model has no LM head (it is a critic)');
     if (wantValues && !this.config.valueHead) throw new Error('This model has no value head');
     const [batch, time] = input.tokens.shape;
-    const past = input.cache?.[0]?.k.shape[2] ?? 0;
+    const frozenWidth = input.frozenCache?.[0]?.k.shape[2] ?? 0;
+    const past = (input.cache?.[0]?.k.shape[2] ?? 0) + frozenWidth;
     if (past + time > this.config.contextLength) {
       throw new Error(`Sequence of ${past + time} tokens exceeds the model's context length ${this.config.contextLength}`);
     }
@@ -263,6 +264,12 @@ export class HfDecoder {
         v = tf.concat([cached.v, v], 2);
       }
       if (options.returnCache) newCache.push({ k: kr, v });
+      // The sampler's prompt cache is read ahead of the growing one and never returned.
+      const frozen = input.frozenCache?.[i];
+      if (frozen) {
+        kr = tf.concat([frozen.k, kr], 2);
+        v = tf.concat([frozen.v, v], 2);
+      }
       const keys = kr.shape[2];
       // [batch * kvHeads, rep * time, hd]: the query heads of one group stacked along time.
       const grouped = qr.mul(scale).reshape([batch * c.nKvHeads, rep * time, hd]);
