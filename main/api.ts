@@ -92,6 +92,15 @@ function asRefusal<T>(promise: Promise<T>): Promise<T> {
 
 const overrides = z.array(z.string().regex(/^[^=\s]+=/, 'expected key=value').max(2000)).max(200).optional();
 const runName = z.string().min(1).max(200).optional();
+/**
+ * A config to train from: a YAML file only. Anyone holding the token may name any path, and a
+ * config can name any module to load, so nothing else is read as a config.
+ */
+const yamlPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((path) => /\.ya?ml$/i.test(path), 'a config must be a YAML file ending in .yaml or .yml');
 
 const id = z.number().int().positive();
 const iteration = z.number().int().nonnegative();
@@ -199,7 +208,7 @@ const ROUTES: RouteTable = {
     },
   },
   startRun: {
-    args: z.tuple([z.strictObject({ configPath: z.string().min(1).max(4096), overrides, name: runName })]),
+    args: z.tuple([z.strictObject({ configPath: yamlPath, overrides, name: runName })]),
     handle: (_store, options, request) => asRefusal(requireManager(options).start(request)),
   },
   stopRun: {

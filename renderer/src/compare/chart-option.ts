@@ -2,6 +2,7 @@
 // invisible, then upper minus lower filled), the usual way to draw a range in ECharts; they
 // share the mean line's name so the legend toggles line and band together.
 import type { EChartsOption, LineSeriesOption } from 'echarts';
+import { escapeHtml } from '../format';
 import { X_AXIS_LABELS, type PlotLine, type XAxisKind } from './plot';
 
 export const PALETTE = [
@@ -96,6 +97,7 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
     legend: { type: 'scroll', top: 0, data: mainLabels },
     tooltip: {
       trigger: 'axis',
+      className: 'chart-tooltip',
       // Band series carry the line's name for the legend; the tooltip lists lines only.
       formatter: (params: unknown) => {
         const items = (Array.isArray(params) ? params : [params]) as Array<{
@@ -109,7 +111,7 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
         const head = x === undefined ? '' : settings.xAxis === 'wall' ? new Date(x).toISOString() : String(x);
         const rows = lines.map((p) => {
           const y = (p.value as [number, number | null])[1];
-          return `${p.marker ?? ''}${p.seriesName}: ${y === null ? '–' : Number(y.toPrecision(5))}`;
+          return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${y === null ? '–' : Number(y.toPrecision(5))}`;
         });
         return [head, ...rows].join('<br/>');
       },
