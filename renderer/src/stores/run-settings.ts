@@ -27,7 +27,8 @@ export function emptySettings(): RunSettings {
   return { totalIterations: '', seed: '', backend: '', learningRate: '', estimator: '', extra: '' };
 }
 
-function at(config: unknown, path: string): unknown {
+/** The value at a dotted path of a config object; undefined when absent. */
+export function at(config: unknown, path: string): unknown {
   let node = config;
   for (const key of path.split('.')) {
     if (node === null || typeof node !== 'object') return undefined;
