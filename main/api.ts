@@ -127,7 +127,7 @@ interface Route<M extends ApiMethod> {
 type RouteTable = { [M in ApiMethod]: Route<M> };
 
 function requireRun(store: Store, runId: number): void {
-  if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+  if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
 }
 
 const ROUTES: RouteTable = {
@@ -143,7 +143,7 @@ const ROUTES: RouteTable = {
     args: z.tuple([id]),
     handle: (store, _options, runId) => {
       const run = store.runs.summary(runId);
-      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
       return run;
     },
   },
