@@ -48,6 +48,24 @@ export function settingsFromConfig(config: unknown): RunSettings {
 }
 
 /** One problem per line that is not `key=value`, as "line N: ..."; empty when all are fine. */
+/**
+ * What is wrong with each field, checked as the user types (empty fields keep the config's
+ * value and are fine); the trainer still validates the whole config when it starts.
+ */
+export function fieldProblems(settings: RunSettings): Partial<Record<keyof RunSettings, string>> {
+  const problems: Partial<Record<keyof RunSettings, string>> = {};
+  const whole = (text: string, min: number) => /^\d+$/.test(text) && Number(text) >= min;
+  const total = settings.totalIterations.trim();
+  if (total !== '' && !whole(total, 1)) problems.totalIterations = 'a whole number of iterations, 1 or more';
+  const seed = settings.seed.trim();
+  if (seed !== '' && !whole(seed, 0)) problems.seed = 'a whole number, 0 or more';
+  const lr = settings.learningRate.trim();
+  if (lr !== '' && !(Number.isFinite(Number(lr)) && Number(lr) > 0)) problems.learningRate = 'a positive number, e.g. 1e-4';
+  const extra = extraProblems(settings.extra);
+  if (extra.length > 0) problems.extra = extra.join('; ');
+  return problems;
+}
+
 export function extraProblems(extra: string): string[] {
   return extra
     .split('\n')
