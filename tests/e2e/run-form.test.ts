@@ -49,5 +49,12 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     await page.locator('textarea[name=extra]').fill('trainer.seed=5');
     expect(await page.locator('.field-error').count()).toBe(0);
     expect(await start.isEnabled()).toBe(true);
+
+    // The YAML editor keeps the form's edits.
+    await page.locator('input[type=radio][value=yaml]').check();
+    const yaml = await page.locator('textarea[name=yaml]').inputValue();
+    expect(yaml).toMatch(/total_training_steps: 10\b/);
+    expect(yaml).toMatch(/lr: 1e-4\b|lr: 0\.0001\b/);
+    expect(yaml).toMatch(/\bseed: 5\b/);
   });
 });

@@ -88,6 +88,8 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
       await page.goto(serve.at(`/runs/${richRunId}`));
       await page.locator('.headline-charts .metric-chart canvas').first().waitFor();
       expect(await chartTitles('.headline-charts')).toEqual(HEADLINES);
+      // Headline charts are always first: nothing to pin.
+      expect(await page.locator('.headline-charts .pin').count()).toBe(0);
       // Validation success carries the optimal policy's line.
       expect(await page.locator('.headline-charts [data-chart="val-success"]').getAttribute('data-series')).toBe(
         'val/bandit/success val/bandit/optimal_success',
@@ -148,8 +150,12 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     } finally {
       store.close();
     }
+    // A reload: the same address again would keep the page as it was, showing the old status.
     await page.goto(serve.at(`/runs/${richRunId}`));
+    await page.reload();
     await page.locator('.run-progress').waitFor();
+    await saveScreenshot(page, shots.dir, 'run-progress');
+    expect(await page.locator('.bar .status').innerText()).toBe('running');
     expect(await page.locator('.progress-text').innerText()).toBe(`iteration ${DONE} / ${TOTAL}`);
     expect(await page.locator('.time-left').innerText()).toBe('9 min 22 s left');
     expect(await page.locator('.tokens-per-second').innerText()).toBe('1,234 tokens/s rollout, 567 tokens/s training');
