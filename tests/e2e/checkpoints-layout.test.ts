@@ -1,5 +1,6 @@
 // End to end: the Checkpoints view fits a 1024 px window with every action visible, and its
-// title names the run as "run #4 fl-small-s3" (issue 21, point 6).
+// title names the run as "run #4 fl-small-s3" (issue 21, point 6). A fork's total lies past its
+// checkpoint, and the learning-rate field shows the schedule it feeds (point 7, in part).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
@@ -18,7 +19,11 @@ let runId: number;
 function addRunWithCheckpoints(dataDir: string): number {
   const store = openStore(dataDir);
   try {
-    const run = store.runs.create({ name: 'fl-small-s3', config: {}, seed: 3, envTags: ['FrozenLake'], algorithm: 'grpo', status: 'completed' });
+    const config = {
+      trainer: { total_training_steps: 30 },
+      actor_rollout_ref: { actor: { optim: { lr: 0.001, lr_scheduler_type: 'cosine', min_lr_ratio: 0.2, lr_warmup_steps_ratio: 0.1 } } },
+    };
+    const run = store.runs.create({ name: 'fl-small-s3', config, seed: 3, envTags: ['FrozenLake'], algorithm: 'grpo', status: 'completed' });
     const names = [
       'val/FrozenLake/optimal_success', 'val/FrozenLake/success', 'train/FrozenLake/success', 'train/FrozenLake/reward',
       'train/FrozenLake/in_group_reward_std', 'actor/pg_clipfrac_lower_bound', 'critic/advantages_mean',
@@ -80,4 +85,22 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
       await saveScreenshot(page, shots.dir, `checkpoints-${width}`);
     });
   }
+
+  it('defaults a fork to a total that trains, and shows the learning-rate schedule', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(serve.at(`/runs/${runId}/checkpoints`));
+    const forkAt = async (iteration: number) => {
+      await page.locator(`.checkpoint-row[data-iteration="${iteration}"] button.fork`).click();
+      return page.locator('input[name=totalIterations]').inputValue();
+    };
+    // From iteration 10 of 30 the parent's plan still lies ahead.
+    expect(await forkAt(10)).toBe('30');
+    // From the last checkpoint the parent's total would train nothing: 30 + 15.
+    expect(await forkAt(30)).toBe('45');
+    expect(await page.locator('.fork-panel .lr-schedule').innerText()).toBe(
+      'cosine from 0.001 down to 0.0002 at the last iteration, after a linear warm-up over the first 10%',
+    );
+    await page.locator('.fork-panel input[name=learningRate]').fill('5e-4');
+    expect(await page.locator('.fork-panel .lr-schedule').innerText()).toMatch(/^cosine from 0\.0005 down to 0\.0001 /);
+  });
 });

@@ -94,3 +94,29 @@ export function totalIterationsOf(config: unknown): number | null {
   const value = at(config, KEYS.totalIterations);
   return typeof value === 'number' ? value : null;
 }
+
+const OPTIM = 'actor_rollout_ref.actor.optim';
+
+/**
+ * The schedule the learning-rate field feeds, from the config's optimiser settings: "cosine
+ * from 0.001 down to 0.0002 at the last iteration, after a warm-up over the first 10%".
+ */
+export function lrScheduleText(config: unknown, lrText: string): string {
+  const lr = Number(lrText.trim() || at(config, `${OPTIM}.lr`));
+  if (!Number.isFinite(lr) || lr <= 0) return '';
+  const kind = at(config, `${OPTIM}.lr_scheduler_type`) ?? 'constant';
+  const warmup = Number(at(config, `${OPTIM}.lr_warmup_steps_ratio`) ?? 0);
+  const floorRatio = Number(at(config, `${OPTIM}.min_lr_ratio`) ?? 0);
+  const fmt = (value: number) => String(Number(value.toPrecision(3)));
+  const shape = kind === 'cosine' ? `cosine from ${fmt(lr)} down to ${fmt(lr * floorRatio)} at the last iteration` : `constant ${fmt(lr)}`;
+  return warmup > 0 ? `${shape}, after a linear warm-up over the first ${fmt(warmup * 100)}%` : `${shape}, no warm-up`;
+}
+
+/**
+ * A fork's total iterations: the parent's when it lies ahead of the checkpoint, else the
+ * checkpoint's iteration plus half the parent's plan (at least 10), so a fork always trains.
+ */
+export function forkTotalDefault(parentTotal: number | null, iteration: number): number {
+  if (parentTotal !== null && parentTotal > iteration) return parentTotal;
+  return iteration + Math.max(10, Math.round((parentTotal ?? 0) / 2));
+}
