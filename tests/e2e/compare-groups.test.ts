@@ -69,6 +69,14 @@ describe.skipIf(!hasChromium)('seed groups in Compare', () => {
     expect(Number(rows[0].lower)).toBeCloseTo(0.75 - Math.SQRT1_2 / 2, 9);
   });
 
+  it('summarises each group as mean ± std over its seeds', async () => {
+    const groupRows = page.locator('.summary-table tr.group-summary');
+    await expect.poll(() => groupRows.count()).toBe(2);
+    expect(await groupRows.first().innerText()).toBe(
+      `lr=0.001: 2 seeds (#${ids[0]}, #${ids[1]})\tfinal 0.75 ± 0.35355 · best 0.75 ± 0.35355`,
+    );
+  });
+
   it('formats the time since start in the tooltip', async () => {
     await page.locator('.x-axis-select').selectOption('relative');
     const canvas = page.locator('.compare-chart canvas').first();
