@@ -195,4 +195,24 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     await page.locator('.stop-run').click();
     await expect.poll(() => status.innerText(), { timeout: 120_000 }).toBe('stopped');
   }, 600_000);
+
+  it('continues a completed run to more iterations from the Run view', async () => {
+    const overrides = [
+      'trainer.backend=wasm', 'model.n_layer=1', 'model.d_model=32', 'model.d_ff=64',
+      'es_manager.val.env_groups=4', 'es_manager.val.env_configs.n_groups=[4]',
+      'warm_start.steps=3', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.total_training_steps=2',
+    ];
+    const { runId } = (await callApi('startRun', [{ configPath: join(root, 'configs/bandit.yaml'), overrides, name: 'continue-me' }])) as { runId: number };
+    await page.goto(serve.at(`/runs/${runId}`));
+    const status = page.locator('.bar .status');
+    await expect.poll(() => status.innerText(), { timeout: 180_000 }).toBe('completed');
+    // The default lies past the end: 2 + 10.
+    expect(await page.locator('input[name=continueTo]').inputValue()).toBe('12');
+    await page.locator('input[name=continueTo]').fill('2');
+    expect(await page.locator('.continue-run').isDisabled()).toBe(true);
+    await page.locator('input[name=continueTo]').fill('4');
+    await page.locator('.continue-run').click();
+    await expect.poll(() => page.locator('.progress-text').innerText(), { timeout: 180_000 }).toMatch(/^iteration 4( \/ 4)?$/);
+    await expect.poll(() => status.innerText(), { timeout: 180_000 }).toBe('completed');
+  }, 600_000);
 });

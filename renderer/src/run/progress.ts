@@ -45,8 +45,11 @@ function latest(series: MetricSeriesDto, name: string): number | null {
 }
 
 export function runProgress(run: Pick<RunDto, 'iterations' | 'config'>, series: MetricSeriesDto): RunProgress {
-  const total = totalIterationsOf(run.config);
   const iteration = run.iterations ?? 0;
+  // A run continued past its stored total (the stored config keeps the first total) has no
+  // known end: say the iteration alone rather than "4 / 2".
+  const planned = totalIterationsOf(run.config);
+  const total = planned !== null && iteration <= planned ? planned : null;
   const times = iterationTimes(series).slice(-PACE_WINDOW - 1);
   let secondsLeft: number | null = null;
   if (total !== null && times.length >= 2) {
@@ -58,7 +61,7 @@ export function runProgress(run: Pick<RunDto, 'iterations' | 'config'>, series: 
   return {
     iteration,
     total,
-    text: `iteration ${iteration} / ${total ?? '?'}`,
+    text: total === null ? `iteration ${iteration}` : `iteration ${iteration} / ${total}`,
     secondsLeft,
     rolloutTokensPerSecond: latest(series, 'perf/rollout_tokens_per_second'),
     trainTokensPerSecond: latest(series, 'perf/train_tokens_per_second'),
