@@ -93,6 +93,15 @@ function asRefusal<T>(promise: Promise<T>): Promise<T> {
 
 const overrides = z.array(z.string().regex(/^[^=\s]+=/, 'expected key=value').max(2000)).max(200).optional();
 const runName = z.string().min(1).max(200).optional();
+/**
+ * A config to train from: a YAML file only. Anyone holding the token may name any path, and a
+ * config can name any module to load, so nothing else is read as a config.
+ */
+const yamlPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((path) => /\.ya?ml$/i.test(path), 'a config must be a YAML file ending in .yaml or .yml');
 
 const id = z.number().int().positive();
 const iteration = z.number().int().nonnegative();
@@ -119,7 +128,7 @@ interface Route<M extends ApiMethod> {
 type RouteTable = { [M in ApiMethod]: Route<M> };
 
 function requireRun(store: Store, runId: number): void {
-  if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+  if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
 }
 
 const ROUTES: RouteTable = {
@@ -139,7 +148,7 @@ const ROUTES: RouteTable = {
     args: z.tuple([id]),
     handle: (store, _options, runId) => {
       const run = store.runs.summary(runId);
-      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
       return run;
     },
   },
@@ -204,7 +213,7 @@ const ROUTES: RouteTable = {
     },
   },
   startRun: {
-    args: z.tuple([z.strictObject({ configPath: z.string().min(1).max(4096), overrides, name: runName })]),
+    args: z.tuple([z.strictObject({ configPath: yamlPath, overrides, name: runName })]),
     handle: (_store, options, request) => asRefusal(requireManager(options).start(request)),
   },
   stopRun: {

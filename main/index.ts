@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, shell, utilityProcess, type IpcMainInvokeEvent } from 'electron';
 import { API_METHODS, EVENT_CHANNEL, IPC_CHANNEL_PREFIX } from '../preload/contract';
 import { createApi, type Api, type SaveDialogs } from './api';
+import { chooseRendererUrl } from './renderer-url';
 import { recoverInterruptedRuns } from './services/recovery';
 import { RunEventWatcher } from './services/run-events';
 import { openStore, type Store } from './store/db';
@@ -68,9 +69,13 @@ function createRunManager(store: Store): RunManager {
   return new RunManager(store, utilityTrainerLauncher());
 }
 
-/** The page the app loads: the dev server in development, the built index.html otherwise. */
+/** The page the app loads: the dev server in a development build only, the built index.html otherwise. */
 function rendererUrl(): string {
-  return process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, '../renderer/index.html')).href;
+  return chooseRendererUrl({
+    packaged: app.isPackaged,
+    env: process.env,
+    builtPage: pathToFileURL(join(__dirname, '../renderer/index.html')).href,
+  });
 }
 
 /** Only our own page may call the API: not another frame, not a page navigated elsewhere. */

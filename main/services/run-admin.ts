@@ -33,7 +33,7 @@ export function normaliseTags(tags: readonly string[]): string[] {
 
 function requireRun(store: Store, runId: number): RunRecord {
   const run = store.runs.get(runId);
-  if (!run) throw new RunAdminError('NOT_FOUND', `unknown run ${runId} (see listRuns for the run ids)`);
+  if (!run) throw new RunAdminError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
   return run;
 }
 

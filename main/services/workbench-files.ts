@@ -14,7 +14,7 @@ import { checkpointFolder, RunAdminError } from './run-admin';
 export function exportRunIds(store: Store, runIds: readonly number[]): number[] {
   if (runIds.length === 0) return store.runs.allIds();
   for (const id of runIds) {
-    if (!store.runs.get(id)) throw new RunAdminError('NOT_FOUND', `unknown run ${id} (see listRuns for the run ids)`);
+    if (!store.runs.get(id)) throw new RunAdminError('NOT_FOUND', `unknown run ${id}: no run has this id (the Runs view lists them)`);
   }
   return [...runIds];
 }

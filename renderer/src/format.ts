@@ -33,3 +33,11 @@ export function groupByPrefix(names: string[]): Array<{ prefix: string; names: s
   }
   return [...groups.entries()].map(([prefix, members]) => ({ prefix, names: members }));
 }
+
+/**
+ * Text made safe for an HTML string (ECharts tooltips are HTML): run names, metric names and
+ * other user text must show as text, never as markup.
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

@@ -123,6 +123,12 @@ describe.skipIf(!hasChromium)('Compare view in a browser', () => {
     );
     const group = rows.filter((r) => r.kind === 'group_mean');
     expect(group).toHaveLength(ITERATIONS);
+    // The smoothing is named in the legend label and in its own column; the raw mean comes too.
+    expect(group[0].smoothing).toBe('0.6');
+    expect(group[0].series).toMatch(/\(EMA 0\.60\)$/);
+    const rawMean = rows.filter((r) => r.kind === 'raw_group_mean');
+    expect(rawMean).toHaveLength(ITERATIONS);
+    expect(rawMean[0].smoothing).toBe('0');
     expect(group[0].run_ids).toBe(seedRuns.join(' '));
     group.forEach((row, i) => {
       expect(Number(row.iteration)).toBe(i + 1);
@@ -142,7 +148,7 @@ describe.skipIf(!hasChromium)('Compare view in a browser', () => {
     await page.locator('.members-toggle').uncheck();
     const [second] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
     const again = parse(readFileSync((await second.path())!, 'utf8'), { columns: true }) as Array<Record<string, string>>;
-    expect(new Set(again.map((r) => r.kind))).toEqual(new Set(['group_mean']));
+    expect(new Set(again.map((r) => r.kind))).toEqual(new Set(['group_mean', 'raw_group_mean']));
 
     // Time since start on the x axis, log scale: non-positive means become gaps, x starts at 0.
     await page.locator('.x-axis-select').selectOption('relative');

@@ -33,7 +33,9 @@ function newestMtime(dir: string): number {
 export function ensureBuilt(...alsoNeeded: string[]): void {
   const index = join(root, 'out/renderer/index.html');
   const missing = [index, ...alsoNeeded.map((path) => join(root, path))].some((path) => !existsSync(path));
-  if (missing || statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'))) {
+  // TURNLAB_E2E_KEEP_BUILD=1 keeps an existing build even when sources are newer (edits while tests run).
+  const stale = !process.env.TURNLAB_E2E_KEEP_BUILD && !missing && statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'));
+  if (missing || stale) {
     execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
   }
 }

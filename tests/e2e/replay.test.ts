@@ -67,6 +67,11 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     expect(await page.locator('.grid-tiles svg rect.tile').count()).toBe(16);
     expect(await page.locator('.grid-tiles svg circle.player').count()).toBe(1);
     expect(await page.locator('.grid-tiles rect[data-terrain="goal"]').count()).toBe(1);
+    // A legend says what the tiles are (issue 21.12).
+    const legend = await page.locator('.grid-tiles .tile-legend li').evaluateAll((items) => items.map((item) => item.getAttribute('data-legend')));
+    expect(legend).toEqual(expect.arrayContaining(['frozen', 'hole', 'goal', 'player']));
+    // Long replies wrap inside the page instead of widening it.
+    expect(await page.locator('.reply pre').first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { overflowWrap: string } }).getComputedStyle(el).overflowWrap)).toBe('anywhere');
     await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`turn 1 / ${episodeTurns}`);
     expect(await page.locator('.episode-row.selected').getAttribute('data-episode-id')).toBe(String(episodeId));
 

@@ -50,7 +50,9 @@ describe.skipIf(!hasChromium)('workbench in a browser against turnlab serve', ()
     await page.locator(`.run-row[data-run-id="${first.id}"]`).click();
     await page.locator('.metric-chart canvas').first().waitFor();
     expect(await page.locator('h2').innerText()).toContain(first.name);
-    expect(await page.locator('.metric-group h4').allInnerTexts()).toEqual(expect.arrayContaining(['train/', 'val/']));
+    const sections = await page.locator('.metric-group').evaluateAll((els) => els.map((el) => el.getAttribute('data-section')));
+    expect(sections).toEqual(expect.arrayContaining(['train', 'val']));
+    expect(await page.locator('.headline-charts .chart-title').allInnerTexts()).toEqual(['validation success', 'train success']);
     expect(await page.locator('.config pre').innerText()).toContain(':');
     expect(await page.locator('.checkpoints tbody tr').count()).toBe(fixture.runs[0].checkpoints.length);
 

@@ -86,6 +86,22 @@ describe('buildPlot', () => {
     expect(lines[0].y[2]!).toBeGreaterThan(0);
     expect(lines[0].y[2]!).toBeLessThan(10);
   });
+
+  it('draws the raw curve under a smoothed one, both named with the smoothing', () => {
+    const points = series(3, (i) => (i === 2 ? 10 : 0));
+    const lines = buildPlot([{ runId: 1, label: 'x', points }], { ...options, smoothing: 0.5 });
+    expect(lines.map((l) => [l.id, l.label, l.raw ?? false, l.smoothing])).toEqual([
+      ['run-1', 'x (EMA 0.50)', false, 0.5],
+      ['run-1-raw', 'x (EMA 0.50)', true, 0],
+    ]);
+    expect(lines[1].y).toEqual([0, 0, 10]);
+    const rows = parse(plotToCsv('m', 'iteration', lines), { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => [r.kind, r.smoothing])).toEqual([
+      ['run', '0.5'], ['run', '0.5'], ['run', '0.5'], ['raw_run', '0'], ['raw_run', '0'], ['raw_run', '0'],
+    ]);
+    // Without smoothing there is no twin.
+    expect(buildPlot([{ runId: 1, label: 'x', points }], options).map((l) => l.label)).toEqual(['x']);
+  });
 });
 
 describe('plotToCsv', () => {

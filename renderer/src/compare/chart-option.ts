@@ -2,6 +2,7 @@
 // invisible, then upper minus lower filled), the usual way to draw a range in ECharts; they
 // share the mean line's name so the legend toggles line and band together.
 import type { EChartsOption, LineSeriesOption } from 'echarts';
+import { escapeHtml } from '../format';
 import { X_AXIS_LABELS, type PlotLine, type XAxisKind } from './plot';
 
 export const PALETTE = [
@@ -26,10 +27,13 @@ function pairs(x: number[], y: Array<number | null>): Array<[number, number | nu
 export function lineColors(lines: PlotLine[]): string[] {
   let next = 0;
   let groupColor = PALETTE[0];
+  let previous = PALETTE[0];
   return lines.map((line) => {
+    if (line.raw) return previous;
     if (line.member) return groupColor;
     const color = PALETTE[next++ % PALETTE.length];
     if (line.kind === 'group') groupColor = color;
+    previous = color;
     return color;
   });
 }
@@ -79,12 +83,34 @@ export function buildSeries(lines: PlotLine[]): LineSeriesOption[] {
       showSymbol: line.x.length <= 40,
       connectNulls: false,
       color,
-      lineStyle: { width: line.member ? 1 : line.kind === 'group' ? 2.5 : 1.5, opacity: line.member ? 0.35 : 1 },
+      // The raw curve under a smoothed one is faint and drawn first (lower z).
+      z: line.raw ? 1 : 2,
+      lineStyle: {
+        width: line.member || line.raw ? 1 : line.kind === 'group' ? 2.5 : 1.5,
+        opacity: line.raw ? 0.25 : line.member ? 0.35 : 1,
+      },
       emphasis: { disabled: true },
       data: pairs(line.x, line.y),
     });
   });
   return series;
+}
+
+/** Seconds since the start as "14.8 s", "2:05" or "1:02:05", never 14.831999999999999. */
+export function formatSeconds(seconds: number): string {
+  if (Math.abs(seconds) < 60) return `${Number(seconds.toFixed(1))} s`;
+  const total = Math.round(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** An x value as the tooltip shows it. */
+export function formatX(x: number, axis: XAxisKind): string {
+  if (axis === 'wall') return new Date(x).toISOString().replace('T', ' ').slice(0, 19);
+  if (axis === 'relative') return formatSeconds(x);
+  return String(x);
 }
 
 export function buildChartOption(lines: PlotLine[], settings: ChartOptionSettings): EChartsOption {
@@ -96,6 +122,7 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
     legend: { type: 'scroll', top: 0, data: mainLabels },
     tooltip: {
       trigger: 'axis',
+      className: 'chart-tooltip',
       // Band series carry the line's name for the legend; the tooltip lists lines only.
       formatter: (params: unknown) => {
         const items = (Array.isArray(params) ? params : [params]) as Array<{
@@ -104,12 +131,12 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
           value?: unknown;
           marker?: string;
         }>;
-        const lines = items.filter((p) => !String(p.seriesId ?? '').includes('-band-'));
+        const lines = items.filter((p) => !/-band-|-raw$/.test(String(p.seriesId ?? '')));
         const x = (lines[0]?.value as [number, number | null] | undefined)?.[0];
-        const head = x === undefined ? '' : settings.xAxis === 'wall' ? new Date(x).toISOString() : String(x);
+        const head = x === undefined ? '' : formatX(x, settings.xAxis);
         const rows = lines.map((p) => {
           const y = (p.value as [number, number | null])[1];
-          return `${p.marker ?? ''}${p.seriesName}: ${y === null ? '–' : Number(y.toPrecision(5))}`;
+          return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${y === null ? '–' : Number(y.toPrecision(5))}`;
         });
         return [head, ...rows].join('<br/>');
       },
@@ -126,6 +153,7 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
       min: settings.extent?.[0],
       max: settings.extent?.[1],
       minInterval: settings.xAxis === 'iteration' ? 1 : undefined,
+      axisLabel: settings.xAxis === 'relative' ? { formatter: (value: number) => formatSeconds(value) } : undefined,
     },
     yAxis: settings.logScale ? { type: 'log' } : { type: 'value', scale: true },
     series: buildSeries(lines),

@@ -2,14 +2,15 @@
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { PlotLine, XAxisKind } from './plot';
 
-export const PLOT_CSV_COLUMNS = ['metric', 'series', 'kind', 'run_ids', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n'] as const;
+export const PLOT_CSV_COLUMNS = ['metric', 'series', 'kind', 'run_ids', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n', 'smoothing'] as const;
 
 /** Empty cells stand for gaps (null) and for columns a line does not have. */
 export function plotToCsv(metric: string, xAxis: XAxisKind, lines: PlotLine[]): string {
   const rows: Array<Array<string | number>> = [];
   const cell = (v: number | null | undefined): string | number => (v === null || v === undefined ? '' : v);
   for (const line of lines) {
-    const kind = line.kind === 'group' ? 'group_mean' : line.member ? 'member_run' : 'run';
+    const base = line.kind === 'group' ? 'group_mean' : line.member ? 'member_run' : 'run';
+    const kind = line.raw ? `raw_${base}` : base;
     for (let i = 0; i < line.x.length; i++) {
       rows.push([
         metric,
@@ -23,6 +24,7 @@ export function plotToCsv(metric: string, xAxis: XAxisKind, lines: PlotLine[]): 
         cell(line.lower?.[i]),
         cell(line.upper?.[i]),
         cell(line.n?.[i]),
+        line.smoothing ?? 0,
       ]);
     }
   }

@@ -37,6 +37,17 @@ export interface PlotOptions {
   showMembers: boolean;
   /** A log axis cannot show values <= 0; they become gaps (and empty CSV cells). */
   logScale: boolean;
+  /** The metric's possible range (a rate's [0, 1]); bands are clipped to it. */
+  range?: readonly [number, number];
+}
+
+/** Rates (success, well-formed answers, valid actions, pass@k, clip fractions) lie in [0, 1]. */
+export function metricRange(name: string): [number, number] | undefined {
+  return /(success|format_ok|action_is_valid|action_is_effective|pass@\d+|clipfrac|context_full|_rate|_ratio)$/.test(name) ? [0, 1] : undefined;
+}
+
+function clip(values: Array<number | null>, range: readonly [number, number] | undefined): Array<number | null> {
+  return range ? values.map((v) => (v === null ? null : Math.min(range[1], Math.max(range[0], v)))) : values;
 }
 
 export interface PlotLine {
@@ -54,6 +65,10 @@ export interface PlotLine {
   upper?: Array<number | null>;
   /** Members with a value at each point, for group lines. */
   n?: number[];
+  /** The EMA weight applied to y (0 for the raw curve drawn faint under a smoothed one). */
+  smoothing?: number;
+  /** The unsmoothed twin of the line before it, drawn faint underneath (TensorBoard's look). */
+  raw?: boolean;
 }
 
 function xOfPoint(kind: XAxisKind, start: number): (point: SeriesPointDto) => number {
@@ -84,6 +99,7 @@ function runLine(run: RunSeries, options: PlotOptions, member: boolean): PlotLin
     iteration: run.points.map((p) => p.iteration),
     x: run.points.map(xOf),
     y: forLog(emaSmooth(run.points.map((p) => p.value), options.smoothing), options.logScale),
+    smoothing: options.smoothing,
   };
 }
 
@@ -105,16 +121,45 @@ function groupLine(group: PlotGroup, members: RunSeries[], options: PlotOptions)
     iteration: band.map((b) => b.iteration),
     x: band.map((b) => b.x),
     y: smooth(band.map((b) => b.mean)),
-    lower: smooth(band.map((b) => b.lower)),
-    upper: smooth(band.map((b) => b.upper)),
+    // mean ± std of a rate can pass 0 or 1; the band stops at the metric's range.
+    lower: clip(smooth(band.map((b) => b.lower)), options.range),
+    upper: clip(smooth(band.map((b) => b.upper)), options.range),
     n: band.map((b) => b.n),
+    smoothing: options.smoothing,
   };
+}
+
+/** The legend names the smoothing, so a screenshot says what it shows. */
+function smoothedLabel(label: string, smoothing: number): string {
+  return smoothing > 0 ? `${label} (EMA ${smoothing.toFixed(2)})` : label;
+}
+
+/**
+ * With smoothing, each run or group line (not a group's member runs, already faint) is
+ * followed by its raw curve; both carry the smoothed label, so the legend toggles them together.
+ */
+function withRawTwins(lines: PlotLine[], runs: Map<number, RunSeries>, groups: Map<string, PlotLine>, options: PlotOptions): PlotLine[] {
+  if (options.smoothing <= 0) return lines;
+  const raw = { ...options, smoothing: 0 };
+  return lines.flatMap((line) => {
+    if (line.member) return [line];
+    const label = smoothedLabel(line.label, options.smoothing);
+    const twin =
+      line.kind === 'group'
+        ? groups.get(line.id)!
+        : runLine(runs.get(line.runIds[0])!, raw, false);
+    return [
+      { ...line, label },
+      { ...twin, id: `${line.id}-raw`, label, raw: true, lower: undefined, upper: undefined, n: undefined, smoothing: 0 },
+    ];
+  });
 }
 
 /** Every line at full resolution, in draw order. */
 export function buildPlot(runs: RunSeries[], options: PlotOptions): PlotLine[] {
   const byId = new Map(runs.map((r) => [r.runId, r]));
-  if (!options.groups) return runs.map((r) => runLine(r, options, false));
+  const rawGroups = new Map<string, PlotLine>();
+  if (!options.groups) return withRawTwins(runs.map((r) => runLine(r, options, false)), byId, rawGroups, options);
   const lines: PlotLine[] = [];
   for (const group of options.groups) {
     const members = group.runIds.map((id) => byId.get(id)).filter((r): r is RunSeries => r !== undefined);
@@ -123,10 +168,12 @@ export function buildPlot(runs: RunSeries[], options: PlotOptions): PlotLine[] {
       lines.push(runLine(members[0], options, false));
       continue;
     }
-    lines.push(groupLine(group, members, options));
+    const line = groupLine(group, members, options);
+    if (options.smoothing > 0) rawGroups.set(line.id, groupLine(group, members, { ...options, smoothing: 0 }));
+    lines.push(line);
     if (options.showMembers) lines.push(...members.map((m) => runLine(m, options, true)));
   }
-  return lines;
+  return withRawTwins(lines, byId, rawGroups, options);
 }
 
 function pick<T>(values: T[] | undefined, indices: number[]): T[] | undefined {

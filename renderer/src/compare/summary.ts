@@ -42,3 +42,12 @@ export function summarize(points: ReadonlyArray<SeriesPointDto>, direction: Dire
 export function unionOfNames(perRun: ReadonlyArray<ReadonlyArray<string>>): string[] {
   return [...new Set(perRun.flat())].sort();
 }
+
+/** Mean and standard deviation (n - 1) of the members' values; null when none has one. */
+export function meanStd(values: ReadonlyArray<number | null>): { mean: number; std: number; n: number } | null {
+  const present = values.filter((v): v is number => v !== null);
+  if (present.length === 0) return null;
+  const mean = present.reduce((sum, v) => sum + v, 0) / present.length;
+  const variance = present.length > 1 ? present.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (present.length - 1) : 0;
+  return { mean, std: Math.sqrt(variance), n: present.length };
+}

@@ -27,7 +27,8 @@ export function emptySettings(): RunSettings {
   return { totalIterations: '', seed: '', backend: '', learningRate: '', estimator: '', extra: '' };
 }
 
-function at(config: unknown, path: string): unknown {
+/** The value at a dotted path of a config object; undefined when absent. */
+export function at(config: unknown, path: string): unknown {
   let node = config;
   for (const key of path.split('.')) {
     if (node === null || typeof node !== 'object') return undefined;
@@ -47,6 +48,24 @@ export function settingsFromConfig(config: unknown): RunSettings {
 }
 
 /** One problem per line that is not `key=value`, as "line N: ..."; empty when all are fine. */
+/**
+ * What is wrong with each field, checked as the user types (empty fields keep the config's
+ * value and are fine); the trainer still validates the whole config when it starts.
+ */
+export function fieldProblems(settings: RunSettings): Partial<Record<keyof RunSettings, string>> {
+  const problems: Partial<Record<keyof RunSettings, string>> = {};
+  const whole = (text: string, min: number) => /^\d+$/.test(text) && Number(text) >= min;
+  const total = settings.totalIterations.trim();
+  if (total !== '' && !whole(total, 1)) problems.totalIterations = 'a whole number of iterations, 1 or more';
+  const seed = settings.seed.trim();
+  if (seed !== '' && !whole(seed, 0)) problems.seed = 'a whole number, 0 or more';
+  const lr = settings.learningRate.trim();
+  if (lr !== '' && !(Number.isFinite(Number(lr)) && Number(lr) > 0)) problems.learningRate = 'a positive number, e.g. 1e-4';
+  const extra = extraProblems(settings.extra);
+  if (extra.length > 0) problems.extra = extra.join('; ');
+  return problems;
+}
+
 export function extraProblems(extra: string): string[] {
   return extra
     .split('\n')
@@ -74,4 +93,30 @@ export function settingsToOverrides(settings: RunSettings, base?: RunSettings): 
 export function totalIterationsOf(config: unknown): number | null {
   const value = at(config, KEYS.totalIterations);
   return typeof value === 'number' ? value : null;
+}
+
+const OPTIM = 'actor_rollout_ref.actor.optim';
+
+/**
+ * The schedule the learning-rate field feeds, from the config's optimiser settings: "cosine
+ * from 0.001 down to 0.0002 at the last iteration, after a warm-up over the first 10%".
+ */
+export function lrScheduleText(config: unknown, lrText: string): string {
+  const lr = Number(lrText.trim() || at(config, `${OPTIM}.lr`));
+  if (!Number.isFinite(lr) || lr <= 0) return '';
+  const kind = at(config, `${OPTIM}.lr_scheduler_type`) ?? 'constant';
+  const warmup = Number(at(config, `${OPTIM}.lr_warmup_steps_ratio`) ?? 0);
+  const floorRatio = Number(at(config, `${OPTIM}.min_lr_ratio`) ?? 0);
+  const fmt = (value: number) => String(Number(value.toPrecision(3)));
+  const shape = kind === 'cosine' ? `cosine from ${fmt(lr)} down to ${fmt(lr * floorRatio)} at the last iteration` : `constant ${fmt(lr)}`;
+  return warmup > 0 ? `${shape}, after a linear warm-up over the first ${fmt(warmup * 100)}%` : `${shape}, no warm-up`;
+}
+
+/**
+ * A fork's total iterations: the parent's when it lies ahead of the checkpoint, else the
+ * checkpoint's iteration plus half the parent's plan (at least 10), so a fork always trains.
+ */
+export function forkTotalDefault(parentTotal: number | null, iteration: number): number {
+  if (parentTotal !== null && parentTotal > iteration) return parentTotal;
+  return iteration + Math.max(10, Math.round((parentTotal ?? 0) / 2));
 }

@@ -1,0 +1,95 @@
+// Compare's settings live in the address (#/compare?runs=1,2&metric=...&smooth=0.6&x=relative
+// &group=1&band=minmax&members=0&log=1), so a comparison is a link to share or bookmark. The
+// last one is remembered, so the top "Compare" link brings it back instead of an empty view.
+import { ref } from 'vue';
+import type { LocationQuery } from 'vue-router';
+import type { BandMode } from './seed-groups';
+import type { XAxisKind } from './plot';
+
+const LAST_KEY = 'turnlab.compare.lastQuery';
+
+export interface CompareSettings {
+  smoothing: number;
+  xAxis: XAxisKind;
+  logScale: boolean;
+  groupSeeds: boolean;
+  bandMode: BandMode;
+  showMembers: boolean;
+}
+
+export const DEFAULT_SETTINGS: CompareSettings = {
+  smoothing: 0,
+  xAxis: 'iteration',
+  logScale: false,
+  groupSeeds: false,
+  bandMode: 'std',
+  showMembers: true,
+};
+
+function one(query: LocationQuery, key: string): string | undefined {
+  const raw = query[key];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The settings an address holds; anything missing or malformed is the default. */
+export function settingsFromQuery(query: LocationQuery): CompareSettings {
+  const smooth = Number(one(query, 'smooth'));
+  const x = one(query, 'x');
+  const band = one(query, 'band');
+  return {
+    smoothing: Number.isFinite(smooth) && smooth >= 0 && smooth < 1 ? smooth : DEFAULT_SETTINGS.smoothing,
+    xAxis: x === 'relative' || x === 'wall' ? x : 'iteration',
+    logScale: one(query, 'log') === '1',
+    groupSeeds: one(query, 'group') === '1',
+    bandMode: band === 'minmax' ? 'minmax' : 'std',
+    showMembers: one(query, 'members') !== '0',
+  };
+}
+
+/** One setting as the address writes it; undefined (left out) for the default. */
+export function settingToQuery<K extends keyof CompareSettings>(key: K, value: CompareSettings[K]): Record<string, string | undefined> {
+  switch (key) {
+    case 'smoothing':
+      return { smooth: value === 0 ? undefined : String(value) };
+    case 'xAxis':
+      return { x: value === 'iteration' ? undefined : String(value) };
+    case 'logScale':
+      return { log: value ? '1' : undefined };
+    case 'groupSeeds':
+      return { group: value ? '1' : undefined };
+    case 'bandMode':
+      return { band: value === 'std' ? undefined : String(value) };
+    default:
+      return { members: value ? undefined : '0' };
+  }
+}
+
+function readLast(): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(LAST_KEY) ?? '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    }
+  } catch {
+    // A damaged entry starts an empty comparison.
+  }
+  return {};
+}
+
+/** The last comparison's query, for the top "Compare" link. */
+export const lastCompareQuery = ref<Record<string, string>>(readLast());
+
+export function rememberCompareQuery(query: LocationQuery): void {
+  const plain = Object.fromEntries(
+    Object.entries(query)
+      .map(([key, value]) => [key, Array.isArray(value) ? value[0] : value] as const)
+      .filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  lastCompareQuery.value = plain;
+  try {
+    localStorage.setItem(LAST_KEY, JSON.stringify(plain));
+  } catch {
+    // Storage disabled: the link still works within this page.
+  }
+}

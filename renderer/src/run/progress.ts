@@ -1,0 +1,82 @@
+// What the Run view says about a run in progress: "iteration 19 / 300", time left from the
+// pace of the last iterations, tokens per second, and `warming up` while the supervised warm
+// start runs (the trainer marks a run `running` only once its first iteration begins).
+import type { MetricSeriesDto, RunDto } from '../../../preload/contract';
+import { at, totalIterationsOf } from '../stores/run-settings';
+
+/** How many of the latest iterations set the pace for "time left". */
+const PACE_WINDOW = 10;
+
+/**
+ * The status to show: `warming up` for a new queued run whose config has a warm start (a resumed
+ * run starts from its checkpoint and does not warm up again).
+ */
+export function displayStatus(run: Pick<RunDto, 'status' | 'config' | 'iterations'>): string {
+  if (run.status !== 'queued' || (run.iterations ?? 0) > 0) return run.status;
+  const mode = at(run.config, 'warm_start.mode');
+  const steps = at(run.config, 'warm_start.steps');
+  return typeof mode === 'string' && mode !== 'none' && typeof steps === 'number' && steps > 0 ? 'warming up' : 'queued';
+}
+
+export interface RunProgress {
+  iteration: number;
+  total: number | null;
+  /** "iteration 19 / 300". */
+  text: string;
+  /** Seconds to the last iteration at the recent pace; null when unknown. */
+  secondsLeft: number | null;
+  rolloutTokensPerSecond: number | null;
+  trainTokensPerSecond: number | null;
+}
+
+/** When each iteration was logged: the latest wall time of any metric at it. */
+function iterationTimes(series: MetricSeriesDto): Array<[number, number]> {
+  const times = new Map<number, number>();
+  for (const points of Object.values(series)) {
+    for (const p of points) if (p.iteration > 0) times.set(p.iteration, Math.max(times.get(p.iteration) ?? 0, p.wallTime));
+  }
+  return [...times.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+function latest(series: MetricSeriesDto, name: string): number | null {
+  const points = series[name] ?? [];
+  for (let i = points.length - 1; i >= 0; i--) if (points[i].value !== null) return points[i].value;
+  return null;
+}
+
+export function runProgress(run: Pick<RunDto, 'iterations' | 'config'>, series: MetricSeriesDto): RunProgress {
+  const iteration = run.iterations ?? 0;
+  // A run continued past its stored total (the stored config keeps the first total) has no
+  // known end: say the iteration alone rather than "4 / 2".
+  const planned = totalIterationsOf(run.config);
+  const total = planned !== null && iteration <= planned ? planned : null;
+  const times = iterationTimes(series).slice(-PACE_WINDOW - 1);
+  let secondsLeft: number | null = null;
+  if (total !== null && times.length >= 2) {
+    const [firstIt, firstWall] = times[0];
+    const [lastIt, lastWall] = times[times.length - 1];
+    const perIteration = (lastWall - firstWall) / 1000 / (lastIt - firstIt);
+    secondsLeft = Math.max(0, (total - iteration) * perIteration);
+  }
+  return {
+    iteration,
+    total,
+    text: total === null ? `iteration ${iteration}` : `iteration ${iteration} / ${total}`,
+    secondsLeft,
+    rolloutTokensPerSecond: latest(series, 'perf/rollout_tokens_per_second'),
+    trainTokensPerSecond: latest(series, 'perf/train_tokens_per_second'),
+  };
+}
+
+/** "45 s", "9 min 22 s", "2 h 05 min". */
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** "1,234" tokens per second. */
+export function formatRate(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}

@@ -1,0 +1,22 @@
+// Switching the New run form to the YAML editor carries the form's edits into the text: each
+// `key=value` override is written at its dotted path, the file's comments and order kept.
+import { parse, parseDocument } from 'yaml';
+
+export function applyOverrides(text: string, overrides: readonly string[]): string {
+  if (overrides.length === 0) return text;
+  const doc = parseDocument(text);
+  // A file that does not parse stays as it is; starting it reports the error with its line.
+  if (doc.errors.length > 0) return text;
+  for (const override of overrides) {
+    const eq = override.indexOf('=');
+    const raw = override.slice(eq + 1);
+    let value: unknown;
+    try {
+      value = parse(raw);
+    } catch {
+      value = raw;
+    }
+    doc.setIn(override.slice(0, eq).split('.'), value);
+  }
+  return doc.toString();
+}

@@ -1,0 +1,111 @@
+// End to end: axe-core on every view of the workbench (issue 21: no serious or critical
+// violation anywhere), at the README's window size; the screenshots it takes are the README's.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
+
+let fixture: FixtureDataDir;
+let shots: TempDir;
+let serve: Serve;
+let browser: OpenBrowser;
+let page: Page;
+
+/** The serious and critical WCAG 2 A/AA violations axe finds on the page as it is now. */
+async function seriousViolations(): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(options: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations;
+  })) as Violation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
+}
+
+describe.skipIf(!hasChromium)('accessibility of every view', () => {
+  beforeAll(async () => {
+    ensureBuilt();
+    fixture = makeFixtureDataDir({ iterations: 8 });
+    shots = screenshotFolder();
+    serve = await startServe(fixture.dir);
+    // axe is injected as a script; the page's CSP allows only its own scripts.
+    browser = await launchBrowser({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+    page = browser.page;
+    await page.goto(serve.url);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+    fixture?.cleanup();
+  });
+
+  const first = () => fixture.runs[0].run.id;
+  const views: Array<{ name: string; open: () => Promise<void> }> = [
+    {
+      name: 'runs',
+      open: async () => {
+        await page.goto(serve.at('/runs'));
+        await page.locator('.run-row').first().waitFor();
+      },
+    },
+    {
+      name: 'new-run',
+      open: async () => {
+        await page.goto(serve.at('/runs'));
+        await page.locator('.new-run-button').click();
+        await page.locator('select[name=config]').waitFor();
+      },
+    },
+    {
+      name: 'run',
+      open: async () => {
+        await page.goto(serve.at(`/runs/${first()}`));
+        await page.locator('.metric-chart canvas').first().waitFor();
+      },
+    },
+    {
+      name: 'checkpoints',
+      open: async () => {
+        await page.goto(serve.at(`/runs/${first()}/checkpoints`));
+        await page.locator('.checkpoint-row').first().waitFor();
+      },
+    },
+    {
+      name: 'compare',
+      open: async () => {
+        const ids = [first(), fixture.runs[2].run.id].join(',');
+        await page.goto(serve.at(`/compare?runs=${ids}&metric=${encodeURIComponent('train/reward/mean')}`));
+        await page.locator('.compare-chart canvas').first().waitFor();
+      },
+    },
+    {
+      name: 'replay',
+      open: async () => {
+        await page.goto(serve.at(`/runs/${first()}/replay`));
+        await page.locator('.episode-row').first().waitFor();
+      },
+    },
+  ];
+
+  for (const view of views) {
+    it(`has no serious or critical violation in the ${view.name} view`, async () => {
+      await view.open();
+      expect(await seriousViolations()).toEqual([]);
+      await saveScreenshot(page, shots.dir, `a11y-${view.name}`);
+    });
+  }
+});

@@ -1,0 +1,218 @@
+// End to end: the Run view a researcher reaches for (issue 21, points 1 and 2). Headline charts
+// first, collapsible sections, a metric search and pins that persist; progress with time left
+// and tokens per second; Stop and Resume on the view itself against a real trainer.
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
+import type { MetricPoint } from '../../main/store/types';
+import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
+
+const TOTAL = 300;
+const DONE = 19;
+const HEADLINES = ['validation success', 'train success', 'reward', 'well-formed answers', 'response length (tokens)'];
+
+let fixture: FixtureDataDir;
+let shots: TempDir;
+let serve: Serve;
+let browser: OpenBrowser;
+let page: Page;
+let richRunId: number;
+
+/** A run logging what the trainer logs: RAGEN's per-tag metrics and dozens of actor/critic ones. */
+function addRichRun(dataDir: string): number {
+  const store = openStore(dataDir);
+  try {
+    const config = { trainer: { total_training_steps: TOTAL }, warm_start: { mode: 'none', steps: 0 } };
+    const run = store.runs.create({ name: 'bandit-rich', config, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'running' });
+    const names = [
+      'val/bandit/success', 'val/bandit/optimal_success', 'train/bandit/success', 'train/bandit/reward',
+      'train/bandit/format_ok', 'train/bandit/response_length', 'perf/rollout_tokens_per_second', 'perf/train_tokens_per_second',
+      ...Array.from({ length: 40 }, (_, i) => `actor/stat_${String(i).padStart(2, '0')}`),
+      'actor/kl_coef', 'critic/vpred_mean', 'critic/returns_mean', 'timing/rollout_s',
+    ];
+    const points: MetricPoint[] = [];
+    for (let it = 1; it <= DONE; it++) {
+      // Two seconds an iteration: 281 left take 9 min 22 s.
+      const wallTime = 1_750_000_000_000 + it * 2000;
+      for (const name of names) {
+        const value = name === 'perf/rollout_tokens_per_second' ? 1234.4 : name === 'perf/train_tokens_per_second' ? 567 : name === 'val/bandit/optimal_success' ? 1 : it / DONE;
+        points.push({ runId: run.id, name, iteration: it, value, wallTime });
+      }
+    }
+    store.metrics.insert(points);
+    return run.id;
+  } finally {
+    store.close();
+  }
+}
+
+async function callApi(method: string, args: unknown[]): Promise<unknown> {
+  const reply = await fetch(new URL(`/api/${method}`, serve.url), {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${serve.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  const body = (await reply.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
+const chartTitles = (section: string) => page.locator(`${section} .metric-chart .chart-title`).allInnerTexts();
+
+describe.skipIf(!hasChromium)('Run view in a browser', () => {
+  beforeAll(async () => {
+    ensureBuilt();
+    fixture = makeFixtureDataDir({ iterations: 5 });
+    richRunId = addRichRun(fixture.dir);
+    shots = screenshotFolder();
+    serve = await startServe(fixture.dir);
+    browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
+    page = browser.page;
+    await page.goto(serve.url);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+    fixture?.cleanup();
+  });
+
+  for (const width of [1440, 1024]) {
+    it(`shows the headline charts first, in the first screen, at ${width} px`, async () => {
+      await page.setViewportSize({ width, height: width === 1440 ? 900 : 700 });
+      await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
+      await page.goto(serve.at(`/runs/${richRunId}`));
+      await page.locator('.headline-charts .metric-chart canvas').first().waitFor();
+      expect(await chartTitles('.headline-charts')).toEqual(HEADLINES);
+      // Headline charts are always first: nothing to pin.
+      expect(await page.locator('.headline-charts .pin').count()).toBe(0);
+      // Validation success carries the optimal policy's line.
+      expect(await page.locator('.headline-charts [data-chart="val-success"]').getAttribute('data-series')).toBe(
+        'val/bandit/success val/bandit/optimal_success',
+      );
+      // The headline section comes before any other metric section, its first chart on screen.
+      const headline = (await page.locator('.headline-charts').boundingBox())!;
+      const firstGroup = (await page.locator('.metric-group').first().boundingBox())!;
+      expect(headline.y).toBeLessThan(firstGroup.y);
+      const valChart = (await page.locator('[data-chart="val-success"]').boundingBox())!;
+      expect(valChart.y + valChart.height).toBeLessThan(page.viewportSize()!.height);
+      await saveScreenshot(page, shots.dir, `run-${width}`);
+    });
+  }
+
+  it('collapses sections, searches and pins metrics, and keeps all three after a reload', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(serve.at(`/runs/${richRunId}`));
+    const actor = page.locator('.metric-group[data-section="actor"]');
+    await actor.locator('.metric-chart').first().waitFor();
+    expect(await actor.locator('.metric-chart').count()).toBe(41);
+    await actor.locator('.section-toggle').click();
+    expect(await actor.locator('.metric-chart').count()).toBe(0);
+    expect(await actor.locator('.section-toggle').getAttribute('aria-expanded')).toBe('false');
+
+    // Pin one metric of the critic section: it appears in Pinned, above the sections.
+    await page.locator('.metric-group [data-metric="critic/vpred_mean"] .pin').click();
+    expect(await chartTitles('.pinned-charts')).toEqual(['critic/vpred_mean']);
+
+    await page.reload();
+    await page.locator('.pinned-charts .metric-chart').first().waitFor();
+    expect(await chartTitles('.pinned-charts')).toEqual(['critic/vpred_mean']);
+    expect(await actor.locator('.metric-chart').count()).toBe(0);
+
+    // A search narrows every section (collapsed ones open to show their matches).
+    await page.locator('.metric-search').fill('kl coef');
+    await expect.poll(() => chartTitles('.metric-group')).toEqual(['actor/kl_coef']);
+    expect(await page.locator('.headline-charts').count()).toBe(0);
+    await page.reload();
+    await page.locator('.metric-group .metric-chart').first().waitFor();
+    expect(await page.locator('.metric-search').inputValue()).toBe('kl coef');
+    expect(await chartTitles('.metric-group')).toEqual(['actor/kl_coef']);
+
+    // Unpin from the pinned section; clear the search; expand actor again.
+    await page.locator('.metric-search').fill('');
+    await page.locator('.pinned-charts .pin').click();
+    expect(await page.locator('.pinned-charts').count()).toBe(0);
+    await actor.locator('.section-toggle').click();
+    expect(await actor.locator('.metric-chart').count()).toBe(41);
+  });
+
+  it('shows progress as iteration k / total, time left and tokens per second', async () => {
+    // serve marks a running run without a live trainer interrupted; this process stands in for
+    // its trainer, so the run stays live and shows the time left.
+    const store = openStore(fixture.dir);
+    try {
+      store.runs.update(richRunId, { status: 'running' });
+      store.runs.setTrainerProcess(richRunId, process.pid, hostname());
+    } finally {
+      store.close();
+    }
+    // A reload: the same address again would keep the page as it was, showing the old status.
+    await page.goto(serve.at(`/runs/${richRunId}`));
+    await page.reload();
+    await page.locator('.run-progress').waitFor();
+    await saveScreenshot(page, shots.dir, 'run-progress');
+    expect(await page.locator('.bar .status').innerText()).toBe('running');
+    expect(await page.locator('.progress-text').innerText()).toBe(`iteration ${DONE} / ${TOTAL}`);
+    expect(await page.locator('.time-left').innerText()).toBe('9 min 22 s left');
+    expect(await page.locator('.tokens-per-second').innerText()).toBe('1,234 tokens/s rollout, 567 tokens/s training');
+  });
+
+  it('warms up, trains, stops and resumes a real run from the Run view', async () => {
+    const overrides = [
+      'trainer.backend=wasm', 'model.n_layer=1', 'model.d_model=32', 'model.d_ff=64',
+      'es_manager.val.env_groups=4', 'es_manager.val.env_configs.n_groups=[4]',
+      'warm_start.steps=150', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.total_training_steps=200',
+    ];
+    const { runId } = (await callApi('startRun', [{ configPath: join(root, 'configs/bandit.yaml'), overrides, name: 'stop-me' }])) as { runId: number };
+    await page.goto(serve.at(`/runs/${runId}`));
+    const status = page.locator('.bar .status');
+    const seen = new Set<string>();
+    await expect
+      .poll(async () => {
+        seen.add(await status.innerText());
+        return seen.has('running');
+      }, { timeout: 120_000, interval: 100 })
+      .toBe(true);
+    expect(seen.has('warming up')).toBe(true);
+    expect(seen.has('queued')).toBe(false);
+    await expect.poll(() => page.locator('.progress-text').innerText(), { timeout: 60_000 }).toMatch(/^iteration [1-9]\d* \/ 200$/);
+
+    await page.locator('.stop-run').click();
+    await expect.poll(() => status.innerText(), { timeout: 120_000 }).toBe('stopped');
+    const stoppedAt = Number(/iteration (\d+)/.exec(await page.locator('.progress-text').innerText())![1]);
+    expect(await page.locator('.stop-run').count()).toBe(0);
+
+    await page.locator('.resume-run').click();
+    await expect.poll(() => status.innerText(), { timeout: 60_000 }).toMatch(/^(queued|running)$/);
+    await expect
+      .poll(async () => Number(/iteration (\d+)/.exec(await page.locator('.progress-text').innerText())![1]), { timeout: 120_000 })
+      .toBeGreaterThan(stoppedAt);
+    await saveScreenshot(page, shots.dir, 'run-live');
+    await page.locator('.stop-run').click();
+    await expect.poll(() => status.innerText(), { timeout: 120_000 }).toBe('stopped');
+  }, 600_000);
+
+  it('continues a completed run to more iterations from the Run view', async () => {
+    const overrides = [
+      'trainer.backend=wasm', 'model.n_layer=1', 'model.d_model=32', 'model.d_ff=64',
+      'es_manager.val.env_groups=4', 'es_manager.val.env_configs.n_groups=[4]',
+      'warm_start.steps=3', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.total_training_steps=2',
+    ];
+    const { runId } = (await callApi('startRun', [{ configPath: join(root, 'configs/bandit.yaml'), overrides, name: 'continue-me' }])) as { runId: number };
+    await page.goto(serve.at(`/runs/${runId}`));
+    const status = page.locator('.bar .status');
+    await expect.poll(() => status.innerText(), { timeout: 180_000 }).toBe('completed');
+    // The default lies past the end: 2 + 10.
+    expect(await page.locator('input[name=continueTo]').inputValue()).toBe('12');
+    await page.locator('input[name=continueTo]').fill('2');
+    expect(await page.locator('.continue-run').isDisabled()).toBe(true);
+    await page.locator('input[name=continueTo]').fill('4');
+    await page.locator('.continue-run').click();
+    await expect.poll(() => page.locator('.progress-text').innerText(), { timeout: 180_000 }).toMatch(/^iteration 4( \/ 4)?$/);
+    await expect.poll(() => status.innerText(), { timeout: 180_000 }).toBe('completed');
+  }, 600_000);
+});
