@@ -8,7 +8,11 @@ import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const folder = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// Arguments after a module's name that name no module are that module's own (`learning sokoban
+// --seeds 0,1`); the module reads them from process.argv.
+const names = new Set(readdirSync(folder).filter((n) => n.endsWith('.ts') && n !== 'index.ts').map((n) => n.replace(/\.ts$/, '')));
+const args = process.argv.slice(2);
+const only = args.length && names.has(args[0]) ? args.filter((a) => names.has(a)) : args;
 const modules = readdirSync(folder)
   .filter((name) => /\.ts$/.test(name) && name !== 'index.ts' && !name.endsWith('.d.ts'))
   .sort()

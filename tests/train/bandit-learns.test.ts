@@ -8,7 +8,7 @@ afterAll(() => tmp.cleanup());
 
 describe('configs/bandit.yaml', () => {
   it('learns to pick the high-EV arm on a smaller budget', async () => {
-    // The shipped config runs 30 iterations; a third of them already reaches the target.
+    // The shipped config runs 60 iterations; a sixth of them already reaches the target.
     const config = loadRunConfig(BANDIT_CONFIG, ['trainer.backend=wasm', 'trainer.total_training_steps=10', 'trainer.test_freq=10']);
     const { sink, result } = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'ckpt') });
     expect(result.status).toBe('completed');

@@ -26,6 +26,7 @@ import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import type { EpisodeReport, RunEndStatus, TrainingSink, TurnReport } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { warmStart } from './warm-start';
+import { COLLAPSE_METRIC, WELL_FORMED_METRIC, collapseWarning, initialCollapseState, stepCollapse, wellFormedShare } from './collapse';
 
 export interface TrainOptions {
   config: RunConfig;
@@ -72,8 +73,18 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       await sink.iteration(0, val.metrics, val.episodes);
     }
     let status: RunEndStatus = 'completed';
+    // Collapse detection restarts with each process: a resumed run re-learns its earlier level.
+    let collapse = initialCollapseState();
     for (let iteration = session.state.iteration + 1; iteration <= cfg.trainer.total_training_steps; iteration++) {
       const { metrics, episodes } = await runIteration(session, iteration);
+      const share = wellFormedShare(metrics);
+      if (share !== null) {
+        const step = stepCollapse(collapse, share);
+        collapse = step.state;
+        metrics[WELL_FORMED_METRIC] = share;
+        metrics[COLLAPSE_METRIC] = step.collapsed ? 1 : 0;
+        if (step.started) log(collapseWarning(step, iteration));
+      }
       session.state.iteration = iteration;
       lastIteration = iteration;
       await sink.iteration(iteration, metrics, episodes);
