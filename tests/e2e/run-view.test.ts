@@ -21,6 +21,7 @@ let serve: Serve;
 let browser: OpenBrowser;
 let page: Page;
 let richRunId: number;
+let collapsedRunId: number;
 
 /** A run logging what the trainer logs: RAGEN's per-tag metrics and dozens of actor/critic ones. */
 function addRichRun(dataDir: string): number {
@@ -50,6 +51,24 @@ function addRichRun(dataDir: string): number {
   }
 }
 
+/** A run whose well-formed answers fell at iteration 3, as the trainer logs it. */
+function addCollapsedRun(dataDir: string): number {
+  const store = openStore(dataDir);
+  try {
+    const run = store.runs.create({ name: 'bandit-collapsed', config: {}, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'completed' });
+    const shares = [0.6, 0.97, 0, 0];
+    store.metrics.insert(
+      shares.flatMap((share, i) => [
+        { runId: run.id, name: 'rollout/well_formed_share', iteration: i + 1, value: share, wallTime: 1_750_000_000_000 + i * 1000 },
+        { runId: run.id, name: 'rollout/collapse', iteration: i + 1, value: i >= 2 ? 1 : 0, wallTime: 1_750_000_000_000 + i * 1000 },
+      ]),
+    );
+    return run.id;
+  } finally {
+    store.close();
+  }
+}
+
 async function callApi(method: string, args: unknown[]): Promise<unknown> {
   const reply = await fetch(new URL(`/api/${method}`, serve.url), {
     method: 'POST',
@@ -68,6 +87,7 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     ensureBuilt();
     fixture = makeFixtureDataDir({ iterations: 5 });
     richRunId = addRichRun(fixture.dir);
+    collapsedRunId = addCollapsedRun(fixture.dir);
     shots = screenshotFolder();
     serve = await startServe(fixture.dir);
     browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
@@ -103,6 +123,15 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
       await saveScreenshot(page, shots.dir, `run-${width}`);
     });
   }
+
+  it('marks a collapsed run with a badge naming the fall in well-formed answers, and a healthy one not (issue 19)', async () => {
+    await page.goto(serve.at(`/runs/${collapsedRunId}`));
+    await page.locator('.collapse-badge').waitFor();
+    expect(await page.locator('.collapse-badge').innerText()).toBe('collapsed: well-formed answers 0.00 (was 0.97)');
+    await page.goto(serve.at(`/runs/${richRunId}`));
+    await page.locator('.metric-chart').first().waitFor();
+    expect(await page.locator('.collapse-badge').count()).toBe(0);
+  });
 
   it('collapses sections, searches and pins metrics, and keeps all three after a reload', async () => {
     await page.setViewportSize({ width: 1440, height: 900 });
