@@ -48,6 +48,8 @@ export interface ActorUpdateSettings {
   clipHigh: number;
   clipRatioC: number;
   aggMode: LossAggMode;
+  /** The constant length of seq-mean-token-sum-norm (see lossNormLength in update-settings.ts). */
+  normLength: number;
   entropyCoeff: number;
   temperature: number;
   gradClip: number;
@@ -61,6 +63,8 @@ export interface CriticUpdateSettings {
   epochs: number;
   cliprange: number;
   aggMode: LossAggMode;
+  /** The constant length of seq-mean-token-sum-norm. */
+  normLength: number;
   gradClip: number;
 }
 
@@ -71,6 +75,7 @@ interface Schedule {
   microBatchSize: number;
   epochs: number;
   gradClip: number;
+  normLength: number;
 }
 
 interface MicroBatchContext {
@@ -113,7 +118,9 @@ async function optimise(
   })) {
     const counts = maskCounts(batch.mask, batch.cols, mini.rows);
     if (counts.tokens === 0) continue;
-    const aggOptions = { globalTokens: counts.tokens, globalSeqs: counts.seqs, normLength: batch.cols };
+    // normLength is a constant from the config, not the batch width: a longer row elsewhere in
+    // the batch must not change the weight of this row's tokens.
+    const aggOptions = { globalTokens: counts.tokens, globalSeqs: counts.seqs, normLength: schedule.normLength };
     const accumulated = new GradientSum();
     const miniMetrics = new MetricSums();
     for (const micro of mini.microBatches) {

@@ -22,6 +22,7 @@ import { playDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
+import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus, TrainingSink, TurnReport } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { warmStart } from './warm-start';
@@ -312,34 +313,14 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, {
-          miniBatchSize: cfg.critic.ppo_mini_batch_size,
-          microBatchSize: cfg.critic.ppo_micro_batch_size_per_gpu,
-          epochs: cfg.critic.ppo_epochs,
-          cliprange: cfg.critic.cliprange_value,
-          aggMode: actor.loss_agg_mode,
-          gradClip: cfg.critic.grad_clip,
-        }, s.rng.minibatch),
+        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
       metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
     Object.assign(
       metrics,
-      await updateActor(s.policy, s.actorOptimizer, batch, advantages, {
-        miniBatchSize: actor.ppo_mini_batch_size,
-        microBatchSize: actor.ppo_micro_batch_size_per_gpu,
-        epochs: actor.ppo_epochs,
-        clipLow: actor.clip_ratio_low,
-        clipHigh: actor.clip_ratio_high,
-        clipRatioC: actor.clip_ratio_c,
-        aggMode: actor.loss_agg_mode,
-        entropyCoeff: actor.entropy_coeff,
-        temperature,
-        gradClip: actor.grad_clip,
-        klLoss:
-          actor.use_kl_loss && refLogprobs ? { coef: actor.kl_loss_coef, type: actor.kl_loss_type as KlType, refLogprobs } : null,
-      }, s.rng.minibatch),
+      await updateActor(s.policy, s.actorOptimizer, batch, advantages, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch),
     );
     metrics['actor/kl_coef'] = s.klController.value;
     metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
