@@ -1,10 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { loadRunConfig, parseRunConfig } from '../../trainer-core/config';
+import { loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
 import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
-import { checkpointVocabSize, readCheckpointConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
+import { checkpointVocabSize, readCheckpointConfig, readCheckpointSourceConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
 import type { EpisodeReport, TrainingSink } from '../../trainer-core/train/sink';
 import { expectedModels, train, type TrainResult } from '../../trainer-core/train/trainer';
 import { checkpointsDir } from '../paths';
@@ -42,7 +42,7 @@ export async function trainFromConfigFile(
   configPath: string,
   options: { overrides?: string[]; name?: string } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
-  const cfg = loadRunConfig(configPath, options.overrides ?? []);
+  const { cfg, sourceYaml } = loadRunConfigWithSource(configPath, options.overrides ?? []);
   const run = store.runs.create({
     name: options.name ?? cfg.trainer.experiment_name,
     config: cfg,
@@ -52,7 +52,7 @@ export async function trainFromConfigFile(
     status: 'queued',
   });
   options.onRunCreated?.(run);
-  return runTraining(store, run, cfg, dirname(resolve(configPath)), undefined, options);
+  return runTraining(store, run, { cfg, sourceYaml }, dirname(resolve(configPath)), undefined, options);
 }
 
 /**
@@ -70,8 +70,7 @@ export async function resumeFromCheckpoint(
   const folder = resolve(store.dataDir, checkpoint.path);
   const parent = store.runs.get(checkpoint.runId);
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
-  const source = join(folder, 'config.yaml');
-  const cfg = parseRunConfig(parseYaml(readCheckpointConfig(folder)), source, options.overrides ?? []);
+  const { cfg, sourceYaml } = checkpointRunConfig(folder, options.overrides ?? []);
   // Refuse a damaged or mismatched checkpoint before anything stored is changed.
   verifyCheckpoint(folder, expectedModels(cfg, checkpointVocabSize(folder)));
   let run: RunRecord;
@@ -94,7 +93,19 @@ export async function resumeFromCheckpoint(
     run = store.runs.update(parent.id, { status: 'queued', finishedAt: null, error: null });
   }
   options.onRunCreated?.(run);
-  return runTraining(store, run, cfg, process.cwd(), folder, options);
+  return runTraining(store, run, { cfg, sourceYaml }, process.cwd(), { folder, fork: options.fork === true }, options);
+}
+
+/**
+ * A checkpoint's config with `overrides` applied. Overrides go onto the unresolved source
+ * (config.source.yaml) before `${}` references are resolved, so `--set ppo_mini_batch_size=8`
+ * also reaches the actor's and critic's copies of it; a checkpoint from before the source was
+ * kept falls back to its resolved config.yaml, where references are already values.
+ */
+export function checkpointRunConfig(folder: string, overrides: readonly string[]): RunConfigWithSource {
+  const source = readCheckpointSourceConfig(folder);
+  if (source !== null) return parseRunConfigWithSource(parseYaml(source), join(folder, 'config.source.yaml'), overrides);
+  return parseRunConfigWithSource(parseYaml(readCheckpointConfig(folder)), join(folder, 'config.yaml'), overrides);
 }
 
 /** A checkpoint named by run, `ckpt:<id>`, or folder path. */
@@ -123,9 +134,9 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
 async function runTraining(
   store: Store,
   run: RunRecord,
-  cfg: RunConfig,
+  { cfg, sourceYaml }: RunConfigWithSource,
   baseDir: string,
-  resumeFrom: string | undefined,
+  resumeFrom: { folder: string; fork: boolean } | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
   const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
@@ -145,7 +156,9 @@ async function runTraining(
     config: cfg,
     sink,
     checkpointDir: runCheckpointDir(store, run.id),
-    resumeFrom,
+    resumeFrom: resumeFrom?.folder,
+    fork: resumeFrom?.fork,
+    configSource: sourceYaml,
     shouldStop: hooks.shouldStop,
     log: hooks.log,
     resolveSpec,

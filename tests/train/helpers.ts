@@ -13,23 +13,25 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The bandit config shrunk for tests: a tiny model and few episodes, on the wasm backend. */
+/** Overrides that shrink the bandit config for tests: a tiny model and few episodes, on wasm. */
+export const TINY_BANDIT_OVERRIDES = [
+  'trainer.backend=wasm',
+  'model.n_layer=1',
+  'model.d_model=32',
+  'model.d_ff=64',
+  'es_manager.train.env_groups=2',
+  'es_manager.train.env_configs.n_groups=[2]',
+  'es_manager.train.group_size=4',
+  'es_manager.val.env_groups=4',
+  'es_manager.val.env_configs.n_groups=[4]',
+  'ppo_mini_batch_size=4',
+  'micro_batch_size_per_gpu=2',
+  'warm_start.steps=5',
+];
+
+/** The bandit config shrunk for tests (TINY_BANDIT_OVERRIDES), then `overrides`. */
 export function tinyBanditConfig(overrides: string[] = []): RunConfig {
-  return loadRunConfig(BANDIT_CONFIG, [
-    'trainer.backend=wasm',
-    'model.n_layer=1',
-    'model.d_model=32',
-    'model.d_ff=64',
-    'es_manager.train.env_groups=2',
-    'es_manager.train.env_configs.n_groups=[2]',
-    'es_manager.train.group_size=4',
-    'es_manager.val.env_groups=4',
-    'es_manager.val.env_configs.n_groups=[4]',
-    'ppo_mini_batch_size=4',
-    'micro_batch_size_per_gpu=2',
-    'warm_start.steps=5',
-    ...overrides,
-  ]);
+  return loadRunConfig(BANDIT_CONFIG, [...TINY_BANDIT_OVERRIDES, ...overrides]);
 }
 
 export async function trainInMemory(config: RunConfig, options: Partial<TrainOptions> & { checkpointDir: string }) {

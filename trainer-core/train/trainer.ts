@@ -34,6 +34,13 @@ export interface TrainOptions {
   checkpointDir: string;
   /** Continue from this checkpoint folder (same run, or a fork with edited settings). */
   resumeFrom?: string;
+  /** The config before `${}` resolution, kept in each checkpoint as config.source.yaml. */
+  configSource?: string;
+  /**
+   * `resumeFrom` starts a new child run (a fork), not the same run again: like a new run, it
+   * validates at its starting point when `val_before_train` is set.
+   */
+  fork?: boolean;
   /** Polled after each iteration; true ends the run after saving a checkpoint. */
   shouldStop?: () => boolean;
   log?: (line: string) => void;
@@ -65,9 +72,13 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       startIteration: session.state.iteration + 1,
       totalIterations: cfg.trainer.total_training_steps,
     });
-    if (session.state.iteration === 0 && cfg.trainer.val_before_train && cfg.trainer.test_freq > 0) {
-      const val = await validate(session);
-      await sink.iteration(0, val.metrics, val.episodes);
+    // A new run validates before its first update, and so does a fork, at the iteration it
+    // starts from; a resumed run already has its rows up to there.
+    const starting = session.state.iteration === 0 || options.fork === true;
+    if (starting && cfg.trainer.val_before_train && cfg.trainer.test_freq > 0) {
+      const start = session.state.iteration;
+      const val = await validate(session, start);
+      await sink.iteration(start, val.metrics, val.episodes);
     }
     let status: RunEndStatus = 'completed';
     for (let iteration = session.state.iteration + 1; iteration <= cfg.trainer.total_training_steps; iteration++) {
@@ -392,6 +403,7 @@ async function checkpoint(s: Session, metrics: Record<string, number>): Promise<
     criticOptimizer: s.criticOptimizer,
     tokenizer: s.tokenizer,
     configYaml: resolvedConfigToYaml(s.cfg),
+    sourceConfigYaml: s.options.configSource,
     state: s.state,
   });
   await s.options.sink.checkpoint({ iteration, path: dir, sizeBytes: saved.sizeBytes, sha256: saved.sha256, metrics });
