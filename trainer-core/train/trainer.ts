@@ -124,6 +124,8 @@ interface Session {
   state: TrainingState;
   optimalSuccess: Record<string, number> | null;
   checkpoints: string[];
+  /** The context-full warning was given (once per run). */
+  contextWarned: boolean;
   dispose(): void;
 }
 
@@ -236,6 +238,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
     state,
     optimalSuccess: null,
     checkpoints: [],
+    contextWarned: false,
     dispose() {
       actorOptimizer.dispose();
       criticOptimizer?.dispose();
@@ -264,6 +267,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const generatedTokens = generator.takeTokenCount();
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
   Object.assign(metrics, rollout.metrics);
+  warnIfContextFull(s, rollout.episodes, iteration);
 
   const filter = filterGroupsByRewardStd(
     groupScores(rollout.episodes),
@@ -362,6 +366,24 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   return { metrics, episodes };
 }
 
+/**
+ * Says once per run, on the log the CLI prints, that episodes were cut for lack of context room:
+ * otherwise the only sign is the `context_full` metric, and a run can train on truncated
+ * episodes for its whole length unnoticed.
+ */
+function warnIfContextFull(s: Session, episodes: readonly EpisodeRecord[], iteration: number): void {
+  if (s.contextWarned) return;
+  const cut = episodes.filter((e) => e.endReason === 'context-full');
+  if (cut.length === 0) return;
+  s.contextWarned = true;
+  const split = episodes[0].split;
+  s.options.log?.(
+    `warning: ${cut.length} of ${episodes.length} ${split} episodes at iteration ${iteration} ended because the context was full ` +
+      `(model.context_length ${s.cfg.model.context_length}); raise model.context_length, or shorten episodes ` +
+      `(actor_rollout_ref.rollout.response_length, agent_proxy.max_context_window). Said once per run; the ${split}/<tag>/context_full metric counts them.`,
+  );
+}
+
 function scheduledLearningRate(o: RunConfig['critic']['optim'], iteration: number, totalIterations: number): number {
   return learningRateAt(iteration, {
     schedule: o.lr_scheduler_type,
@@ -386,6 +408,7 @@ async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<st
     generator,
     settings: rolloutSettingsFromConfig(cfg, 'val'),
   });
+  warnIfContextFull(s, rollout.episodes, iteration);
   s.optimalSuccess ??= optimalSuccessByTag(s.cfg, s.options.resolveSpec);
   const metrics: Record<string, number> = { ...rollout.metrics };
   for (const [tag, value] of Object.entries(s.optimalSuccess)) metrics[`val/${tag}/optimal_success`] = value;
