@@ -1,10 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, loadRunConfig, parseRunConfig } from '../../trainer-core/config';
+import { ConfigError, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
-import { withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
-import { checkpointVocabSize, readCheckpointConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
+import { sourceWithAbsoluteModulePaths, withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
+import { checkpointVocabSize, readCheckpointConfig, readCheckpointSourceConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
 import type { EpisodeReport, TrainingSink } from '../../trainer-core/train/sink';
 import { expectedModels, train, type TrainResult } from '../../trainer-core/train/trainer';
 import { checkpointsDir } from '../paths';
@@ -45,7 +45,10 @@ export async function trainFromConfigFile(
   options: { overrides?: string[]; name?: string } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
   const baseDir = dirname(resolve(configPath));
-  const cfg = withAbsoluteModulePaths(loadRunConfig(configPath, options.overrides ?? []), baseDir);
+  const loaded = loadRunConfigWithSource(configPath, options.overrides ?? []);
+  const cfg = withAbsoluteModulePaths(loaded.cfg, baseDir);
+  // The source keeps module paths absolute too, so a resume or fork finds them from any folder.
+  const sourceYaml = sourceWithAbsoluteModulePaths(loaded.sourceYaml, baseDir);
   // Envs and backend load before the run row exists: a broken module leaves no ghost run.
   const prepared = await prepareRun(cfg, baseDir, { log: options.log });
   const run = store.runs.create({
@@ -57,7 +60,7 @@ export async function trainFromConfigFile(
     status: 'queued',
   });
   options.onRunCreated?.(run);
-  return runTraining(store, run, cfg, prepared, undefined, options);
+  return runTraining(store, run, { cfg, sourceYaml }, prepared, undefined, options);
 }
 
 /**
@@ -76,8 +79,7 @@ export async function resumeFromCheckpoint(
   const parent = store.runs.get(checkpoint.runId);
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
   if (!options.fork) assertRunFree(store, parent.id, 'resume');
-  const source = join(folder, 'config.yaml');
-  const cfg = parseRunConfig(parseYaml(readCheckpointConfig(folder)), source, options.overrides ?? []);
+  const { cfg, sourceYaml } = checkpointRunConfig(folder, options.overrides ?? []);
   // Refuse a damaged or mismatched checkpoint, a config it cannot continue under, a broken env
   // module or a backend that cannot start, all before anything stored is changed.
   verifyCheckpoint(folder, { ...expectedModels(cfg, checkpointVocabSize(folder)), iteration: checkpoint.iteration });
@@ -105,7 +107,19 @@ export async function resumeFromCheckpoint(
     run = store.runs.update(parent.id, { status: 'queued', finishedAt: null, error: null });
   }
   options.onRunCreated?.(run);
-  return runTraining(store, run, cfg, prepared, folder, options);
+  return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, options);
+}
+
+/**
+ * A checkpoint's config with `overrides` applied. Overrides go onto the unresolved source
+ * (config.source.yaml) before `${}` references are resolved, so `--set ppo_mini_batch_size=8`
+ * also reaches the actor's and critic's copies of it; a checkpoint from before the source was
+ * kept falls back to its resolved config.yaml, where references are already values.
+ */
+export function checkpointRunConfig(folder: string, overrides: readonly string[]): RunConfigWithSource {
+  const source = readCheckpointSourceConfig(folder);
+  if (source !== null) return parseRunConfigWithSource(parseYaml(source), join(folder, 'config.source.yaml'), overrides);
+  return parseRunConfigWithSource(parseYaml(readCheckpointConfig(folder)), join(folder, 'config.yaml'), overrides);
 }
 
 /** A continuation must have iterations left to train, or resuming would only delete later ones. */
@@ -147,9 +161,9 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
 async function runTraining(
   store: Store,
   run: RunRecord,
-  cfg: RunConfig,
+  { cfg, sourceYaml }: RunConfigWithSource,
   prepared: PreparedRun,
-  resumeFrom: string | undefined,
+  resumeFrom: { folder: string; fork: boolean } | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
   // This process owns the run until it ends (run-owner.ts); a resume took it already.
@@ -179,7 +193,9 @@ async function runTraining(
     config: cfg,
     sink,
     checkpointDir: runCheckpointDir(store, run.id),
-    resumeFrom,
+    resumeFrom: resumeFrom?.folder,
+    fork: resumeFrom?.fork,
+    configSource: sourceYaml,
     shouldStop: hooks.shouldStop,
     log: hooks.log,
     resolveSpec: prepared.resolveSpec,

@@ -25,11 +25,12 @@ describe('computeGigpo', () => {
     // Step returns with gamma 0.5: state S 0.5, 0, 1 (mean 0.5, std 0.5); state A 1, 0 (std sqrt(0.5)).
     const s = 0.5 / (0.5 + 1e-6);
     const a = 0.5 / (Math.sqrt(0.5) + 1e-6);
-    // Group h has one episode and one turn from S: mean 0 and std 1 at both levels, as verl's GRPO.
+    // Group h has one episode and one turn from S. Episode level: mean 0 and std 1, as verl's GRPO.
+    // Step level: a step group of one is its own mean (verl-agent), so its step advantage is 0.
     const alone = 2 / (1 + 1e-6);
     expectAllClose(
       advantages,
-      [win, win, win + a, win + a, /**/ loss - s, loss - s, loss - a, loss - a, /**/ win + s, win + s, 0, 0, /**/ 2 * alone, 2 * alone, 0, 0],
+      [win, win, win + a, win + a, /**/ loss - s, loss - s, loss - a, loss - a, /**/ win + s, win + s, 0, 0, /**/ alone, alone, 0, 0],
       1e-5,
     );
     expectAllClose(returns, advantages);
@@ -37,8 +38,19 @@ describe('computeGigpo', () => {
 
   it('weights the step advantage and can leave out the std (mean_norm)', () => {
     const { advantages } = computeGigpo({ ...batch, gamma: 0.5, stepWeight: 2, normByStd: false });
-    // Episode: 1/3, -2/3, 1/3 (group g), 2 (h). Steps: S 0, -0.5, 0.5 and 2 (h alone); A 0.5, -0.5.
-    expectAllClose(advantages, [1 / 3, 1 / 3, 4 / 3, 4 / 3, /**/ -5 / 3, -5 / 3, -5 / 3, -5 / 3, /**/ 4 / 3, 4 / 3, 0, 0, /**/ 6, 6, 0, 0]);
+    // Episode: 1/3, -2/3, 1/3 (group g), 2 (h). Steps: S 0, -0.5, 0.5 and 0 (h alone); A 0.5, -0.5.
+    expectAllClose(advantages, [1 / 3, 1 / 3, 4 / 3, 4 / 3, /**/ -5 / 3, -5 / 3, -5 / 3, -5 / 3, /**/ 4 / 3, 4 / 3, 0, 0, /**/ 2, 2, 0, 0]);
+  });
+
+  it('gives a state seen once in its group step advantage 0 (verl-agent: its own value is the mean)', () => {
+    // One episode, one turn, reward 1: the episode advantage is 1 (a group of one: mean 0, std 1
+    // as GRPO) and the step advantage 0, so mean_norm gives 1 (verl-agent), not 2.
+    const single = { rows: 1, cols: 2, rewards: f32([0, 1]), mask: f32([1, 1]), groupIds: ['g'], turnEnds: [[1]], stateKeys: [['S']] };
+    expectAllClose(computeGigpo({ ...single, normByStd: false }).advantages, [1, 1]);
+    expectAllClose(computeGigpo(single).advantages, [1 / (1 + 1e-6), 1 / (1 + 1e-6)], 1e-6);
+    // Two turns from different states, each alone: no step signal on either turn, only the episode's.
+    const long = { rows: 1, cols: 4, rewards: f32([0, 0, 0, 1]), mask: f32([1, 1, 1, 1]), groupIds: ['g'], turnEnds: [[1, 3]], stateKeys: [['S', 'A']] };
+    expectAllClose(computeGigpo({ ...long, gamma: 0.5, normByStd: false }).advantages, [1, 1, 1, 1]);
   });
 
   it('is reachable as adv_estimator gigpo, and says what it needs', () => {

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunConfig } from '../../trainer-core/config';
+import { parseRunConfig, type RunConfig } from '../../trainer-core/config';
+import { loadCustomEnvSpec } from '../../trainer-core/envs/custom-loader';
 import { EnvStateManager } from '../../trainer-core/rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../../trainer-core/rollout/rollout-loop';
 import { CharTokenizer, ScriptedGenerator, corridorConfig, resolveCorridor } from './helpers';
@@ -98,6 +100,44 @@ describe('runRollout', () => {
     expect(episode.endReason).toBe('context-full');
     expect(episode.sequence.inputIds.length).toBeLessThanOrEqual(40);
     expect(result.metrics['train/Corridor/context_full']).toBe(1);
+  });
+
+  it('leaves room in the context for the end-of-turn that closes a reply cut by it', async () => {
+    // The reply never ends by itself, so it is cut by the room left and closed with an untrained
+    // end-of-turn: that token must fit too (a row of 41 tokens did not fit a model of 40).
+    for (const window of ['null', '1']) {
+      const cfg = corridorConfig(['agent_proxy.template=compact', 'model.context_length=40', `agent_proxy.max_context_window=${window}`], 1, 1);
+      const { result } = await roll(cfg, () => 'x'.repeat(100), 'train', false);
+      const [episode] = result.episodes;
+      expect(episode.endReason).toBe('context-full');
+      expect(episode.turns.at(-1)?.cut).toBe(true);
+      expect(episode.sequence.inputIds.length).toBe(40);
+    }
+  });
+
+  it('fits the guess-number example with the default template in 2048 tokens (it made 2049)', async () => {
+    const spec = await loadCustomEnvSpec(join(import.meta.dirname, '../../examples/custom-env/guess-number.ts'));
+    const cfg = parseRunConfig(
+      {
+        custom_envs: { Guess: { env_type: 'custom', module: 'guess-number.ts', max_actions_per_traj: 7 } },
+        agent_proxy: { max_turn: 7 },
+        es_manager: { train: { env_groups: 1, group_size: 2, env_configs: { tags: ['Guess'], n_groups: [1] } } },
+      },
+      'test',
+    );
+    expect([cfg.agent_proxy.template, cfg.model.context_length]).toEqual(['ragen', 2048]);
+    const generator = new ScriptedGenerator(tok, () => 'y'.repeat(1000), false);
+    const result = await runRollout({
+      esManager: new EnvStateManager(cfg, 'train', { resolveSpec: () => spec }),
+      contextManager: createContextManager(cfg, tok),
+      tokenizer: tok,
+      generator,
+      settings: rolloutSettingsFromConfig(cfg, 'train'),
+    });
+    for (const episode of result.episodes) {
+      expect(episode.endReason).toBe('context-full');
+      expect(episode.sequence.inputIds.length).toBe(2048);
+    }
   });
 
   it('bounds the packed training row, not only the window, by the context length', async () => {

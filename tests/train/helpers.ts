@@ -7,6 +7,8 @@ import { MemorySink } from '../../trainer-core/train/sink';
 import { train, type TrainOptions } from '../../trainer-core/train/trainer';
 import { TINY_BANDIT_OVERRIDES } from '../helpers/tiny-bandit';
 
+export { TINY_BANDIT_OVERRIDES };
+
 export const BANDIT_CONFIG = join(import.meta.dirname, '../../configs/bandit.yaml');
 
 export function tempDir(prefix: string): { dir: string; cleanup(): void } {
@@ -14,12 +16,9 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The bandit config shrunk for tests: a tiny model and few episodes, on the wasm backend. */
+/** The bandit config shrunk for tests (TINY_BANDIT_OVERRIDES), then `overrides`. */
 export function tinyBanditConfig(overrides: string[] = []): RunConfig {
-  return loadRunConfig(BANDIT_CONFIG, [
-    ...TINY_BANDIT_OVERRIDES,
-    ...overrides,
-  ]);
+  return loadRunConfig(BANDIT_CONFIG, [...TINY_BANDIT_OVERRIDES, ...overrides]);
 }
 
 export async function trainInMemory(config: RunConfig, options: Partial<TrainOptions> & { checkpointDir: string }) {

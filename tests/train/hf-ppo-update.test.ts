@@ -79,7 +79,7 @@ describe('PPO update on a LoRA Qwen2 policy', () => {
     const optimizer = new Adam(policy.namedVariables(), { learningRate: 1e-2 });
     const settings = {
       miniBatchSize: 4, microBatchSize: 2, epochs: 1, clipLow: 0.2, clipHigh: 0.2, clipRatioC: 3, aggMode: 'token-mean' as const,
-      entropyCoeff: 0, temperature: 1, gradClip: 1, klLoss: { coef: 0.01, type: 'low_var_kl' as const, refLogprobs: before.logprobs! },
+      entropyCoeff: 0, temperature: 1, gradClip: 1, normLength: 64, klLoss: { coef: 0.01, type: 'low_var_kl' as const, refLogprobs: before.logprobs! },
     };
     const metrics = await updateActor(asPolicy(policy), optimizer, batch, Float32Array.from(advantages), settings, new Rng(4));
     for (const value of Object.values(metrics)) expect(Number.isFinite(value)).toBe(true);
@@ -101,7 +101,7 @@ describe('PPO update on a LoRA Qwen2 policy', () => {
     const oldValues = (await scoreBatch(asPolicy(critic), batch, { chunk: 2, logprobs: false, values: true })).values!;
     const criticOptimizer = new Adam(critic.namedVariables(), { learningRate: 1e-2 });
     const criticMetrics = await updateCritic(asPolicy(critic), criticOptimizer, batch, Float32Array.from(advantages), oldValues, {
-      miniBatchSize: 4, microBatchSize: 2, epochs: 2, cliprange: 0.5, aggMode: 'token-mean', gradClip: 1,
+      miniBatchSize: 4, microBatchSize: 2, epochs: 2, cliprange: 0.5, aggMode: 'token-mean', gradClip: 1, normLength: 64,
     }, new Rng(5));
     expect(Number.isFinite(criticMetrics['critic/vf_loss'])).toBe(true);
     const newValues = tf.tidy(() => scoreTokens(asPolicy(critic), [tokens[0]], { logprobs: false, values: true }).values!.arraySync()[0]);

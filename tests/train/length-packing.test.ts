@@ -68,6 +68,7 @@ describe('updates with rows packed by length', () => {
       miniBatchSize: 6,
       microBatchSize: 2,
       epochs: 2,
+      normLength: 64,
       clipLow: 0.2,
       clipHigh: 0.28,
       clipRatioC: 3,

@@ -28,7 +28,8 @@ export interface GigpoInput extends OutcomeInput {
  * group (same episode group, same state) it is normalised like GRPO. So when two episodes of a
  * group reach the same board and one steps into a hole while the other goes on, that move alone
  * is blamed, where GRPO blames every move of the failed episode alike. A state seen once in its
- * group is a step group of one: as in verl-agent, its step advantage is its own return.
+ * group is a step group of one with nothing to compare against: its step advantage is 0, as in
+ * verl-agent (`step_norm_reward` takes its own value as the mean) and the paper (Q - mean Q).
  * Returns equal the advantages (no critic).
  */
 export function computeGigpo(input: GigpoInput): AdvantageResult {
@@ -43,8 +44,10 @@ export function computeGigpo(input: GigpoInput): AdvantageResult {
       throw new RangeError(`stateKeys[${b}] has ${keys.length} keys for ${turnEnds[b].length} turns; give one state key per turn`);
     }
   });
-  // A group of one keeps mean 0 and std 1, as verl's GRPO and verl-agent's step groups do.
+  // Episode groups of one keep mean 0 and std 1, as verl's GRPO (and verl-agent's episode level).
   const normalise = (xs: readonly number[]) => normaliseWithinGroup(xs, normByStd, epsilon);
+  // Step groups of one are their own mean: no peer played from that state, so no step signal.
+  const normaliseStep = (xs: readonly number[]) => (xs.length === 1 ? [0] : normalise(xs));
 
   const scores = sequenceScores(rewards, rows, cols);
   const episodeAdvantage = new Float64Array(rows);
@@ -75,7 +78,7 @@ export function computeGigpo(input: GigpoInput): AdvantageResult {
   );
   const stepAdvantage = turnEnds.map((ends) => new Float64Array(ends.length));
   for (const members of stepGroups.values()) {
-    normalise(members.map(([b, i]) => stepReturns[b][i])).forEach((a, k) => (stepAdvantage[members[k][0]][members[k][1]] = a));
+    normaliseStep(members.map(([b, i]) => stepReturns[b][i])).forEach((a, k) => (stepAdvantage[members[k][0]][members[k][1]] = a));
   }
 
   const advantages = new Float32Array(rows * cols);

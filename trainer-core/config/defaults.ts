@@ -52,6 +52,8 @@ actor_rollout_ref:
     clip_ratio_high: 0.28        # PPO clip above 1 (StarPO-S clip-higher; verl 0.2)
     clip_ratio_c: 3.0            # dual-clip bound for negative advantages (> 1)
     loss_agg_mode: token-mean    # token-mean | seq-mean-token-sum | seq-mean-token-mean | seq-mean-token-sum-norm
+    loss_scale_factor: null      # seq-mean-token-sum-norm (Dr.GRPO) divides each episode's token sum by this constant
+                                 # (verl's name); null: the episode's generation budget, response_length x max_turn
     entropy_coeff: 0.001
     use_kl_loss: false           # KL to the reference model as a loss term
     kl_loss_coef: 0.001
@@ -84,6 +86,7 @@ critic:
   ppo_epochs: \${actor_rollout_ref.actor.ppo_epochs}
   grad_clip: 1.0
   cliprange_value: 0.5           # value clip around the old values
+  loss_agg_mode: \${actor_rollout_ref.actor.loss_agg_mode} # the value loss's own aggregation (verl's critic.loss_agg_mode)
   optim:
     lr: 1.0e-5
     weight_decay: 0.01

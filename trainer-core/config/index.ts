@@ -1,4 +1,4 @@
-export { loadRunConfig, parseRunConfig, resolvedConfigToYaml, deepMerge } from './load';
+export { loadRunConfig, loadRunConfigWithSource, parseRunConfig, parseRunConfigWithSource, resolvedConfigToYaml, deepMerge, type RunConfigWithSource } from './load';
 export { DEFAULTS_YAML, defaultRunConfigInput } from './defaults';
 export { ConfigError, type ConfigIssue } from './errors';
 export { resolveReferences } from './references';

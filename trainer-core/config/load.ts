@@ -16,6 +16,20 @@ import { YamlSource } from './yaml-source';
  * ConfigError whose message names the file and line of each.
  */
 export function loadRunConfig(path: string, overrides: readonly string[] = []): RunConfig {
+  return loadRunConfigWithSource(path, overrides).cfg;
+}
+
+/**
+ * A resolved config and its source: the defaults, the file and the overrides merged with every
+ * `${}` reference still in place (as YAML). A run keeps the source so that an override given
+ * when it is resumed or forked reaches the keys that refer to the overridden one.
+ */
+export interface RunConfigWithSource {
+  cfg: RunConfig;
+  sourceYaml: string;
+}
+
+export function loadRunConfigWithSource(path: string, overrides: readonly string[] = []): RunConfigWithSource {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -41,6 +55,11 @@ export function loadRunConfig(path: string, overrides: readonly string[] = []): 
 
 /** Validates a config given as an object (e.g. from the API); `source` names it in messages. */
 export function parseRunConfig(input: unknown, source?: string, overrides: readonly string[] = []): RunConfig {
+  return buildRunConfig(input, { name: source, overrides }).cfg;
+}
+
+/** parseRunConfig, also giving the unresolved source (see RunConfigWithSource). */
+export function parseRunConfigWithSource(input: unknown, source?: string, overrides: readonly string[] = []): RunConfigWithSource {
   return buildRunConfig(input, { name: source, overrides });
 }
 
@@ -55,7 +74,7 @@ interface BuildContext {
   overrides: readonly string[];
 }
 
-function buildRunConfig(input: unknown, ctx: BuildContext): RunConfig {
+function buildRunConfig(input: unknown, ctx: BuildContext): RunConfigWithSource {
   const name = ctx.source?.name ?? ctx.name;
   const parsedOverrides = ctx.overrides.map(parseOverride);
   const origins = new Map(parsedOverrides.map((o) => [formatPath(o.path), `--set ${o.text}`]));
@@ -74,6 +93,7 @@ function buildRunConfig(input: unknown, ctx: BuildContext): RunConfig {
   }
   const merged = deepMerge(defaultRunConfigInput(), raw);
   applyOverrides(merged, parsedOverrides, RunConfigSchema);
+  const sourceYaml = stringify(merged, { lineWidth: 0 });
 
   let resolved: unknown;
   try {
@@ -88,7 +108,7 @@ function buildRunConfig(input: unknown, ctx: BuildContext): RunConfig {
   const envChecked = checkEnvOptions(result.data);
   const problems = [...crossFieldIssues(result.data), ...envChecked.issues];
   if (problems.length > 0) throw locate(problems);
-  return envChecked.cfg;
+  return { cfg: envChecked.cfg, sourceYaml };
 }
 
 function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins: Map<string, string>): ConfigIssue {

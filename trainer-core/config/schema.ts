@@ -75,6 +75,7 @@ const actorSchema = z.strictObject({
   clip_ratio_high: z.number().positive(),
   clip_ratio_c: z.number().gt(1),
   loss_agg_mode: z.enum(LOSS_AGG_MODES),
+  loss_scale_factor: positiveInt.nullable(),
   entropy_coeff: z.number(),
   use_kl_loss: z.boolean(),
   kl_loss_coef: z.number().nonnegative(),
@@ -103,6 +104,7 @@ const criticSchema = z.strictObject({
   ppo_epochs: positiveInt,
   grad_clip: z.number().positive(),
   cliprange_value: z.number().positive(),
+  loss_agg_mode: z.enum(LOSS_AGG_MODES),
   optim: optimSchema,
 });
 

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { RunConfig } from '../config/schema';
 import { parseEnvOptions } from '../envs/options';
 import { isEnvModulePath, resolveEnvSpec } from '../envs/registry';
@@ -42,4 +43,16 @@ export function withAbsoluteModulePaths(cfg: RunConfig, baseDir: string): RunCon
     customEnvs[tag] = path === undefined ? envCfg : { ...envCfg, module: isAbsolute(path) ? path : resolve(baseDir, path) };
   }
   return { ...cfg, custom_envs: customEnvs };
+}
+
+/** withAbsoluteModulePaths on a run's unresolved source config (YAML text). */
+export function sourceWithAbsoluteModulePaths(sourceYaml: string, baseDir: string): string {
+  const source = parseYaml(sourceYaml) as { custom_envs?: Record<string, { module?: unknown; env_type?: unknown }> } | null;
+  if (!source?.custom_envs) return sourceYaml;
+  for (const envCfg of Object.values(source.custom_envs)) {
+    if (!envCfg) continue;
+    const path = typeof envCfg.module === 'string' ? envCfg.module : typeof envCfg.env_type === 'string' && isEnvModulePath(envCfg.env_type) ? envCfg.env_type : undefined;
+    if (path !== undefined && !path.includes('${')) envCfg.module = isAbsolute(path) ? path : resolve(baseDir, path);
+  }
+  return stringifyYaml(source, { lineWidth: 0 });
 }

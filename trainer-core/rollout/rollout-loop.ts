@@ -190,7 +190,11 @@ async function playEpisodes(
     const asked: number[] = [];
     for (const envId of active) {
       const ids = cm.contextIds(es.entries[envId].prompt, contexts[envId]);
-      const room = Math.min(settings.responseLength, settings.maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId], ids.length));
+      // One token of the context stays free for the end-of-turn id that closes a reply cut at
+      // the limit or ended by a stop string (see ContextManager.replySegments): it is part of
+      // the training row too, which must fit the model.
+      const free = settings.maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId], ids.length) - 1;
+      const room = Math.min(settings.responseLength, free);
       if (room < 1) {
         contexts[envId].pop();
         es.endEpisode(envId, 'context-full');

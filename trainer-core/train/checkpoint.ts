@@ -36,6 +36,8 @@ export interface CheckpointContents {
   criticOptimizer: Adam | null;
   tokenizer: WordByteTokenizer;
   configYaml: string;
+  /** The config before `${}` resolution (config.source.yaml), so overrides can re-resolve it. */
+  sourceConfigYaml?: string;
   state: TrainingState;
 }
 
@@ -65,6 +67,7 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
   };
   if (c.critic) files['critic.safetensors'] = await encodeModel(c.critic, { 'turnlab.role': 'critic' });
   if (c.criticOptimizer) files['optimizer.critic.safetensors'] = await encodeOptimizer(c.criticOptimizer);
+  if (c.sourceConfigYaml !== undefined) files['config.source.yaml'] = c.sourceConfigYaml;
   if (c.reference) files['reference.safetensors'] = await encodeModel(c.reference, { 'turnlab.role': 'reference' });
   const { sizeBytes, manifestSha256 } = writeCheckpointFiles(dir, files);
   return { sizeBytes, sha256: manifestSha256 };
@@ -202,6 +205,11 @@ export function readCheckpointConfig(dir: string): string {
   const bytes = readCheckpointFiles(dir)['config.yaml'];
   if (!bytes) throw new CheckpointError(`checkpoint ${dir} has no config.yaml`);
   return bytes.toString('utf8');
+}
+
+/** The unresolved config of a checkpoint; null for checkpoints written before it was kept. */
+export function readCheckpointSourceConfig(dir: string): string | null {
+  return readCheckpointFiles(dir)['config.source.yaml']?.toString('utf8') ?? null;
 }
 
 async function encodeOptimizer(optimizer: Adam): Promise<Buffer> {

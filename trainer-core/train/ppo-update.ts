@@ -49,6 +49,8 @@ export interface ActorUpdateSettings {
   clipHigh: number;
   clipRatioC: number;
   aggMode: LossAggMode;
+  /** The constant length of seq-mean-token-sum-norm (see lossNormLength in update-settings.ts). */
+  normLength: number;
   entropyCoeff: number;
   temperature: number;
   gradClip: number;
@@ -63,6 +65,8 @@ export interface CriticUpdateSettings {
   epochs: number;
   cliprange: number;
   aggMode: LossAggMode;
+  /** The constant length of seq-mean-token-sum-norm. */
+  normLength: number;
   gradClip: number;
   packByLength?: boolean;
 }
@@ -79,6 +83,7 @@ interface Schedule {
    * true. false keeps the shuffled order in chunks of microBatchSize (the plain schedule).
    */
   packByLength?: boolean;
+  normLength: number;
 }
 
 /**
@@ -148,7 +153,9 @@ async function optimise(
   })) {
     const counts = maskCounts(batch.mask, batch.cols, mini.rows);
     if (counts.tokens === 0) continue;
-    const aggOptions = { globalTokens: counts.tokens, globalSeqs: counts.seqs, normLength: batch.cols };
+    // normLength is a constant from the config, not the batch width: a longer row elsewhere in
+    // the batch must not change the weight of this row's tokens.
+    const aggOptions = { globalTokens: counts.tokens, globalSeqs: counts.seqs, normLength: schedule.normLength };
     const accumulated = new GradientSum();
     const miniMetrics = new MetricSums();
     const microBatches =

@@ -23,6 +23,7 @@ import { playDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
+import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus, TrainingSink, TurnReport } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { warmStart } from './warm-start';
@@ -35,6 +36,13 @@ export interface TrainOptions {
   checkpointDir: string;
   /** Continue from this checkpoint folder (same run, or a fork with edited settings). */
   resumeFrom?: string;
+  /** The config before `${}` resolution, kept in each checkpoint as config.source.yaml. */
+  configSource?: string;
+  /**
+   * `resumeFrom` starts a new child run (a fork), not the same run again: like a new run, it
+   * validates at its starting point when `val_before_train` is set.
+   */
+  fork?: boolean;
   /** Polled after each iteration; true ends the run after saving a checkpoint. */
   shouldStop?: () => boolean;
   log?: (line: string) => void;
@@ -68,9 +76,13 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       startIteration: session.state.iteration + 1,
       totalIterations: cfg.trainer.total_training_steps,
     });
-    if (session.state.iteration === 0 && cfg.trainer.val_before_train && cfg.trainer.test_freq > 0) {
-      const val = await validate(session);
-      await sink.iteration(0, val.metrics, val.episodes);
+    // A new run validates before its first update, and so does a fork, at the iteration it
+    // starts from; a resumed run already has its rows up to there.
+    const starting = session.state.iteration === 0 || options.fork === true;
+    if (starting && cfg.trainer.val_before_train && cfg.trainer.test_freq > 0) {
+      const start = session.state.iteration;
+      const val = await validate(session, start);
+      await sink.iteration(start, val.metrics, val.episodes);
     }
     let status: RunEndStatus = 'completed';
     // Collapse detection restarts with each process: a resumed run re-learns its earlier level.
@@ -139,6 +151,8 @@ interface Session {
   optimalSuccess: Record<string, number> | null;
   /** This run's checkpoints on disk, those from before a resume included (for keep_last_n). */
   checkpoints: RetainedCheckpoint[];
+  /** The context-full warning was given (once per run). */
+  contextWarned: boolean;
   dispose(): void;
 }
 
@@ -251,6 +265,7 @@ async function openSession(options: TrainOptions): Promise<Session> {
     state,
     optimalSuccess: null,
     checkpoints: existingCheckpoints(options.checkpointDir, state.iteration),
+    contextWarned: false,
     dispose() {
       actorOptimizer.dispose();
       criticOptimizer?.dispose();
@@ -279,6 +294,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const generatedTokens = generator.takeTokenCount();
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
   Object.assign(metrics, rollout.metrics);
+  warnIfContextFull(s, rollout.episodes, iteration);
 
   const filter = filterGroupsByRewardStd(
     groupScores(rollout.episodes),
@@ -339,34 +355,14 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, {
-          miniBatchSize: cfg.critic.ppo_mini_batch_size,
-          microBatchSize: cfg.critic.ppo_micro_batch_size_per_gpu,
-          epochs: cfg.critic.ppo_epochs,
-          cliprange: cfg.critic.cliprange_value,
-          aggMode: actor.loss_agg_mode,
-          gradClip: cfg.critic.grad_clip,
-        }, s.rng.minibatch),
+        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
       metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
     Object.assign(
       metrics,
-      await updateActor(s.policy, s.actorOptimizer, batch, advantages, {
-        miniBatchSize: actor.ppo_mini_batch_size,
-        microBatchSize: actor.ppo_micro_batch_size_per_gpu,
-        epochs: actor.ppo_epochs,
-        clipLow: actor.clip_ratio_low,
-        clipHigh: actor.clip_ratio_high,
-        clipRatioC: actor.clip_ratio_c,
-        aggMode: actor.loss_agg_mode,
-        entropyCoeff: actor.entropy_coeff,
-        temperature,
-        gradClip: actor.grad_clip,
-        klLoss:
-          actor.use_kl_loss && refLogprobs ? { coef: actor.kl_loss_coef, type: actor.kl_loss_type as KlType, refLogprobs } : null,
-      }, s.rng.minibatch),
+      await updateActor(s.policy, s.actorOptimizer, batch, advantages, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch),
     );
     metrics['actor/kl_coef'] = s.klController.value;
     metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
@@ -397,6 +393,24 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   return { metrics, episodes };
 }
 
+/**
+ * Says once per run, on the log the CLI prints, that episodes were cut for lack of context room:
+ * otherwise the only sign is the `context_full` metric, and a run can train on truncated
+ * episodes for its whole length unnoticed.
+ */
+function warnIfContextFull(s: Session, episodes: readonly EpisodeRecord[], iteration: number): void {
+  if (s.contextWarned) return;
+  const cut = episodes.filter((e) => e.endReason === 'context-full');
+  if (cut.length === 0) return;
+  s.contextWarned = true;
+  const split = episodes[0].split;
+  s.options.log?.(
+    `warning: ${cut.length} of ${episodes.length} ${split} episodes at iteration ${iteration} ended because the context was full ` +
+      `(model.context_length ${s.cfg.model.context_length}); raise model.context_length, or shorten episodes ` +
+      `(actor_rollout_ref.rollout.response_length, agent_proxy.max_context_window). Said once per run; the ${split}/<tag>/context_full metric counts them.`,
+  );
+}
+
 function scheduledLearningRate(o: RunConfig['critic']['optim'], iteration: number, totalIterations: number): number {
   return learningRateAt(iteration, {
     schedule: o.lr_scheduler_type,
@@ -421,6 +435,7 @@ async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<st
     generator,
     settings: rolloutSettingsFromConfig(cfg, 'val'),
   });
+  warnIfContextFull(s, rollout.episodes, iteration);
   s.optimalSuccess ??= optimalSuccessByTag(s.cfg, s.options.resolveSpec);
   const metrics: Record<string, number> = { ...rollout.metrics };
   for (const [tag, value] of Object.entries(s.optimalSuccess)) metrics[`val/${tag}/optimal_success`] = value;
@@ -439,6 +454,7 @@ async function checkpoint(s: Session, metrics: Record<string, number>): Promise<
     criticOptimizer: s.criticOptimizer,
     tokenizer: s.tokenizer,
     configYaml: resolvedConfigToYaml(s.cfg),
+    sourceConfigYaml: s.options.configSource,
     state: s.state,
   });
   await s.options.sink.checkpoint({ iteration, path: dir, sizeBytes: saved.sizeBytes, sha256: saved.sha256, metrics });

@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadRunConfig } from '../../trainer-core/config';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { tempDir, trainInMemory } from './helpers';
+
+const tmp = tempDir('context-warning');
+afterAll(() => tmp.cleanup());
+
+describe('episodes that fill the context', () => {
+  it('are reported once per run on the log, naming the key to raise', async () => {
+    // Ten turns of FrozenLake do not fit 120 tokens: every episode is cut, at every iteration.
+    const cfg = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
+      ...TINY_LAKE_OVERRIDES,
+      'warm_start.steps=0',
+      'model.context_length=120',
+      'trainer.total_training_steps=2',
+      'trainer.val_before_train=false',
+    ]);
+    const lines: string[] = [];
+    const { sink, result } = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
+    expect(result.status).toBe('completed');
+    expect(sink.metrics.get(1)!['train/FrozenLakeNonSlip/context_full']).toBeGreaterThan(0);
+    expect(sink.metrics.get(2)!['train/FrozenLakeNonSlip/context_full']).toBeGreaterThan(0);
+    const warnings = lines.filter((line) => line.includes('context was full'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^warning: \d+ of 4 train episodes at iteration 1 ended because the context was full \(model\.context_length 120\); raise model\.context_length/);
+  }, 120_000);
+});
