@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -20,8 +20,8 @@ interface Violation {
 let fixture: FixtureDataDir;
 let shots: TempDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 
 /** The serious and critical WCAG 2 A/AA violations axe finds on the page as it is now. */
 async function seriousViolations(): Promise<string[]> {
@@ -37,20 +37,14 @@ async function seriousViolations(): Promise<string[]> {
 
 describe.skipIf(!hasChromium)('accessibility of every view', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 8 });
     shots = screenshotFolder();
-    serve = await startServe(fixture.dir);
     // axe is injected as a script; the page's CSP allows only its own scripts.
-    browser = await launchBrowser({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({ fixture: { iterations: 8 }, browser: { viewport: { width: 1440, height: 900 }, bypassCSP: true } });
+    ({ fixture, serve, page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   const first = () => fixture.runs[0].run.id;

@@ -4,15 +4,14 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import type { TempDir } from '../helpers/fixtures';
+import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
-let fixture: FixtureDataDir;
 let shots: TempDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 let runId: number;
 
 /** A run whose checkpoints carry what a real trainer's do: some 60 metrics with long names. */
@@ -48,20 +47,17 @@ function addRunWithCheckpoints(dataDir: string): number {
 
 describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 5 });
-    runId = addRunWithCheckpoints(fixture.dir);
     shots = screenshotFolder();
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1024, height: 700 } });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({
+      fixture: { iterations: 5 },
+      addRuns: (dir) => (runId = addRunWithCheckpoints(dir)),
+      browser: { viewport: { width: 1024, height: 700 } },
+    });
+    ({ serve, page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   for (const width of [1024, 1440]) {

@@ -6,14 +6,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import type { MetricPoint } from '../../main/store/types';
-import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 
 const METRIC = 'val/bandit/success';
-let fixture: FixtureDataDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 const ids: number[] = [];
 
 /** Four runs: lr 0.001 and 0.002, two seeds each; success near 1 with a wide spread. */
@@ -40,19 +38,16 @@ function addGroups(dataDir: string): void {
 
 describe.skipIf(!hasChromium)('seed groups in Compare', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 3 });
-    addGroups(fixture.dir);
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({
+      fixture: { iterations: 3 },
+      addRuns: addGroups,
+      browser: { viewport: { width: 1440, height: 900 }, acceptDownloads: true },
+    });
+    ({ serve, page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   it('names groups by the setting that differs and clips a rate band to [0, 1]', async () => {

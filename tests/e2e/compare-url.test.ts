@@ -3,13 +3,13 @@
 // visiting other views, and the link opens the same comparison in another browser.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import type { FixtureDataDir } from '../helpers/fixtures';
+import { hasChromium, launchBrowser, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 
 let fixture: FixtureDataDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 let ids: number[];
 
 const METRIC = 'train/reward/mean';
@@ -32,19 +32,13 @@ const EXPECTED = { metric: METRIC, smoothing: '0.6', xAxis: 'relative', log: tru
 
 describe.skipIf(!hasChromium)('Compare state in the URL', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 5 });
+    wb = await openWorkbench({ fixture: { iterations: 5 }, browser: { viewport: { width: 1440, height: 900 } } });
+    ({ fixture, serve, page } = wb);
     ids = [fixture.runs[0].run.id, fixture.runs[2].run.id];
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
-    page = browser.page;
-    await page.goto(serve.url);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   it('reads every setting from the address and writes changes back', async () => {

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { makeFixtureDataDir, type FixtureDataDir, type FixtureOptions } from '../helpers/fixtures';
 import { CHROMIUM_PATH, NEEDS_CHROMIUM } from '../setup/requirements';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -93,4 +94,40 @@ export async function launchBrowser(options: BrowserContextOptions): Promise<Ope
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   const page = await (await browser.newContext(options)).newPage();
   return { browser, page, close: () => browser.close() };
+}
+
+export interface OpenWorkbench {
+  fixture: FixtureDataDir;
+  serve: Serve;
+  browser: OpenBrowser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * The set-up most browser tests share: the app built, a fixture data folder (`addRuns` may store
+ * more runs in it before the server opens it), `turnlab serve` on it, and Chromium on its page.
+ */
+export async function openWorkbench(options: {
+  fixture?: FixtureOptions;
+  addRuns?: (dataDir: string) => void;
+  browser: BrowserContextOptions;
+}): Promise<OpenWorkbench> {
+  ensureBuilt();
+  const fixture = makeFixtureDataDir(options.fixture);
+  options.addRuns?.(fixture.dir);
+  const serve = await startServe(fixture.dir);
+  const browser = await launchBrowser(options.browser);
+  await browser.page.goto(serve.url);
+  return {
+    fixture,
+    serve,
+    browser,
+    page: browser.page,
+    async close() {
+      await browser.close();
+      await serve.stop();
+      fixture.cleanup();
+    },
+  };
 }

@@ -2,28 +2,19 @@
 // says what is wrong beside the field, and keeps Start disabled until every field is valid.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { hasChromium, openWorkbench, type OpenWorkbench } from './harness';
 
-let fixture: FixtureDataDir;
-let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 
 describe.skipIf(!hasChromium)('New run form validation', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 3 });
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1024, height: 700 } });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({ fixture: { iterations: 3 }, browser: { viewport: { width: 1024, height: 700 } } });
+    ({ page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   it('marks each bad field beside it and disables Start until all are fixed', async () => {

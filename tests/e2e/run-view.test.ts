@@ -7,8 +7,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import type { MetricPoint } from '../../main/store/types';
-import { makeFixtureDataDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
+import { type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { hasChromium, openWorkbench, root, type OpenWorkbench, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
 const TOTAL = 300;
@@ -18,8 +18,8 @@ const HEADLINES = ['validation success', 'train success', 'reward', 'well-formed
 let fixture: FixtureDataDir;
 let shots: TempDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 let richRunId: number;
 let collapsedRunId: number;
 
@@ -84,21 +84,20 @@ const chartTitles = (section: string) => page.locator(`${section} .metric-chart 
 
 describe.skipIf(!hasChromium)('Run view in a browser', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 5 });
-    richRunId = addRichRun(fixture.dir);
-    collapsedRunId = addCollapsedRun(fixture.dir);
     shots = screenshotFolder();
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({
+      fixture: { iterations: 5 },
+      addRuns: (dir) => {
+        richRunId = addRichRun(dir);
+        collapsedRunId = addCollapsedRun(dir);
+      },
+      browser: { viewport: { width: 1440, height: 900 } },
+    });
+    ({ fixture, serve, page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   for (const width of [1440, 1024]) {

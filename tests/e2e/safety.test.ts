@@ -5,42 +5,39 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import type { MetricPoint } from '../../main/store/types';
-import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 
 const HOSTILE = '<img src=x onerror="globalThis.__injected=1">';
 const METRIC = 'train/reward/mean';
 
-let fixture: FixtureDataDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 let hostileId: number;
 
 describe.skipIf(!hasChromium)('user text in the browser', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 5 });
-    const store = openStore(fixture.dir);
-    try {
-      const run = store.runs.create({ name: HOSTILE, config: {}, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'completed' });
-      const points: MetricPoint[] = [];
-      for (let it = 1; it <= 20; it++) points.push({ runId: run.id, name: METRIC, iteration: it, value: it / 20, wallTime: 1e12 + it });
-      store.metrics.insert(points);
-      hostileId = run.id;
-    } finally {
-      store.close();
-    }
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1280, height: 900 } });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({
+      fixture: { iterations: 5 },
+      addRuns: (dir) => {
+        const store = openStore(dir);
+        try {
+          const run = store.runs.create({ name: HOSTILE, config: {}, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'completed' });
+          const points: MetricPoint[] = [];
+          for (let it = 1; it <= 20; it++) points.push({ runId: run.id, name: METRIC, iteration: it, value: it / 20, wallTime: 1e12 + it });
+          store.metrics.insert(points);
+          hostileId = run.id;
+        } finally {
+          store.close();
+        }
+      },
+      browser: { viewport: { width: 1280, height: 900 } },
+    });
+    ({ serve, page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   it('shows a run name holding HTML as text in the comparison tooltip', async () => {

@@ -3,28 +3,20 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_METHODS } from '../../preload/contract';
-import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
-import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 
-let fixture: FixtureDataDir;
 let serve: Serve;
-let browser: OpenBrowser;
 let page: Page;
+let wb: OpenWorkbench;
 
 describe.skipIf(!hasChromium)('small things', () => {
   beforeAll(async () => {
-    ensureBuilt();
-    fixture = makeFixtureDataDir({ iterations: 4 });
-    serve = await startServe(fixture.dir);
-    browser = await launchBrowser({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    page = browser.page;
-    await page.goto(serve.url);
+    wb = await openWorkbench({ fixture: { iterations: 4 }, browser: { viewport: { width: 1280, height: 900 }, acceptDownloads: true } });
+    ({ serve, page } = wb);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-    fixture?.cleanup();
+    await wb?.close();
   });
 
   it('clears "download started" after the download began', async () => {
