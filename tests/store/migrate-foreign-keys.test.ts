@@ -1,13 +1,13 @@
 // Migrations run with foreign keys off and are checked with `PRAGMA foreign_key_check` after:
 // a future migration that rebuilds a referenced table (create new, copy, drop old, rename) must
 // keep every child row, and one that leaves a dangling reference is refused and rolled back.
-import { cpSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { defaultMigrationsDir } from '../../main/store/migrate';
-import { makeTempDir, seedStore, type TempDir } from '../helpers/fixtures';
+import { seedStore, type TempDir } from '../helpers/fixtures';
+import { migrationsSandbox } from './migrations-sandbox';
 
 const TABLES = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints'];
 
@@ -15,12 +15,7 @@ let temp: TempDir;
 let dataDir: string;
 let migrationsDir: string;
 
-beforeEach(() => {
-  temp = makeTempDir();
-  dataDir = join(temp.dir, 'data');
-  migrationsDir = join(temp.dir, 'migrations');
-  cpSync(defaultMigrationsDir(), migrationsDir, { recursive: true });
-});
+beforeEach(() => ({ temp, dataDir, migrationsDir } = migrationsSandbox()));
 
 afterEach(() => temp.cleanup());
 

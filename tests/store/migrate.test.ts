@@ -5,19 +5,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { defaultMigrationsDir, loadMigrations, migrationChecksum } from '../../main/store/migrate';
-import { makeTempDir, seedStore, type TempDir } from '../helpers/fixtures';
+import { loadMigrations, migrationChecksum } from '../../main/store/migrate';
+import { seedStore, type TempDir } from '../helpers/fixtures';
+import { migrationsSandbox } from './migrations-sandbox';
 
 let temp: TempDir;
 let dataDir: string;
 let migrationsDir: string;
 
-beforeEach(() => {
-  temp = makeTempDir();
-  dataDir = join(temp.dir, 'data');
-  migrationsDir = join(temp.dir, 'migrations');
-  cpSync(defaultMigrationsDir(), migrationsDir, { recursive: true });
-});
+beforeEach(() => ({ temp, dataDir, migrationsDir } = migrationsSandbox()));
 
 afterEach(() => temp.cleanup());
 
