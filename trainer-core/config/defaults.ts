@@ -177,6 +177,7 @@ warm_start:                      # supervised steps before RL, for models traine
   mode: none                     # none | expert (solver's actions) | random-valid (any valid action)
   steps: 0
   lr: 1.0e-3
+  episodes: null                 # distinct demonstration episodes (start states); null: 4 train rollouts' worth
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

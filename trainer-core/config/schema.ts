@@ -174,6 +174,7 @@ const warmStartSchema = z.strictObject({
   mode: z.enum(WARM_START_MODES),
   steps: nonNegativeInt,
   lr: z.number().positive(),
+  episodes: positiveInt.nullable(),
 });
 
 export const RunConfigSchema = z.strictObject({

@@ -2,7 +2,7 @@ import type { RunConfig } from '../config/schema';
 import type { Rng } from '../rng';
 import type { ContextManager, ContextTurn } from '../rollout/context-manager';
 import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence } from '../rollout/episode-sequence';
-import type { EnvStateManager } from '../rollout/es-manager';
+import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { createTemplate, type PromptTemplate } from '../rollout/templates';
 import type { Tokenizer } from '../rollout/tokenizer';
 
@@ -88,6 +88,57 @@ export function playDemonstrations(options: {
     out.push({ tag: entry.tag, text, sequence });
   });
   return out;
+}
+
+/** Rollout count of the warm start when `warm_start.episodes` is null (its figures predate the key). */
+const DEFAULT_ROUNDS = 4;
+
+/**
+ * The warm start's demonstrations. They come from seeds past any training seed (a reset count of
+ * a million), so the warm start never sees the start states PPO trains on. With
+ * `warm_start.episodes`, every demonstration starts from its own state: the train split's groups
+ * are played as groups of one (a group's copies share a seed, so an expert would repeat itself
+ * `group_size` times), round after round until there are that many.
+ */
+export function collectDemonstrations(options: {
+  cfg: RunConfig;
+  cm: ContextManager;
+  tokenizer: Tokenizer;
+  rng: Rng;
+  resolveSpec?: EnvSpecResolver;
+}): Demonstration[] {
+  const { cfg, cm, tokenizer, rng } = options;
+  const wanted = cfg.warm_start.episodes;
+  const playCfg = wanted === null ? cfg : distinctStartsConfig(cfg);
+  const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
+  es.restoreState({ resetCount: 1_000_000 });
+  const play = () => playDemonstrations({ cfg: playCfg, es, cm, tokenizer, mode: cfg.warm_start.mode as DemonstrationMode, rng });
+  const out: Demonstration[] = [];
+  if (wanted === null) {
+    for (let round = 0; round < DEFAULT_ROUNDS; round++) out.push(...play());
+    return out;
+  }
+  // A solver that fails on most start states must not loop forever: give up after 4x the rounds.
+  const maxRounds = 4 * Math.ceil(wanted / es.entries.length);
+  for (let round = 0; round < maxRounds && out.length < wanted; round++) out.push(...play());
+  return out.slice(0, wanted);
+}
+
+function distinctStartsConfig(cfg: RunConfig): RunConfig {
+  const train = cfg.es_manager.train;
+  const size = train.group_size;
+  return {
+    ...cfg,
+    es_manager: {
+      ...cfg.es_manager,
+      train: {
+        ...train,
+        group_size: 1,
+        env_groups: train.env_groups * size,
+        env_configs: { ...train.env_configs, n_groups: train.env_configs.n_groups.map((n) => n * size) },
+      },
+    },
+  };
 }
 
 function chooseActions(

@@ -19,7 +19,7 @@ import { createContextManager, rolloutSettingsFromConfig, runRollout, type Episo
 import { buildTrainingBatch, type TrainingBatch } from './batch';
 import { checkpointsToPrune, existingCheckpoints, meanValSuccess, type RetainedCheckpoint } from './checkpoint-retention';
 import { checkpointVocabSize, loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
-import { playDemonstrations } from './demonstrations';
+import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
@@ -205,15 +205,13 @@ async function openSession(options: TrainOptions): Promise<Session> {
     }
     if (cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0) {
       const cm = createContextManager(cfg, tokenizer);
-      const demoEs = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
-      // Demonstrations come from seeds past any training seed, so the warm start never sees
-      // the exact start states PPO will train on.
-      demoEs.restoreState({ resetCount: 1_000_000 });
-      const demoRng = new Rng(deriveSeed(seed, 'demonstrations'));
-      const demonstrations = [];
-      for (let round = 0; round < 4; round++) {
-        demonstrations.push(...playDemonstrations({ cfg, es: demoEs, cm, tokenizer, mode: cfg.warm_start.mode, rng: demoRng }));
-      }
+      const demonstrations = collectDemonstrations({
+        cfg,
+        cm,
+        tokenizer,
+        rng: new Rng(deriveSeed(seed, 'demonstrations')),
+        resolveSpec: options.resolveSpec,
+      });
       const result = await warmStart({
         policy,
         demonstrations,
