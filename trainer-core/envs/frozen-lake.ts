@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { deriveSeed, Rng } from '../rng';
 import { invalidActionResult, matchActionName } from './actions';
 import { generateLakeMap, parseLakeMap, type LakeMap } from './frozen-lake-map';
+import { LakeTurnPlanner } from './frozen-lake-planner';
 import { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, shortestLakePath, slipDirections } from './frozen-lake-solver';
-import type { Env, EnvSpec, GridCell, StateRender, StepResult } from './types';
+import type { Env, EnvSpec, GridCell, StateRender, StepResult, TurnBudget } from './types';
 
 export const frozenLakeOptionsSchema = z
   .object({
@@ -26,6 +27,8 @@ export class FrozenLakeEnv implements Env {
   private map: LakeMap = { size: 0, tiles: [] };
   private player = 0;
   private slipRng = new Rng(0);
+  /** The turn planner of the current map (its values are cached across the episode's turns). */
+  private planner: LakeTurnPlanner | null = null;
 
   constructor(readonly options: FrozenLakeOptions) {}
 
@@ -43,6 +46,8 @@ export class FrozenLakeEnv implements Env {
   }
 
   private start(map: LakeMap, seed: number): string {
+    // A replayed map keeps its planner: the values depend on the map alone.
+    if (this.planner !== null && this.map.tiles.join('') !== map.tiles.join('')) this.planner = null;
     this.map = map;
     this.player = map.tiles.indexOf('S');
     this.slipRng = new Rng(deriveSeed(seed, 'slip'));
@@ -123,6 +128,14 @@ export class FrozenLakeEnv implements Env {
   solve(): string[] | null {
     if (this.options.is_slippery) return null;
     return shortestLakePath(this.map, this.player);
+  }
+
+  planTurn(budget: TurnBudget): string[] | null {
+    if (this.planner === null || this.planner.maxActionsPerTurn !== budget.maxActionsPerTurn) {
+      this.planner = new LakeTurnPlanner(this.map, this.options.is_slippery, budget.maxActionsPerTurn);
+    }
+    const plan = this.planner.plan(this.player, budget.turnsLeft, budget.actionsLeft);
+    return plan.actions.length > 0 ? plan.actions : null;
   }
 
   optimalSuccessProbability(actionBudget: number): number {

@@ -66,6 +66,7 @@ export function guardEnv(env: Env, label: string, report?: (problem: EnvModuleEr
   };
   // Optional methods stay absent when the env has none: callers test for them.
   if (typeof env.solve === 'function') guarded.solve = () => call('solve', []) as string[] | null;
+  if (typeof env.planTurn === 'function') guarded.planTurn = (budget) => call('planTurn', [budget]) as string[] | null;
   if (typeof env.optimalSuccessProbability === 'function') {
     guarded.optimalSuccessProbability = (budget) => call('optimalSuccessProbability', [budget]) as number;
   }

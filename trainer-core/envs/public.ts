@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Env } from './types';
 
-export type { Env, EnvInfo, StepResult, StateRender, GridCell, Cell } from './types';
+export type { Env, EnvInfo, StepResult, StateRender, GridCell, Cell, TurnBudget } from './types';
 export { Rng, deriveSeed } from '../rng';
 export { z };
 

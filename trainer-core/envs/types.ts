@@ -56,8 +56,21 @@ export interface Env {
   actionNames(): string[] | null;
   /** An optimal action sequence from the current state, or null when none exists / no solver. */
   solve?(): string[] | null;
+  /**
+   * Where no fixed sequence is optimal (slippery ice): the best actions for this turn, for an
+   * agent that sees the state again only at its next turn. The warm start's expert uses it when
+   * solve() gives null.
+   */
+  planTurn?(budget: TurnBudget): string[] | null;
   /** Optimal policy's success probability from the current state within `actionBudget` actions. */
   optimalSuccessProbability?(actionBudget: number): number;
+}
+
+/** What is left of an episode when an agent plans its turn. */
+export interface TurnBudget {
+  turnsLeft: number;
+  actionsLeft: number;
+  maxActionsPerTurn: number;
 }
 
 /** Registry entry: how to make an env and which options it takes. */

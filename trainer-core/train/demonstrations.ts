@@ -1,4 +1,5 @@
 import type { RunConfig } from '../config/schema';
+import type { Env, TurnBudget } from '../envs/types';
 import type { Rng } from '../rng';
 import type { ContextManager, ContextTurn } from '../rollout/context-manager';
 import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence } from '../rollout/episode-sequence';
@@ -61,7 +62,9 @@ export function playDemonstrations(options: {
     if (active.length === 0) break;
     for (const envId of active) {
       const entry = es.entries[envId];
-      const actions = chooseActions(entry.env, entry.prompt.actionNames, mode, perTurn, es.actionsLeft(envId), rng, entry.tag);
+      const current = contexts[envId][contexts[envId].length - 1];
+      const budget = { turnsLeft: cfg.agent_proxy.max_turn - current.turn + 1, actionsLeft: es.actionsLeft(envId), maxActionsPerTurn: perTurn };
+      const actions = chooseActions(entry.env, entry.prompt.actionNames, mode, budget, rng, entry.tag);
       if (actions === null) {
         usable[envId] = false;
         es.endEpisode(envId, 'max-turn');
@@ -70,7 +73,6 @@ export function playDemonstrations(options: {
       const text = formatReply(template, cfg, actions);
       const ids = tokenizer ? [...tokenizer.encode(text), tokenizer.endOfTurnId] : [];
       const outcome = es.step(envId, cm.parse(text, entry.prompt.actionNames));
-      const current = contexts[envId][contexts[envId].length - 1];
       current.reply = { generatedIds: ids, logprobs: ids.map(() => 0), text, reward: outcome.reward };
       if (!outcome.done) {
         contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
@@ -142,17 +144,17 @@ function distinctStartsConfig(cfg: RunConfig): RunConfig {
 }
 
 function chooseActions(
-  env: { solve?(): string[] | null },
+  env: Pick<Env, 'solve' | 'planTurn'>,
   actionNames: readonly string[] | null,
   mode: DemonstrationMode,
-  perTurn: number,
-  actionsLeft: number,
+  budget: TurnBudget,
   rng: Rng,
   tag: string,
 ): string[] | null {
-  const room = Math.max(1, Math.min(perTurn, actionsLeft));
+  const room = Math.max(1, Math.min(budget.maxActionsPerTurn, budget.actionsLeft));
   if (mode === 'expert') {
-    const plan = env.solve?.() ?? null;
+    // A fixed path where one is optimal; otherwise (slippery ice) the env's plan for this turn.
+    const plan = env.solve?.() ?? env.planTurn?.(budget) ?? null;
     return plan && plan.length > 0 ? plan.slice(0, room) : null;
   }
   if (!actionNames || actionNames.length === 0) {
