@@ -6,6 +6,8 @@ import { UserError } from './errors';
 import { withStore } from './with-store';
 
 interface EvalOptions {
+  model?: string;
+  config?: string;
   episodes?: string;
   seed?: string;
   set?: string[];
@@ -21,8 +23,10 @@ function parseCount(flag: string, text: string | undefined): number | undefined 
 export function register(program: Command): void {
   program
     .command('eval')
-    .description("play a checkpoint's policy on validation episodes and print the success rates")
-    .argument('<checkpoint>', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
+    .description("play a checkpoint's policy on validation episodes and print the success rates; with --model, an untrained pretrained model")
+    .argument('[checkpoint]', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
+    .option('--model <folder>', 'a Hugging Face model folder to play untrained (needs --config)')
+    .option('--config <file>', 'run config (YAML) whose validation episodes and decoding --model plays')
     .option('--episodes <n>', 'episodes to play (default: the run config\'s validation set)')
     .option('--seed <s>', 'first start-state seed (default: the run config\'s validation seeds)')
     .option(
@@ -31,36 +35,67 @@ export function register(program: Command): void {
       collectSet,
     )
     .option('--json', 'print JSON')
-    .action(async (ref: string, options: EvalOptions, command: Command) => {
+    .action(async (ref: string | undefined, options: EvalOptions, command: Command) => {
       const episodes = parseCount('--episodes', options.episodes);
       const seed = parseCount('--seed', options.seed);
+      if (options.model !== undefined) {
+        if (ref !== undefined) throw new UserError('give a checkpoint or --model, not both');
+        if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');
+        await evaluateModelFolder(options.model, options.config, { episodes, seed, overrides: options.set ?? [] }, options.json === true);
+        return;
+      }
+      if (ref === undefined) throw new UserError('give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>');
       await withStore(command, async (store) => {
         const { resolveCheckpoint } = await import('../services/training');
         const { resolve } = await import('node:path');
         const checkpoint = resolveCheckpoint(store, ref);
         const { evaluateCheckpoint } = await import('../../trainer-core/train/evaluate');
-        const { releaseBackend } = await import('../../trainer-core/backend');
-        try {
-          const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), {
-            episodes,
-            seed,
-            overrides: options.set ?? [],
-            log: (line) => process.stderr.write(`${line}\n`),
-          });
+        await evaluating(async () => {
+          const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides: options.set ?? [], log: logLine });
           if (options.json) {
             process.stdout.write(`${JSON.stringify({ checkpoint: checkpoint.id, runId: checkpoint.runId, ...result }, null, 2)}\n`);
           } else {
             process.stdout.write(`checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes\n`);
-            const rows = Object.entries(result.metrics)
-              .sort(([a], [b]) => a.localeCompare(b))
-              .map(([name, value]) => [name, formatValue(value)]);
-            process.stdout.write(`${renderTable(['metric', 'value'], rows)}\n`);
+            printMetrics(result.metrics);
           }
-        } catch (error) {
-          throw asTrainingUserError(error instanceof RangeError ? new UserError(error.message) : error);
-        } finally {
-          await releaseBackend();
-        }
+        });
       });
     });
+}
+
+const logLine = (line: string) => process.stderr.write(`${line}\n`);
+
+async function evaluateModelFolder(model: string, configPath: string, options: { episodes?: number; seed?: number; overrides: string[] }, json: boolean): Promise<void> {
+  const { loadRunConfig } = await import('../../trainer-core/config/load');
+  const { evaluatePretrainedModel } = await import('../../trainer-core/train/evaluate');
+  const { resolve } = await import('node:path');
+  await evaluating(async () => {
+    const cfg = loadRunConfig(configPath, options.overrides);
+    const result = await evaluatePretrainedModel(resolve(model), cfg, { ...options, log: logLine });
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ model: resolve(model), config: configPath, ...result }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`model ${resolve(model)} (untrained) on ${configPath}: ${result.episodes} episodes\n`);
+      printMetrics(result.metrics);
+    }
+  });
+}
+
+/** Runs an evaluation with the backend released after and user errors as one line. */
+async function evaluating(body: () => Promise<void>): Promise<void> {
+  const { releaseBackend } = await import('../../trainer-core/backend');
+  try {
+    await body();
+  } catch (error) {
+    throw asTrainingUserError(error instanceof RangeError ? new UserError(error.message) : error);
+  } finally {
+    await releaseBackend();
+  }
+}
+
+function printMetrics(metrics: Record<string, number>): void {
+  const rows = Object.entries(metrics)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => [name, formatValue(value)]);
+  process.stdout.write(`${renderTable(['metric', 'value'], rows)}\n`);
 }

@@ -4,7 +4,8 @@ import { EnvConfigError } from '../../trainer-core/envs/errors';
 import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
 import { EnvStateManager, type EnvSpecResolver } from '../../trainer-core/rollout/es-manager';
 import { checkpointVocabSize, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
-import { expectedModels } from '../../trainer-core/train/trainer';
+import { expectedModels } from '../../trainer-core/train/models';
+import { openHfModelFolder } from '../../trainer-core/model/hf/load';
 
 export interface PreparedRun {
   resolveSpec: EnvSpecResolver;
@@ -35,6 +36,9 @@ export async function prepareRun(
   // A new run that starts from another run's policy checks that checkpoint now, not after its
   // row exists (a resumed run continues from its own checkpoint and ignores model.path).
   if (cfg.model.path && !options.resuming) verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+  // A pretrained model's folder is read (config and tokenizer, not the weights) before the run exists.
+  const pretrained = cfg.actor_rollout_ref.model.path;
+  if (pretrained !== null) await openHfModelFolder(pretrained);
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   return { resolveSpec, backend };
 }

@@ -4,9 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
 import { sourceWithAbsoluteModulePaths, withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
-import { checkpointVocabSize, readCheckpointConfig, readCheckpointSourceConfig, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
+import { readCheckpointConfig, readCheckpointSourceConfig } from '../../trainer-core/train/checkpoint';
+import { verifyRunCheckpoint } from '../../trainer-core/train/checkpoint-check';
 import type { EpisodeReport, TrainingSink } from '../../trainer-core/train/sink';
-import { expectedModels, train, type TrainResult } from '../../trainer-core/train/trainer';
+import { train, type TrainResult } from '../../trainer-core/train/trainer';
 import { checkpointsDir } from '../paths';
 import type { Store } from '../store/db';
 import { describeWriteError, StoreError } from '../store/errors';
@@ -82,7 +83,7 @@ export async function resumeFromCheckpoint(
   const { cfg, sourceYaml } = checkpointRunConfig(folder, options.overrides ?? []);
   // Refuse a damaged or mismatched checkpoint, a config it cannot continue under, a broken env
   // module or a backend that cannot start, all before anything stored is changed.
-  verifyCheckpoint(folder, { ...expectedModels(cfg, checkpointVocabSize(folder)), iteration: checkpoint.iteration });
+  verifyRunCheckpoint(folder, cfg, checkpoint.iteration);
   checkContinuable(cfg, checkpoint, folder);
   const prepared = await prepareRun(cfg, process.cwd(), { log: options.log, resuming: true });
   let run: RunRecord;

@@ -34,6 +34,14 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
       }
     });
   }
+  if (cfg.actor_rollout_ref.model.path !== null && cfg.model.path !== null) {
+    issues.push({
+      path: ['model', 'path'],
+      message:
+        '`model.path` (a TurnLab checkpoint to start from) and `actor_rollout_ref.model.path` (a Hugging Face model folder) are both set; ' +
+        'keep one: null `model.path` to start from the pretrained model',
+    });
+  }
   if (cfg.model.d_model % cfg.model.n_head !== 0) {
     issues.push({
       path: ['model', 'n_head'],

@@ -79,6 +79,11 @@ actor_rollout_ref:
       top_p: 1.0
       top_k: -1
       do_sample: true            # false decodes greedily
+  model:                         # a pretrained Hugging Face model as the policy (verl's keys); replaces \`model:\` above
+    path: null                   # local folder with config.json, *.safetensors, tokenizer.json (Qwen2/Qwen3/Llama); null: train from scratch
+    lora_rank: 0                 # LoRA adapters of this rank; 0 fine-tunes every weight
+    lora_alpha: 16               # adapter scale alpha / rank
+    target_modules: all-linear   # all-linear, or a list of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
 
 critic:
   ppo_mini_batch_size: \${ppo_mini_batch_size}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ADV_ESTIMATORS } from '../algo/advantages';
+import { LORA_MODULES } from '../model/hf/lora';
 
 /**
  * The run config schema. Every key is required here: the defaults live in one documented place
@@ -98,6 +99,16 @@ const rolloutSchema = z.strictObject({
   val_kwargs: z.strictObject({ ...samplingSchema, do_sample: z.boolean() }),
 });
 
+/** verl's `actor_rollout_ref.model`: a local Hugging Face folder and its LoRA settings (trainer-core/model/hf). */
+const pretrainedModelSchema = z.strictObject({
+  path: z.string().min(1, { error: 'a model path cannot be empty: give a folder, or null to train from scratch' }).nullable(),
+  lora_rank: nonNegativeInt,
+  lora_alpha: z.number().positive(),
+  target_modules: z.union([z.literal('all-linear'), z.array(z.enum(LORA_MODULES)).min(1)], {
+    error: `target_modules must be "all-linear" or a list of ${LORA_MODULES.join(', ')}`,
+  }),
+});
+
 const criticSchema = z.strictObject({
   ppo_mini_batch_size: positiveInt,
   ppo_micro_batch_size_per_gpu: positiveInt,
@@ -185,7 +196,7 @@ export const RunConfigSchema = z.strictObject({
   rollout_filter_include_zero: z.boolean(),
   trainer: trainerSchema,
   model: modelSchema,
-  actor_rollout_ref: z.strictObject({ actor: actorSchema, rollout: rolloutSchema }),
+  actor_rollout_ref: z.strictObject({ actor: actorSchema, rollout: rolloutSchema, model: pretrainedModelSchema }),
   critic: criticSchema,
   algorithm: algorithmSchema,
   agent_proxy: agentProxySchema,

@@ -1,5 +1,6 @@
 import type { RunConfig } from '../config/schema';
 import type { StateRender } from '../envs/types';
+import { withChatMarkers } from './chat-markers';
 import { ContextManager, type ContextTurn } from './context-manager';
 import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
 import type { EndReason, EnvStateManager, Split, TurnOutcome } from './es-manager';
@@ -136,11 +137,12 @@ export function rolloutSettingsFromConfig(cfg: RunConfig, split: Split): Rollout
 
 export function createContextManager(cfg: RunConfig, tokenizer: Tokenizer): ContextManager {
   const proxy = cfg.agent_proxy;
-  const template = createTemplate(proxy.template, {
+  const words = createTemplate(proxy.template, {
     enableThink: proxy.enable_think,
     actionSep: proxy.action_sep,
     maxResponseTokens: cfg.actor_rollout_ref.rollout.response_length,
   });
+  const template = tokenizer.chat ? withChatMarkers(words, tokenizer.chat) : words;
   return new ContextManager(template, tokenizer, {
     maxContextWindow: proxy.max_context_window,
     enableThink: proxy.enable_think,

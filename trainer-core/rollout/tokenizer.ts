@@ -1,3 +1,5 @@
+import type { ChatRenderer } from './chat-markers';
+
 /**
  * The rollout layer only needs to turn text into ids and back. The model issue supplies the
  * real tokenizer; tests may use any implementation of this interface.
@@ -9,4 +11,6 @@ export interface Tokenizer {
   readonly endOfTurnId: number;
   readonly padId: number;
   readonly vocabSize: number;
+  /** A pretrained model's chat format; prompts then use its role markers (chat-markers.ts). */
+  readonly chat?: ChatRenderer;
 }

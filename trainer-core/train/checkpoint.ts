@@ -5,6 +5,7 @@ import { describeZodIssue } from '../config/zod-issues';
 import type { Adam } from '../model/adam';
 import { decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import { WordByteTokenizer } from '../model/tokenizer';
+import type { TrainableModel } from '../model/trainable-model';
 import type { Transformer, TransformerConfig } from '../model/transformer';
 import { decodeModel, encodeModel } from '../model/weights';
 import type { RngState } from '../rng';
@@ -29,12 +30,10 @@ export interface TrainingState {
 }
 
 export interface CheckpointContents {
-  policy: Transformer;
-  critic: Transformer | null;
-  reference: Transformer | null;
+  /** The models and the tokenizer they read, as files: scratchModelFiles, or a pretrained run's. */
+  modelFiles: Record<string, Uint8Array | string>;
   actorOptimizer: Adam;
   criticOptimizer: Adam | null;
-  tokenizer: WordByteTokenizer;
   configYaml: string;
   /** The config before `${}` resolution (config.source.yaml), so overrides can re-resolve it. */
   sourceConfigYaml?: string;
@@ -59,18 +58,31 @@ export interface OptimizerSnapshot {
 
 export async function saveCheckpoint(dir: string, c: CheckpointContents): Promise<{ sizeBytes: number; sha256: string }> {
   const files: Record<string, Uint8Array | string> = {
-    'policy.safetensors': await encodeModel(c.policy, { 'turnlab.role': 'policy' }),
+    ...c.modelFiles,
     'optimizer.actor.safetensors': await encodeOptimizer(c.actorOptimizer),
-    'tokenizer.json': JSON.stringify(c.tokenizer.toJSON()),
     'config.yaml': c.configYaml,
     'state.json': JSON.stringify(c.state, null, 2),
   };
-  if (c.critic) files['critic.safetensors'] = await encodeModel(c.critic, { 'turnlab.role': 'critic' });
   if (c.criticOptimizer) files['optimizer.critic.safetensors'] = await encodeOptimizer(c.criticOptimizer);
   if (c.sourceConfigYaml !== undefined) files['config.source.yaml'] = c.sourceConfigYaml;
-  if (c.reference) files['reference.safetensors'] = await encodeModel(c.reference, { 'turnlab.role': 'reference' });
   const { sizeBytes, manifestSha256 } = writeCheckpointFiles(dir, files);
   return { sizeBytes, sha256: manifestSha256 };
+}
+
+/** A from-scratch run's models and its fitted tokenizer as checkpoint files. */
+export async function scratchModelFiles(m: {
+  policy: Transformer;
+  critic: Transformer | null;
+  reference: Transformer | null;
+  tokenizer: WordByteTokenizer;
+}): Promise<Record<string, Uint8Array | string>> {
+  const files: Record<string, Uint8Array | string> = {
+    'policy.safetensors': await encodeModel(m.policy, { 'turnlab.role': 'policy' }),
+    'tokenizer.json': JSON.stringify(m.tokenizer.toJSON()),
+  };
+  if (m.critic) files['critic.safetensors'] = await encodeModel(m.critic, { 'turnlab.role': 'critic' });
+  if (m.reference) files['reference.safetensors'] = await encodeModel(m.reference, { 'turnlab.role': 'reference' });
+  return files;
 }
 
 /** What a checkpoint is checked against before a run uses it. */
@@ -126,7 +138,21 @@ function folderIteration(dir: string): number | null {
  * iteration, the model shapes and the optimizer moments against `expect`. Anything wrong is a
  * CheckpointError naming the file and the field, raised before a caller changes anything.
  */
-export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): LoadedCheckpoint {
+/** What every checkpoint holds besides its models, read and verified. */
+export interface CheckpointBase {
+  files: Record<string, Buffer>;
+  state: TrainingState;
+  actorOptimizer: OptimizerSnapshot;
+  criticOptimizer: OptimizerSnapshot | null;
+  configYaml: string;
+}
+
+/**
+ * Reads a checkpoint's files against the manifest, state.json's fields and iteration (the
+ * folder's name and `iteration` when given) and the optimizer files; a CheckpointError names
+ * the file and the field.
+ */
+export function readCheckpointBase(dir: string, iteration?: number): CheckpointBase {
   const files = readCheckpointFiles(dir);
   const need = (name: string) => {
     const bytes = files[name];
@@ -138,14 +164,26 @@ export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): Loa
   if (named !== null && named !== state.iteration) {
     throw new CheckpointError(`checkpoint ${dir}: state.json field \`iteration\` is ${state.iteration}, but the folder is iter-${named} (state.json was replaced)`);
   }
-  if (expect?.iteration !== undefined && expect.iteration !== state.iteration) {
-    throw new CheckpointError(`checkpoint ${dir}: state.json field \`iteration\` is ${state.iteration}, but the checkpoint is recorded at iteration ${expect.iteration}`);
+  if (iteration !== undefined && iteration !== state.iteration) {
+    throw new CheckpointError(`checkpoint ${dir}: state.json field \`iteration\` is ${state.iteration}, but the checkpoint is recorded at iteration ${iteration}`);
   }
-  const tokenizer = readable(dir, 'tokenizer.json', () => WordByteTokenizer.fromJSON(JSON.parse(need('tokenizer.json').toString('utf8'))));
   const actorOptimizer = readable(dir, 'optimizer.actor.safetensors', () => decodeOptimizer(need('optimizer.actor.safetensors'), dir));
   const criticOptimizer = files['optimizer.critic.safetensors']
     ? readable(dir, 'optimizer.critic.safetensors', () => decodeOptimizer(files['optimizer.critic.safetensors'], dir))
     : null;
+  return { files, state, actorOptimizer, criticOptimizer, configYaml: need('config.yaml').toString('utf8') };
+}
+
+/**
+ * Loads and verifies a from-scratch run's checkpoint: readCheckpointBase, then the model shapes
+ * and the optimizer moments against `expect`. Anything wrong is a CheckpointError naming the
+ * file and the field, raised before a caller changes anything.
+ */
+export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): LoadedCheckpoint {
+  const { files, state, actorOptimizer, criticOptimizer, configYaml } = readCheckpointBase(dir, expect?.iteration);
+  const tokenizerBytes = files['tokenizer.json'];
+  if (!tokenizerBytes) throw new CheckpointError(`checkpoint ${dir} has no tokenizer.json`);
+  const tokenizer = readable(dir, 'tokenizer.json', () => WordByteTokenizer.fromJSON(JSON.parse(tokenizerBytes.toString('utf8'))));
   const models: Transformer[] = [];
   const model = (name: string) => {
     const bytes = files[name];
@@ -170,7 +208,7 @@ export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): Loa
     }
     checkOptimizerState(actorOptimizer, policy, dir, 'optimizer.actor.safetensors');
     if (critic && criticOptimizer) checkOptimizerState(criticOptimizer, critic, dir, 'optimizer.critic.safetensors');
-    return { policy, critic, reference, actorOptimizer, criticOptimizer, tokenizer, configYaml: need('config.yaml').toString('utf8'), state };
+    return { policy, critic, reference, actorOptimizer, criticOptimizer, tokenizer, configYaml, state };
   } catch (error) {
     for (const m of models) m.dispose();
     throw error;
@@ -178,7 +216,7 @@ export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): Loa
 }
 
 /** Runs a decoder; a file that passed the manifest but does not decode is named in the error. */
-function readable<T>(dir: string, name: string, decode: () => T): T {
+export function readable<T>(dir: string, name: string, decode: () => T): T {
   try {
     return decode();
   } catch (error) {
@@ -188,13 +226,14 @@ function readable<T>(dir: string, name: string, decode: () => T): T {
 }
 
 /** The Adam moments must cover every parameter of their model with its shape. */
-function checkOptimizerState(snapshot: OptimizerSnapshot, model: Transformer, dir: string, file: string): void {
-  for (const [name, variable] of model.namedVariables()) {
+export function checkOptimizerState(snapshot: OptimizerSnapshot, model: TrainableModel | Array<[string, readonly number[]]>, dir: string, file: string): void {
+  const shapes = Array.isArray(model) ? model : model.namedVariables().map(([name, variable]): [string, readonly number[]] => [name, variable.shape]);
+  for (const [name, shape] of shapes) {
     for (const suffix of ['m', 'v']) {
       const entry = snapshot.tensors[`${name}.${suffix}`];
       if (!entry) throw new CheckpointError(`checkpoint ${dir}: ${file} lacks \`${name}.${suffix}\``);
-      if (entry.shape.join(',') !== variable.shape.join(',')) {
-        throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}.${suffix}\` has shape [${entry.shape}], the model has [${variable.shape}]`);
+      if (entry.shape.join(',') !== shape.join(',')) {
+        throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}.${suffix}\` has shape [${entry.shape}], the model has [${shape}]`);
       }
     }
   }
@@ -217,7 +256,7 @@ async function encodeOptimizer(optimizer: Adam): Promise<Buffer> {
   return encodeSafetensors(tensors, { 'turnlab.optimizer': 'adam', 'turnlab.step': String(step) });
 }
 
-function decodeOptimizer(bytes: Uint8Array, dir: string): OptimizerSnapshot {
+export function decodeOptimizer(bytes: Uint8Array, dir: string): OptimizerSnapshot {
   const content = decodeSafetensors(bytes, `${dir} optimizer state`);
   return { tensors: content.tensors, step: Number(content.metadata['turnlab.step'] ?? 0) };
 }

@@ -6,10 +6,21 @@ import { deriveSeed, Rng } from '../rng';
 import { loadEnvSpecResolver } from '../rollout/env-specs';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../rollout/rollout-loop';
-import { checkpointVocabSize, loadCheckpoint, readCheckpointConfig } from './checkpoint';
+import type { LanguageModel } from '../model/language-model';
+import type { Tokenizer } from '../rollout/tokenizer';
+import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, readCheckpointConfig } from './checkpoint';
+import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
 import { PolicyGenerator } from './policy-generator';
-import { expectedModels } from './trainer';
+import { expectedModels } from './models';
 import { optimalSuccessByTag } from './validation';
+
+export interface EvaluationOptions {
+  episodes?: number;
+  seed?: number;
+  overrides?: string[];
+  log?: (line: string) => void;
+  resolveSpec?: EnvSpecResolver;
+}
 
 export interface EvaluationResult {
   backend: string;
@@ -25,31 +36,68 @@ export interface EvaluationResult {
  * `episodes` fresh start states from `seed` (default: the run's validation seeds), split evenly
  * over the validation tags.
  */
-export async function evaluateCheckpoint(
-  dir: string,
-  options: { episodes?: number; seed?: number; overrides?: string[]; log?: (line: string) => void; resolveSpec?: EnvSpecResolver } = {},
-): Promise<EvaluationResult> {
+export async function evaluateCheckpoint(dir: string, options: EvaluationOptions = {}): Promise<EvaluationResult> {
   const base = parseRunConfig(parseYaml(readCheckpointConfig(dir)), `${dir}/config.yaml`, options.overrides ?? []);
   const cfg = withEvaluationEpisodes(base, options.episodes, options.seed);
   // Custom environments load from the module the run's config names (stored as an absolute path).
   const resolveSpec = options.resolveSpec ?? (await loadEnvSpecResolver(cfg, ['val']));
   const backend = await selectBackend(cfg.trainer.backend, options.log);
+  if (usesPretrainedModel(cfg)) {
+    verifyPretrainedCheckpoint(dir, cfg, { critic: false });
+    const checkpoint = readCheckpointBase(dir);
+    const models = await openPretrainedModels(cfg, { critic: false, reference: false }, { dir, base: checkpoint });
+    try {
+      return await play(cfg, models.policy, models.tokenizer, checkpoint.state.iteration, backend, options, resolveSpec);
+    } finally {
+      models.dispose();
+    }
+  }
   const loaded = loadCheckpoint(dir, expectedModels(cfg, checkpointVocabSize(dir)));
   try {
-    const es = new EnvStateManager(cfg, 'val', { resolveSpec });
-    const rollout = await runRollout({
-      esManager: es,
-      contextManager: createContextManager(cfg, loaded.tokenizer),
-      tokenizer: loaded.tokenizer,
-      generator: new PolicyGenerator(loaded.policy, new Rng(deriveSeed(cfg.trainer.seed, 'eval', options.seed ?? 0)), loaded.tokenizer.padId),
-      settings: rolloutSettingsFromConfig(cfg, 'val'),
-    });
-    const metrics: Record<string, number> = { ...rollout.metrics };
-    for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
-    return { backend: backend.name, device: backend.device, iteration: loaded.state.iteration, episodes: rollout.episodes.length, metrics };
+    return await play(cfg, loaded.policy, loaded.tokenizer, loaded.state.iteration, backend, options, resolveSpec);
   } finally {
     for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
   }
+}
+
+/**
+ * RAGEN's "before training" figure: a pretrained model folder, untrained, played on the
+ * validation episodes of `cfg` (its actor_rollout_ref.model.path is set to `modelDir`).
+ */
+export async function evaluatePretrainedModel(modelDir: string, config: RunConfig, options: EvaluationOptions = {}): Promise<EvaluationResult> {
+  const withModel: RunConfig = { ...config, actor_rollout_ref: { ...config.actor_rollout_ref, model: { ...config.actor_rollout_ref.model, path: modelDir } } };
+  const cfg = withEvaluationEpisodes(withModel, options.episodes, options.seed);
+  const resolveSpec = options.resolveSpec ?? (await loadEnvSpecResolver(cfg, ['val']));
+  const backend = await selectBackend(cfg.trainer.backend, options.log);
+  const models = await openPretrainedModels(cfg, { critic: false, reference: false });
+  options.log?.(`model ${models.folder.dir}: ${models.policy.parameterSummary()}`);
+  try {
+    return await play(cfg, models.policy, models.tokenizer, 0, backend, options, resolveSpec);
+  } finally {
+    models.dispose();
+  }
+}
+
+async function play(
+  cfg: RunConfig,
+  policy: LanguageModel,
+  tokenizer: Tokenizer,
+  iteration: number,
+  backend: { name: string; device: string },
+  options: EvaluationOptions,
+  resolveSpec: EnvSpecResolver,
+): Promise<EvaluationResult> {
+  const es = new EnvStateManager(cfg, 'val', { resolveSpec });
+  const rollout = await runRollout({
+    esManager: es,
+    contextManager: createContextManager(cfg, tokenizer),
+    tokenizer,
+    generator: new PolicyGenerator(policy, new Rng(deriveSeed(cfg.trainer.seed, 'eval', options.seed ?? 0)), tokenizer.padId),
+    settings: rolloutSettingsFromConfig(cfg, 'val'),
+  });
+  const metrics: Record<string, number> = { ...rollout.metrics };
+  for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
+  return { backend: backend.name, device: backend.device, iteration, episodes: rollout.episodes.length, metrics };
 }
 
 function withEvaluationEpisodes(cfg: RunConfig, episodes: number | undefined, seed: number | undefined): RunConfig {

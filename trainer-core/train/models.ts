@@ -85,3 +85,11 @@ export function describeModelMismatch(expected: TransformerConfig, actual: Trans
     .map((k) => `${k}: checkpoint ${String(actual[k])}, config ${String(expected[k])}`);
   return diffs.length > 0 ? diffs.join('; ') : null;
 }
+
+/** The model shapes a config needs, for checking a checkpoint against it. */
+export function expectedModels(cfg: RunConfig, vocabSize: number): { policy: TransformerConfig; critic: TransformerConfig | null } {
+  return {
+    policy: transformerConfig(cfg, vocabSize, 'policy'),
+    critic: modelRoles(cfg).critic ? transformerConfig(cfg, vocabSize, 'critic') : null,
+  };
+}

@@ -4,7 +4,8 @@ import { maskCounts, ppoMiniBatches } from '../algo/minibatch';
 import type { KlType } from '../algo/kl';
 import type { Adam } from '../model/adam';
 import { scoreTokens, type ScoreOptions, type TokenScores } from '../model/scoring';
-import type { Transformer } from '../model/transformer';
+import type { LanguageModel } from '../model/language-model';
+import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
@@ -16,7 +17,7 @@ import { clipByGlobalNormAsync } from '../algo/grad-clip';
 
 /** Scores every row of the batch in chunks; returns [rows, cols] arrays. */
 export async function scoreBatch(
-  model: Transformer,
+  model: LanguageModel,
   batch: TrainingBatch,
   options: ScoreOptions & { chunk: number },
 ): Promise<{ logprobs?: Float32Array; values?: Float32Array }> {
@@ -133,7 +134,7 @@ interface MicroBatchContext {
  * (losses); the others are fractions, averaged by micro-batch size.
  */
 async function optimise(
-  model: Transformer,
+  model: TrainableModel,
   optimizer: Adam,
   batch: TrainingBatch,
   schedule: Schedule,
@@ -198,7 +199,7 @@ async function optimise(
 }
 
 export async function updateActor(
-  policy: Transformer,
+  policy: TrainableModel,
   optimizer: Adam,
   batch: TrainingBatch,
   advantages: Float32Array,
@@ -238,7 +239,7 @@ export async function updateActor(
 }
 
 export async function updateCritic(
-  critic: Transformer,
+  critic: TrainableModel,
   optimizer: Adam,
   batch: TrainingBatch,
   returns: Float32Array,
@@ -256,7 +257,7 @@ export async function updateCritic(
 }
 
 /** tf.variableGrads keys gradients by tfjs variable name; the optimizer wants parameter names. */
-function variableNames(model: Transformer): Map<string, string> {
+function variableNames(model: TrainableModel): Map<string, string> {
   return new Map(model.namedVariables().map(([name, variable]) => [variable.name, name]));
 }
 

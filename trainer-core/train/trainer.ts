@@ -11,16 +11,19 @@ import { resolvedConfigToYaml } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
 import type { WordByteTokenizer } from '../model/tokenizer';
-import type { Transformer, TransformerConfig } from '../model/transformer';
+import type { FrozenModel, TrainableModel } from '../model/trainable-model';
+import type { Transformer } from '../model/transformer';
+import type { Tokenizer } from '../rollout/tokenizer';
 import { deriveSeed, Rng } from '../rng';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../rollout/rollout-loop';
 import { buildTrainingBatch, type TrainingBatch } from './batch';
 import { checkpointsToPrune, existingCheckpoints, meanValSuccess, type RetainedCheckpoint } from './checkpoint-retention';
-import { checkpointVocabSize, loadCheckpoint, saveCheckpoint, type TrainingState } from './checkpoint';
+import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, saveCheckpoint, scratchModelFiles, type CheckpointBase, type OptimizerSnapshot, type TrainingState } from './checkpoint';
+import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
 import { collectDemonstrations } from './demonstrations';
-import { createCriticFromPolicy, createModel, fitRunTokenizer, modelRoles, transformerConfig } from './models';
+import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
@@ -127,7 +130,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
 }
 
 /** Errors the user can act on are recorded as their one-line message; bugs keep their stack. */
-const USER_FACING_ERRORS = new Set(['CheckpointError', 'ConfigError', 'EnvConfigError', 'EnvModuleError', 'BackendError', 'StoreError']);
+const USER_FACING_ERRORS = new Set(['CheckpointError', 'ConfigError', 'EnvConfigError', 'EnvModuleError', 'BackendError', 'StoreError', 'HfModelError', 'ChatTemplateError']);
 
 function failureText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
@@ -137,10 +140,12 @@ function failureText(error: unknown): string {
 interface Session {
   cfg: RunConfig;
   options: TrainOptions;
-  tokenizer: WordByteTokenizer;
-  policy: Transformer;
-  critic: Transformer | null;
-  reference: Transformer | null;
+  tokenizer: Tokenizer;
+  policy: TrainableModel;
+  critic: TrainableModel | null;
+  reference: FrozenModel | null;
+  /** The models as checkpoint files (from-scratch weights and tokenizer, or what a pretrained model trains). */
+  modelFiles(): Promise<Record<string, Uint8Array | string>>;
   actorOptimizer: Adam;
   criticOptimizer: Adam | null;
   klController: KlController;
@@ -156,78 +161,37 @@ interface Session {
   dispose(): void;
 }
 
+/** A run's models, however they were made, and what a checkpoint restored besides them. */
+interface RunModels {
+  tokenizer: Tokenizer;
+  policy: TrainableModel;
+  critic: TrainableModel | null;
+  reference: FrozenModel | null;
+  modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  dispose(): void;
+  /** Set when resuming: optimizer moments (the critic's only when the checkpoint had its critic) and counters. */
+  restored: { actorOptimizer: OptimizerSnapshot; criticOptimizer: OptimizerSnapshot | null; state: TrainingState } | null;
+}
+
 async function openSession(options: TrainOptions): Promise<Session> {
   const cfg = options.config;
-  const roles = modelRoles(cfg);
   const seed = cfg.trainer.seed;
-  let tokenizer: WordByteTokenizer;
-  let policy: Transformer;
-  let critic: Transformer | null = null;
-  let reference: Transformer | null = null;
-  let state: TrainingState;
-  const actorOptim = cfg.actor_rollout_ref.actor.optim;
-  const criticOptim = cfg.critic.optim;
-  const adam = (model: Transformer, o: typeof actorOptim) =>
+  const models = usesPretrainedModel(cfg) ? await openPretrainedRun(options) : await openScratchRun(options);
+  const { policy, critic } = models;
+  const adam = (model: TrainableModel, o: RunConfig['critic']['optim']) =>
     new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
-
-  let actorOptimizer: Adam;
-  let criticOptimizer: Adam | null = null;
+  const actorOptimizer = adam(policy, cfg.actor_rollout_ref.actor.optim);
+  const criticOptimizer = critic ? adam(critic, cfg.critic.optim) : null;
   const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
   const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
-
-  if (options.resumeFrom) {
-    const loaded = loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom)));
-    tokenizer = loaded.tokenizer;
-    policy = loaded.policy;
-    critic = roles.critic ? (loaded.critic ?? createCriticFromPolicy(cfg, policy)) : null;
-    if (!roles.critic) loaded.critic?.dispose();
-    reference = roles.reference ? (loaded.reference ?? policy.clone()) : null;
-    if (!roles.reference) loaded.reference?.dispose();
-    actorOptimizer = adam(policy, actorOptim);
-    actorOptimizer.loadState(loaded.actorOptimizer.tensors, loaded.actorOptimizer.step);
-    if (critic) {
-      criticOptimizer = adam(critic, criticOptim);
-      if (loaded.criticOptimizer && loaded.critic) criticOptimizer.loadState(loaded.criticOptimizer.tensors, loaded.criticOptimizer.step);
-    }
-    state = loaded.state;
+  let state: TrainingState;
+  if (models.restored) {
+    actorOptimizer.loadState(models.restored.actorOptimizer.tensors, models.restored.actorOptimizer.step);
+    const criticMoments = models.restored.criticOptimizer;
+    if (criticOptimizer && criticMoments) criticOptimizer.loadState(criticMoments.tensors, criticMoments.step);
+    state = models.restored.state;
     esTrain.restoreState(state.esTrain);
   } else {
-    if (cfg.model.path) {
-      // Start from another run's policy (e.g. a warm-started one): its tokenizer comes along.
-      const start = loadCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
-      start.critic?.dispose();
-      start.reference?.dispose();
-      tokenizer = start.tokenizer;
-      policy = start.policy;
-    } else {
-      tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
-      policy = createModel(cfg, tokenizer.vocabSize, 'policy');
-    }
-    if (cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0) {
-      const cm = createContextManager(cfg, tokenizer);
-      const demonstrations = collectDemonstrations({
-        cfg,
-        cm,
-        tokenizer,
-        rng: new Rng(deriveSeed(seed, 'demonstrations')),
-        resolveSpec: options.resolveSpec,
-      });
-      const result = await warmStart({
-        policy,
-        demonstrations,
-        steps: cfg.warm_start.steps,
-        lr: cfg.warm_start.lr,
-        // Attention memory grows with batch x length^2: one micro-batch per step stays in wasm's 4 GB.
-        batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
-        gradClip: cfg.actor_rollout_ref.actor.grad_clip,
-        rng: new Rng(deriveSeed(seed, 'warm-start')),
-      });
-      options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
-    }
-    critic = roles.critic ? createCriticFromPolicy(cfg, policy) : null;
-    reference = roles.reference ? policy.clone() : null;
-    actorOptimizer = adam(policy, actorOptim);
-    criticOptimizer = critic ? adam(critic, criticOptim) : null;
     const kl = cfg.algorithm.kl_ctrl;
     state = {
       iteration: 0,
@@ -241,15 +205,14 @@ async function openSession(options: TrainOptions): Promise<Session> {
       totalTokens: 0,
     };
   }
-
-  const models = [policy, critic, reference].filter((m): m is Transformer => m !== null);
   return {
     cfg,
     options,
-    tokenizer,
+    tokenizer: models.tokenizer,
     policy,
     critic,
-    reference,
+    reference: models.reference,
+    modelFiles: () => models.modelFiles(),
     actorOptimizer,
     criticOptimizer,
     klController: restoreKlController(state.klController),
@@ -267,9 +230,105 @@ async function openSession(options: TrainOptions): Promise<Session> {
     dispose() {
       actorOptimizer.dispose();
       criticOptimizer?.dispose();
-      for (const model of models) model.dispose();
+      models.dispose();
     },
   };
+}
+
+/** TurnLab's own transformer: fresh, from another run's policy (`model.path`), or resumed. */
+async function openScratchRun(options: TrainOptions): Promise<RunModels> {
+  const cfg = options.config;
+  const roles = modelRoles(cfg);
+  let tokenizer: WordByteTokenizer;
+  let policy: Transformer;
+  let critic: Transformer | null;
+  let reference: Transformer | null;
+  let restored: RunModels['restored'] = null;
+  if (options.resumeFrom) {
+    const loaded = loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom)));
+    tokenizer = loaded.tokenizer;
+    policy = loaded.policy;
+    critic = roles.critic ? (loaded.critic ?? createCriticFromPolicy(cfg, policy)) : null;
+    if (!roles.critic) loaded.critic?.dispose();
+    reference = roles.reference ? (loaded.reference ?? policy.clone()) : null;
+    if (!roles.reference) loaded.reference?.dispose();
+    restored = { actorOptimizer: loaded.actorOptimizer, criticOptimizer: loaded.critic ? loaded.criticOptimizer : null, state: loaded.state };
+  } else {
+    if (cfg.model.path) {
+      // Start from another run's policy (e.g. a warm-started one): its tokenizer comes along.
+      const start = loadCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+      start.critic?.dispose();
+      start.reference?.dispose();
+      tokenizer = start.tokenizer;
+      policy = start.policy;
+    } else {
+      tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
+      policy = createModel(cfg, tokenizer.vocabSize, 'policy');
+    }
+    await runWarmStart(options, policy, tokenizer);
+    critic = roles.critic ? createCriticFromPolicy(cfg, policy) : null;
+    reference = roles.reference ? policy.clone() : null;
+  }
+  const models = [policy, critic, reference].filter((m): m is Transformer => m !== null);
+  return {
+    tokenizer,
+    policy,
+    critic,
+    reference,
+    modelFiles: () => scratchModelFiles({ policy, critic, reference, tokenizer }),
+    dispose: () => models.forEach((m) => m.dispose()),
+    restored,
+  };
+}
+
+/** A pretrained Hugging Face model (`actor_rollout_ref.model.path`), with LoRA or fully trained. */
+async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
+  const cfg = options.config;
+  const roles = modelRoles(cfg);
+  let restored: RunModels['restored'] = null;
+  let resume: { dir: string; base: CheckpointBase } | undefined;
+  if (options.resumeFrom) {
+    verifyPretrainedCheckpoint(options.resumeFrom, cfg, roles);
+    const base = readCheckpointBase(options.resumeFrom);
+    resume = { dir: options.resumeFrom, base };
+    restored = { actorOptimizer: base.actorOptimizer, criticOptimizer: base.files['critic.safetensors'] ? base.criticOptimizer : null, state: base.state };
+  }
+  const models = await openPretrainedModels(cfg, roles, resume);
+  options.log?.(`model ${models.folder.dir}: ${models.policy.parameterSummary()}`);
+  if (!resume) {
+    try {
+      await runWarmStart(options, models.policy, models.tokenizer);
+    } catch (error) {
+      models.dispose();
+      throw error;
+    }
+  }
+  return { ...models, restored };
+}
+
+/** The supervised warm start (`warm_start.mode`), on a new run's policy before RL. */
+async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer): Promise<void> {
+  const cfg = options.config;
+  if (cfg.warm_start.mode === 'none' || cfg.warm_start.steps === 0) return;
+  const seed = cfg.trainer.seed;
+  const demonstrations = collectDemonstrations({
+    cfg,
+    cm: createContextManager(cfg, tokenizer),
+    tokenizer,
+    rng: new Rng(deriveSeed(seed, 'demonstrations')),
+    resolveSpec: options.resolveSpec,
+  });
+  const result = await warmStart({
+    policy,
+    demonstrations,
+    steps: cfg.warm_start.steps,
+    lr: cfg.warm_start.lr,
+    // Attention memory grows with batch x length^2: one micro-batch per step stays in wasm's 4 GB.
+    batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
+    gradClip: cfg.actor_rollout_ref.actor.grad_clip,
+    rng: new Rng(deriveSeed(seed, 'warm-start')),
+  });
+  options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
 }
 
 async function runIteration(s: Session, iteration: number): Promise<{ metrics: Record<string, number>; episodes: EpisodeReport[] }> {
@@ -445,12 +504,9 @@ async function checkpoint(s: Session, metrics: Record<string, number>): Promise<
   const dir = join(s.options.checkpointDir, `iter-${iteration}`);
   s.state.valSuccess = meanValSuccess(metrics);
   const saved = await saveCheckpoint(dir, {
-    policy: s.policy,
-    critic: s.critic,
-    reference: s.reference,
+    modelFiles: await s.modelFiles(),
     actorOptimizer: s.actorOptimizer,
     criticOptimizer: s.criticOptimizer,
-    tokenizer: s.tokenizer,
     configYaml: resolvedConfigToYaml(s.cfg),
     sourceConfigYaml: s.options.configSource,
     state: s.state,
@@ -523,14 +579,6 @@ function episodeReport(e: EpisodeRecord, iteration: number, filteredOut: boolean
     truncated: e.endReason !== 'env-done',
     filteredOut,
     turns,
-  };
-}
-
-/** The model shapes a config needs, for checking a checkpoint against it. */
-export function expectedModels(cfg: RunConfig, vocabSize: number): { policy: TransformerConfig; critic: TransformerConfig | null } {
-  return {
-    policy: transformerConfig(cfg, vocabSize, 'policy'),
-    critic: modelRoles(cfg).critic ? transformerConfig(cfg, vocabSize, 'critic') : null,
   };
 }
 

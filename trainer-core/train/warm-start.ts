@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Adam } from '../model/adam';
 import { scoreTokens } from '../model/scoring';
-import type { Transformer } from '../model/transformer';
+import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
 import type { Demonstration } from './demonstrations';
@@ -11,7 +11,7 @@ import type { Demonstration } from './demonstrations';
  * replies only, as in training). Its own Adam, so PPO's optimizer state starts fresh.
  */
 export async function warmStart(options: {
-  policy: Transformer;
+  policy: TrainableModel;
   demonstrations: readonly Demonstration[];
   steps: number;
   lr: number;

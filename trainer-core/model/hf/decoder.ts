@@ -96,7 +96,7 @@ export class HfDecoder {
           const [fanIn, fanOut] = this.base.get(`${name}.weight`)!.shape;
           const a = tf.tensor2d(initialLoraA(seed, name, fanIn, this.lora.rank), [fanIn, this.lora.rank]);
           this.trainable.set(`${name}.lora_A`, tf.variable(a, true, `${name}.lora_A#${variableCounter++}`));
-          this.trainable.set(`${name}.lora_B`, tf.variable(tf.zeros([this.lora.rank, fanOut]), true, `${name}.lora_B#${variableCounter++}`));
+          this.trainable.set(`${name}.lora_B`, tf.tidy(() => tf.variable(tf.zeros([this.lora!.rank, fanOut]), true, `${name}.lora_B#${variableCounter++}`)));
           a.dispose();
         }
       }
@@ -104,8 +104,9 @@ export class HfDecoder {
     if (this.config.valueHead) {
       const rng = new Rng(deriveSeed(seed, 'init', 'value_head'));
       const w = Float32Array.from({ length: hf.hiddenSize }, () => rng.normal() * 0.02);
-      this.trainable.set('value_head.weight', tf.variable(tf.tensor2d(w, [hf.hiddenSize, 1]), true, `value_head.weight#${variableCounter++}`));
-      this.trainable.set('value_head.bias', tf.variable(tf.zeros([1]), true, `value_head.bias#${variableCounter++}`));
+      // Variables outlive tf.tidy; the tensors they are made from do not.
+      this.trainable.set('value_head.weight', tf.tidy(() => tf.variable(tf.tensor2d(w, [hf.hiddenSize, 1]), true, `value_head.weight#${variableCounter++}`)));
+      this.trainable.set('value_head.bias', tf.tidy(() => tf.variable(tf.zeros([1]), true, `value_head.bias#${variableCounter++}`)));
     }
   }
 
@@ -176,12 +177,14 @@ export class HfDecoder {
   }
 
   /** Sets trainable tensors from arrays (a checkpoint); every one must be present. */
-  loadTrainable(arrays: Record<string, { shape: number[]; data: Float32Array }>, source: string): void {
+  loadTrainable(arrays: Record<string, { shape: number[]; data: Float32Array | Int32Array }>, source: string): void {
     for (const [name, variable] of this.trainable) {
       const entry = arrays[name];
       if (!entry) throw new Error(`${source} lacks parameter "${name}"`);
       if (entry.shape.join(',') !== variable.shape.join(',')) throw new Error(`${source}: "${name}" has shape [${entry.shape}], the model needs [${variable.shape}]`);
-      variable.assign(tf.tensor(entry.data, entry.shape, 'float32'));
+      const value = tf.tensor(entry.data, entry.shape, 'float32');
+      variable.assign(value);
+      value.dispose();
     }
   }
 
@@ -320,9 +323,35 @@ export class AdapterlessView {
   namedVariables(): Array<[string, tf.Variable]> {
     return [];
   }
+
+  /** The weights belong to the model it views: nothing to free. */
+  dispose(): void {}
 }
 
 let variableCounter = 0;
+
+/**
+ * Names and shapes of the parameters a decoder built with these options trains, in TurnLab's
+ * layout (2-D weights [in, out], adapters A [in, r] and B [r, out]): what its checkpoints hold.
+ */
+export function trainableShapes(c: HfDecoderConfig, options: Pick<HfDecoderOptions, 'lora' | 'lmHead' | 'valueHead'>): Array<[string, number[]]> {
+  const out: Array<[string, number[]]> = [];
+  const base = expectedShapes(c).filter(([name]) => name !== 'lm_head.weight' || (options.lmHead ?? true));
+  if (options.lora) {
+    const shapes = new Map(base);
+    for (let layer = 0; layer < c.nLayers; layer++) {
+      for (const module of options.lora.targetModules) {
+        const name = linearName(layer, module);
+        const [fanOut, fanIn] = shapes.get(`${name}.weight`)!;
+        out.push([`${name}.lora_A`, [fanIn, options.lora.rank]], [`${name}.lora_B`, [options.lora.rank, fanOut]]);
+      }
+    }
+  } else {
+    for (const [name, shape] of base) out.push([name, shape.length === 2 ? [shape[1], shape[0]] : shape]);
+  }
+  if (options.valueHead) out.push(['value_head.weight', [c.hiddenSize, 1]], ['value_head.bias', [1]]);
+  return out;
+}
 
 /** Names and Hugging Face shapes of every base tensor an architecture needs. */
 export function expectedShapes(c: HfDecoderConfig): Array<[string, number[]]> {

@@ -7,6 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Tokenizer as HfTokenizerImpl } from '@huggingface/tokenizers';
 import type { Tokenizer } from '../../rollout/tokenizer';
+import type { ChatRenderer } from '../../rollout/chat-markers';
+import { ChatTemplate } from './chat-template';
 import { HfModelError } from './config';
 
 type Json = Record<string, unknown>;
@@ -35,6 +37,7 @@ export class HfTokenizer implements Tokenizer {
   readonly bosToken: string | null;
   readonly eosToken: string | null;
   private readonly impl: HfTokenizerImpl;
+  private renderer: ChatTemplate | undefined;
 
   constructor(files: HfTokenizerFiles, modelVocabSize?: number) {
     const config = files.tokenizerConfig;
@@ -57,6 +60,18 @@ export class HfTokenizer implements Tokenizer {
     for (const id of this.impl.get_added_tokens_decoder().keys()) largest = Math.max(largest, id);
     // The model's embedding is often padded past the tokenizer (Qwen: 151,936 rows, 151,669 ids).
     this.vocabSize = Math.max(largest + 1, modelVocabSize ?? 0);
+  }
+
+  /** The model's chat template as the rollout layer renders it; undefined without a template. */
+  get chat(): ChatRenderer | undefined {
+    if (this.chatTemplate === null) return undefined;
+    this.renderer ??= new ChatTemplate(this.chatTemplate);
+    const template = this.renderer;
+    const options = { bosToken: this.bosToken, eosToken: this.eosToken };
+    return {
+      render: (messages, addGenerationPrompt) => template.render(messages, { ...options, addGenerationPrompt }),
+      endOfTurnText: this.decode([this.endOfTurnId]),
+    };
   }
 
   static async load(dir: string, modelVocabSize?: number): Promise<HfTokenizer> {

@@ -1,0 +1,155 @@
+/**
+ * A run whose policy is a pretrained Hugging Face model (`actor_rollout_ref.model.path`, verl's
+ * key): the policy with LoRA adapters or fully trainable, the reference as the same weights with
+ * the adapters off (no second copy) or, when every weight trains, a frozen second copy, and the
+ * critic as the same base with a value head. Checkpoints hold what trains (TurnLab's layout, for
+ * exact resume) and, with LoRA, the adapter in PEFT's layout beside it, so the checkpoint folder
+ * itself loads in Python with `PeftModel.from_pretrained(base, folder)`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunConfig } from '../config/schema';
+import { HfModelError, parseHfConfig, type HfDecoderConfig } from '../model/hf/config';
+import { HfDecoder, trainableShapes, type HfDecoderOptions } from '../model/hf/decoder';
+import { openHfModelFolder, type HfModelFolder } from '../model/hf/load';
+import { resolveTargetModules, type LoraSettings } from '../model/hf/lora';
+import { peftAdapterConfig, peftTensors } from '../model/hf/peft';
+import type { HfTokenizer } from '../model/hf/tokenizer';
+import { encodeHfSafetensors, readHfWeights } from '../model/hf/weights';
+import { decodeSafetensors, encodeSafetensors, type NamedArray } from '../model/safetensors';
+import type { FrozenModel } from '../model/trainable-model';
+import { deriveSeed } from '../rng';
+import { checkOptimizerState, readCheckpointBase, readable, type CheckpointBase, type TrainingState } from './checkpoint';
+import { CheckpointError } from './checkpoint-files';
+
+export function usesPretrainedModel(cfg: RunConfig): boolean {
+  return cfg.actor_rollout_ref.model.path !== null;
+}
+
+/** verl's lora_rank / lora_alpha / target_modules; null when every weight trains (rank 0). */
+export function pretrainedLora(cfg: RunConfig): LoraSettings | null {
+  const m = cfg.actor_rollout_ref.model;
+  return m.lora_rank > 0 ? { rank: m.lora_rank, alpha: m.lora_alpha, targetModules: resolveTargetModules(m.target_modules) } : null;
+}
+
+export interface PretrainedModels {
+  folder: HfModelFolder;
+  tokenizer: HfTokenizer;
+  policy: HfDecoder;
+  critic: HfDecoder | null;
+  reference: FrozenModel | null;
+  /** Checkpoint files of what trains. */
+  modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  dispose(): void;
+}
+
+/**
+ * Loads the folder's weights once and builds the run's models from them; with `resume`, the
+ * trained parameters come from that checkpoint (a critic it lacks starts fresh).
+ */
+export async function openPretrainedModels(
+  cfg: RunConfig,
+  roles: { critic: boolean; reference: boolean },
+  resume?: { dir: string; base: CheckpointBase },
+): Promise<PretrainedModels> {
+  const folder = await openHfModelFolder(modelPath(cfg));
+  const tensors = await readHfWeights(folder.dir);
+  const lora = pretrainedLora(cfg);
+  const seed = cfg.trainer.seed;
+  const contextLength = Math.min(cfg.model.context_length, folder.config.maxPositionEmbeddings);
+  const build = (options: HfDecoderOptions) => HfDecoder.fromHfTensors(folder.config, tensors, { contextLength, ...options });
+  const made: Array<{ dispose(): void }> = [];
+  try {
+    const policy = build({ lora, seed: deriveSeed(seed, 'init', 'policy') });
+    made.push(policy);
+    const critic = roles.critic ? build({ lora, seed: deriveSeed(seed, 'init', 'critic'), lmHead: false, valueHead: true }) : null;
+    if (critic) made.push(critic);
+    const reference: FrozenModel | null = !roles.reference ? null : lora ? policy.withoutAdapters() : build({ lora: null });
+    if (reference) made.push(reference);
+    if (resume) {
+      policy.loadTrainable(trainedArrays(resume.dir, resume.base, 'policy.safetensors')!, `${resume.dir}/policy.safetensors`);
+      const criticArrays = critic ? trainedArrays(resume.dir, resume.base, 'critic.safetensors') : null;
+      if (critic && criticArrays) critic.loadTrainable(criticArrays, `${resume.dir}/critic.safetensors`);
+    }
+    return {
+      folder,
+      tokenizer: folder.tokenizer,
+      policy,
+      critic,
+      reference,
+      async modelFiles() {
+        const files: Record<string, Uint8Array | string> = {
+          'policy.safetensors': encodeSafetensors(await policy.trainableArrays(), { 'turnlab.role': 'policy', 'turnlab.model': folder.dir }),
+        };
+        if (critic) files['critic.safetensors'] = encodeSafetensors(await critic.trainableArrays(), { 'turnlab.role': 'critic', 'turnlab.model': folder.dir });
+        if (lora) {
+          files['adapter_config.json'] = `${JSON.stringify(peftAdapterConfig(lora, folder.dir), null, 2)}\n`;
+          files['adapter_model.safetensors'] = encodeHfSafetensors(await peftTensors(policy), 'F32');
+        }
+        return files;
+      },
+      dispose() {
+        for (const model of made) model.dispose();
+      },
+    };
+  } catch (error) {
+    for (const model of made) model.dispose();
+    throw error;
+  }
+}
+
+function modelPath(cfg: RunConfig): string {
+  const path = cfg.actor_rollout_ref.model.path;
+  if (path === null) throw new Error('actor_rollout_ref.model.path is not set');
+  return path;
+}
+
+function trainedArrays(dir: string, base: CheckpointBase, file: string): Record<string, NamedArray> | null {
+  const bytes = base.files[file];
+  if (!bytes) return null;
+  return readable(dir, file, () => decodeSafetensors(bytes, `${dir}/${file}`).tensors);
+}
+
+/** The folder's config.json alone (no weights), for checks before anything is loaded. */
+export function readPretrainedConfig(cfg: RunConfig): HfDecoderConfig {
+  const path = modelPath(cfg);
+  const configPath = join(path, 'config.json');
+  if (!existsSync(configPath)) {
+    throw new HfModelError(`actor_rollout_ref.model.path: ${path} has no config.json; point it at a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)`);
+  }
+  return parseHfConfig(JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>, configPath);
+}
+
+/**
+ * Verifies a pretrained run's checkpoint against `cfg` without loading the model: the common
+ * files, then every trained tensor and its Adam moments against the shapes the model folder and
+ * the LoRA settings give. A CheckpointError names the file and the tensor.
+ */
+export function verifyPretrainedCheckpoint(dir: string, cfg: RunConfig, roles: { critic: boolean }, iteration?: number): TrainingState {
+  const base = readCheckpointBase(dir, iteration);
+  const hf = readPretrainedConfig(cfg);
+  const lora = pretrainedLora(cfg);
+  const policyShapes = trainableShapes(hf, { lora });
+  checkArrays(dir, 'policy.safetensors', trainedArrays(dir, base, 'policy.safetensors'), policyShapes);
+  checkOptimizerState(base.actorOptimizer, policyShapes, dir, 'optimizer.actor.safetensors');
+  const critic = roles.critic ? trainedArrays(dir, base, 'critic.safetensors') : null;
+  if (critic) {
+    const criticShapes = trainableShapes(hf, { lora, lmHead: false, valueHead: true });
+    checkArrays(dir, 'critic.safetensors', critic, criticShapes);
+    if (base.criticOptimizer) checkOptimizerState(base.criticOptimizer, criticShapes, dir, 'optimizer.critic.safetensors');
+  }
+  return base.state;
+}
+
+function checkArrays(dir: string, file: string, arrays: Record<string, NamedArray> | null, shapes: Array<[string, number[]]>): void {
+  if (!arrays) throw new CheckpointError(`checkpoint ${dir} has no ${file}`);
+  for (const [name, shape] of shapes) {
+    const entry = arrays[name];
+    if (!entry) {
+      throw new CheckpointError(`checkpoint ${dir}: ${file} lacks \`${name}\`; it was trained with other actor_rollout_ref.model settings (lora_rank, target_modules) or another model`);
+    }
+    if (entry.shape.join(',') !== shape.join(',')) {
+      throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}\` has shape [${entry.shape}], the model and LoRA settings give [${shape}]`);
+    }
+  }
+}
