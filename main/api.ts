@@ -295,7 +295,7 @@ const ROUTES: RouteTable = {
       managingAsync(options, async () => {
         const dialogs = requireDialogs(options);
         const runIds = exportRunIds(store, request.runIds);
-        const path = await dialogs.chooseFile(exportFileName({ ...request, runIds }, request.runIds.length === 0));
+        const path = await dialogs.chooseFile(exportFileName(store, { ...request, runIds }, request.runIds.length === 0));
         if (path === null) return null;
         return exportToFile(store, { ...request, runIds }, path);
       }),

@@ -200,7 +200,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const request = { what: query.what, format: query.format, runIds };
     res.writeHead(200, {
       'Content-Type': query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
-      'Content-Disposition': attachment(exportFileName(request, named.length === 0)),
+      'Content-Disposition': attachment(exportFileName(store, request, named.length === 0)),
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     });

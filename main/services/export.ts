@@ -1,7 +1,7 @@
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Options as CsvOptions, stringify as StringifyCsv } from 'csv-stringify/sync';
-import { EPISODE_COLUMNS, METRIC_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
+import { EPISODE_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
 import type { Store } from '../store/db';
 import type { ExportRow } from '../store/types';
 
@@ -19,7 +19,7 @@ export interface ExportRequest {
 
 const COLUMNS: Record<ExportKind, Column[]> = {
   runs: RUN_COLUMNS,
-  metrics: METRIC_COLUMNS,
+  metrics: METRIC_EXPORT_COLUMNS,
   episodes: EPISODE_COLUMNS,
   turns: TURN_EXPORT_COLUMNS,
 };

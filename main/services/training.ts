@@ -105,7 +105,9 @@ export async function resumeFromCheckpoint(
     const later = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration > checkpoint.iteration);
     store.runs.truncateAfter(parent.id, checkpoint.iteration);
     for (const c of later) rmSync(resolve(store.dataDir, c.path), { recursive: true, force: true });
-    run = store.runs.update(parent.id, { status: 'queued', finishedAt: null, error: null });
+    // The run now trains under this config (a larger total, changed settings): the stored one
+    // must say so, or the run's plan would read "iteration 40 / 30".
+    run = store.runs.update(parent.id, { status: 'queued', finishedAt: null, error: null, config: cfg });
   }
   options.onRunCreated?.(run);
   return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, options);

@@ -19,9 +19,23 @@ export function exportRunIds(store: Store, runIds: readonly number[]): number[] 
   return [...runIds];
 }
 
-/** `turnlab-<what>-runs-1-2.csv`, or `-all-runs` when every run is exported. */
-export function exportFileName(request: ExportRequest, all: boolean): string {
-  const runs = all ? 'all-runs' : `runs-${request.runIds.slice(0, 8).join('-')}${request.runIds.length > 8 ? '-etc' : ''}`;
+/** A run's name as a piece of a file name: letters, digits, `.`, `_` and `-` only. */
+export function fileNamePart(name: string): string {
+  return name.replace(/[^\w.-]+/g, '_').replace(/^[_.-]+|[_.-]+$/g, '').slice(0, 60);
+}
+
+/**
+ * `turnlab-<what>-run-4-fl-small-s3.csv` for one run (its id and name), `-runs-1-2` for
+ * several, `-all-runs` when every run is exported.
+ */
+export function exportFileName(store: Store, request: ExportRequest, all: boolean): string {
+  const only = request.runIds.length === 1 ? store.runs.get(request.runIds[0]) : undefined;
+  const named = only ? fileNamePart(only.name) : '';
+  const runs = all
+    ? 'all-runs'
+    : only
+      ? `run-${only.id}${named ? `-${named}` : ''}`
+      : `runs-${request.runIds.slice(0, 8).join('-')}${request.runIds.length > 8 ? '-etc' : ''}`;
   return `turnlab-${request.what}-${runs}.${request.format}`;
 }
 

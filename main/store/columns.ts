@@ -39,6 +39,16 @@ export const TURN_COLUMNS = columns(`
 export const CHECKPOINT_COLUMNS = columns(`
   id:int run_id:int iteration:int path:text size_bytes:int sha256:text created_at:int metrics:json`);
 
+/**
+ * Metric rows as exported: the run's name beside its id, so a CSV opened on its own says which
+ * run it holds.
+ */
+export const METRIC_EXPORT_COLUMNS: Column[] = [
+  { name: 'run_id', kind: 'int' },
+  { name: 'run_name', kind: 'text', sql: '(SELECT r.name FROM runs r WHERE r.id = metrics.run_id)' },
+  ...METRIC_COLUMNS.filter((c) => c.name !== 'run_id'),
+];
+
 /** Turn rows as exported: the episode's coordinates first, so every turn can be related back. */
 export const TURN_EXPORT_COLUMNS: Column[] = [
   { name: 'id', kind: 'int', sql: 't.id' },

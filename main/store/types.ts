@@ -64,7 +64,7 @@ export interface NewRun {
 }
 
 export type RunPatch = Partial<
-  Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes'>
+  Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes' | 'config'>
 >;
 
 export interface MetricPoint {

@@ -127,6 +127,17 @@ describe('turnlab export', () => {
     expect(rows.every((r) => r.run_id === 1)).toBe(true);
   });
 
+  it('names the run in every row of a metric CSV', () => {
+    const out = join(scratch.dir, 'metrics.csv');
+    const result = turnlab(['export', 'sokoban-ppo', '--what', 'metrics', '--out', out]);
+    expect(result.code).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text.split('\r\n', 1)[0]).toBe('run_id,run_name,name,iteration,value,wall_time');
+    const rows = parseCsv(text, { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(data.runs[1].metricCount);
+    expect(rows.every((r) => r.run_id === '2' && r.run_name === 'sokoban-ppo')).toBe(true);
+  });
+
   it('writes every run to --out as CSV, and will not overwrite it without --force', () => {
     const out = join(scratch.dir, 'turns.csv');
     const first = turnlab(['export', '--all', '--what', 'turns', '--format', 'csv', '--out', out]);

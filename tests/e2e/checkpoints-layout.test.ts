@@ -1,11 +1,15 @@
 // End to end: the Checkpoints view fits a 1024 px window with every action visible, and its
 // title names the run as "run #4 fl-small-s3" (issue 21, point 6). A fork's total lies past its
-// checkpoint, and the learning-rate field shows the schedule it feeds (point 7, in part).
+// checkpoint, and the learning-rate field shows the schedule it feeds; a completed run resumes
+// for more iterations and its Run view shows the new total (point 7).
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trainFromConfigFile } from '../../main/services/training';
 import { openStore } from '../../main/store/db';
 import type { TempDir } from '../helpers/fixtures';
-import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
+import { TINY_BANDIT_OVERRIDES } from '../helpers/tiny-bandit';
+import { hasChromium, openWorkbench, root, type OpenWorkbench, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
 let shots: TempDir;
@@ -13,6 +17,7 @@ let serve: Serve;
 let page: Page;
 let wb: OpenWorkbench;
 let runId: number;
+let dataDir: string;
 
 /** A run whose checkpoints carry what a real trainer's do: some 60 metrics with long names. */
 function addRunWithCheckpoints(dataDir: string): number {
@@ -54,6 +59,7 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
       browser: { viewport: { width: 1024, height: 700 } },
     });
     ({ serve, page } = wb);
+    dataDir = wb.fixture.dir;
   });
 
   afterAll(async () => {
@@ -99,4 +105,48 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
     await page.locator('.fork-panel input[name=learningRate]').fill('5e-4');
     expect(await page.locator('.fork-panel .lr-schedule').innerText()).toMatch(/^cosine from 0\.0005 down to 0\.0001 /);
   });
+
+  it('resumes a completed run for more iterations and shows the new total', async () => {
+    // A real run with real checkpoints, trained to its planned end of 2 iterations.
+    const store = openStore(dataDir);
+    let done: number;
+    try {
+      const overrides = [...TINY_BANDIT_OVERRIDES, 'warm_start.steps=3', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.keep_last_n=10', 'trainer.total_training_steps=2'];
+      const { run } = await trainFromConfigFile(store, join(root, 'configs/bandit.yaml'), { overrides, name: 'continue-me' });
+      expect(run.status).toBe('completed');
+      done = run.id;
+    } finally {
+      store.close();
+    }
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.goto(serve.at(`/runs/${done}/checkpoints`));
+    const last = page.locator('.checkpoint-row[data-iteration="2"]');
+    await last.locator('button.resume').click();
+    // Resuming at the plan's end asks how far to train on, defaulting past it: 2 + 10.
+    const total = last.locator('input[name=continueTo]');
+    expect(await total.inputValue()).toBe('12');
+    await total.fill('2');
+    expect(await last.locator('.continue-run').isDisabled()).toBe(true);
+    await total.fill('4');
+    expect(await last.locator('.continue-run').isDisabled()).toBe(false);
+    const box = (await last.locator('.continue-run').boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(1024);
+    // Another run's fork panel does not follow to this one.
+    expect(await page.locator('.fork-panel').count()).toBe(0);
+    await saveScreenshot(page, shots.dir, 'checkpoints-continue', { fullPage: true });
+    await last.locator('.continue-run').click();
+
+    await page.waitForURL((url) => url.hash === `#/runs/${done}`);
+    const status = page.locator('.bar .status');
+    await expect.poll(() => status.innerText(), { timeout: 180_000 }).toBe('completed');
+    await expect.poll(() => page.locator('.progress-text').innerText(), { timeout: 30_000 }).toBe('iteration 4 / 4');
+    await saveScreenshot(page, shots.dir, 'run-continued');
+    const reopened = openStore(dataDir);
+    try {
+      expect(reopened.checkpoints.listByRun(done).map((c) => c.iteration)).toEqual([1, 2, 3, 4]);
+      expect((reopened.runs.get(done)!.config as { trainer: { total_training_steps: number } }).trainer.total_training_steps).toBe(4);
+    } finally {
+      reopened.close();
+    }
+  }, 300_000);
 });

@@ -1,18 +1,25 @@
-// End to end: issue 21, point 13. "download started" clears, the page has a favicon, and an
-// error page speaks of the app, not of internal API method names.
+// End to end: issue 21, point 13. "download started" clears, an exported metric CSV names its
+// run (file name and a run_name column), the page has a favicon, and an error page speaks of
+// the app, not of internal API method names.
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_METHODS } from '../../preload/contract';
+import type { TempDir } from '../helpers/fixtures';
 import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
+import { saveScreenshot, screenshotFolder } from './screenshots';
 
 let serve: Serve;
 let page: Page;
 let wb: OpenWorkbench;
+let shots: TempDir;
 
 describe.skipIf(!hasChromium)('small things', () => {
   beforeAll(async () => {
     wb = await openWorkbench({ fixture: { iterations: 4 }, browser: { viewport: { width: 1280, height: 900 }, acceptDownloads: true } });
     ({ serve, page } = wb);
+    shots = screenshotFolder();
   });
 
   afterAll(async () => {
@@ -27,6 +34,22 @@ describe.skipIf(!hasChromium)('small things', () => {
     const note = page.locator('.export-panel', { hasText: 'download started' });
     expect(await note.count()).toBe(1);
     await expect.poll(() => note.count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it('names the run in an exported metric CSV', async () => {
+    const run = wb.fixture.runs[1].run;
+    await page.goto(serve.at('/runs'));
+    await page.locator(`.run-row[data-run-id="${run.id}"] .select-run`).check();
+    await page.locator('select[name=exportWhat]').selectOption('metrics');
+    await page.locator('select[name=exportFormat]').selectOption('csv');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.export-panel button').click()]);
+    expect(download.suggestedFilename()).toBe(`turnlab-metrics-run-${run.id}-${run.name}.csv`);
+    const text = readFileSync((await download.path())!, 'utf8');
+    expect(text.split('\r\n', 1)[0]).toBe('run_id,run_name,name,iteration,value,wall_time');
+    const rows = parse(text, { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(wb.fixture.runs[1].metricCount);
+    expect(rows.every((row) => row.run_id === String(run.id) && row.run_name === run.name)).toBe(true);
+    await saveScreenshot(page, shots.dir, 'export-metrics-run');
   });
 
   it('has a favicon', async () => {

@@ -189,7 +189,7 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     await page.locator('select[name=exportWhat]').selectOption('metrics');
     await page.locator('select[name=exportFormat]').selectOption('csv');
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button.export').click()]);
-    expect(download.suggestedFilename()).toBe(`turnlab-metrics-runs-${firstRun}.csv`);
+    expect(download.suggestedFilename()).toBe(`turnlab-metrics-run-${firstRun}-e2e-first.csv`);
     const file = join(data.dir, 'export.csv');
     await download.saveAs(file);
     const lines = readFileSync(file, 'utf8').trimEnd().split('\r\n');
@@ -198,6 +198,6 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     const series = await call<Record<string, unknown[]>>('metricSeries', firstRun, names);
     const points = Object.values(series).reduce((n, s) => n + s.length, 0);
     expect(lines).toHaveLength(points + 1);
-    expect(lines.slice(1).every((line) => line.startsWith(`${firstRun},`))).toBe(true);
+    expect(lines.slice(1).every((line) => line.startsWith(`${firstRun},e2e-first,`))).toBe(true);
   }, TEST_MS);
 });

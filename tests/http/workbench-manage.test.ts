@@ -62,6 +62,9 @@ function deadPid(): number {
   return Number(child.stdout.toString());
 }
 
+/** The file name the last save dialog offered. */
+let suggestedName: string | null = null;
+
 beforeAll(async () => {
   fixture = makeFixtureDataDir({ iterations: 4, checkpointEvery: 2 });
   out = makeTempDir('turnlab-manage-out-');
@@ -70,7 +73,13 @@ beforeAll(async () => {
   api = createApi(store, {
     version: 'test',
     events,
-    dialogs: { chooseFile: async () => saveTo, chooseFolder: async () => saveTo },
+    dialogs: {
+      chooseFile: async (suggested: string) => {
+        suggestedName = suggested;
+        return saveTo;
+      },
+      chooseFolder: async () => saveTo,
+    },
   });
   const rendererDir = join(out.dir, 'renderer');
   mkdirSync(rendererDir);
@@ -169,6 +178,10 @@ describe('export from the GUI', () => {
     const lines = readFileSync(saveTo, 'utf8').trimEnd().split('\r\n');
     expect(lines[0]).toBe(exportColumns('metrics').join(','));
     expect(lines).toHaveLength(fixture.runs[2].metricCount + 1);
+    // The metric CSV names its run: in the offered file name and in a run_name column.
+    expect(suggestedName).toBe(`turnlab-metrics-run-${runId}-frozenlake-grpo-fork.csv`);
+    expect(lines[0].startsWith('run_id,run_name,name,')).toBe(true);
+    expect(lines.slice(1).every((line) => line.startsWith(`${runId},frozenlake-grpo-fork,`))).toBe(true);
     saveTo = null;
     expect(await api.saveExport({ what: 'runs', format: 'jsonl', runIds: [] })).toBeNull();
     expect(await refusal(api.saveExport({ what: 'runs', format: 'jsonl', runIds: [424242] }))).toMatchObject({ code: 'NOT_FOUND' });
@@ -188,7 +201,9 @@ describe('export from the GUI', () => {
     expect((await get(path, { ...auth(), Origin: 'http://evil.example' })).status).toBe(403);
     const reply = await get(path, auth());
     expect(reply.status).toBe(200);
-    expect(reply.headers['content-disposition']).toBe(`attachment; filename="turnlab-episodes-runs-${runId}.csv"`);
+    // One run: the file is named by its id and name.
+    expect(fixture.runs[2].run.name).toBe('frozenlake-grpo-fork');
+    expect(reply.headers['content-disposition']).toBe(`attachment; filename="turnlab-episodes-run-${runId}-frozenlake-grpo-fork.csv"`);
     const lines = reply.body.toString('utf8').trimEnd().split('\r\n');
     expect(lines[0]).toBe(exportColumns('episodes').join(','));
     expect(lines).toHaveLength(fixture.runs[2].episodeIds.length + 1);

@@ -142,6 +142,9 @@ describe('chart option and zoom', () => {
     expect(series_[0].stack).toBe(series_[1].stack);
     expect(option.xAxis).toMatchObject({ min: 1, max: 10 });
     expect(option.yAxis).toMatchObject({ type: 'log' });
+    // No `axisLabel: undefined`: it would replace ECharts' defaults and hide the tick labels.
+    expect(Object.keys(option.xAxis as object)).not.toContain('axisLabel');
+    expect(buildChartOption(lines, { xAxis: 'relative', logScale: false, extent: null }).xAxis).toHaveProperty('axisLabel.formatter');
   });
 
   it('reads a zoom window from percentages or values', () => {

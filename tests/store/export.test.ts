@@ -12,7 +12,8 @@ const BOOL_COLUMNS = new Set(['success', 'truncated', 'filtered_out', 'done']);
 /** What the database holds, read with SQL written here rather than by the code under test. */
 const EXPECTED_SQL: Record<ExportKind, string> = {
   runs: 'SELECT * FROM runs ORDER BY id',
-  metrics: 'SELECT * FROM metrics ORDER BY run_id, name, iteration',
+  metrics: `SELECT m.run_id, r.name AS run_name, m.name, m.iteration, m.value, m.wall_time
+            FROM metrics m JOIN runs r ON r.id = m.run_id ORDER BY m.run_id, m.name, m.iteration`,
   episodes: 'SELECT * FROM episodes ORDER BY run_id, id',
   turns: `SELECT t.*, e.run_id, e.iteration, e.split, e.env_tag, e.group_id, e.env_index
           FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY e.run_id, e.id, t.turn_index`,

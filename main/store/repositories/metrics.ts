@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { METRIC_COLUMNS, decodeRow, selectList } from '../columns';
+import { METRIC_EXPORT_COLUMNS, decodeRow, selectList } from '../columns';
 import { StoreError } from '../errors';
 import { storedValue } from '../text';
 import type { ExportRow, LatestMetric, MetricPoint, SeriesPoint } from '../types';
@@ -68,7 +68,7 @@ export class MetricsRepository {
    */
   *exportRows(runIds: number[], pageSize = 2000): Generator<ExportRow> {
     const page = this.db.prepare(
-      `SELECT ${selectList(METRIC_COLUMNS)} FROM metrics
+      `SELECT ${selectList(METRIC_EXPORT_COLUMNS)} FROM metrics
        WHERE run_id = ? AND (name, iteration) > (?, ?) ORDER BY name, iteration LIMIT ?`,
     );
     for (const runId of runIds) {
@@ -76,7 +76,7 @@ export class MetricsRepository {
       let after: [string, number] = ['', 0];
       for (;;) {
         const rows = page.all(runId, after[0], after[1], pageSize) as Array<Record<string, unknown>>;
-        for (const raw of rows) yield decodeRow(METRIC_COLUMNS, raw);
+        for (const raw of rows) yield decodeRow(METRIC_EXPORT_COLUMNS, raw);
         if (rows.length < pageSize) break;
         const last = rows[rows.length - 1];
         after = [last.name as string, last.iteration as number];

@@ -110,6 +110,7 @@ const PATCHABLE: Record<keyof RunPatch, { column: string; encode?: (v: unknown) 
   error: { column: 'error' },
   tags: { column: 'tags', encode: storedJson },
   notes: { column: 'notes' },
+  config: { column: 'config', encode: storedJson },
 };
 
 export class RunsRepository {
@@ -201,6 +202,11 @@ export class RunsRepository {
       if (key === 'status') checkStatus(value as string);
       sets.push(`${target.column} = ?`);
       values.push(target.encode ? target.encode(value) : storedValue(value));
+      // The hash says which runs share a config; it must follow the config it hashes.
+      if (key === 'config') {
+        sets.push('config_hash = ?');
+        values.push(hashConfig(value));
+      }
     }
     if (sets.length) {
       const info = this.db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);

@@ -153,7 +153,9 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
       min: settings.extent?.[0],
       max: settings.extent?.[1],
       minInterval: settings.xAxis === 'iteration' ? 1 : undefined,
-      axisLabel: settings.xAxis === 'relative' ? { formatter: (value: number) => formatSeconds(value) } : undefined,
+      // Left out rather than undefined: an explicit `axisLabel: undefined` replaces ECharts'
+      // defaults and hides every tick label.
+      ...(settings.xAxis === 'relative' ? { axisLabel: { formatter: (value: number) => formatSeconds(value) } } : {}),
     },
     yAxis: settings.logScale ? { type: 'log' } : { type: 'value', scale: true },
     series: buildSeries(lines),

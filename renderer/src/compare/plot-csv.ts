@@ -1,22 +1,33 @@
-// "Export what is plotted": the drawn lines, point for point, as CSV (one row per drawn point).
+// "Export what is plotted": the drawn lines of every panel, point for point, as CSV (one row
+// per drawn point; the metric column says which panel).
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { PlotLine, XAxisKind } from './plot';
 
-export const PLOT_CSV_COLUMNS = ['metric', 'series', 'kind', 'run_ids', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n', 'smoothing'] as const;
+export const PLOT_CSV_COLUMNS = [
+  'metric', 'series', 'kind', 'run_ids', 'run_names', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n', 'smoothing',
+] as const;
 
-/** Empty cells stand for gaps (null) and for columns a line does not have. */
-export function plotToCsv(metric: string, xAxis: XAxisKind, lines: PlotLine[]): string {
+/** One panel's drawn lines. */
+export interface PlottedPanel {
+  metric: string;
+  lines: PlotLine[];
+}
+
+function panelRows(panel: PlottedPanel, xAxis: XAxisKind, runNames: ReadonlyMap<number, string>): Array<Array<string | number>> {
   const rows: Array<Array<string | number>> = [];
   const cell = (v: number | null | undefined): string | number => (v === null || v === undefined ? '' : v);
-  for (const line of lines) {
+  for (const line of panel.lines) {
     const base = line.kind === 'group' ? 'group_mean' : line.member ? 'member_run' : 'run';
     const kind = line.raw ? `raw_${base}` : base;
+    // Names beside ids, so a CSV opened on its own says which runs it holds.
+    const names = line.runIds.map((id) => runNames.get(id) ?? '').join('; ');
     for (let i = 0; i < line.x.length; i++) {
       rows.push([
-        metric,
+        panel.metric,
         line.label,
         kind,
         line.runIds.join(' '),
+        names,
         line.iteration[i],
         xAxis,
         line.x[i],
@@ -28,11 +39,22 @@ export function plotToCsv(metric: string, xAxis: XAxisKind, lines: PlotLine[]): 
       ]);
     }
   }
+  return rows;
+}
+
+/** Every panel's points; empty cells stand for gaps (null) and for columns a line does not have. */
+export function panelsToCsv(panels: readonly PlottedPanel[], xAxis: XAxisKind, runNames: ReadonlyMap<number, string> = new Map()): string {
+  const rows = panels.flatMap((panel) => panelRows(panel, xAxis, runNames));
   return stringify(rows, { header: true, columns: [...PLOT_CSV_COLUMNS] });
 }
 
-/** A file name that says what the CSV holds. */
-export function plotCsvFileName(metric: string, runIds: number[]): string {
-  const safe = metric.replace(/[^\w.-]+/g, '_');
-  return `turnlab-compare-${safe}-runs-${runIds.join('-')}.csv`;
+/** One panel's points. */
+export function plotToCsv(metric: string, xAxis: XAxisKind, lines: PlotLine[], runNames?: ReadonlyMap<number, string>): string {
+  return panelsToCsv([{ metric, lines }], xAxis, runNames);
+}
+
+/** A file name that says what the CSV holds: the metric, or how many when several are plotted. */
+export function plotCsvFileName(metrics: readonly string[], runIds: number[]): string {
+  const what = metrics.length === 1 ? metrics[0].replace(/[^\w.-]+/g, '_') : `${metrics.length}-metrics`;
+  return `turnlab-compare-${what}-runs-${runIds.join('-')}.csv`;
 }

@@ -1,4 +1,4 @@
-// Compare's settings live in the address (#/compare?runs=1,2&metric=...&smooth=0.6&x=relative
+// Compare's settings live in the address (#/compare?runs=1,2&metric=...&metric=...&smooth=0.6&x=relative
 // &group=1&band=minmax&members=0&log=1), so a comparison is a link to share or bookmark. The
 // last one is remembered, so the top "Compare" link brings it back instead of an empty view.
 import { ref } from 'vue';
@@ -65,11 +65,18 @@ export function settingToQuery<K extends keyof CompareSettings>(key: K, value: C
   }
 }
 
-function readLast(): Record<string, string> {
+/** A query value the address can hold: one text, or several (the repeated `metric` of panels). */
+type QueryValue = string | string[];
+
+function isQueryValue(value: unknown): value is QueryValue {
+  return typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+}
+
+function readLast(): Record<string, QueryValue> {
   try {
     const parsed: unknown = JSON.parse(localStorage.getItem(LAST_KEY) ?? '{}');
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, QueryValue] => isQueryValue(e[1])));
     }
   } catch {
     // A damaged entry starts an empty comparison.
@@ -78,13 +85,13 @@ function readLast(): Record<string, string> {
 }
 
 /** The last comparison's query, for the top "Compare" link. */
-export const lastCompareQuery = ref<Record<string, string>>(readLast());
+export const lastCompareQuery = ref<Record<string, QueryValue>>(readLast());
 
 export function rememberCompareQuery(query: LocationQuery): void {
   const plain = Object.fromEntries(
     Object.entries(query)
-      .map(([key, value]) => [key, Array.isArray(value) ? value[0] : value] as const)
-      .filter((e): e is [string, string] => typeof e[1] === 'string'),
+      .map(([key, value]) => [key, Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : value] as const)
+      .filter((e): e is [string, QueryValue] => isQueryValue(e[1])),
   );
   lastCompareQuery.value = plain;
   try {

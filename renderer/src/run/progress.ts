@@ -46,8 +46,8 @@ function latest(series: MetricSeriesDto, name: string): number | null {
 
 export function runProgress(run: Pick<RunDto, 'iterations' | 'config'>, series: MetricSeriesDto): RunProgress {
   const iteration = run.iterations ?? 0;
-  // A run continued past its stored total (the stored config keeps the first total) has no
-  // known end: say the iteration alone rather than "4 / 2".
+  // Continuing a run stores its new total; a run continued before that was so still holds its
+  // first total and has no known end: say the iteration alone rather than "4 / 2".
   const planned = totalIterationsOf(run.config);
   const total = planned !== null && iteration <= planned ? planned : null;
   const times = iterationTimes(series).slice(-PACE_WINDOW - 1);

@@ -1,0 +1,47 @@
+// Compare shows several metric panels at once. The address lists them in order as repeated
+// `metric` keys (#/compare?runs=1,2&metric=val/bandit/success&metric=train/reward/mean), so an
+// address with one `metric` (the older form) opens one panel.
+import type { LocationQuery } from 'vue-router';
+import { headlineCharts } from '../run/headline';
+
+/** The panels an address names, in order, each metric once. */
+export function panelsFromQuery(query: LocationQuery): string[] {
+  const raw = query.metric;
+  const values = (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string' && v !== '');
+  return [...new Set(values)];
+}
+
+/**
+ * The panels to keep for runs that log `names`: those they log, or, when none is left, one
+ * panel with the reward (or the first metric).
+ */
+export function panelsForNames(panels: readonly string[], names: readonly string[]): string[] {
+  const kept = panels.filter((p) => names.includes(p));
+  if (kept.length > 0 || names.length === 0) return kept;
+  return [names.find((n) => /reward\/mean$/.test(n)) ?? names[0]];
+}
+
+/**
+ * The metric a new panel starts with: the first headline metric (validation success, train
+ * success, reward, well-formed answers, response length) not shown yet, else the first other
+ * one; null when every metric has its panel.
+ */
+export function nextPanelMetric(panels: readonly string[], names: readonly string[]): string | null {
+  const free = names.filter((n) => !panels.includes(n));
+  const headline = headlineCharts(free).map((chart) => chart.names[0]);
+  return headline[0] ?? free.find((n) => /reward\/mean$/.test(n)) ?? free[0] ?? null;
+}
+
+/** Panel `index` shows `name`; a panel that showed it already takes the old metric (a swap). */
+export function setPanelMetric(panels: readonly string[], index: number, name: string): string[] {
+  const next = panels.slice();
+  const other = next.indexOf(name);
+  if (other !== -1 && other !== index) next[other] = next[index];
+  next[index] = name;
+  return next;
+}
+
+/** The panels without the one at `index`; the last panel stays. */
+export function removePanel(panels: readonly string[], index: number): string[] {
+  return panels.length <= 1 ? panels.slice() : panels.filter((_, i) => i !== index);
+}
