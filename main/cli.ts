@@ -10,9 +10,10 @@ import * as trainCommand from './cli/train';
 import * as evalCommand from './cli/eval';
 import * as checkCommand from './cli/check';
 import * as generateCommand from './cli/generate';
+import * as exportModelCommand from './cli/export-model';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { UserError } from './errors';
+import type { HfDecoder } from '../../trainer-core/model/hf/decoder';
+import type { HfModelFolder } from '../../trainer-core/model/hf/load';
 import { asTrainingUserError } from './training-errors';
+import { withStore } from './with-store';
 
 interface GenerateFlags {
   model: string;
@@ -26,7 +29,7 @@ export function register(program: Command): void {
   program
     .command('generate')
     .description('continue a prompt with a pretrained model folder (Hugging Face layout); checks that a model loads right')
-    .requiredOption('--model <folder>', 'a Hugging Face model folder (config.json, safetensors, tokenizer.json)')
+    .requiredOption('--model <folder|run|ckpt:ID>', "a Hugging Face model folder (config.json, safetensors, tokenizer.json), or a pretrained run's checkpoint (its trained adapters on its base model)")
     .requiredOption('--prompt <text>', 'the prompt text')
     .option('--chat', "render the prompt as a user message with the model's chat template")
     .option('--max-new-tokens <n>', 'tokens to generate at most', '64')
@@ -35,24 +38,44 @@ export function register(program: Command): void {
     .option('--seed <n>', 'sampling seed', '0')
     .option('--backend <name>', 'auto, tensorflow, webgpu, wasm or cpu', 'auto')
     .option('--json', 'print {prompt_ids, output_ids, logprobs, text}; logprobs at temperature 1')
-    .action(async (flags: GenerateFlags) => {
+    .action(async (flags: GenerateFlags, command: Command) => {
       if (flags.greedy && flags.temperature !== undefined) throw new UserError('give --greedy or --temperature, not both');
       const maxNewTokens = number('--max-new-tokens', flags.maxNewTokens, true);
       const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, false);
       const seed = number('--seed', flags.seed, false);
       const { selectBackend, releaseBackend } = await import('../../trainer-core/backend');
-      const { openHfModelFolder, loadHfDecoder } = await import('../../trainer-core/model/hf/load');
+      const { isHfModelFolder, openHfModelFolder, loadHfDecoder } = await import('../../trainer-core/model/hf/load');
       const { generate } = await import('../../trainer-core/model/hf/generate');
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      try {
-        const folder = await openHfModelFolder(flags.model);
-        await selectBackend(flags.backend as never, log);
-        const model = await loadHfDecoder(folder);
+      const run = async (folder: HfModelFolder, model: HfDecoder) => {
         log(`loaded ${flags.model}: ${model.parameterSummary()}`);
         const result = await generate(folder, model, { prompt: flags.prompt, chat: flags.chat, maxNewTokens, temperature, greedy: flags.greedy, seed });
-        model.dispose();
         if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
         else process.stdout.write(`${result.text}\n`);
+      };
+      try {
+        await selectBackend(flags.backend as never, log);
+        if (isHfModelFolder(flags.model)) {
+          const folder = await openHfModelFolder(flags.model);
+          const model = await loadHfDecoder(folder);
+          try {
+            await run(folder, model);
+          } finally {
+            model.dispose();
+          }
+        } else {
+          await withStore(command, async (store) => {
+            const { resolveCheckpoint } = await import('../services/training');
+            const { openCheckpointPolicy } = await import('../../trainer-core/train/pretrained-models');
+            const { resolve } = await import('node:path');
+            const models = await openCheckpointPolicy(resolve(store.dataDir, resolveCheckpoint(store, flags.model).path));
+            try {
+              await run(models.folder, models.policy);
+            } finally {
+              models.dispose();
+            }
+          });
+        }
       } catch (error) {
         throw asTrainingUserError(error);
       } finally {

@@ -8,6 +8,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseRunConfig } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from '../model/hf/config';
 import { HfDecoder, trainableShapes, type HfDecoderOptions } from '../model/hf/decoder';
@@ -19,7 +21,7 @@ import { encodeHfSafetensors, readHfWeights } from '../model/hf/weights';
 import { decodeSafetensors, encodeSafetensors, type NamedArray } from '../model/safetensors';
 import type { FrozenModel } from '../model/trainable-model';
 import { deriveSeed } from '../rng';
-import { checkOptimizerState, readCheckpointBase, readable, type CheckpointBase, type TrainingState } from './checkpoint';
+import { checkOptimizerState, readCheckpointBase, readCheckpointConfig, readable, type CheckpointBase, type TrainingState } from './checkpoint';
 import { CheckpointError } from './checkpoint-files';
 
 export function usesPretrainedModel(cfg: RunConfig): boolean {
@@ -96,6 +98,22 @@ export async function openPretrainedModels(
     for (const model of made) model.dispose();
     throw error;
   }
+}
+
+/**
+ * The trained policy of a pretrained run's checkpoint, for export and generation: the model
+ * folder its config names with the checkpoint's trained parameters. A from-scratch run's
+ * checkpoint is refused: it has no Hugging Face form.
+ */
+export async function openCheckpointPolicy(dir: string): Promise<PretrainedModels & { iteration: number }> {
+  const cfg = parseRunConfig(parseYaml(readCheckpointConfig(dir)), `${dir}/config.yaml`);
+  if (!usesPretrainedModel(cfg)) {
+    throw new HfModelError(`checkpoint ${dir} is of a model trained from scratch (TurnLab's own transformer), which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path`);
+  }
+  verifyPretrainedCheckpoint(dir, cfg, { critic: false });
+  const base = readCheckpointBase(dir);
+  const models = await openPretrainedModels(cfg, { critic: false, reference: false }, { dir, base });
+  return { ...models, iteration: base.state.iteration };
 }
 
 function modelPath(cfg: RunConfig): string {

@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import type { Store } from '../store';
+import { resolveCheckpoint } from './training';
+
+export interface ModelExportResult {
+  checkpointId: number;
+  runId: number;
+  iteration: number;
+  out: string;
+  merged: boolean;
+}
+
+/**
+ * Writes a pretrained run's checkpoint as a Hugging Face folder that transformers and vLLM load:
+ * with `merged`, the LoRA adapters folded into the weights; without, the base weights and the
+ * adapter beside them in PEFT's layout.
+ */
+export async function exportModel(
+  store: Store,
+  ref: string,
+  out: string,
+  options: { merged: boolean; dtype?: 'F32' | 'BF16'; log?: (line: string) => void },
+): Promise<ModelExportResult> {
+  const checkpoint = resolveCheckpoint(store, ref);
+  const { selectBackend } = await import('../../trainer-core/backend');
+  const { openCheckpointPolicy } = await import('../../trainer-core/train/pretrained-models');
+  const { exportHfFolder } = await import('../../trainer-core/model/hf/export');
+  await selectBackend('auto', options.log);
+  const models = await openCheckpointPolicy(resolve(store.dataDir, checkpoint.path));
+  try {
+    const target = resolve(out);
+    await exportHfFolder(models.folder, models.policy, target, { merged: options.merged, dtype: options.dtype });
+    return { checkpointId: checkpoint.id, runId: checkpoint.runId, iteration: models.iteration, out: target, merged: options.merged };
+  } finally {
+    models.dispose();
+  }
+}

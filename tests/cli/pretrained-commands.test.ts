@@ -1,0 +1,90 @@
+// The command line around a pretrained policy: train a LoRA run from a model folder, continue
+// prompts with its checkpoint, export it merged as a Hugging Face folder that loads like any
+// other, and play the untrained folder on a config (RAGEN's "before training" figure).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+
+const repo = resolve(import.meta.dirname, '../..');
+const root = mkdtempSync(join(tmpdir(), 'turnlab-cli-pretrained-'));
+const dataDir = join(root, 'data');
+let modelDir: string;
+beforeAll(async () => {
+  modelDir = await writeRandomHfModel(join(root, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 9 });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function turnlab(...args: string[]) {
+  const result = spawnSync(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, ...args], { cwd: tmpdir(), encoding: 'utf8', timeout: 280_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const sets = (values: string[]) => values.flatMap((v) => ['--set', v]);
+
+interface Generated {
+  output_ids: number[];
+  logprobs: number[];
+}
+
+describe('turnlab with a pretrained model', () => {
+  it('trains with LoRA, generates from the checkpoint, and exports a merged folder that generates the same', () => {
+    const trained = turnlab(
+      'train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'qwen-lora',
+      ...sets([
+        ...TINY_LAKE_OVERRIDES,
+        `actor_rollout_ref.model.path=${modelDir}`,
+        'actor_rollout_ref.model.lora_rank=2',
+        'actor_rollout_ref.actor.optim.lr=0.05',
+        'actor_rollout_ref.rollout.response_length=3',
+        'agent_proxy.max_turn=1',
+        'warm_start.mode=none',
+        'trainer.val_before_train=false',
+        'trainer.test_freq=0',
+        'trainer.total_training_steps=1',
+      ]),
+    );
+    expect(trained.stderr).toContain('Qwen2ForCausalLM: ');
+    expect(trained.stderr).toMatch(/LoRA rank 2 alpha 16 on q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj: [\d,]+ trainable/);
+    expect(trained.code).toBe(0);
+    expect(existsSync(join(dataDir, 'checkpoints/run-1/iter-1/adapter_model.safetensors'))).toBe(true);
+
+    const prompt = ['--prompt', 'Go left', '--max-new-tokens', '3', '--greedy', '--json', '--backend', 'wasm'];
+    const fromCheckpoint = turnlab('generate', '--model', 'qwen-lora', ...prompt);
+    expect(fromCheckpoint.code).toBe(0);
+    const out = join(root, 'merged');
+    const exported = turnlab('export-model', 'qwen-lora', '--out', out, '--merged');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(/iteration 1\) written to .*merged \(adapters merged\)/);
+    for (const file of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) expect(existsSync(join(out, file))).toBe(true);
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).architectures).toEqual(['Qwen2ForCausalLM']);
+    const fromExport = turnlab('generate', '--model', out, ...prompt);
+    expect(fromExport.code).toBe(0);
+    const a = JSON.parse(fromCheckpoint.stdout) as Generated;
+    const b = JSON.parse(fromExport.stdout) as Generated;
+    expect(b.output_ids).toEqual(a.output_ids);
+    b.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(a.logprobs[i], 4));
+    // ...and the adapters trained: the untrained base gives other logprobs.
+    const base = JSON.parse(turnlab('generate', '--model', modelDir, ...prompt).stdout) as Generated;
+    expect(Math.max(...base.logprobs.map((lp, i) => Math.abs(lp - a.logprobs[i])))).toBeGreaterThan(1e-3);
+    // A second export into the same folder is refused rather than mixing two models' files.
+    const again = turnlab('export-model', 'qwen-lora', '--out', out);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/not empty/);
+  }, 300_000);
+
+  it('evaluates an untrained model folder on a config, and refuses --model without --config', () => {
+    const evaluated = turnlab('eval', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--episodes', '2', '--json',
+      ...sets(['trainer.backend=wasm', 'actor_rollout_ref.rollout.response_length=3', 'agent_proxy.max_turn=1']));
+    expect(evaluated.code).toBe(0);
+    const result = JSON.parse(evaluated.stdout) as { episodes: number; metrics: Record<string, number> };
+    expect(result.episodes).toBe(2);
+    expect(result.metrics).toHaveProperty('val/FrozenLakeNonSlip/success');
+    const missing = turnlab('eval', '--model', modelDir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--model needs --config/);
+  }, 300_000);
+});
