@@ -21,7 +21,7 @@ function parseCount(flag: string, text: string | undefined): number | undefined 
 export function register(program: Command): void {
   program
     .command('eval')
-    .description("play a checkpoint's policy on validation episodes and print the success rates")
+    .description("play a checkpoint's policy on validation episodes, store them as an evaluation and print the success rates")
     .argument('<checkpoint>', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
     .option('--episodes <n>', 'episodes to play (default: the run config\'s validation set)')
     .option('--seed <s>', 'first start-state seed (default: the run config\'s validation seeds)')
@@ -36,6 +36,7 @@ export function register(program: Command): void {
       const seed = parseCount('--seed', options.seed);
       await withStore(command, async (store) => {
         const { resolveCheckpoint } = await import('../services/training');
+        const { recordEvaluation } = await import('../services/stored-evaluation');
         const { resolve } = await import('node:path');
         const checkpoint = resolveCheckpoint(store, ref);
         const { evaluateCheckpoint } = await import('../../trainer-core/train/evaluate');
@@ -47,10 +48,14 @@ export function register(program: Command): void {
             overrides: options.set ?? [],
             log: (line) => process.stderr.write(`${line}\n`),
           });
+          const stored = recordEvaluation(store, checkpoint, result, { overrides: options.set ?? [], startSeed: seed ?? null });
+          const { episodeReports: _played, config: _config, ...figures } = result;
           if (options.json) {
-            process.stdout.write(`${JSON.stringify({ checkpoint: checkpoint.id, runId: checkpoint.runId, ...result }, null, 2)}\n`);
+            process.stdout.write(`${JSON.stringify({ checkpoint: checkpoint.id, runId: checkpoint.runId, evaluationId: stored.id, ...figures }, null, 2)}\n`);
           } else {
-            process.stdout.write(`checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes\n`);
+            process.stdout.write(
+              `checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes, stored as evaluation ${stored.id}\n`,
+            );
             const rows = Object.entries(result.metrics)
               .sort(([a], [b]) => a.localeCompare(b))
               .map(([name, value]) => [name, formatValue(value)]);

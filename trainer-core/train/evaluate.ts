@@ -7,7 +7,9 @@ import { loadEnvSpecResolver } from '../rollout/env-specs';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../rollout/rollout-loop';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointConfig } from './checkpoint';
+import { episodeReport } from './episode-report';
 import { PolicyGenerator } from './policy-generator';
+import type { EpisodeReport } from './sink';
 import { expectedModels } from './trainer';
 import { optimalSuccessByTag } from './validation';
 
@@ -18,6 +20,10 @@ export interface EvaluationResult {
   episodes: number;
   /** `val/<tag>/...` metrics, plus `val/<tag>/optimal_success` where a solver exists. */
   metrics: Record<string, number>;
+  /** The episodes played, at the checkpoint's iteration, for storing and replay. */
+  episodeReports: EpisodeReport[];
+  /** The config they were played with (the run's, with the overrides), as stored for re-simulation. */
+  config: RunConfig;
 }
 
 /**
@@ -46,7 +52,16 @@ export async function evaluateCheckpoint(
     });
     const metrics: Record<string, number> = { ...rollout.metrics };
     for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
-    return { backend: backend.name, device: backend.device, iteration: loaded.state.iteration, episodes: rollout.episodes.length, metrics };
+    const iteration = loaded.state.iteration;
+    return {
+      backend: backend.name,
+      device: backend.device,
+      iteration,
+      episodes: rollout.episodes.length,
+      metrics,
+      episodeReports: rollout.episodes.map((e) => episodeReport(e, iteration, false, null)),
+      config: cfg,
+    };
   } finally {
     for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
   }
