@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { seriousViolations } from './axe';
 import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
@@ -42,7 +43,7 @@ describe.skipIf(!hasChromium)('stored evaluations in a browser against turnlab s
     cliEvaluation = (JSON.parse(turnlab('eval', `ckpt:${checkpointId}`, '--episodes', '2', '--set', GREEDY, '--json')) as { evaluationId: number }).evaluationId;
     shots = screenshotFolder();
     serve = await startServe(data.dir);
-    browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
+    browser = await launchBrowser({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
     page = browser.page;
     await page.goto(serve.url);
     await page.locator('.run-row').first().waitFor();
@@ -100,6 +101,7 @@ describe.skipIf(!hasChromium)('stored evaluations in a browser against turnlab s
       expect(table.width).toBeLessThanOrEqual(wide + 1);
       if (width === 1440) expect(await scrollWidth()).toBeLessThanOrEqual(width);
     }
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('opens an evaluation in Replay and steps an episode to the state after its last action', async () => {
@@ -125,6 +127,9 @@ describe.skipIf(!hasChromium)('stored evaluations in a browser against turnlab s
     await page.locator('.verdict').waitFor();
     expect(await page.locator('.verdict .summary').innerText()).toMatch(/^reproduced: all \d+ turns match/);
     await saveScreenshot(page, shots.dir, 'replay-evaluation', { fullPage: true });
+    await page.locator('button.group-toggle').click();
+    await page.locator('.group-card .board-step').first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Back to the run's own episodes from the source picker.
     await page.locator('.source-picker').selectOption('');
