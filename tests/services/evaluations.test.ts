@@ -90,6 +90,17 @@ describe('stored evaluations of a trained checkpoint', () => {
     );
   });
 
+  it('says in its table output which evaluation it stored', () => {
+    const printed = execFileSync(process.execPath, [join(repoRoot, 'bin/turnlab.js'), '--data-dir', data.dir, 'eval', '1', '--episodes', '2'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const stored = /^checkpoint \d+ \(run 1, iteration \d+\): 2 episodes, stored as evaluation (\d+)$/m.exec(printed);
+    expect(stored).not.toBeNull();
+    expect(store.evaluations.get(Number(stored![1]))).toMatchObject({ checkpointId, numEpisodes: 2, overrides: [] });
+  });
+
   it('refuses an unknown evaluation', async () => {
     await expect(api.call('getEvaluation', [987])).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(api.call('listEvaluationEpisodes', [987])).rejects.toMatchObject({ code: 'NOT_FOUND' });
