@@ -118,6 +118,8 @@ describe.skipIf(!hasChromium)('stored evaluations in a browser against turnlab s
     expect(await page.locator('.episode-row td:first-child').allInnerTexts()).toEqual(['val', 'val']);
 
     const turns = Number(await page.locator('.episode-row.selected td:nth-child(5)').innerText());
+    // The stepper's last position waits for the episode's re-run in the background.
+    await page.locator('.stepper[data-final-state="ready"]').waitFor();
     for (let i = 0; i < turns; i++) await page.keyboard.press('ArrowRight');
     await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`after turn ${turns} / ${turns}`);
     await page.locator('.final-state .grid-tiles').waitFor();

@@ -103,6 +103,8 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     }
 
     // Past the last turn: the state after the last action.
+    // The stepper's last position waits for the episode's re-run in the background.
+    await page.locator('.stepper[data-final-state="ready"]').waitFor();
     for (let i = 0; i < episodeTurns; i++) await page.keyboard.press('ArrowRight');
     await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`after turn ${episodeTurns} / ${episodeTurns}`);
     expect(new URL(page.url().replace('/#/', '/')).searchParams.get('turn')).toBe(String(episodeTurns));
