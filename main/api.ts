@@ -2,14 +2,14 @@
 // that answers it. IPC and HTTP both dispatch through `call`, so both validate the same way and
 // a malformed request never reaches the store.
 import { z } from 'zod';
-import type { ApiErrorCode, ApiMethod, TurnLabApi } from '../preload/contract';
+import type { ApiErrorCode, ApiMethod, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
-import { SPLITS } from './store/types';
+import { SPLITS, type EvaluationRecord } from './store/types';
 import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RunAdminError } from './services/run-admin';
 import { markAbandonedRuns } from './services/run-owner';
 import { evaluateInChildProcess } from './services/evaluation';
@@ -129,6 +129,17 @@ type RouteTable = { [M in ApiMethod]: Route<M> };
 
 function requireRun(store: Store, runId: number): void {
   if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
+}
+
+function requireEvaluation(store: Store, evaluationId: number): EvaluationRecord {
+  const evaluation = store.evaluations.get(evaluationId);
+  if (!evaluation) throw new ApiError('NOT_FOUND', `unknown evaluation ${evaluationId}: no evaluation has this id (the Checkpoints view lists them)`);
+  return evaluation;
+}
+
+/** An evaluation without the config it played with: the list needs its figures, not the whole config. */
+function evaluationDto({ config: _config, ...evaluation }: EvaluationRecord): StoredEvaluationDto {
+  return evaluation;
 }
 
 const ROUTES: RouteTable = {
@@ -283,6 +294,24 @@ const ROUTES: RouteTable = {
         requireCheckpoint(store, request.checkpointId);
         return asRefusal(evaluateInChildProcess(requireManager(options).launcher, store.dataDir, request));
       }),
+  },
+  listEvaluations: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      requireRun(store, runId);
+      return store.evaluations.listByRun(runId).map(evaluationDto);
+    },
+  },
+  getEvaluation: {
+    args: z.tuple([id]),
+    handle: (store, _options, evaluationId) => evaluationDto(requireEvaluation(store, evaluationId)),
+  },
+  listEvaluationEpisodes: {
+    args: z.tuple([id, episodeFilter.optional()]),
+    handle: (store, _options, evaluationId, filter) => {
+      requireEvaluation(store, evaluationId);
+      return store.evaluations.episodes(evaluationId, filter ?? {});
+    },
   },
   deleteCheckpoint: {
     args: z.tuple([id]),

@@ -189,6 +189,12 @@ export interface ResimulationDto {
   episodeMismatches: string[];
   /** One line for the view: reproduced, or where it first diverged. */
   summary: string;
+  /**
+   * The environment after the episode's last turn, re-run from its seed and stored actions (the
+   * store keeps each turn's state before it): what the replay shows after the last action.
+   */
+  finalObservation: string;
+  finalState: unknown;
 }
 
 /** One run's points of one metric, for the Compare view. */
@@ -221,9 +227,29 @@ export interface EvaluateCheckpointRequest {
 export interface EvaluationDto {
   checkpoint: number;
   runId: number;
+  /** The stored evaluation (listEvaluations, listEvaluationEpisodes). */
+  evaluationId: number;
   iteration: number;
   episodes: number;
   metrics: Record<string, number>;
+}
+/** A stored evaluation of a checkpoint, as the Checkpoints view lists it. */
+export interface StoredEvaluationDto {
+  id: number;
+  runId: number;
+  /** Null once the checkpoint was deleted or pruned; `iteration` still names it. */
+  checkpointId: number | null;
+  iteration: number;
+  createdAt: number;
+  /** The `--set` overrides it was played with (e.g. greedy decoding). */
+  overrides: string[];
+  numEpisodes: number;
+  /** The first start-state seed asked for; null for the run config's validation seeds. */
+  startSeed: number | null;
+  backend: string | null;
+  device: string | null;
+  /** null records a NaN. */
+  metrics: Record<string, number | null>;
 }
 
 export type ExportKindDto = 'runs' | 'metrics' | 'episodes' | 'turns';
@@ -285,8 +311,14 @@ export interface TurnLabApi {
   deleteRun(runId: number): Promise<void>;
   /** Starts a run from YAML text (an edited config). */
   startRunFromText(request: StartRunFromTextRequest): Promise<{ runId: number }>;
-  /** Plays a checkpoint's policy in a child process and returns its metrics. */
+  /** Plays a checkpoint's policy in a child process, stores the evaluation and returns its metrics. */
   evaluateCheckpoint(request: EvaluateCheckpointRequest): Promise<EvaluationDto>;
+  /** A run's stored evaluations, by iteration, newest first within one. */
+  listEvaluations(runId: number): Promise<StoredEvaluationDto[]>;
+  /** One stored evaluation; fails with a not-found error for an unknown id. */
+  getEvaluation(evaluationId: number): Promise<StoredEvaluationDto>;
+  /** The episodes an evaluation played (their turns through episodeTurns). */
+  listEvaluationEpisodes(evaluationId: number, filter?: EpisodeFilterDto): Promise<EpisodeDto[]>;
   /** Deletes a checkpoint's folder and row; refused while its run trains. */
   deleteCheckpoint(checkpointId: number): Promise<void>;
   /** Desktop app only: asks where to save and writes the export there; null when cancelled. */
@@ -322,6 +354,9 @@ export const API_METHODS: readonly ApiMethod[] = [
   'deleteRun',
   'startRunFromText',
   'evaluateCheckpoint',
+  'listEvaluations',
+  'getEvaluation',
+  'listEvaluationEpisodes',
   'deleteCheckpoint',
   'saveExport',
   'saveCheckpointFolder',

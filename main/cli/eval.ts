@@ -23,7 +23,7 @@ function parseCount(flag: string, text: string | undefined): number | undefined 
 export function register(program: Command): void {
   program
     .command('eval')
-    .description("play a checkpoint's policy on validation episodes and print the success rates; with --model, an untrained pretrained model")
+    .description("play a checkpoint's policy on validation episodes, store them as an evaluation and print the success rates; with --model, an untrained pretrained model (not stored)")
     .argument('[checkpoint]', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
     .option('--model <folder>', 'a Hugging Face model folder to play untrained (needs --config)')
     .option('--config <file>', 'run config (YAML) whose validation episodes and decoding --model plays')
@@ -47,15 +47,20 @@ export function register(program: Command): void {
       if (ref === undefined) throw new UserError('give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>');
       await withStore(command, async (store) => {
         const { resolveCheckpoint } = await import('../services/training');
+        const { recordEvaluation } = await import('../services/stored-evaluation');
         const { resolve } = await import('node:path');
         const checkpoint = resolveCheckpoint(store, ref);
         const { evaluateCheckpoint } = await import('../../trainer-core/train/evaluate');
         await evaluating(async () => {
           const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides: options.set ?? [], log: logLine });
+          const stored = recordEvaluation(store, checkpoint, result, { overrides: options.set ?? [], startSeed: seed ?? null });
+          const { episodeReports: _played, config: _config, ...figures } = result;
           if (options.json) {
-            process.stdout.write(`${JSON.stringify({ checkpoint: checkpoint.id, runId: checkpoint.runId, ...result }, null, 2)}\n`);
+            process.stdout.write(`${JSON.stringify({ checkpoint: checkpoint.id, runId: checkpoint.runId, evaluationId: stored.id, ...figures }, null, 2)}\n`);
           } else {
-            process.stdout.write(`checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes\n`);
+            process.stdout.write(
+              `checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes, stored as evaluation ${stored.id}\n`,
+            );
             printMetrics(result.metrics);
           }
         });
@@ -72,8 +77,9 @@ async function evaluateModelFolder(model: string, configPath: string, options: {
   await evaluating(async () => {
     const cfg = loadRunConfig(configPath, options.overrides);
     const result = await evaluatePretrainedModel(resolve(model), cfg, { ...options, log: logLine });
+    const { episodeReports: _played, config: _config, ...figures } = result;
     if (json) {
-      process.stdout.write(`${JSON.stringify({ model: resolve(model), config: configPath, ...result }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ model: resolve(model), config: configPath, ...figures }, null, 2)}\n`);
     } else {
       process.stdout.write(`model ${resolve(model)} (untrained) on ${configPath}: ${result.episodes} episodes\n`);
       printMetrics(result.metrics);

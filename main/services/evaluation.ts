@@ -1,3 +1,4 @@
+import type { EvaluationDto } from '../../preload/contract';
 import type { TrainerLauncher } from '../trainer-host/trainer-process';
 
 /**
@@ -6,13 +7,7 @@ import type { TrainerLauncher } from '../trainer-host/trainer-process';
  * crashing evaluation cannot take it down.
  */
 
-export interface EvaluationResult {
-  checkpoint: number;
-  runId: number;
-  iteration: number;
-  episodes: number;
-  metrics: Record<string, number>;
-}
+export type EvaluationResult = EvaluationDto;
 
 export interface EvaluationRequest {
   checkpointId: number;
@@ -28,8 +23,8 @@ export function evaluationArgs(dataDir: string, request: EvaluationRequest): str
 
 function parseResult(stdout: string): EvaluationResult {
   const parsed = JSON.parse(stdout) as Partial<EvaluationResult>;
-  if (typeof parsed.iteration !== 'number' || typeof parsed.metrics !== 'object' || parsed.metrics === null) {
-    throw new Error('turnlab eval printed JSON without iteration and metrics');
+  if (typeof parsed.iteration !== 'number' || typeof parsed.evaluationId !== 'number' || typeof parsed.metrics !== 'object' || parsed.metrics === null) {
+    throw new Error('turnlab eval printed JSON without iteration, evaluationId and metrics');
   }
   return parsed as EvaluationResult;
 }

@@ -45,17 +45,28 @@ export interface StepRules {
 
 const REWARD_TOLERANCE = 1e-9;
 
-function readConfig(store: Store, runId: number): StoredConfig {
-  const run = store.runs.get(runId);
-  if (!run) throw new ResimulateError(`unknown run ${runId}`);
-  const parsed = storedConfigSchema.safeParse(run.config);
+function parseStoredConfig(config: unknown, owner: string): StoredConfig {
+  const parsed = storedConfigSchema.safeParse(config);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ResimulateError(
-      `run ${runId}'s stored config cannot rebuild its environments: ${issue.path.join('.') || 'config'}: ${issue.message}`,
+      `${owner}'s stored config cannot rebuild its environments: ${issue.path.join('.') || 'config'}: ${issue.message}`,
     );
   }
   return parsed.data;
+}
+
+function readConfig(store: Store, runId: number): StoredConfig {
+  const run = store.runs.get(runId);
+  if (!run) throw new ResimulateError(`unknown run ${runId}`);
+  return parseStoredConfig(run.config, `run ${runId}`);
+}
+
+/** The config an episode was played with: its evaluation's (with the evaluation's overrides) or its run's. */
+function episodeConfig(store: Store, episodeId: number, runId: number): StoredConfig {
+  const evaluationId = store.episodes.evaluationOf(episodeId);
+  const evaluation = evaluationId === null ? undefined : store.evaluations.get(evaluationId);
+  return evaluation ? parseStoredConfig(evaluation.config, `evaluation ${evaluation.id}`) : readConfig(store, runId);
 }
 
 async function loadSpec(cfg: StoredConfig, runId: number, envTag: string, baseDir: string): Promise<{ spec: EnvSpec; options: Record<string, unknown> }> {
@@ -217,14 +228,15 @@ export function replayStoredEpisode(env: Env, rules: StepRules, episode: StoredE
   if (reproduced) summary = `reproduced: all ${checks.length} turns match the environment re-run from seed ${episode.seed}`;
   else if (firstBad) summary = `not reproduced: turn ${firstBad.turnIndex + 1}: ${firstBad.mismatch}`;
   else summary = `not reproduced: ${episodeMismatches.join('; ')}`;
-  return { episodeId: episode.id, reproduced, turns: checks, episodeMismatches, summary };
+  // After the loop `observation` and `state` are the environment's after the last turn.
+  return { episodeId: episode.id, reproduced, turns: checks, episodeMismatches, summary, finalObservation: observation, finalState: state };
 }
 
 /** Re-simulates one stored episode from its run's config and seed. */
 export async function resimulateEpisode(store: Store, episodeId: number, options: ResimulateOptions = {}): Promise<ResimulationDto> {
   const episode = store.episodes.get(episodeId);
   if (!episode) throw new ResimulateError(`unknown episode ${episodeId}`);
-  const cfg = readConfig(store, episode.runId);
+  const cfg = episodeConfig(store, episodeId, episode.runId);
   const { spec, options: envOptions } = await loadSpec(cfg, episode.runId, episode.envTag, options.baseDir ?? process.cwd());
   const rules: StepRules = {
     multiAction: spec.multiAction,

@@ -49,6 +49,10 @@ export const METRIC_EXPORT_COLUMNS: Column[] = [
   ...METRIC_COLUMNS.filter((c) => c.name !== 'run_id'),
 ];
 
+export const EVALUATION_COLUMNS = columns(`
+  id:int run_id:int checkpoint_id:int iteration:int created_at:int config:json overrides:json num_episodes:int
+  start_seed:int backend:text device:text metrics:json`);
+
 /** Turn rows as exported: the episode's coordinates first, so every turn can be related back. */
 export const TURN_EXPORT_COLUMNS: Column[] = [
   { name: 'id', kind: 'int', sql: 't.id' },

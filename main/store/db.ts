@@ -5,6 +5,7 @@ import { StoreError } from './errors';
 import { applyMigrations, loadMigrations, pendingMigrations, readAppliedMigrations } from './migrate';
 import { CheckpointsRepository } from './repositories/checkpoints';
 import { EpisodesRepository } from './repositories/episodes';
+import { EvaluationsRepository } from './repositories/evaluations';
 import { MetricsRepository } from './repositories/metrics';
 import { RunsRepository } from './repositories/runs';
 import { TurnsRepository } from './repositories/turns';
@@ -30,6 +31,7 @@ export class Store {
   readonly episodes: EpisodesRepository;
   readonly turns: TurnsRepository;
   readonly checkpoints: CheckpointsRepository;
+  readonly evaluations: EvaluationsRepository;
 
   constructor(
     private readonly db: Database.Database,
@@ -41,6 +43,7 @@ export class Store {
     this.episodes = new EpisodesRepository(db);
     this.turns = new TurnsRepository(db);
     this.checkpoints = new CheckpointsRepository(db);
+    this.evaluations = new EvaluationsRepository(db, this.episodes);
   }
 
   /** Runs `fn` in one transaction; repository batches inside it join it. */

@@ -139,6 +139,38 @@ export interface NewEpisode {
   turns: NewTurn[];
 }
 
+/** An evaluation of a checkpoint with the episodes it played (split `val`, its checkpoint's iteration). */
+export interface NewEvaluation {
+  runId: number;
+  checkpointId: number | null;
+  iteration: number;
+  createdAt?: number;
+  /** The config the episodes were played with: the run's, with `overrides` applied. */
+  config: unknown;
+  overrides?: string[];
+  startSeed?: number | null;
+  backend?: string | null;
+  device?: string | null;
+  metrics: Record<string, number | null>;
+  episodes: Array<Omit<NewEpisode, 'runId' | 'iteration' | 'split'>>;
+}
+
+export interface EvaluationRecord {
+  id: number;
+  runId: number;
+  /** Null once the checkpoint was deleted or pruned; `iteration` still names it. */
+  checkpointId: number | null;
+  iteration: number;
+  createdAt: number;
+  config: unknown;
+  overrides: string[];
+  numEpisodes: number;
+  startSeed: number | null;
+  backend: string | null;
+  device: string | null;
+  metrics: Record<string, number | null>;
+}
+
 export interface EpisodeRecord {
   id: number;
   runId: number;

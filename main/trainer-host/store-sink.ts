@@ -2,6 +2,40 @@ import { relative } from 'node:path';
 import type { CheckpointReport, EpisodeReport, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core/train/sink';
 import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
+import type { NewEpisode } from '../store/types';
+
+/** A reported episode as the store takes it. */
+export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
+  return {
+    runId,
+    iteration: e.iteration,
+    split: e.split,
+    envTag: e.envTag,
+    groupId: e.groupId,
+    envIndex: e.envIndex,
+    seed: e.seed,
+    totalReward: e.totalReward,
+    success: e.success,
+    numTurns: e.numTurns,
+    numActions: e.numActions,
+    truncated: e.truncated,
+    filteredOut: e.filteredOut,
+    turns: e.turns.map((t) => ({
+      turnIndex: t.index,
+      observation: t.observation,
+      state: t.state,
+      response: t.response,
+      actions: t.actions,
+      numValidActions: t.validActions,
+      reward: t.reward,
+      done: t.done,
+      info: t.info,
+      numTokens: t.tokenCount,
+      logprobSum: t.logprobSum,
+      advantageMean: t.advantageMean,
+    })),
+  };
+}
 
 /**
  * Writes a training run into the store as it happens. Each iteration's metrics, episodes and
@@ -53,37 +87,7 @@ export class StoreSink implements TrainingSink {
           wallTime,
         })),
       );
-      this.store.episodes.insert(
-        episodes.map((e) => ({
-          runId: this.runId,
-          iteration: e.iteration,
-          split: e.split,
-          envTag: e.envTag,
-          groupId: e.groupId,
-          envIndex: e.envIndex,
-          seed: e.seed,
-          totalReward: e.totalReward,
-          success: e.success,
-          numTurns: e.numTurns,
-          numActions: e.numActions,
-          truncated: e.truncated,
-          filteredOut: e.filteredOut,
-          turns: e.turns.map((t) => ({
-            turnIndex: t.index,
-            observation: t.observation,
-            state: t.state,
-            response: t.response,
-            actions: t.actions,
-            numValidActions: t.validActions,
-            reward: t.reward,
-            done: t.done,
-            info: t.info,
-            numTokens: t.tokenCount,
-            logprobSum: t.logprobSum,
-            advantageMean: t.advantageMean,
-          })),
-        })),
-      );
+      this.store.episodes.insert(episodes.map((e) => newEpisode(this.runId, e)));
     });
   }
 

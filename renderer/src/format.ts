@@ -7,6 +7,11 @@ export function formatTime(ms: number | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** A metric in a table cell: '-' for a NaN (null), integers as they are, else four significant digits. */
+export function formatMetricValue(value: number | null): string {
+  return value === null ? '-' : Number.isInteger(value) ? String(value) : value.toPrecision(4);
+}
+
 export function formatPercent(value: number | null): string {
   return value === null ? '-' : `${(value * 100).toFixed(1)}%`;
 }

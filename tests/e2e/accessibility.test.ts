@@ -1,21 +1,11 @@
 // End to end: axe-core on every view of the workbench (issue 21: no serious or critical
 // violation anywhere), at the README's window size; the screenshots it takes are the README's.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { seriousViolations as seriousOn } from './axe';
 import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: unknown[] }>;
-}
 
 let fixture: FixtureDataDir;
 let shots: TempDir;
@@ -23,17 +13,7 @@ let serve: Serve;
 let page: Page;
 let wb: OpenWorkbench;
 
-/** The serious and critical WCAG 2 A/AA violations axe finds on the page as it is now. */
-async function seriousViolations(): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(options: unknown): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations;
-  })) as Violation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
-}
+const seriousViolations = () => seriousOn(page);
 
 describe.skipIf(!hasChromium)('accessibility of every view', () => {
   beforeAll(async () => {

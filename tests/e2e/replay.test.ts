@@ -1,5 +1,6 @@
 // End to end: a real short FrozenLake run trained by the CLI, replayed in Debian's Chromium
-// against `turnlab serve`: tiles drawn, turns stepped with the arrow keys, the episode
+// against `turnlab serve`: tiles drawn, turns stepped with the arrow keys up to the state after
+// the last action, episodes listed by group, the group view's boards and actions, the episode
 // re-simulated and reproduced, and a chart click that opens the replay at that iteration.
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -22,6 +23,8 @@ let page: Page;
 let runId: number;
 let episodeId: number;
 let episodeTurns: number;
+/** A successful episode: its last position shows the agent on the goal (issue 21.12). */
+let success: { id: number; iteration: number; turns: number } | null;
 
 describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () => {
   beforeAll(async () => {
@@ -40,6 +43,11 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
       const longest = store.episodes.listByIteration(runId, last, { split: 'train' }).sort((a, b) => b.numTurns - a.numTurns)[0];
       episodeId = longest.id;
       episodeTurns = longest.numTurns;
+      const won = store.episodes
+        .iterations(runId)
+        .flatMap((it) => store.episodes.listByIteration(runId, it, { success: true }))
+        .sort((a, b) => b.numTurns - a.numTurns)[0];
+      success = won ? { id: won.id, iteration: won.iteration, turns: won.numTurns } : null;
     } finally {
       store.close();
     }
@@ -84,8 +92,41 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     // The compact template's reply continues the prompt's <answer>: shown as an answer part.
     expect(await page.locator('.reply .part.answer').count()).toBeGreaterThan(0);
 
+    // The episodes are listed by group, each under a header with its success count.
+    const headers = await page.locator('.episode-group .group-header').allInnerTexts();
+    expect(headers.length).toBeGreaterThanOrEqual(2);
+    expect(headers[0]).toMatch(/^train group 0: \d of 2 succeeded$/);
+    for (const group of await page.locator('.episode-group').all()) {
+      const key = (await group.getAttribute('data-group'))!;
+      const cells = await group.locator('.episode-row td:nth-child(3)').allInnerTexts();
+      expect(new Set(cells)).toEqual(new Set([key.split('/')[1]]));
+    }
+
+    // Past the last turn: the state after the last action.
+    // The stepper's last position waits for the episode's re-run in the background.
+    await page.locator('.stepper[data-final-state="ready"]').waitFor();
+    for (let i = 0; i < episodeTurns; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`after turn ${episodeTurns} / ${episodeTurns}`);
+    expect(new URL(page.url().replace('/#/', '/')).searchParams.get('turn')).toBe(String(episodeTurns));
+    await page.locator('.final-state .grid-tiles circle.player').waitFor();
+    expect(await page.locator('.replay-turn').count()).toBe(0);
+    expect(await page.locator('button.next').isDisabled()).toBe(true);
+
+    // The group view: every episode's boards from the start to after its last action, with the actions.
     await page.locator('button.group-toggle').click();
     await expect.poll(() => page.locator('.group-card').count()).toBe(2);
+    for (const card of await page.locator('.group-card').all()) {
+      const id = Number(await card.getAttribute('data-episode-id'));
+      const turns = await page.locator(`.episode-row[data-episode-id="${id}"] td:nth-child(5)`).innerText();
+      await expect.poll(() => card.locator('.board-step').count()).toBe(Number(turns) + 1);
+      expect(await card.locator('.board-step .grid-tiles svg').count()).toBe(Number(turns) + 1);
+      expect(await card.locator('.final-board').count()).toBe(1);
+      const actions = await card.locator('.board-step:not(.final-board) .step-actions').allInnerTexts();
+      expect(actions.every((text) => /^→ \S/.test(text))).toBe(true);
+    }
+    const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(1400);
+    await saveScreenshot(page, shots.dir, 'replay-group-view', { fullPage: true });
   });
 
   it('re-simulates the episode from its seed and says it is reproduced', async () => {
@@ -110,5 +151,30 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     expect(page.url()).toMatch(new RegExp(`#/runs/${runId}/replay\\?iteration=2`));
     await page.locator('.grid-tiles svg rect.tile').first().waitFor();
     expect(await page.locator('.iteration-picker').inputValue()).toBe('2');
+  });
+
+  it('shows the agent on the goal after the last action of a successful episode', async ({ skip }) => {
+    if (!success) skip('the tiny run solved no board');
+    const won = success!;
+    await page.goto(serve.at(`/runs/${runId}/replay?iteration=${won.iteration}&episode=${won.id}&turn=${won.turns}`));
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`after turn ${won.turns} / ${won.turns}`);
+    const final = page.locator('.final-state .grid-tiles');
+    await final.waitFor();
+    expect(await final.getAttribute('data-status')).toBe('reached-goal');
+    expect(await final.locator('figcaption').innerText()).toBe('reached the goal');
+    // The agent stands on the goal tile.
+    expect(await final.locator('g:has(rect[data-terrain="goal"]) circle.player').count()).toBe(1);
+    expect(await page.locator('.final-state .note').innerText()).toMatch(/^Re-run from seed \d+ with the stored actions\.$/);
+    // One step back is the last turn, its state before the winning move.
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`turn ${won.turns} / ${won.turns}`);
+    expect(await page.locator('.replay-turn .grid-tiles').getAttribute('data-status')).toBe('playing');
+    for (const width of [1024, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.keyboard.press('ArrowRight');
+      await page.locator('.final-state').waitFor();
+      await saveScreenshot(page, shots.dir, `replay-final-state-${width}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 1000 });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { groupEpisodes, groupMember } from '../../renderer/src/replay/group';
+import { episodesByGroup, groupEpisodes, groupMember } from '../../renderer/src/replay/group';
 import { clampTurn, stepperCommand } from '../../renderer/src/replay/keys';
-import { readReplayQuery, replayLocation, replayQuery } from '../../renderer/src/replay/route';
+import { evaluationReplayLocation, readReplayQuery, replayLocation, replayQuery } from '../../renderer/src/replay/route';
 import { isGridState, stateText, tileLayout, type GridState } from '../../renderer/src/replay/state';
 import type { EpisodeDto, TurnDto } from '../../preload/contract';
 import { createEnv, frozenLakeSpec, sokobanSpec } from '../../trainer-core/envs';
@@ -58,8 +58,10 @@ describe('stepper keys', () => {
 
 describe('replay route query', () => {
   it('round-trips iteration, episode and turn, and drops junk', () => {
-    expect(readReplayQuery(replayQuery({ iteration: 0, episode: 41, turn: 2 }))).toEqual({ iteration: 0, episode: 41, turn: 2 });
-    expect(readReplayQuery({ iteration: 'x', episode: '-3' })).toEqual({ iteration: null, episode: null, turn: 0 });
+    expect(readReplayQuery(replayQuery({ iteration: 0, episode: 41, turn: 2 }))).toEqual({ iteration: 0, episode: 41, turn: 2, evaluation: null });
+    expect(readReplayQuery({ iteration: 'x', episode: '-3' })).toEqual({ iteration: null, episode: null, turn: 0, evaluation: null });
+    expect(readReplayQuery(replayQuery({ evaluation: 5, episode: 9 }))).toEqual({ iteration: null, episode: 9, turn: 0, evaluation: 5 });
+    expect(evaluationReplayLocation(7, 5)).toEqual({ path: '/runs/7/replay', query: { evaluation: '5' } });
     expect(replayLocation(7, 3)).toEqual({ path: '/runs/7/replay', query: { iteration: '3' } });
   });
 });
@@ -79,5 +81,28 @@ describe('group view figures', () => {
   it('averages stored advantages and sums tokens', () => {
     expect(groupMember(episode(1, 0, 0), [turn(0.5, 10), turn(-0.25, 4)])).toMatchObject({ advantage: 0.125, tokens: 14 });
     expect(groupMember(episode(1, 0, 0), [turn(null, 3)]).advantage).toBeNull();
+  });
+
+  it('keeps each turn\'s board and actions, then the board after the last action', () => {
+    const turns = [
+      { ...turn(null, 3), state: 'before 1', actions: ['Right', 'Jump'], numValidActions: 1 },
+      { ...turn(null, 3), state: 'before 2', actions: ['Down'], numValidActions: 1 },
+    ] as TurnDto[];
+    const member = groupMember(episode(1, 0, 0), turns, 'after 2');
+    expect(member.steps).toEqual([
+      { state: 'before 1', actions: ['Right', 'Jump'], numValidActions: 1 },
+      { state: 'before 2', actions: ['Down'], numValidActions: 1 },
+    ]);
+    expect(member.finalState).toBe('after 2');
+    expect(groupMember(episode(1, 0, 0), turns).finalState).toBeNull();
+  });
+
+  it('lists episodes by group: train before val, groups ascending, successes counted', () => {
+    const all = [episode(4, 1, 0, 'val'), episode(3, 1, 3), episode(1, 0, 1), { ...episode(2, 1, 2), success: false }];
+    expect(episodesByGroup(all).map((g) => [g.key, g.episodes.map((e) => e.id), g.successes])).toEqual([
+      ['train/0', [1], 1],
+      ['train/1', [2, 3], 1],
+      ['val/1', [4], 1],
+    ]);
   });
 });

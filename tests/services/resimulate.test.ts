@@ -89,8 +89,13 @@ async function scriptedEpisodes(runId: number, cfg: RunConfig): Promise<number[]
     generator: new ScriptedGenerator(tok, reply),
     settings: rolloutSettingsFromConfig(cfg, 'train'),
   });
-  return store.episodes.insert(result.episodes.map((e) => toNewEpisode(runId, e)));
+  const ids = store.episodes.insert(result.episodes.map((e) => toNewEpisode(runId, e)));
+  // The rollout's own state after each episode's last turn, which the store does not keep.
+  result.episodes.forEach((e, i) => rolloutFinalStates.set(ids[i], JSON.parse(JSON.stringify(e.turns[e.turns.length - 1].state))));
+  return ids;
 }
+
+const rolloutFinalStates = new Map<number, unknown>();
 
 let trainedRunId: number;
 let scriptedRunId: number;
@@ -142,6 +147,8 @@ describe('resimulateEpisode', () => {
   it('reproduces scripted slippery FrozenLake and Sokoban episodes with invalid and cut actions', async () => {
     const verdicts = await Promise.all(scriptedIds.map((id) => resimulateEpisode(store, id)));
     expect(verdicts.every((v) => v.reproduced)).toBe(true);
+    // The re-run ends in the state the rollout itself ended in after the last action.
+    verdicts.forEach((v, i) => expect(v.finalState).toEqual(rolloutFinalStates.get(scriptedIds[i])));
     const all = verdicts.flatMap((v) => v.turns);
     expect(all.some((t) => t.storedReward < 0)).toBe(true);
     expect(all.some((t) => t.executedActions.length > 1)).toBe(true);

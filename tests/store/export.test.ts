@@ -14,9 +14,12 @@ const EXPECTED_SQL: Record<ExportKind, string> = {
   runs: 'SELECT * FROM runs ORDER BY id',
   metrics: `SELECT m.run_id, r.name AS run_name, m.name, m.iteration, m.value, m.wall_time
             FROM metrics m JOIN runs r ON r.id = m.run_id ORDER BY m.run_id, m.name, m.iteration`,
-  episodes: 'SELECT * FROM episodes ORDER BY run_id, id',
+  // A run's own episodes: an evaluation's (evaluation_id set) are not the run's to export.
+  episodes: `SELECT id, run_id, iteration, split, env_tag, group_id, env_index, seed, total_reward, success, num_turns,
+               num_actions, truncated, filtered_out
+             FROM episodes WHERE evaluation_id IS NULL ORDER BY run_id, id`,
   turns: `SELECT t.*, e.run_id, e.iteration, e.split, e.env_tag, e.group_id, e.env_index
-          FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY e.run_id, e.id, t.turn_index`,
+          FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id, t.turn_index`,
 };
 
 let temp: TempDir;

@@ -9,8 +9,10 @@ import { createContextManager, rolloutSettingsFromConfig, runRollout } from '../
 import type { LanguageModel } from '../model/language-model';
 import type { Tokenizer } from '../rollout/tokenizer';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, readCheckpointConfig } from './checkpoint';
+import { episodeReport } from './episode-report';
 import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
 import { PolicyGenerator } from './policy-generator';
+import type { EpisodeReport } from './sink';
 import { expectedModels } from './models';
 import { optimalSuccessByTag } from './validation';
 
@@ -29,6 +31,10 @@ export interface EvaluationResult {
   episodes: number;
   /** `val/<tag>/...` metrics, plus `val/<tag>/optimal_success` where a solver exists. */
   metrics: Record<string, number>;
+  /** The episodes played, at the checkpoint's iteration, for storing and replay. */
+  episodeReports: EpisodeReport[];
+  /** The config they were played with (the run's, with the overrides), as stored for re-simulation. */
+  config: RunConfig;
 }
 
 /**
@@ -97,7 +103,15 @@ async function play(
   });
   const metrics: Record<string, number> = { ...rollout.metrics };
   for (const [tag, value] of Object.entries(optimalSuccessByTag(cfg, resolveSpec))) metrics[`val/${tag}/optimal_success`] = value;
-  return { backend: backend.name, device: backend.device, iteration, episodes: rollout.episodes.length, metrics };
+  return {
+    backend: backend.name,
+    device: backend.device,
+    iteration,
+    episodes: rollout.episodes.length,
+    metrics,
+    episodeReports: rollout.episodes.map((e) => episodeReport(e, iteration, false, null)),
+    config: cfg,
+  };
 }
 
 function withEvaluationEpisodes(cfg: RunConfig, episodes: number | undefined, seed: number | undefined): RunConfig {

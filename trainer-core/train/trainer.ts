@@ -27,9 +27,10 @@ import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, m
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
-import type { EpisodeReport, RunEndStatus, TrainingSink, TurnReport } from './sink';
+import type { EpisodeReport, RunEndStatus, TrainingSink } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { warmStart } from './warm-start';
+import { episodeReport } from './episode-report';
 import { COLLAPSE_METRIC, WELL_FORMED_METRIC, collapseWarning, initialCollapseState, stepCollapse, wellFormedShare } from './collapse';
 
 export interface TrainOptions {
@@ -544,42 +545,6 @@ function turnAdvantageMeans(batch: TrainingBatch, row: number, advantages: Float
     start = end + 1;
   }
   return means;
-}
-
-function episodeReport(e: EpisodeRecord, iteration: number, filteredOut: boolean, advantageMeans: number[] | null): EpisodeReport {
-  const turnIndex = new Map(e.sequence.turnNumbers.map((turn, i) => [turn, i]));
-  const turns: TurnReport[] = e.turns.map((t, i) => {
-    const shown = turnIndex.get(t.turn);
-    return {
-      index: i,
-      observation: t.observationBefore,
-      state: t.stateBefore,
-      response: t.responseText,
-      actions: t.parsed.actions,
-      validActions: t.parsed.validActions.length,
-      reward: t.reward,
-      done: t.done,
-      info: t.info,
-      tokenCount: t.generatedIds.length,
-      logprobSum: t.logprobs.reduce((a, b) => a + b, 0),
-      advantageMean: advantageMeans && shown !== undefined ? advantageMeans[shown] : null,
-    };
-  });
-  return {
-    iteration,
-    split: e.split,
-    envTag: e.tag,
-    groupId: e.groupId,
-    envIndex: e.envId,
-    seed: e.seed,
-    totalReward: e.score,
-    success: e.success,
-    numTurns: e.turns.length,
-    numActions: e.numActions,
-    truncated: e.endReason !== 'env-done',
-    filteredOut,
-    turns,
-  };
 }
 
 /** For tests: tensors alive now (the trainer must not leak across iterations). */

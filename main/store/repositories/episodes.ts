@@ -13,21 +13,40 @@ function checkEpisode(episode: NewEpisode): void {
   if (!Array.isArray(episode.turns)) throw new StoreError('INVALID_INPUT', 'episode has no turns array');
 }
 
+/** The WHERE terms and parameters that narrow a listing by `filter`. */
+function narrowing(filter: EpisodeFilter, where: string[], params: Record<string, string | number>): void {
+  const narrow = (column: string, key: string, value: string | number | boolean | undefined): void => {
+    if (value === undefined) return;
+    where.push(`${column} = @${key}`);
+    params[key] = typeof value === 'boolean' ? bit(value) : value;
+  };
+  narrow('split', 'split', filter.split);
+  narrow('env_tag', 'envTag', filter.envTag);
+  narrow('group_id', 'groupId', filter.groupId);
+  narrow('success', 'success', filter.success);
+  narrow('filtered_out', 'filteredOut', filter.filteredOut);
+}
+
+/**
+ * Episodes are a run's own (training and validation, `evaluation_id` null) or an evaluation's
+ * (migration 0004); every listing by run reads only the run's own.
+ */
 export class EpisodesRepository {
   constructor(private readonly db: Database.Database) {}
 
   /**
    * Writes episodes together with their turns in one transaction and returns the new episode
    * ids in order. Two episodes with the same (run, iteration, split, env tag, env index) are
-   * refused: that is a bookkeeping bug upstream, not something to paper over.
+   * refused: that is a bookkeeping bug upstream, not something to paper over. With
+   * `evaluationId` they are that evaluation's episodes (EvaluationsRepository.insert).
    */
-  insert(episodes: NewEpisode[]): number[] {
+  insert(episodes: NewEpisode[], evaluationId: number | null = null): number[] {
     if (episodes.length === 0) return [];
     for (const episode of episodes) checkEpisode(episode);
     const insertEpisode = this.db.prepare(
       `INSERT INTO episodes (run_id, iteration, split, env_tag, group_id, env_index, seed, total_reward, success,
-         num_turns, num_actions, truncated, filtered_out)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         num_turns, num_actions, truncated, filtered_out, evaluation_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertTurn = this.db.prepare(
       `INSERT INTO turns (episode_id, turn_index, observation, state, response, actions, num_valid_actions, reward,
@@ -51,6 +70,7 @@ export class EpisodesRepository {
             e.numActions,
             bit(e.truncated),
             bit(e.filteredOut),
+            evaluationId,
           ).lastInsertRowid,
         );
         e.turns.forEach((t, position) => {
@@ -80,20 +100,29 @@ export class EpisodesRepository {
     return raw ? toRecord<EpisodeRecord>(EPISODE_COLUMNS, raw as Record<string, unknown>) : undefined;
   }
 
-  /** A run's episodes at one iteration, optionally narrowed; ordered by split, tag, group, env. */
+  /** A run's own episodes at one iteration, optionally narrowed; ordered by split, tag, group, env. */
   listByIteration(runId: number, iteration: number, filter: EpisodeFilter = {}): EpisodeRecord[] {
-    const where = ['run_id = @runId', 'iteration = @iteration'];
+    const where = ['run_id = @runId', 'iteration = @iteration', 'evaluation_id IS NULL'];
     const params: Record<string, string | number> = { runId, iteration };
-    const narrow = (column: string, key: string, value: string | number | boolean | undefined): void => {
-      if (value === undefined) return;
-      where.push(`${column} = @${key}`);
-      params[key] = typeof value === 'boolean' ? bit(value) : value;
-    };
-    narrow('split', 'split', filter.split);
-    narrow('env_tag', 'envTag', filter.envTag);
-    narrow('group_id', 'groupId', filter.groupId);
-    narrow('success', 'success', filter.success);
-    narrow('filtered_out', 'filteredOut', filter.filteredOut);
+    narrowing(filter, where, params);
+    return this.select(where, params);
+  }
+
+  /** An evaluation's episodes, optionally narrowed; ordered by tag and env. */
+  listByEvaluation(evaluationId: number, filter: EpisodeFilter = {}): EpisodeRecord[] {
+    const where = ['evaluation_id = @evaluationId'];
+    const params: Record<string, string | number> = { evaluationId };
+    narrowing(filter, where, params);
+    return this.select(where, params);
+  }
+
+  /** The evaluation an episode was played in; null for a run's own episode or an unknown id. */
+  evaluationOf(episodeId: number): number | null {
+    const row = this.db.prepare('SELECT evaluation_id FROM episodes WHERE id = ?').get(episodeId) as { evaluation_id: number | null } | undefined;
+    return row?.evaluation_id ?? null;
+  }
+
+  private select(where: string[], params: Record<string, string | number>): EpisodeRecord[] {
     const rows = this.db
       .prepare(
         `SELECT ${selectList(EPISODE_COLUMNS)} FROM episodes WHERE ${where.join(' AND ')}
@@ -103,21 +132,22 @@ export class EpisodesRepository {
     return rows.map((raw) => toRecord<EpisodeRecord>(EPISODE_COLUMNS, raw as Record<string, unknown>));
   }
 
-  /** The iterations at which a run recorded episodes (of one split, if given), ascending. */
+  /** The iterations at which a run recorded episodes of its own (of one split, if given), ascending. */
   iterations(runId: number, split?: EpisodeFilter['split']): number[] {
+    const own = 'FROM episodes WHERE run_id = ? AND evaluation_id IS NULL';
     const rows = split
-      ? this.db.prepare('SELECT DISTINCT iteration FROM episodes WHERE run_id = ? AND split = ? ORDER BY iteration').all(runId, split)
-      : this.db.prepare('SELECT DISTINCT iteration FROM episodes WHERE run_id = ? ORDER BY iteration').all(runId);
+      ? this.db.prepare(`SELECT DISTINCT iteration ${own} AND split = ? ORDER BY iteration`).all(runId, split)
+      : this.db.prepare(`SELECT DISTINCT iteration ${own} ORDER BY iteration`).all(runId);
     return (rows as Array<{ iteration: number }>).map((r) => r.iteration);
   }
 
   /**
-   * Export rows of the given runs in insertion order, paged by id (see
+   * Export rows of the given runs' own episodes in insertion order, paged by id (see
    * MetricsRepository.exportRows for why not one open `.iterate()`).
    */
   *exportRows(runIds: number[], pageSize = 2000): Generator<ExportRow> {
     const page = this.db.prepare(
-      `SELECT ${selectList(EPISODE_COLUMNS)} FROM episodes WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      `SELECT ${selectList(EPISODE_COLUMNS)} FROM episodes WHERE run_id = ? AND id > ? AND evaluation_id IS NULL ORDER BY id LIMIT ?`,
     );
     for (const runId of runIds) {
       let after = 0;

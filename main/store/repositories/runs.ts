@@ -223,12 +223,14 @@ export class RunsRepository {
   }
 
   /**
-   * Forgets everything a run recorded after `iteration` (metrics, episodes with their turns,
-   * checkpoints), in one transaction: resuming from a checkpoint at k must not leave
+   * Forgets everything a run recorded after `iteration` (evaluations, metrics, episodes with
+   * their turns, checkpoints), in one transaction: resuming from a checkpoint at k must not leave
    * overlapping steps behind.
    */
-  truncateAfter(runId: number, iteration: number): { metrics: number; episodes: number; checkpoints: number } {
+  truncateAfter(runId: number, iteration: number): { evaluations: number; metrics: number; episodes: number; checkpoints: number } {
     return this.db.transaction(() => ({
+      // Evaluations of the checkpoints dropped here go with them (their episodes by cascade).
+      evaluations: this.db.prepare('DELETE FROM evaluations WHERE run_id = ? AND iteration > ?').run(runId, iteration).changes,
       metrics: this.db.prepare('DELETE FROM metrics WHERE run_id = ? AND iteration > ?').run(runId, iteration).changes,
       episodes: this.db.prepare('DELETE FROM episodes WHERE run_id = ? AND iteration > ?').run(runId, iteration).changes,
       checkpoints: this.db

@@ -14,7 +14,7 @@ export class TurnsRepository {
   }
 
   /**
-   * Export rows of the given runs, episode by episode in insertion order, each with the
+   * Export rows of the given runs' own episodes, episode by episode in insertion order, each with the
    * episode's run, iteration, split, tag, group and env index. Paged by (episode id, turn
    * index); see MetricsRepository.exportRows for why not one open `.iterate()`.
    */
@@ -24,7 +24,7 @@ export class TurnsRepository {
     const page = this.db.prepare(
       `SELECT ${selectList(TURN_EXPORT_COLUMNS)}
        FROM episodes e JOIN turns t ON t.episode_id = e.id
-       WHERE e.run_id = ? AND e.id >= ? AND (e.id > ? OR t.turn_index > ?)
+       WHERE e.run_id = ? AND e.evaluation_id IS NULL AND e.id >= ? AND (e.id > ? OR t.turn_index > ?)
        ORDER BY e.id, t.turn_index LIMIT ?`,
     );
     for (const runId of runIds) {
