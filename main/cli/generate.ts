@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from './errors';
 import type { HfDecoder } from '../../trainer-core/model/hf/decoder';
@@ -54,9 +56,11 @@ export function register(program: Command): void {
         else process.stdout.write(`${result.text}\n`);
       };
       try {
-        await selectBackend(flags.backend as never, log);
-        if (isHfModelFolder(flags.model)) {
+        // A folder that is not a checkpoint (no state.json) is read as a model folder, so a
+        // wrong one is named as such rather than as an unknown run.
+        if (isHfModelFolder(flags.model) || (existsSync(flags.model) && !existsSync(join(flags.model, 'state.json')))) {
           const folder = await openHfModelFolder(flags.model);
+          await selectBackend(flags.backend as never, log);
           const model = await loadHfDecoder(folder);
           try {
             await run(folder, model);
@@ -64,6 +68,7 @@ export function register(program: Command): void {
             model.dispose();
           }
         } else {
+          await selectBackend(flags.backend as never, log);
           await withStore(command, async (store) => {
             const { resolveCheckpoint } = await import('../services/training');
             const { openCheckpointPolicy } = await import('../../trainer-core/train/pretrained-models');
