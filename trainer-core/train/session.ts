@@ -1,0 +1,217 @@
+/**
+ * A training session: the run's models (TurnLab's own transformer, or a pretrained Hugging Face
+ * model), optimizers, environment managers and random streams, fresh or restored from a
+ * checkpoint. The trainer's iterations run on it.
+ */
+import type { TrainOptions } from './trainer';
+import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
+import type { RunConfig } from '../config/schema';
+import { Adam } from '../model/adam';
+import type { WordByteTokenizer } from '../model/tokenizer';
+import type { FrozenModel, TrainableModel } from '../model/trainable-model';
+import type { Transformer } from '../model/transformer';
+import type { Tokenizer } from '../rollout/tokenizer';
+import { deriveSeed, Rng } from '../rng';
+import { EnvStateManager } from '../rollout/es-manager';
+import { createContextManager } from '../rollout/rollout-loop';
+import { existingCheckpoints, type RetainedCheckpoint } from './checkpoint-retention';
+import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFiles, type CheckpointBase, type OptimizerSnapshot, type TrainingState } from './checkpoint';
+import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
+import { collectDemonstrations } from './demonstrations';
+import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
+import { warmStart } from './warm-start';
+
+export interface Session {
+  cfg: RunConfig;
+  options: TrainOptions;
+  tokenizer: Tokenizer;
+  policy: TrainableModel;
+  critic: TrainableModel | null;
+  reference: FrozenModel | null;
+  /** The models as checkpoint files (from-scratch weights and tokenizer, or what a pretrained model trains). */
+  modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  actorOptimizer: Adam;
+  criticOptimizer: Adam | null;
+  klController: KlController;
+  esTrain: EnvStateManager;
+  esVal: EnvStateManager;
+  rng: { sampling: Rng; minibatch: Rng; validation: Rng };
+  state: TrainingState;
+  optimalSuccess: Record<string, number> | null;
+  /** This run's checkpoints on disk, those from before a resume included (for keep_last_n). */
+  checkpoints: RetainedCheckpoint[];
+  /** The context-full warning was given (once per run). */
+  contextWarned: boolean;
+  dispose(): void;
+}
+
+/** A run's models, however they were made, and what a checkpoint restored besides them. */
+interface RunModels {
+  tokenizer: Tokenizer;
+  policy: TrainableModel;
+  critic: TrainableModel | null;
+  reference: FrozenModel | null;
+  modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  dispose(): void;
+  /** Set when resuming: optimizer moments (the critic's only when the checkpoint had its critic) and counters. */
+  restored: { actorOptimizer: OptimizerSnapshot; criticOptimizer: OptimizerSnapshot | null; state: TrainingState } | null;
+}
+
+export async function openSession(options: TrainOptions): Promise<Session> {
+  const cfg = options.config;
+  const seed = cfg.trainer.seed;
+  const models = usesPretrainedModel(cfg) ? await openPretrainedRun(options) : await openScratchRun(options);
+  const { policy, critic } = models;
+  const adam = (model: TrainableModel, o: RunConfig['critic']['optim']) =>
+    new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
+  const actorOptimizer = adam(policy, cfg.actor_rollout_ref.actor.optim);
+  const criticOptimizer = critic ? adam(critic, cfg.critic.optim) : null;
+  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
+  const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
+  let state: TrainingState;
+  if (models.restored) {
+    actorOptimizer.loadState(models.restored.actorOptimizer.tensors, models.restored.actorOptimizer.step);
+    const criticMoments = models.restored.criticOptimizer;
+    if (criticOptimizer && criticMoments) criticOptimizer.loadState(criticMoments.tensors, criticMoments.step);
+    state = models.restored.state;
+    esTrain.restoreState(state.esTrain);
+  } else {
+    const kl = cfg.algorithm.kl_ctrl;
+    state = {
+      iteration: 0,
+      rng: {
+        sampling: new Rng(deriveSeed(seed, 'sampling')).state(),
+        minibatch: new Rng(deriveSeed(seed, 'minibatch')).state(),
+        validation: new Rng(deriveSeed(seed, 'validation')).state(),
+      },
+      esTrain: esTrain.state(),
+      klController: createKlController({ type: kl.type, klCoef: kl.kl_coef, targetKl: kl.target_kl, horizon: kl.horizon }).state(),
+      totalTokens: 0,
+    };
+  }
+  return {
+    cfg,
+    options,
+    tokenizer: models.tokenizer,
+    policy,
+    critic,
+    reference: models.reference,
+    modelFiles: () => models.modelFiles(),
+    actorOptimizer,
+    criticOptimizer,
+    klController: restoreKlController(state.klController),
+    esTrain,
+    esVal,
+    rng: {
+      sampling: Rng.fromState(state.rng.sampling),
+      minibatch: Rng.fromState(state.rng.minibatch),
+      validation: Rng.fromState(state.rng.validation),
+    },
+    state,
+    optimalSuccess: null,
+    checkpoints: existingCheckpoints(options.checkpointDir, state.iteration),
+    contextWarned: false,
+    dispose() {
+      actorOptimizer.dispose();
+      criticOptimizer?.dispose();
+      models.dispose();
+    },
+  };
+}
+
+/** TurnLab's own transformer: fresh, from another run's policy (`model.path`), or resumed. */
+async function openScratchRun(options: TrainOptions): Promise<RunModels> {
+  const cfg = options.config;
+  const roles = modelRoles(cfg);
+  let tokenizer: WordByteTokenizer;
+  let policy: Transformer;
+  let critic: Transformer | null;
+  let reference: Transformer | null;
+  let restored: RunModels['restored'] = null;
+  if (options.resumeFrom) {
+    const loaded = loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom)));
+    tokenizer = loaded.tokenizer;
+    policy = loaded.policy;
+    critic = roles.critic ? (loaded.critic ?? createCriticFromPolicy(cfg, policy)) : null;
+    if (!roles.critic) loaded.critic?.dispose();
+    reference = roles.reference ? (loaded.reference ?? policy.clone()) : null;
+    if (!roles.reference) loaded.reference?.dispose();
+    restored = { actorOptimizer: loaded.actorOptimizer, criticOptimizer: loaded.critic ? loaded.criticOptimizer : null, state: loaded.state };
+  } else {
+    if (cfg.model.path) {
+      // Start from another run's policy (e.g. a warm-started one): its tokenizer comes along.
+      const start = loadCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+      start.critic?.dispose();
+      start.reference?.dispose();
+      tokenizer = start.tokenizer;
+      policy = start.policy;
+    } else {
+      tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
+      policy = createModel(cfg, tokenizer.vocabSize, 'policy');
+    }
+    await runWarmStart(options, policy, tokenizer);
+    critic = roles.critic ? createCriticFromPolicy(cfg, policy) : null;
+    reference = roles.reference ? policy.clone() : null;
+  }
+  const models = [policy, critic, reference].filter((m): m is Transformer => m !== null);
+  return {
+    tokenizer,
+    policy,
+    critic,
+    reference,
+    modelFiles: () => scratchModelFiles({ policy, critic, reference, tokenizer }),
+    dispose: () => models.forEach((m) => m.dispose()),
+    restored,
+  };
+}
+
+/** A pretrained Hugging Face model (`actor_rollout_ref.model.path`), with LoRA or fully trained. */
+async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
+  const cfg = options.config;
+  const roles = modelRoles(cfg);
+  let restored: RunModels['restored'] = null;
+  let resume: { dir: string; base: CheckpointBase } | undefined;
+  if (options.resumeFrom) {
+    verifyPretrainedCheckpoint(options.resumeFrom, cfg, roles);
+    const base = readCheckpointBase(options.resumeFrom);
+    resume = { dir: options.resumeFrom, base };
+    restored = { actorOptimizer: base.actorOptimizer, criticOptimizer: base.files['critic.safetensors'] ? base.criticOptimizer : null, state: base.state };
+  }
+  const models = await openPretrainedModels(cfg, roles, resume);
+  options.log?.(`model ${models.folder.dir}: ${models.policy.parameterSummary()}`);
+  if (!resume) {
+    try {
+      await runWarmStart(options, models.policy, models.tokenizer);
+    } catch (error) {
+      models.dispose();
+      throw error;
+    }
+  }
+  return { ...models, restored };
+}
+
+/** The supervised warm start (`warm_start.mode`), on a new run's policy before RL. */
+async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer): Promise<void> {
+  const cfg = options.config;
+  if (cfg.warm_start.mode === 'none' || cfg.warm_start.steps === 0) return;
+  const seed = cfg.trainer.seed;
+  const demonstrations = collectDemonstrations({
+    cfg,
+    cm: createContextManager(cfg, tokenizer),
+    tokenizer,
+    rng: new Rng(deriveSeed(seed, 'demonstrations')),
+    resolveSpec: options.resolveSpec,
+  });
+  const result = await warmStart({
+    policy,
+    demonstrations,
+    steps: cfg.warm_start.steps,
+    lr: cfg.warm_start.lr,
+    // Attention memory grows with batch x length^2: one micro-batch per step stays in wasm's 4 GB.
+    batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
+    gradClip: cfg.actor_rollout_ref.actor.grad_clip,
+    rng: new Rng(deriveSeed(seed, 'warm-start')),
+  });
+  options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
+}
+
