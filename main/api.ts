@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
@@ -17,6 +17,8 @@ import type { RunEventWatcher } from './services/run-events';
 import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile, writeEditedConfig } from './services/workbench-files';
 import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
 import { replaySettings, resimulateEpisode } from './services/resimulate';
+import { describeRunModel } from './services/run-model';
+import { exportModelInChildProcess } from './services/model-export-process';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -338,6 +340,36 @@ const ROUTES: RouteTable = {
         const folder = await dialogs.chooseFolder();
         if (folder === null) return null;
         return { path: copyCheckpointFolder(store, checkpoint, folder) };
+      }),
+  },
+  runModel: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      const run = store.runs.get(runId);
+      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
+      return describeRunModel(run);
+    },
+  },
+  exportCheckpointModel: {
+    args: z.tuple([
+      z.strictObject({
+        checkpointId: id,
+        out: z.string().min(1).max(4096).refine(isAbsolute, 'the output folder must be an absolute path on the machine the workbench runs on').optional(),
+        merged: z.boolean(),
+        dtype: z.enum(['F32', 'BF16']),
+      }),
+    ]),
+    handle: (store, options, request) =>
+      managingAsync(options, async () => {
+        const checkpoint = requireCheckpoint(store, request.checkpointId);
+        const model = describeRunModel(store.runs.get(checkpoint.runId)!);
+        if (model.kind !== 'pretrained') {
+          throw new ApiError('REFUSED', 'this run trains TurnLab\'s own transformer from scratch, which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path');
+        }
+        const launcher = requireManager(options).launcher;
+        const out = request.out ?? (await requireDialogs(options).chooseFolder());
+        if (out === null) return null;
+        return asRefusal(exportModelInChildProcess(launcher, store.dataDir, { ...request, out }));
       }),
   },
   compareSeries: {
