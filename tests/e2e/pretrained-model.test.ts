@@ -89,6 +89,7 @@ describe.skipIf(!hasChromium)('a pretrained model in the workbench, in a browser
 
     const out = join(data.dir, 'exported');
     await panel.locator('input[name=exportOut]').fill(out);
+    expect(await panel.locator('.export-problem').count()).toBe(0);
     await panel.locator('select[name=exportDtype]').selectOption('BF16');
     expect(await panel.locator('input[name=exportMerged]').isChecked()).toBe(true);
     await saveScreenshot(page, shots.dir, 'checkpoints-export-model-panel');
@@ -113,7 +114,10 @@ describe.skipIf(!hasChromium)('a pretrained model in the workbench, in a browser
     await page.locator('.checkpoint-row').first().waitFor();
     await page.locator('.export-note').waitFor();
     expect(await page.locator('button.export-model').count()).toBe(0);
+    // What was said about the other run's export does not follow to this one.
+    expect(await page.locator('.message').count()).toBe(0);
     expect(await page.locator('.export-note').innerText()).toMatch(/from scratch, which has no Hugging Face form/);
     expect(await page.locator('.checkpoint-row button.save-checkpoint').first().innerText()).toBe('Download');
+    await saveScreenshot(page, shots.dir, 'checkpoints-scratch-no-hf-export');
   });
 });
