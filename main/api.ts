@@ -33,7 +33,8 @@ export class ApiError extends Error {
 /** Where the user wants a file or folder; null when they cancel. */
 export interface SaveDialogs {
   chooseFile(suggestedName: string): Promise<string | null>;
-  chooseFolder(): Promise<string | null>;
+  /** `title` says what goes into the folder. */
+  chooseFolder(title: string): Promise<string | null>;
 }
 
 export interface ApiOptions {
@@ -337,7 +338,7 @@ const ROUTES: RouteTable = {
       managingAsync(options, async () => {
         const dialogs = requireDialogs(options);
         const checkpoint = requireCheckpoint(store, checkpointId);
-        const folder = await dialogs.chooseFolder();
+        const folder = await dialogs.chooseFolder('Copy the model folder into');
         if (folder === null) return null;
         return { path: copyCheckpointFolder(store, checkpoint, folder) };
       }),
@@ -367,7 +368,7 @@ const ROUTES: RouteTable = {
           throw new ApiError('REFUSED', 'this run trains TurnLab\'s own transformer from scratch, which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path');
         }
         const launcher = requireManager(options).launcher;
-        const out = request.out ?? (await requireDialogs(options).chooseFolder());
+        const out = request.out ?? (await requireDialogs(options).chooseFolder('Export the model as a Hugging Face folder into (a new or empty folder)'));
         if (out === null) return null;
         return asRefusal(exportModelInChildProcess(launcher, store.dataDir, { ...request, out }));
       }),

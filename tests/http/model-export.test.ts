@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../main/api';
+import { createApi, type Api } from '../../main/api';
 import { startHttpServer, type RunningHttpServer } from '../../main/http';
 import { openStore, type Store } from '../../main/store/db';
 import { RunManager } from '../../main/trainer-host/run-manager';
@@ -23,6 +23,10 @@ let manager: RunManager;
 let server: RunningHttpServer;
 let modelDir: string;
 let trainerLog = '';
+/** The desktop app's API: its folder dialog answers `chosen` (null: cancelled). */
+let desktop: Api;
+let chosen: string | null = null;
+const dialogTitles: string[] = [];
 
 function turnlab(...args: string[]): { code: number | null; stderr: string } {
   const result = spawnSync(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', join(tmp.dir, 'data'), ...args], {
@@ -66,6 +70,17 @@ beforeAll(async () => {
   manager = new RunManager(store, nodeTrainerLauncher({ execPath: process.execPath, binPath: join(repo, 'bin/turnlab.js'), env: process.env }));
   // Browser mode: no dialogs, so the output folder is given as a path on the server.
   server = await startHttpServer({ api: createApi(store, { version: 'test', runManager: manager }), rendererDir: tmp.dir });
+  desktop = createApi(store, {
+    version: 'test',
+    runManager: manager,
+    dialogs: {
+      chooseFile: async () => null,
+      chooseFolder: async (title) => {
+        dialogTitles.push(title);
+        return chosen;
+      },
+    },
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -129,4 +144,17 @@ describe('a pretrained run in the workbench API', () => {
     expect(existsSync(join(tmp.dir, 'scratch'))).toBe(false);
     expect((await call('exportCheckpointModel', { checkpointId, merged: true, dtype: 'F32' })).error).toMatchObject({ code: 'REFUSED' });
   });
+
+  it('asks the desktop app\'s folder dialog when no folder is given, and does nothing when cancelled', async () => {
+    const checkpointId = store.checkpoints.latest(1)!.id;
+    expect(await desktop.exportCheckpointModel({ checkpointId, merged: false, dtype: 'F32' })).toBeNull();
+    expect(dialogTitles).toEqual(['Export the model as a Hugging Face folder into (a new or empty folder)']);
+    chosen = join(tmp.dir, 'chosen');
+    const result = await desktop.exportCheckpointModel({ checkpointId, merged: false, dtype: 'F32' });
+    expect(result).toEqual({ checkpointId, runId: 1, iteration: 1, out: chosen, merged: false });
+    // Unmerged: the base weights, and the trained adapter beside them in PEFT's layout.
+    for (const file of ['config.json', 'model.safetensors', 'adapter/adapter_config.json', 'adapter/adapter_model.safetensors']) {
+      expect(existsSync(join(chosen, file)), file).toBe(true);
+    }
+  }, 120_000);
 });
