@@ -17,9 +17,9 @@ describe('the model line', () => {
     expect(modelLine({ ...qwen, lora: null })).toBe('Qwen2.5-0.5B-Instruct: Qwen2ForCausalLM, 494,032,768 parameters, full fine-tuning');
   });
 
-  it('says what it cannot know yet: a count before training starts, a folder moved away', () => {
+  it('says what it cannot know: a count not stored, a folder moved away', () => {
     expect(modelLine({ ...qwen, parameterCount: null, architecture: null })).toBe(
-      'Qwen2.5-0.5B-Instruct: architecture unknown (config.json not readable), parameters counted once training starts, LoRA rank 8 alpha 16 on q_proj, v_proj',
+      'Qwen2.5-0.5B-Instruct: architecture unknown (config.json not readable), parameter count not stored, LoRA rank 8 alpha 16 on q_proj, v_proj',
     );
   });
 

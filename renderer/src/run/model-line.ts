@@ -3,7 +3,8 @@ import type { RunModelDto } from '../../../preload/contract';
 const count = (n: number) => n.toLocaleString('en-US');
 
 function parameters(model: RunModelDto): string {
-  return model.parameterCount === null ? 'parameters counted once training starts' : `${count(model.parameterCount)} parameters`;
+  // Null before the trainer starts, and for runs stored before the count was (migration 0005).
+  return model.parameterCount === null ? 'parameter count not stored' : `${count(model.parameterCount)} parameters`;
 }
 
 /** What a run trains, in one line, the way the trainer's own log line says it. */
