@@ -3,7 +3,7 @@ import type { RunModelDto } from '../../../preload/contract';
 const count = (n: number) => n.toLocaleString('en-US');
 
 function parameters(model: RunModelDto): string {
-  // Null before the trainer starts, and for runs stored before the count was (migration 0005).
+  // Null before the trainer starts, and for runs from before migration 0005 stored the count.
   return model.parameterCount === null ? 'parameter count not stored' : `${count(model.parameterCount)} parameters`;
 }
 
