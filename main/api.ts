@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
@@ -17,6 +17,8 @@ import type { RunEventWatcher } from './services/run-events';
 import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile, writeEditedConfig } from './services/workbench-files';
 import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
 import { replaySettings, resimulateEpisode } from './services/resimulate';
+import { describeRunModel } from './services/run-model';
+import { exportModelInChildProcess } from './services/model-export-process';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -31,7 +33,8 @@ export class ApiError extends Error {
 /** Where the user wants a file or folder; null when they cancel. */
 export interface SaveDialogs {
   chooseFile(suggestedName: string): Promise<string | null>;
-  chooseFolder(): Promise<string | null>;
+  /** `title` says what goes into the folder. */
+  chooseFolder(title: string): Promise<string | null>;
 }
 
 export interface ApiOptions {
@@ -335,9 +338,39 @@ const ROUTES: RouteTable = {
       managingAsync(options, async () => {
         const dialogs = requireDialogs(options);
         const checkpoint = requireCheckpoint(store, checkpointId);
-        const folder = await dialogs.chooseFolder();
+        const folder = await dialogs.chooseFolder('Copy the model folder into');
         if (folder === null) return null;
         return { path: copyCheckpointFolder(store, checkpoint, folder) };
+      }),
+  },
+  runModel: {
+    args: z.tuple([id]),
+    handle: (store, _options, runId) => {
+      const run = store.runs.get(runId);
+      if (!run) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
+      return describeRunModel(run);
+    },
+  },
+  exportCheckpointModel: {
+    args: z.tuple([
+      z.strictObject({
+        checkpointId: id,
+        out: z.string().min(1).max(4096).refine(isAbsolute, 'the output folder must be an absolute path on the machine the workbench runs on').optional(),
+        merged: z.boolean(),
+        dtype: z.enum(['F32', 'BF16']),
+      }),
+    ]),
+    handle: (store, options, request) =>
+      managingAsync(options, async () => {
+        const checkpoint = requireCheckpoint(store, request.checkpointId);
+        const model = describeRunModel(store.runs.get(checkpoint.runId)!);
+        if (model.kind !== 'pretrained') {
+          throw new ApiError('REFUSED', 'this run trains TurnLab\'s own transformer from scratch, which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path');
+        }
+        const launcher = requireManager(options).launcher;
+        const out = request.out ?? (await requireDialogs(options).chooseFolder('Export the model as a Hugging Face folder into (a new or empty folder)'));
+        if (out === null) return null;
+        return asRefusal(exportModelInChildProcess(launcher, store.dataDir, { ...request, out }));
       }),
   },
   compareSeries: {

@@ -108,9 +108,9 @@ function desktopDialogs(): SaveDialogs {
       const result = await dialog.showSaveDialog(parent(), { defaultPath: join(app.getPath('downloads'), suggestedName) });
       return result.canceled || !result.filePath ? null : result.filePath;
     },
-    async chooseFolder() {
+    async chooseFolder(title) {
       const result = await dialog.showOpenDialog(parent(), {
-        title: 'Copy the model folder into',
+        title,
         properties: ['openDirectory', 'createDirectory'],
       });
       return result.canceled || result.filePaths.length === 0 ? null : result.filePaths[0];

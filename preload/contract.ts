@@ -43,6 +43,48 @@ export interface RunDto {
   iterations: number | null;
   /** The best value of any `val/<tag>/success` metric; null when none was logged. */
   bestValSuccess: number | null;
+  /** Every parameter of the policy as its trainer built it; null before the trainer started. */
+  parameterCount: number | null;
+}
+
+/** verl's LoRA settings of a pretrained run. */
+export interface LoraDto {
+  rank: number;
+  alpha: number;
+  targetModules: string[];
+}
+
+/** The policy a run trains, for the Run view's model line and the Checkpoints view's export. */
+export type RunModelDto =
+  | {
+      kind: 'pretrained';
+      /** `actor_rollout_ref.model.path` as configured, and its folder's name. */
+      path: string;
+      name: string;
+      /** `architectures[0]` of the folder's config.json; null when it cannot be read now. */
+      architecture: string | null;
+      parameterCount: number | null;
+      /** null: full fine-tuning. */
+      lora: LoraDto | null;
+    }
+  | { kind: 'scratch'; layers: number; dModel: number; parameterCount: number | null };
+
+export interface ExportModelRequest {
+  checkpointId: number;
+  /** A new or empty folder on the machine main runs on; absent, the desktop app asks for one. */
+  out?: string;
+  /** Fold the LoRA adapters into the weights. */
+  merged: boolean;
+  dtype: 'F32' | 'BF16';
+}
+
+/** What `turnlab export-model --json` wrote. */
+export interface ModelExportDto {
+  checkpointId: number;
+  runId: number;
+  iteration: number;
+  out: string;
+  merged: boolean;
 }
 
 export interface SeriesPointDto {
@@ -325,6 +367,13 @@ export interface TurnLabApi {
   saveExport(request: ExportRequestDto): Promise<SavedDto | null>;
   /** Desktop app only: asks for a folder and copies the checkpoint's model folder into it; null when cancelled. */
   saveCheckpointFolder(checkpointId: number): Promise<SavedDto | null>;
+  /** The run's policy: a pretrained model folder and its LoRA settings, or TurnLab's own transformer. */
+  runModel(runId: number): Promise<RunModelDto>;
+  /**
+   * Writes a pretrained run's checkpoint as a Hugging Face folder (`turnlab export-model`, in a
+   * child process); null when the desktop folder dialog was cancelled.
+   */
+  exportCheckpointModel(request: ExportModelRequest): Promise<ModelExportDto | null>;
   /** One metric of several runs in one call, in the order of `runIds`; a run without it gets no points. */
   compareSeries(runIds: number[], name: string): Promise<RunSeriesDto[]>;
   /** Action names and reply format of one env tag of a run, from its stored config. */
@@ -360,6 +409,8 @@ export const API_METHODS: readonly ApiMethod[] = [
   'deleteCheckpoint',
   'saveExport',
   'saveCheckpointFolder',
+  'runModel',
+  'exportCheckpointModel',
   'compareSeries',
   'replaySettings',
   'resimulateEpisode',

@@ -1,11 +1,8 @@
 import type { EvaluationDto } from '../../preload/contract';
 import type { TrainerLauncher } from '../trainer-host/trainer-process';
+import { runJsonCommand } from './cli-child';
 
-/**
- * Evaluating a checkpoint for the workbench: `turnlab eval ckpt:<id> --json` in a child process
- * started the way the RunManager starts trainers, so the app itself never loads a model and a
- * crashing evaluation cannot take it down.
- */
+/** Evaluating a checkpoint for the workbench: `turnlab eval ckpt:<id> --json` in a child process. */
 
 export type EvaluationResult = EvaluationDto;
 
@@ -21,8 +18,8 @@ export function evaluationArgs(dataDir: string, request: EvaluationRequest): str
   return args;
 }
 
-function parseResult(stdout: string): EvaluationResult {
-  const parsed = JSON.parse(stdout) as Partial<EvaluationResult>;
+function parseResult(json: unknown): EvaluationResult {
+  const parsed = json as Partial<EvaluationResult>;
   if (typeof parsed.iteration !== 'number' || typeof parsed.evaluationId !== 'number' || typeof parsed.metrics !== 'object' || parsed.metrics === null) {
     throw new Error('turnlab eval printed JSON without iteration, evaluationId and metrics');
   }
@@ -35,27 +32,5 @@ export function evaluateInChildProcess(
   dataDir: string,
   request: EvaluationRequest,
 ): Promise<EvaluationResult> {
-  const child = launch(evaluationArgs(dataDir, request));
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer | string) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer | string) => {
-    // Only the tail matters for the error message; the evaluator logs progress lines there.
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  return new Promise((resolve, reject) => {
-    child.onError(reject);
-    child.onExit((code, signal) => {
-      if (code === 0) {
-        try {
-          resolve(parseResult(stdout));
-        } catch (error) {
-          reject(new Error(`cannot read the evaluation result: ${(error as Error).message}`));
-        }
-        return;
-      }
-      const last = stderr.split('\n').map((l) => l.trim()).filter(Boolean).pop();
-      reject(new Error(last?.replace(/^turnlab: /, '') ?? `turnlab eval ended with ${signal ? `signal ${signal}` : `exit code ${code}`}`));
-    });
-  });
+  return runJsonCommand(launch, evaluationArgs(dataDir, request), parseResult);
 }

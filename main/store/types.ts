@@ -33,6 +33,8 @@ export interface RunRecord {
   /** When that process took the run, and its last heartbeat (main/services/run-owner.ts). */
   trainerStartedAt: number | null;
   trainerHeartbeatAt: number | null;
+  /** Every parameter of the policy as its trainer built it; null before the trainer started. */
+  parameterCount: number | null;
 }
 
 /** A run as the run list shows it. */
@@ -64,7 +66,7 @@ export interface NewRun {
 }
 
 export type RunPatch = Partial<
-  Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes' | 'config'>
+  Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes' | 'config' | 'parameterCount'>
 >;
 
 export interface MetricPoint {

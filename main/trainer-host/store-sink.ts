@@ -68,6 +68,7 @@ export class StoreSink implements TrainingSink {
       error: null,
       backend: info.backend,
       device: info.device,
+      parameterCount: info.parameterCount,
     }));
   }
 

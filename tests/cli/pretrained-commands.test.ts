@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
-import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { tinyPretrainedLake } from '../helpers/tiny-lake';
 
 const repo = resolve(import.meta.dirname, '../..');
 const root = mkdtempSync(join(tmpdir(), 'turnlab-cli-pretrained-'));
@@ -35,15 +35,9 @@ describe('turnlab with a pretrained model', () => {
     const trained = turnlab(
       'train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'qwen-lora',
       ...sets([
-        ...TINY_LAKE_OVERRIDES,
-        `actor_rollout_ref.model.path=${modelDir}`,
+        ...tinyPretrainedLake(modelDir),
         'actor_rollout_ref.model.lora_rank=2',
         'actor_rollout_ref.actor.optim.lr=0.05',
-        'actor_rollout_ref.rollout.response_length=3',
-        'agent_proxy.max_turn=1',
-        'warm_start.mode=none',
-        'trainer.val_before_train=false',
-        'trainer.test_freq=0',
         'trainer.total_training_steps=1',
       ]),
     );

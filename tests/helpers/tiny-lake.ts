@@ -21,3 +21,20 @@ export const TINY_LAKE_OVERRIDES = [
   'ppo_mini_batch_size=4',
   'micro_batch_size_per_gpu=2',
 ];
+
+/**
+ * The same shrunk FrozenLake with a pretrained policy from `modelDir` (scripts/hf-random-model):
+ * every logit row spans the tokenizer's vocabulary, so replies and episodes are one short turn
+ * and nothing validates. Add the LoRA settings and `trainer.total_training_steps=N`.
+ */
+export function tinyPretrainedLake(modelDir: string): string[] {
+  return [
+    ...TINY_LAKE_OVERRIDES,
+    `actor_rollout_ref.model.path=${modelDir}`,
+    'actor_rollout_ref.rollout.response_length=3',
+    'agent_proxy.max_turn=1',
+    'warm_start.mode=none',
+    'trainer.val_before_train=false',
+    'trainer.test_freq=0',
+  ];
+}

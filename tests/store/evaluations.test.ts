@@ -1,7 +1,7 @@
 // Stored evaluations (migration 0004): an evaluation of a checkpoint keeps its figures, config
 // and episodes; its episodes sit at the checkpoint's iteration beside the run's own validation
 // episodes without colliding, and never show up among the run's own episodes or exports.
-import { renameSync } from 'node:fs';
+import { readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,15 +47,20 @@ function evaluationOf(run: SeededRun, checkpointIndex = 0): NewEvaluation {
 
 describe('migration 0004 on a database at schema 3', () => {
   it('keeps every episode, turn and id, and the id counter, while adding evaluations', () => {
-    const fourth = join(migrationsDir, '0004_evaluations.sql');
-    const aside = join(temp.dir, '0004_evaluations.sql');
-    renameSync(fourth, aside);
+    // Schema 3: every later migration set aside.
+    const later = readdirSync(migrationsDir).filter((name) => Number(name.slice(0, 4)) >= 4);
+    for (const name of later) renameSync(join(migrationsDir, name), join(temp.dir, name));
     let store = openStore(dataDir, { create: true, migrationsDir });
-    const run = store.runs.create({ name: 'old', config: {}, seed: 1, envTags: ['frozenlake'], algorithm: 'grpo' });
     const file = store.file;
     store.close();
-    // Rows as schema 3 wrote them (the repositories already speak schema 4).
+    // Rows as schema 3 wrote them (the repositories already speak the newest schema).
     const raw = new Database(file);
+    const run = {
+      id: Number(raw.prepare(
+        `INSERT INTO runs (name, status, created_at, config, config_hash, seed, env_tags, algorithm, tags, notes)
+         VALUES ('old', 'queued', 1, '{}', 'hash', 1, '["frozenlake"]', 'grpo', '[]', '')`,
+      ).run().lastInsertRowid),
+    };
     const episode = raw.prepare(
       `INSERT INTO episodes (run_id, iteration, split, env_tag, group_id, env_index, seed, total_reward, success, num_turns, num_actions, truncated, filtered_out)
        VALUES (?, ?, ?, 'frozenlake', 0, ?, 7, 1, 1, 1, 1, 0, 0)`,
@@ -76,7 +81,7 @@ describe('migration 0004 on a database at schema 3', () => {
     const turnsBefore = (raw.prepare('SELECT COUNT(*) AS n FROM turns').get() as { n: number }).n;
     raw.close();
 
-    renameSync(aside, fourth);
+    for (const name of later) renameSync(join(temp.dir, name), join(migrationsDir, name));
     store = openStore(dataDir, { migrationsDir });
     try {
       const db = new Database(store.file, { readonly: true });

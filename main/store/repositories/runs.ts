@@ -111,6 +111,7 @@ const PATCHABLE: Record<keyof RunPatch, { column: string; encode?: (v: unknown) 
   tags: { column: 'tags', encode: storedJson },
   notes: { column: 'notes' },
   config: { column: 'config', encode: storedJson },
+  parameterCount: { column: 'parameter_count' },
 };
 
 export class RunsRepository {
