@@ -126,6 +126,10 @@ export interface StartRunRequest {
   /** `key=value` overrides, as `--set` on the command line. */
   overrides?: string[];
   name?: string;
+  /** Starts a seed group instead: one run per seed, named `<name>-s<seed>`, tagged `seeds:<name>`. */
+  seeds?: number[];
+  /** A group's trainings at once; half the cores by default. */
+  concurrency?: number;
 }
 
 export interface ResumeRunRequest {
@@ -215,6 +219,8 @@ export interface StartRunFromTextRequest {
   yaml: string;
   overrides?: string[];
   name?: string;
+  seeds?: number[];
+  concurrency?: number;
 }
 
 export interface EvaluateCheckpointRequest {

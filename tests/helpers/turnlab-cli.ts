@@ -22,3 +22,14 @@ export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: st
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** Overrides that make a run train in seconds on the wasm backend (add total_training_steps). */
+export const TINY_TRAIN = [
+  '--set', 'trainer.backend=wasm',
+  '--set', 'model.n_layer=1',
+  '--set', 'model.d_model=32',
+  '--set', 'model.d_ff=64',
+  '--set', 'es_manager.val.env_groups=4',
+  '--set', 'es_manager.val.env_configs.n_groups=[4]',
+  '--set', 'warm_start.steps=3',
+];
