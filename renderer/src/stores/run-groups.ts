@@ -1,0 +1,75 @@
+// Seed groups among the runs (runs started together that differ only by seed, tagged
+// `seeds:<name>`) and the form's choice of one: pure functions for the Runs view and New run.
+import type { RunDto } from '../../../preload/contract';
+import { parseSeeds, seedGroupOf, seedGroupTag } from '../../../main/services/seed-list';
+
+export interface RunGroup {
+  name: string;
+  /** The runs' tag, for the Runs view's tag filter. */
+  tag: string;
+  runs: RunDto[];
+}
+
+/** The seed groups of `runs`, each with its runs by seed, groups newest first. */
+export function runGroupsOf(runs: readonly RunDto[]): RunGroup[] {
+  const groups = new Map<string, RunDto[]>();
+  for (const run of runs) {
+    const name = seedGroupOf(run.tags);
+    if (name === null) continue;
+    groups.set(name, [...(groups.get(name) ?? []), run]);
+  }
+  return [...groups.entries()]
+    .map(([name, members]) => ({ name, tag: seedGroupTag(name), runs: [...members].sort((a, b) => a.seed - b.seed) }))
+    .sort((a, b) => Math.max(...b.runs.map((r) => r.id)) - Math.max(...a.runs.map((r) => r.id)));
+}
+
+/** "2 completed, 1 running": how far the group is. */
+export function statusLine(group: RunGroup): string {
+  const counts = new Map<string, number>();
+  for (const run of group.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
+  return [...counts.entries()].map(([status, n]) => `${n} ${status}`).join(', ');
+}
+
+/** Compare's address for the group: its runs, drawn as one mean line with a seed band. */
+export function compareQueryOf(group: RunGroup): Record<string, string> {
+  return { runs: group.runs.map((r) => r.id).join(','), group: '1' };
+}
+
+/** What the New run form asks for: one run (no seeds), or a group. */
+export interface SeedChoice {
+  seedsText: string;
+  concurrencyText: string;
+}
+
+export interface SeedRequest {
+  seeds?: number[];
+  concurrency?: number;
+}
+
+/** The request's seed fields, or the problem to show beside the field. */
+export function readSeedChoice(choice: SeedChoice): { request: SeedRequest; problem: string | null } {
+  const seedsText = choice.seedsText.trim();
+  const concurrencyText = choice.concurrencyText.trim();
+  if (!seedsText) {
+    return { request: {}, problem: concurrencyText ? 'runs at once applies to a seed group: give seeds first' : null };
+  }
+  let seeds: number[];
+  try {
+    seeds = parseSeeds(seedsText);
+  } catch (error) {
+    return { request: {}, problem: (error as Error).message };
+  }
+  if (!concurrencyText) return { request: { seeds }, problem: null };
+  if (!/^\d+$/.test(concurrencyText) || Number(concurrencyText) < 1 || Number(concurrencyText) > 64) {
+    return { request: {}, problem: `runs at once is a whole number from 1 to 64, not '${concurrencyText}'` };
+  }
+  return { request: { seeds, concurrency: Number(concurrencyText) }, problem: null };
+}
+
+/** The seeds field's value: what to add to the start request, or why Start must wait. */
+export interface SeedFieldValue {
+  request: SeedRequest;
+  problem: string | null;
+}
+
+export const NO_SEEDS: SeedFieldValue = { request: {}, problem: null };
