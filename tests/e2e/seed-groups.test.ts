@@ -6,20 +6,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDto } from '../../preload/contract';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { TINY_OVERRIDES } from '../helpers/turnlab-cli';
 import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
-const TINY = [
-  'trainer.backend=wasm',
-  'model.n_layer=1',
-  'model.d_model=32',
-  'model.d_ff=64',
-  'warm_start.steps=3',
-  'es_manager.val.env_groups=4',
-  'es_manager.val.env_configs.n_groups=[4]',
-  'trainer.test_freq=1',
-  'trainer.save_freq=1',
-];
+const TINY = [...TINY_OVERRIDES, 'trainer.test_freq=1', 'trainer.save_freq=1'];
 /** Two trainings on 2 shared cores: generous, though the group takes well under a minute. */
 const TEST_MS = 300_000;
 

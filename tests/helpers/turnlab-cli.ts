@@ -24,12 +24,15 @@ export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: st
 }
 
 /** Overrides that make a run train in seconds on the wasm backend (add total_training_steps). */
-export const TINY_TRAIN = [
-  '--set', 'trainer.backend=wasm',
-  '--set', 'model.n_layer=1',
-  '--set', 'model.d_model=32',
-  '--set', 'model.d_ff=64',
-  '--set', 'es_manager.val.env_groups=4',
-  '--set', 'es_manager.val.env_configs.n_groups=[4]',
-  '--set', 'warm_start.steps=3',
+export const TINY_OVERRIDES = [
+  'trainer.backend=wasm',
+  'model.n_layer=1',
+  'model.d_model=32',
+  'model.d_ff=64',
+  'es_manager.val.env_groups=4',
+  'es_manager.val.env_configs.n_groups=[4]',
+  'warm_start.steps=3',
 ];
+
+/** TINY_OVERRIDES as `--set` arguments. */
+export const TINY_TRAIN = TINY_OVERRIDES.flatMap((o) => ['--set', o]);
