@@ -8,6 +8,7 @@ import type { RunDto } from '../../preload/contract';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { TINY_OVERRIDES } from '../helpers/turnlab-cli';
 import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { seriousViolations } from './axe';
 import { saveScreenshot, screenshotFolder } from './screenshots';
 
 const TINY = [...TINY_OVERRIDES, 'trainer.test_freq=1', 'trainer.save_freq=1'];
@@ -44,7 +45,7 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     data = makeTempDir('turnlab-seeds-');
     shots = screenshotFolder();
     serve = await startServe(data.dir);
-    browser = await launchBrowser({ viewport: { width: 1024, height: 700 } });
+    browser = await launchBrowser({ viewport: { width: 1024, height: 700 }, bypassCSP: true });
     page = browser.page;
   });
 
@@ -73,6 +74,7 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     await page.locator('input[name=concurrency]').fill('2');
     expect(await page.locator('.seeds-field .hint').innerText()).toBe('a group of 2 runs, seeds 0, 1, named <name>-s<seed>');
     expect(await start.isEnabled()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
     await shot('seeds-new-run');
     await start.click();
     await page.waitForURL(/#\/runs\/\d+$/, { timeout: 120_000 });
@@ -93,6 +95,7 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     await group.waitFor();
     expect(await group.locator('.group-size').innerText()).toBe('2 seeds (0, 1)');
     expect(await group.locator('.group-status').innerText()).toBe('2 completed');
+    expect(await seriousViolations(page)).toEqual([]);
     await shot('seeds-runs');
 
     await group.locator('.filter-group').click();
