@@ -107,8 +107,10 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     const query = new URLSearchParams(page.url().split('?')[1]);
     expect(query.get('runs')).toBe(ids.join(','));
     expect(query.get('group')).toBe('1');
+    expect(query.getAll('metric')).toEqual(['val/Bandit/success']);
     await page.locator('.compare-chart canvas').first().waitFor();
     expect(await page.locator('.group-toggle').isChecked()).toBe(true);
+    expect(await page.locator('.metric-select').first().inputValue()).toBe('val/Bandit/success');
     const summary = page.locator('.summary-table tr.group-summary');
     await expect.poll(() => summary.count()).toBe(1);
     expect(await summary.innerText()).toMatch(new RegExp(`2 seeds \\(#(${ids[0]}, #${ids[1]}|${ids[1]}, #${ids[0]})\\)`));

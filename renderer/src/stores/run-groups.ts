@@ -30,9 +30,13 @@ export function statusLine(group: RunGroup): string {
   return [...counts.entries()].map(([status, n]) => `${n} ${status}`).join(', ');
 }
 
-/** Compare's address for the group: its runs, drawn as one mean line with a seed band. */
-export function compareQueryOf(group: RunGroup): Record<string, string> {
-  return { runs: group.runs.map((r) => r.id).join(','), group: '1' };
+/**
+ * Compare's address for the group: its runs drawn as one mean line with a seed band, on a panel
+ * of validation success per env (the figure a seed group is run for).
+ */
+export function compareQueryOf(group: RunGroup): Record<string, string | string[]> {
+  const envs = [...new Set(group.runs.flatMap((r) => r.envTags))];
+  return { runs: group.runs.map((r) => r.id).join(','), group: '1', metric: envs.map((env) => `val/${env}/success`) };
 }
 
 /** What the New run form asks for: one run (no seeds), or a group. */
