@@ -43,15 +43,17 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
     },
   );
   out.write(`seed group ${group.group}: ${options.seeds.length} runs (seeds ${options.seeds.join(', ')}), ${concurrency} at a time\n`);
-  // Ctrl-C (or the SIGTERM of a host) stops the running trainers after their iteration, each
-  // saving a checkpoint, and leaves the seeds not yet started unstarted.
+  // Ctrl-C reaches the trainers too (one process group): each stops after its iteration with a
+  // checkpoint by itself, and a stop message on top would read to them as a second Ctrl-C, an
+  // abort. A SIGTERM reaches this process alone, so it asks the trainers to stop. Either way the
+  // seeds not yet started stay unstarted.
   let stopping = false;
-  const onStop = () => {
+  const onStop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);
     stopping = true;
     out.write('stopping the group: running runs stop after this iteration; press Ctrl-C again to abort\n');
     group.cancel();
-    manager.dispose();
+    if (signal === 'SIGTERM') manager.dispose();
   };
   process.on('SIGINT', onStop);
   process.on('SIGTERM', onStop);

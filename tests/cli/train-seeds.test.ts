@@ -1,6 +1,7 @@
 // `turnlab train --seeds`: a group of runs differing only by trainer.seed, queued as child
 // trainers, tagged as one group, with each run's progress and a summary table printed.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ interface RunRow {
   seed: number;
   status: string;
   tags: string[];
+  iterations: number;
 }
 
 describe('turnlab train --seeds', () => {
@@ -53,4 +55,29 @@ describe('turnlab train --seeds', () => {
     expect(badKey.stderr).toMatch(/max_turns.*did you mean.*max_turn/);
     expect(JSON.parse(turnlab('runs', '--json').stdout)).toHaveLength(2);
   });
+
+  it('on SIGTERM stops the running seed with a checkpoint and leaves the queued one unstarted', async () => {
+    const child = spawn(
+      process.execPath,
+      [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, 'train', '--config', join(repo, 'configs/bandit.yaml'), '--name', 'halt', '--seeds', '2', '--concurrency', '1', ...TINY_TRAIN, '--set', 'trainer.total_training_steps=50'],
+      { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolveExit) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/\[seed 0 run \d+\] iteration 1\/50/.test(stderr) && !child.killed) child.kill('SIGTERM');
+      });
+      child.on('close', (exitCode) => resolveExit(exitCode));
+    });
+    expect(stderr).toMatch(/stopping the group/);
+    expect(code).toBe(0);
+    const runs = (JSON.parse(turnlab('runs', '--json').stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:halt'));
+    expect(runs.map((r) => [r.name, r.status])).toEqual([['halt-s0', 'stopped']]);
+    expect(existsSync(join(dataDir, `checkpoints/run-${runs[0].id}/iter-${runs[0].iterations}`))).toBe(true);
+    expect(stdout).toMatch(/│ 0 +│ \d+ \(halt-s0\) +│ stopped /);
+    expect(stdout).toMatch(/│ 1 +│ - +│ not started /);
+  }, 240_000);
 });
