@@ -262,6 +262,10 @@ const ROUTES: RouteTable = {
     args: z.tuple([]),
     handle: (_store, options) => options.runManager?.list() ?? [],
   },
+  queuedSeedRuns: {
+    args: z.tuple([]),
+    handle: (_store, options) => options.runManager?.queued() ?? [],
+  },
   updateRun: {
     args: z.tuple([
       id,

@@ -132,6 +132,13 @@ export interface StartRunRequest {
   concurrency?: number;
 }
 
+/** A run of a seed group waiting in the queue of this app or server for a free slot. */
+export interface QueuedSeedRunDto {
+  group: string;
+  seed: number;
+  name: string;
+}
+
 export interface ResumeRunRequest {
   /** A run id (its latest checkpoint) or a checkpoint id. */
   runId?: number;
@@ -311,6 +318,8 @@ export interface TurnLabApi {
   /** Continues (or forks) a run from a checkpoint in a new trainer process. */
   resumeRun(request: ResumeRunRequest): Promise<{ runId: number }>;
   activeTrainings(): Promise<ActiveTrainingDto[]>;
+  /** Seed-group runs not started yet (waiting for a slot), in queue order. */
+  queuedSeedRuns(): Promise<QueuedSeedRunDto[]>;
   /** Renames, tags or annotates a run. */
   updateRun(runId: number, edit: RunEditDto): Promise<RunDto>;
   /** Deletes a run, its data and its checkpoint folder; refused while it trains. */
@@ -356,6 +365,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'stopRun',
   'resumeRun',
   'activeTrainings',
+  'queuedSeedRuns',
   'updateRun',
   'deleteRun',
   'startRunFromText',

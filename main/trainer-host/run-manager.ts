@@ -1,4 +1,4 @@
-import type { ActiveTrainingDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
+import type { ActiveTrainingDto, QueuedSeedRunDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
 import type { Store } from '../store/db';
 import { finalValSuccess, planSeedGroup, type SeedGroupRequest } from '../services/seed-group';
 import { defaultConcurrency, runQueued } from '../services/work-queue';
@@ -55,6 +55,8 @@ const UNFINISHED = new Set(['queued', 'running', 'stopping']);
 export class RunManager {
   private readonly active = new Map<number, Active>();
   private readonly progressListeners = new Set<(message: ProgressMessage) => void>();
+  /** Seed-group runs waiting for a slot, so the Runs view can show a group's whole plan. */
+  private readonly waiting: QueuedSeedRunDto[] = [];
 
   constructor(
     private readonly store: Store,
@@ -87,6 +89,12 @@ export class RunManager {
     const concurrency = hooks.concurrency ?? defaultConcurrency();
     let refused = false;
     let cancelled = false;
+    const mine = plan.runs.map((run) => ({ group: plan.group, seed: run.seed, name: run.name }));
+    this.waiting.push(...mine);
+    const leaveQueue = (entry: QueuedSeedRunDto) => {
+      const at = this.waiting.indexOf(entry);
+      if (at >= 0) this.waiting.splice(at, 1);
+    };
     let first: { resolve: (id: number) => void; reject: (error: Error) => void } | undefined;
     const firstRunId = new Promise<number>((resolve, reject) => (first = { resolve, reject }));
     // Awaited by the caller or not at all: a refusal is reported through `done` as well.
@@ -95,6 +103,7 @@ export class RunManager {
       plan.runs,
       concurrency,
       async (run, index): Promise<SeedRunOutcome> => {
+        leaveQueue(mine[index]);
         const began = Date.now();
         let ended!: () => void;
         const exited = new Promise<void>((resolve) => (ended = resolve));
@@ -121,8 +130,9 @@ export class RunManager {
         }
       },
       () => refused || cancelled,
-    ).then((outcomes) =>
-      outcomes.map(
+    ).then((outcomes) => {
+      mine.forEach(leaveQueue);
+      return outcomes.map(
         (o, i) =>
           (o?.status === 'fulfilled' ? o.value : null) ?? {
             seed: plan.runs[i].seed,
@@ -133,8 +143,8 @@ export class RunManager {
             wallMs: 0,
             error: cancelled ? 'not started: the group was cancelled' : 'not started: an earlier run of the group was refused',
           },
-      ),
-    );
+      );
+    });
     void done.then(() => first?.reject(new Error('no run of the group started')));
     return { group: plan.group, firstRunId, done, cancel: () => (cancelled = true) };
   }
@@ -166,6 +176,10 @@ export class RunManager {
 
   list(): ActiveTrainingDto[] {
     return [...this.active.entries()].map(([runId, a]) => ({ runId, pid: a.child.pid ?? -1, startedAt: a.startedAt, stopRequested: a.stopRequested }));
+  }
+
+  queued(): QueuedSeedRunDto[] {
+    return this.waiting.map((entry) => ({ ...entry }));
   }
 
   /** Asks every trainer to stop after its iteration (the app is quitting). */

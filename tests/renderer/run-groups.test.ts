@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunDto } from '../../preload/contract';
-import { compareQueryOf, readSeedChoice, runGroupsOf, statusLine } from '../../renderer/src/stores/run-groups';
+import { compareQueryOf, readSeedChoice, runGroupsOf, seedsOf, statusLine } from '../../renderer/src/stores/run-groups';
 
 function run(id: number, seed: number, tags: string[], status: RunDto['status'] = 'completed'): RunDto {
   return { id, seed, tags, status, envTags: ['Bandit'], name: `r${id}` } as RunDto;
@@ -20,6 +20,18 @@ describe('seed groups in the Runs view', () => {
     ]);
     expect(statusLine(groups[1])).toBe('1 running, 1 completed');
     expect(compareQueryOf(groups[1])).toEqual({ runs: '2,1', group: '1', metric: ['val/Bandit/success'] });
+  });
+
+  it('adds the seeds still queued, and a group with none started comes first', () => {
+    const groups = runGroupsOf([run(1, 0, ['seeds:a'])], [
+      { group: 'a', seed: 2, name: 'a-s2' },
+      { group: 'a', seed: 1, name: 'a-s1' },
+      { group: 'c', seed: 0, name: 'c-s0' },
+    ]);
+    expect(groups.map((g) => [g.name, seedsOf(g), statusLine(g)])).toEqual([
+      ['c', [0], '1 queued'],
+      ['a', [0, 1, 2], '1 completed, 2 queued'],
+    ]);
   });
 });
 

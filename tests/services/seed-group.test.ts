@@ -45,7 +45,10 @@ describe('seed groups in the run manager', () => {
   it('trains every seed with at most `concurrency` trainers alive, tagged as one group', async () => {
     const group = manager.startSeedGroup({ configPath: bandit, overrides, name: 'svc', seeds: [3, 4, 5] }, { concurrency: 2 });
     expect(group.group).toBe('svc');
+    // Two lanes took seeds 3 and 4 at once; 5 waits for a slot.
+    expect(await api.queuedSeedRuns()).toEqual([{ group: 'svc', seed: 5, name: 'svc-s5' }]);
     const outcomes = await group.done;
+    expect(manager.queued()).toEqual([]);
     expect(mostAlive).toBe(2);
     expect(alive).toBe(0);
     expect(outcomes.map((o) => [o.seed, o.name, o.status])).toEqual([

@@ -1,6 +1,6 @@
 // Seed groups among the runs (runs started together that differ only by seed, tagged
 // `seeds:<name>`) and the form's choice of one: pure functions for the Runs view and New run.
-import type { RunDto } from '../../../preload/contract';
+import type { QueuedSeedRunDto, RunDto } from '../../../preload/contract';
 import { parseSeeds, seedGroupOf, seedGroupTag } from '../../../main/services/seed-list';
 
 export interface RunGroup {
@@ -8,25 +8,40 @@ export interface RunGroup {
   /** The runs' tag, for the Runs view's tag filter. */
   tag: string;
   runs: RunDto[];
+  /** Its runs still waiting for a slot (no run row yet). */
+  queued: QueuedSeedRunDto[];
 }
 
-/** The seed groups of `runs`, each with its runs by seed, groups newest first. */
-export function runGroupsOf(runs: readonly RunDto[]): RunGroup[] {
-  const groups = new Map<string, RunDto[]>();
+/** Every seed of the group, started or queued, in order. */
+export function seedsOf(group: RunGroup): number[] {
+  return [...group.runs.map((r) => r.seed), ...group.queued.map((q) => q.seed)].sort((a, b) => a - b);
+}
+
+/** The seed groups of `runs` and of the queue, each with its runs by seed, groups newest first. */
+export function runGroupsOf(runs: readonly RunDto[], queued: readonly QueuedSeedRunDto[] = []): RunGroup[] {
+  const groups = new Map<string, RunGroup>();
+  const groupNamed = (name: string): RunGroup => {
+    const found = groups.get(name) ?? { name, tag: seedGroupTag(name), runs: [], queued: [] };
+    groups.set(name, found);
+    return found;
+  };
   for (const run of runs) {
     const name = seedGroupOf(run.tags);
-    if (name === null) continue;
-    groups.set(name, [...(groups.get(name) ?? []), run]);
+    if (name !== null) groupNamed(name).runs.push(run);
   }
-  return [...groups.entries()]
-    .map(([name, members]) => ({ name, tag: seedGroupTag(name), runs: [...members].sort((a, b) => a.seed - b.seed) }))
-    .sort((a, b) => Math.max(...b.runs.map((r) => r.id)) - Math.max(...a.runs.map((r) => r.id)));
+  for (const entry of queued) groupNamed(entry.group).queued.push(entry);
+  // A group whose runs have not started yet is the newest.
+  const newest = (g: RunGroup) => (g.runs.length === 0 ? Infinity : Math.max(...g.runs.map((r) => r.id)));
+  const all = [...groups.values()];
+  for (const g of all) g.runs.sort((a, b) => a.seed - b.seed);
+  return all.sort((a, b) => newest(b) - newest(a) || a.name.localeCompare(b.name));
 }
 
-/** "2 completed, 1 running": how far the group is. */
+/** "2 completed, 1 running, 2 queued": how far the group is. */
 export function statusLine(group: RunGroup): string {
   const counts = new Map<string, number>();
   for (const run of group.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
+  if (group.queued.length > 0) counts.set('queued', (counts.get('queued') ?? 0) + group.queued.length);
   return [...counts.entries()].map(([status, n]) => `${n} ${status}`).join(', ');
 }
 
