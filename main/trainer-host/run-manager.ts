@@ -146,7 +146,11 @@ export class RunManager {
       );
     });
     void done.then(() => first?.reject(new Error('no run of the group started')));
-    return { group: plan.group, firstRunId, done, cancel: () => (cancelled = true) };
+    const cancel = () => {
+      cancelled = true;
+      mine.forEach(leaveQueue);
+    };
+    return { group: plan.group, firstRunId, done, cancel };
   }
 
   resume(request: ResumeRunRequest): Promise<{ runId: number }> {
