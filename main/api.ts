@@ -19,6 +19,7 @@ import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
 import { replaySettings, resimulateEpisode } from './services/resimulate';
 import { describeRunModel } from './services/run-model';
 import { exportModelInChildProcess } from './services/model-export-process';
+import { MAX_GROUP_SEEDS } from './services/seed-list';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -96,6 +97,8 @@ function asRefusal<T>(promise: Promise<T>): Promise<T> {
 
 const overrides = z.array(z.string().regex(/^[^=\s]+=/, 'expected key=value').max(2000)).max(200).optional();
 const runName = z.string().min(1).max(200).optional();
+const seeds = z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(MAX_GROUP_SEEDS).optional();
+const concurrency = z.number().int().min(1).max(64).optional();
 /**
  * A config to train from: a YAML file only. Anyone holding the token may name any path, and a
  * config can name any module to load, so nothing else is read as a config.
@@ -227,7 +230,7 @@ const ROUTES: RouteTable = {
     },
   },
   startRun: {
-    args: z.tuple([z.strictObject({ configPath: yamlPath, overrides, name: runName })]),
+    args: z.tuple([z.strictObject({ configPath: yamlPath, overrides, name: runName, seeds, concurrency })]),
     handle: (_store, options, request) => asRefusal(requireManager(options).start(request)),
   },
   stopRun: {
@@ -262,6 +265,10 @@ const ROUTES: RouteTable = {
     args: z.tuple([]),
     handle: (_store, options) => options.runManager?.list() ?? [],
   },
+  queuedSeedRuns: {
+    args: z.tuple([]),
+    handle: (_store, options) => options.runManager?.queued() ?? [],
+  },
   updateRun: {
     args: z.tuple([
       id,
@@ -282,12 +289,13 @@ const ROUTES: RouteTable = {
     handle: (store, options, runId) => managingAsync(options, () => deleteRun(store, runId, activeRunIds(options))),
   },
   startRunFromText: {
-    args: z.tuple([z.strictObject({ yaml: z.string().min(1).max(200_000), overrides, name: runName })]),
+    args: z.tuple([z.strictObject({ yaml: z.string().min(1).max(200_000), overrides, name: runName, seeds, concurrency })]),
     handle: (store, options, request) =>
       managingAsync(options, () => {
         const manager = requireManager(options);
-        const configPath = writeEditedConfig(store, request.yaml);
-        return asRefusal(manager.start({ configPath, overrides: request.overrides, name: request.name }));
+        const { yaml, ...rest } = request;
+        const configPath = writeEditedConfig(store, yaml);
+        return asRefusal(manager.start({ ...rest, configPath }));
       }),
   },
   evaluateCheckpoint: {

@@ -168,6 +168,17 @@ export interface StartRunRequest {
   /** `key=value` overrides, as `--set` on the command line. */
   overrides?: string[];
   name?: string;
+  /** Starts a seed group instead: one run per seed, named `<name>-s<seed>`, tagged `seeds:<name>`. */
+  seeds?: number[];
+  /** A group's trainings at once; half the cores by default. */
+  concurrency?: number;
+}
+
+/** A run of a seed group waiting in the queue of this app or server for a free slot. */
+export interface QueuedSeedRunDto {
+  group: string;
+  seed: number;
+  name: string;
 }
 
 export interface ResumeRunRequest {
@@ -257,6 +268,8 @@ export interface StartRunFromTextRequest {
   yaml: string;
   overrides?: string[];
   name?: string;
+  seeds?: number[];
+  concurrency?: number;
 }
 
 export interface EvaluateCheckpointRequest {
@@ -347,6 +360,8 @@ export interface TurnLabApi {
   /** Continues (or forks) a run from a checkpoint in a new trainer process. */
   resumeRun(request: ResumeRunRequest): Promise<{ runId: number }>;
   activeTrainings(): Promise<ActiveTrainingDto[]>;
+  /** Seed-group runs not started yet (waiting for a slot), in queue order. */
+  queuedSeedRuns(): Promise<QueuedSeedRunDto[]>;
   /** Renames, tags or annotates a run. */
   updateRun(runId: number, edit: RunEditDto): Promise<RunDto>;
   /** Deletes a run, its data and its checkpoint folder; refused while it trains. */
@@ -399,6 +414,7 @@ export const API_METHODS: readonly ApiMethod[] = [
   'stopRun',
   'resumeRun',
   'activeTrainings',
+  'queuedSeedRuns',
   'updateRun',
   'deleteRun',
   'startRunFromText',

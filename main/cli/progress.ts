@@ -30,6 +30,12 @@ function fields(metrics: Record<string, number>) {
   };
 }
 
+/** One iteration as a plain line, as logs and the seed-group view print it. */
+export function progressLine(iteration: number, total: number, metrics: Record<string, number>): string {
+  const f = fields(metrics);
+  return `iteration ${iteration}/${total} success ${f.success} reward ${f.reward} val ${f.val} tok/s ${f.tps}`;
+}
+
 /**
  * A progress bar (cli-progress) on a terminal; one plain line per iteration otherwise, so logs
  * and tests read cleanly.
@@ -38,8 +44,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream): ProgressRepo
   if (!stream.isTTY) {
     return {
       update(iteration, total, metrics) {
-        const f = fields(metrics);
-        stream.write(`iteration ${iteration}/${total} success ${f.success} reward ${f.reward} val ${f.val} tok/s ${f.tps}\n`);
+        stream.write(`${progressLine(iteration, total, metrics)}\n`);
       },
       note: (line) => stream.write(`${line}\n`),
       finish() {},

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseSeeds } from '../services/seed-list';
 import { connectToHost } from '../trainer-host/channel';
 import { UserError } from './errors';
 import { collectSet } from './play';
@@ -10,6 +11,22 @@ interface TrainOptions {
   config: string;
   set?: string[];
   name?: string;
+  tag?: string[];
+  seeds?: number[];
+  concurrency?: number;
+}
+
+function seedsOption(value: string): number[] {
+  try {
+    return parseSeeds(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function concurrencyOption(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`'${value}' is not a number of runs at once (1 or more)`);
+  return Number(value);
 }
 
 interface ResumeOptions {
@@ -24,14 +41,27 @@ export function register(program: Command): void {
     .description('train a run from a YAML config; Ctrl-C ends the current iteration, saves a checkpoint and marks the run stopped')
     .requiredOption('--config <file>', 'run config (YAML); see configs/')
     .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=50', collectSet)
-    .option('--name <name>', 'run name (default: trainer.experiment_name)')
+    .option('--name <name>', 'run name (default: trainer.experiment_name); with --seeds, the base of `<name>-s<seed>`')
+    .option('--tag <tag>', 'tag the run (repeatable)', collectSet)
+    .option('--seeds <n|list>', 'a group of runs differing only by trainer.seed: 5 means seeds 0..4, 1,2,3 those seeds', seedsOption)
+    .option('--concurrency <n>', 'with --seeds, runs trained at once (default: half the cores)', concurrencyOption)
     .action(async (options: TrainOptions, command: Command) => {
+      if (options.concurrency !== undefined && !options.seeds) throw new UserError('--concurrency applies to a seed group; add --seeds');
       await withStore(
         command,
         async (store) => {
+          if (options.seeds) {
+            if (options.tag) throw new UserError('a seed group tags its runs itself (seeds:<name>); leave out --tag');
+            const { trainSeedGroup } = await import('./train-seeds');
+            const { seeds, concurrency, name } = options;
+            await trainSeedGroup(store, { configPath: options.config, overrides: options.set ?? [], name, seeds, concurrency }).catch((error: unknown) => {
+              throw asTrainingUserError(error);
+            });
+            return;
+          }
           const { trainFromConfigFile } = await import('../services/training');
           await runWithProgress((hooks) =>
-            trainFromConfigFile(store, options.config, { overrides: options.set ?? [], name: options.name, ...hooks }),
+            trainFromConfigFile(store, options.config, { overrides: options.set ?? [], name: options.name, tags: options.tag, ...hooks }),
           );
         },
         { create: true },

@@ -43,7 +43,7 @@ export function runCheckpointDir(store: Store, runId: number): string {
 export async function trainFromConfigFile(
   store: Store,
   configPath: string,
-  options: { overrides?: string[]; name?: string } & TrainingHooks = {},
+  options: { overrides?: string[]; name?: string; tags?: string[] } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
   const baseDir = dirname(resolve(configPath));
   const loaded = loadRunConfigWithSource(configPath, options.overrides ?? []);
@@ -59,6 +59,7 @@ export async function trainFromConfigFile(
     envTags: envTagsOf(cfg),
     algorithm: algorithmOf(cfg),
     status: 'queued',
+    tags: options.tags,
   });
   options.onRunCreated?.(run);
   return runTraining(store, run, { cfg, sourceYaml }, prepared, undefined, options);

@@ -1,5 +1,7 @@
-import type { ActiveTrainingDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
+import type { ActiveTrainingDto, QueuedSeedRunDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
 import type { Store } from '../store/db';
+import { finalValSuccess, planSeedGroup, type SeedGroupRequest } from '../services/seed-group';
+import { defaultConcurrency, runQueued } from '../services/work-queue';
 import type { TrainerMessage } from './channel';
 import type { TrainerLauncher, TrainerProcess } from './trainer-process';
 
@@ -19,11 +21,42 @@ interface Active {
 
 export type ProgressMessage = Extract<TrainerMessage, { type: 'progress' }>;
 
+/** How one run of a seed group ended. */
+export interface SeedRunOutcome {
+  seed: number;
+  name: string;
+  /** Null when its trainer refused to start (no run was created). */
+  runId: number | null;
+  status: string;
+  finalValSuccess: number | null;
+  /** From the trainer's start to its exit, queueing excluded. */
+  wallMs: number;
+  error: string | null;
+}
+
+export interface SeedGroupStart {
+  group: string;
+  /** The first run's id once it exists; rejects with the reason when its trainer refused. */
+  firstRunId: Promise<number>;
+  /** Every run's outcome, in the order of the seeds, once all have ended. */
+  done: Promise<SeedRunOutcome[]>;
+  /** Leaves the seeds not yet started unstarted (Ctrl-C); running ones are stopped with stop(). */
+  cancel(): void;
+}
+
+export interface SeedGroupHooks {
+  /** Trainings at once; defaultConcurrency() when absent. */
+  concurrency?: number;
+  onRunCreated?: (seed: number, runId: number, name: string) => void;
+}
+
 const UNFINISHED = new Set(['queued', 'running', 'stopping']);
 
 export class RunManager {
   private readonly active = new Map<number, Active>();
   private readonly progressListeners = new Set<(message: ProgressMessage) => void>();
+  /** Seed-group runs waiting for a slot, so the Runs view can show a group's whole plan. */
+  private readonly waiting: QueuedSeedRunDto[] = [];
 
   constructor(
     private readonly store: Store,
@@ -32,9 +65,92 @@ export class RunManager {
   ) {}
 
   start(request: StartRunRequest): Promise<{ runId: number }> {
+    if (request.seeds) {
+      // A group answers with its first run, as a single run does; the others follow in the queue.
+      const { seeds, concurrency, ...rest } = request;
+      try {
+        return this.startSeedGroup({ ...rest, seeds }, { concurrency }).firstRunId.then((runId) => ({ runId }));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
     const args = ['train', '--config', request.configPath, ...setArgs(request.overrides)];
     if (request.name) args.push('--name', request.name);
     return this.launch(args);
+  }
+
+  /**
+   * Starts a group of runs that differ only by seed, queued so that at most `concurrency` train
+   * at once. A trainer that refuses to start (its run never created) cancels the seeds not yet
+   * started: they would be refused the same way.
+   */
+  startSeedGroup(request: SeedGroupRequest, hooks: SeedGroupHooks = {}): SeedGroupStart {
+    const plan = planSeedGroup(this.store, request);
+    const concurrency = hooks.concurrency ?? defaultConcurrency();
+    let refused = false;
+    let cancelled = false;
+    const mine = plan.runs.map((run) => ({ group: plan.group, seed: run.seed, name: run.name }));
+    this.waiting.push(...mine);
+    const leaveQueue = (entry: QueuedSeedRunDto) => {
+      const at = this.waiting.indexOf(entry);
+      if (at >= 0) this.waiting.splice(at, 1);
+    };
+    let first: { resolve: (id: number) => void; reject: (error: Error) => void } | undefined;
+    const firstRunId = new Promise<number>((resolve, reject) => (first = { resolve, reject }));
+    // Awaited by the caller or not at all: a refusal is reported through `done` as well.
+    firstRunId.catch(() => {});
+    const done = runQueued(
+      plan.runs,
+      concurrency,
+      async (run, index): Promise<SeedRunOutcome> => {
+        leaveQueue(mine[index]);
+        const began = Date.now();
+        let ended!: () => void;
+        const exited = new Promise<void>((resolve) => (ended = resolve));
+        try {
+          const { runId } = await this.launch(run.args, ended);
+          if (index === 0) first?.resolve(runId);
+          hooks.onRunCreated?.(run.seed, runId, run.name);
+          await exited;
+          const record = this.store.runs.get(runId);
+          return {
+            seed: run.seed,
+            name: run.name,
+            runId,
+            status: record?.status ?? 'deleted',
+            finalValSuccess: record ? finalValSuccess(this.store, runId) : null,
+            wallMs: Date.now() - began,
+            error: record?.error ?? null,
+          };
+        } catch (error) {
+          refused = true;
+          const reason = error instanceof Error ? error : new Error(String(error));
+          first?.reject(reason);
+          return { seed: run.seed, name: run.name, runId: null, status: 'refused', finalValSuccess: null, wallMs: Date.now() - began, error: reason.message };
+        }
+      },
+      () => refused || cancelled,
+    ).then((outcomes) => {
+      mine.forEach(leaveQueue);
+      return outcomes.map(
+        (o, i) =>
+          (o?.status === 'fulfilled' ? o.value : null) ?? {
+            seed: plan.runs[i].seed,
+            name: plan.runs[i].name,
+            runId: null,
+            status: 'not started',
+            finalValSuccess: null,
+            wallMs: 0,
+            error: cancelled ? 'not started: the group was cancelled' : 'not started: an earlier run of the group was refused',
+          },
+      );
+    });
+    void done.then(() => first?.reject(new Error('no run of the group started')));
+    const cancel = () => {
+      cancelled = true;
+      mine.forEach(leaveQueue);
+    };
+    return { group: plan.group, firstRunId, done, cancel };
   }
 
   resume(request: ResumeRunRequest): Promise<{ runId: number }> {
@@ -66,12 +182,17 @@ export class RunManager {
     return [...this.active.entries()].map(([runId, a]) => ({ runId, pid: a.child.pid ?? -1, startedAt: a.startedAt, stopRequested: a.stopRequested }));
   }
 
+  queued(): QueuedSeedRunDto[] {
+    return this.waiting.map((entry) => ({ ...entry }));
+  }
+
   /** Asks every trainer to stop after its iteration (the app is quitting). */
   dispose(): void {
     for (const entry of this.active.values()) entry.child.requestStop();
   }
 
-  private launch(args: string[]): Promise<{ runId: number }> {
+  /** `onEnd` hears the process exit, whether or not it created its run. */
+  private launch(args: string[], onEnd?: () => void): Promise<{ runId: number }> {
     const child = this.launcher(['--data-dir', this.store.dataDir, ...args]);
     child.stdout?.resume();
     return new Promise((resolve, reject) => {
@@ -102,8 +223,10 @@ export class RunManager {
       });
       child.onError((error) => {
         if (runId === null) reject(error);
+        onEnd?.();
       });
       child.onExit((code, signal) => {
+        onEnd?.();
         if (runId === null) {
           const reason = failure ?? tail.filter((l) => l.trim()).pop()?.replace(/^turnlab: /, '') ?? `exit code ${code ?? signal}`;
           reject(new Error(reason));

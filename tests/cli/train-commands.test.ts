@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-train-'));
@@ -17,17 +18,7 @@ function turnlab(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const tiny = [
-  '--set', 'trainer.backend=wasm',
-  '--set', 'model.n_layer=1',
-  '--set', 'model.d_model=32',
-  '--set', 'model.d_ff=64',
-  '--set', 'es_manager.val.env_groups=4',
-  '--set', 'es_manager.val.env_configs.n_groups=[4]',
-  '--set', 'warm_start.steps=3',
-  '--set', 'trainer.test_freq=2',
-  '--set', 'trainer.save_freq=2',
-];
+const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=2', '--set', 'trainer.save_freq=2'];
 
 describe('turnlab train, resume and eval', () => {
   it('trains a run into the data folder, resumes it, forks it and evaluates it', () => {

@@ -22,3 +22,17 @@ export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: st
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** Overrides that make a run train in seconds on the wasm backend (add total_training_steps). */
+export const TINY_OVERRIDES = [
+  'trainer.backend=wasm',
+  'model.n_layer=1',
+  'model.d_model=32',
+  'model.d_ff=64',
+  'es_manager.val.env_groups=4',
+  'es_manager.val.env_configs.n_groups=[4]',
+  'warm_start.steps=3',
+];
+
+/** TINY_OVERRIDES as `--set` arguments. */
+export const TINY_TRAIN = TINY_OVERRIDES.flatMap((o) => ['--set', o]);

@@ -1,0 +1,92 @@
+import { fileURLToPath } from 'node:url';
+import type { Store } from '../store/db';
+import type { SeedRunOutcome } from '../trainer-host/run-manager';
+import { UserError } from './errors';
+import { renderTable } from './format';
+import { progressLine } from './progress';
+
+export interface SeedGroupOptions {
+  configPath: string;
+  overrides: string[];
+  name?: string;
+  seeds: number[];
+  concurrency?: number;
+}
+
+/**
+ * `turnlab train --seeds`: the group's runs train as `turnlab train` child processes queued by
+ * the run manager, exactly as the workbench starts them; this process prints each run's
+ * progress as a line naming its seed, and a summary table once all have ended.
+ */
+export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<void> {
+  const [{ RunManager }, { nodeTrainerLauncher }, { defaultConcurrency }] = await Promise.all([
+    import('../trainer-host/run-manager'),
+    import('../trainer-host/trainer-process'),
+    import('../services/work-queue'),
+  ]);
+  const manager = new RunManager(
+    store,
+    nodeTrainerLauncher({ execPath: process.execPath, binPath: fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url)), env: process.env }),
+  );
+  const concurrency = options.concurrency ?? defaultConcurrency();
+  const seedOf = new Map<number, number>();
+  const out = process.stderr;
+  manager.onProgress((m) => out.write(`[seed ${seedOf.get(m.runId) ?? '?'} run ${m.runId}] ${progressLine(m.iteration, m.total, m.metrics)}\n`));
+  const group = manager.startSeedGroup(
+    { configPath: options.configPath, overrides: options.overrides, name: options.name, seeds: options.seeds },
+    {
+      concurrency,
+      onRunCreated: (seed, runId, name) => {
+        seedOf.set(runId, seed);
+        out.write(`[seed ${seed} run ${runId}] run ${runId} (${name}) started\n`);
+      },
+    },
+  );
+  out.write(`seed group ${group.group}: ${options.seeds.length} runs (seeds ${options.seeds.join(', ')}), ${concurrency} at a time\n`);
+  // Ctrl-C reaches the trainers too (one process group): each stops after its iteration with a
+  // checkpoint by itself, and a stop message on top would read to them as a second Ctrl-C, an
+  // abort. A SIGTERM reaches this process alone, so it asks the trainers to stop. Either way the
+  // seeds not yet started stay unstarted.
+  let stopping = false;
+  const onStop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    out.write('stopping the group: running runs stop after this iteration; press Ctrl-C again to abort\n');
+    group.cancel();
+    if (signal === 'SIGTERM') manager.dispose();
+  };
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
+  let outcomes: SeedRunOutcome[];
+  try {
+    outcomes = await group.done;
+  } finally {
+    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onStop);
+  }
+  process.stdout.write(`seed group ${group.group}\n${summaryTable(outcomes)}\n`);
+  const refused = outcomes.find((o) => o.status === 'refused');
+  if (refused) throw new UserError(`seed ${refused.seed}: ${refused.error ?? 'its trainer refused to start'}`);
+  const failed = outcomes.filter((o) => o.status !== 'completed' && o.status !== 'stopped');
+  if (failed.length > 0 && !stopping) {
+    throw new UserError(`${failed.length} of ${outcomes.length} runs did not complete: ${failed.map((o) => `seed ${o.seed} ${o.status}`).join(', ')}`);
+  }
+}
+
+export function summaryTable(outcomes: readonly SeedRunOutcome[]): string {
+  return renderTable(
+    ['seed', 'run', 'status', 'final val success', 'wall time'],
+    outcomes.map((o) => [
+      o.seed,
+      o.runId === null ? '-' : `${o.runId} (${o.name})`,
+      o.status,
+      o.finalValSuccess === null ? '-' : o.finalValSuccess.toFixed(3),
+      formatDuration(o.wallMs),
+    ]),
+  );
+}
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}

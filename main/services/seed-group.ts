@@ -1,0 +1,56 @@
+import { loadRunConfigWithSource } from '../../trainer-core/config';
+import type { Store } from '../store/db';
+import { freshGroupName, seedGroupOf, seedGroupTag, seedRunName } from './seed-list';
+
+/**
+ * Planning a seed group: the `turnlab train` arguments of each of its runs. The runs differ only
+ * by `trainer.seed` (the last override, so it wins over any given one), are named
+ * `<name>-s<seed>` and carry the group's tag. The CLI and the workbench both start groups
+ * through RunManager.startSeedGroup, which queues these commands.
+ */
+
+export interface SeedGroupRequest {
+  configPath: string;
+  overrides?: string[];
+  /** Base of the run names and of the group's name; the config's experiment name by default. */
+  name?: string;
+  seeds: number[];
+}
+
+export interface SeedRunPlan {
+  seed: number;
+  name: string;
+  /** `turnlab` arguments after the data folder. */
+  args: string[];
+}
+
+export interface SeedGroupPlan {
+  group: string;
+  runs: SeedRunPlan[];
+}
+
+/** Reads the config first, so a bad key or value refuses the whole group before any run starts. */
+export function planSeedGroup(store: Store, request: SeedGroupRequest): SeedGroupPlan {
+  const overrides = request.overrides ?? [];
+  const base = request.name ?? loadRunConfigWithSource(request.configPath, overrides).cfg.trainer.experiment_name;
+  const taken = store.runs.progress().flatMap((r) => {
+    const group = seedGroupOf(JSON.parse(r.tags) as string[]);
+    return group === null ? [] : [group];
+  });
+  const group = freshGroupName(base, taken);
+  const runs = request.seeds.map((seed) => {
+    const name = seedRunName(base, seed);
+    const sets = [...overrides, `trainer.seed=${seed}`].flatMap((o) => ['--set', o]);
+    return { seed, name, args: ['train', '--config', request.configPath, ...sets, '--name', name, '--tag', seedGroupTag(group)] };
+  });
+  return { group, runs };
+}
+
+/** The mean of the `val/<tag>/success` metrics at their last iteration; null when none was logged. */
+export function finalValSuccess(store: Store, runId: number): number | null {
+  const values = store.metrics
+    .latest(runId)
+    .filter((m) => /^val\/[^/]+\/success$/.test(m.name) && m.value !== null)
+    .map((m) => m.value as number);
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}

@@ -1,0 +1,119 @@
+// End to end with real training: issue 21, point 11. The New run form starts a group of runs
+// that differ only by seed; the Runs view shows them as one group, and "Compare seeds" opens
+// them in Compare as one mean line with a seed band.
+import { statSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunDto } from '../../preload/contract';
+import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { TINY_OVERRIDES } from '../helpers/turnlab-cli';
+import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
+import { seriousViolations } from './axe';
+import { saveScreenshot, screenshotFolder } from './screenshots';
+
+const TINY = [...TINY_OVERRIDES, 'trainer.test_freq=1', 'trainer.save_freq=1'];
+/** Two trainings on 2 shared cores: generous, though the group takes well under a minute. */
+const TEST_MS = 300_000;
+
+let data: TempDir;
+let shots: TempDir;
+let serve: Serve;
+let browser: OpenBrowser;
+let page: Page;
+
+async function call<T>(method: string, ...args: unknown[]): Promise<T> {
+  const response = await fetch(new URL(`/api/${method}`, serve.url), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${serve.token}` },
+    body: JSON.stringify(args),
+  });
+  const body = (await response.json()) as { result: T; error?: { message: string } };
+  if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+  return body.result;
+}
+
+const runsBySeed = async () => (await call<RunDto[]>('listRuns')).sort((a, b) => a.seed - b.seed);
+
+async function shot(name: string): Promise<void> {
+  const path = await saveScreenshot(page, shots.dir, name);
+  expect(statSync(path).size).toBeGreaterThan(1000);
+}
+
+describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
+  beforeAll(async () => {
+    ensureBuilt();
+    data = makeTempDir('turnlab-seeds-');
+    shots = screenshotFolder();
+    serve = await startServe(data.dir);
+    browser = await launchBrowser({ viewport: { width: 1024, height: 700 }, bypassCSP: true });
+    page = browser.page;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+    data?.cleanup();
+    shots?.cleanup();
+  });
+
+  it('checks the seeds field, then starts one run per seed', async () => {
+    await page.goto(serve.url);
+    await page.locator('.new-run-button').click();
+    await page.locator('select[name=config]').selectOption({ label: 'bandit' });
+    await page.locator('input[name=runName]').fill('e2e-seeds');
+    await page.locator('input[name=totalIterations]').fill('2');
+    await page.locator('textarea[name=extra]').fill(TINY.join('\n'));
+    const start = page.locator('button.start');
+
+    await page.locator('input[name=seeds]').fill('1,x');
+    expect(await page.locator('.seeds-field .problem').innerText()).toMatch(/neither a count of seeds/);
+    expect(await page.locator('input[name=seeds]').getAttribute('aria-invalid')).toBe('true');
+    expect(await start.isDisabled()).toBe(true);
+
+    await page.locator('input[name=seeds]').fill('2');
+    await page.locator('input[name=concurrency]').fill('2');
+    expect(await page.locator('.seeds-field .hint').innerText()).toBe('a group of 2 runs, seeds 0, 1, named <name>-s<seed>');
+    expect(await start.isEnabled()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot('seeds-new-run');
+    await start.click();
+    await page.waitForURL(/#\/runs\/\d+$/, { timeout: 120_000 });
+
+    await expect
+      .poll(async () => (await runsBySeed()).map((r) => [r.name, r.seed, r.status, r.tags]), { timeout: 240_000, interval: 500 })
+      .toEqual([
+        ['e2e-seeds-s0', 0, 'completed', ['seeds:e2e-seeds']],
+        ['e2e-seeds-s1', 1, 'completed', ['seeds:e2e-seeds']],
+      ]);
+  }, TEST_MS);
+
+  it('shows the runs as one group in Runs and opens it in Compare with a seed band', async () => {
+    // Both seeds start at once, so which run was created first (has the lower id) varies.
+    const ids = (await runsBySeed()).map((r) => r.id);
+    await page.locator('nav .tab', { hasText: 'Runs' }).click();
+    const group = page.locator('.seed-group[data-group="e2e-seeds"]');
+    await group.waitFor();
+    expect(await group.locator('.group-size').innerText()).toBe('2 seeds (0, 1)');
+    expect(await group.locator('.group-status').innerText()).toBe('2 completed');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot('seeds-runs');
+
+    await group.locator('.filter-group').click();
+    expect(await page.locator('select[name=tag]').inputValue()).toBe('seeds:e2e-seeds');
+    expect(await page.locator('.run-row').count()).toBe(2);
+
+    await group.locator('.compare-group').click();
+    await page.waitForURL(/#\/compare\?/);
+    const query = new URLSearchParams(page.url().split('?')[1]);
+    expect(query.get('runs')).toBe(ids.join(','));
+    expect(query.get('group')).toBe('1');
+    expect(query.getAll('metric')).toEqual(['val/Bandit/success']);
+    await page.locator('.compare-chart canvas').first().waitFor();
+    expect(await page.locator('.group-toggle').isChecked()).toBe(true);
+    expect(await page.locator('.metric-select').first().inputValue()).toBe('val/Bandit/success');
+    const summary = page.locator('.summary-table tr.group-summary');
+    await expect.poll(() => summary.count()).toBe(1);
+    expect(await summary.innerText()).toMatch(new RegExp(`2 seeds \\(#(${ids[0]}, #${ids[1]}|${ids[1]}, #${ids[0]})\\)`));
+    await shot('seeds-compare');
+  }, TEST_MS);
+});
