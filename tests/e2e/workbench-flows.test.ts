@@ -126,8 +126,10 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
 
     await page.locator('input[name=episodes]').fill('4');
     await row.locator('button.evaluate').click();
-    await page.locator('.evaluation').waitFor({ timeout: STEP_MS });
-    expect(await page.locator('.evaluation').innerText()).toMatch(/evaluated on 4 episodes:.*success/);
+    // The evaluation is stored and listed under its checkpoint.
+    const evaluation = page.locator(`.evaluation-row[data-checkpoint-id="${forkFrom.id}"]`);
+    await evaluation.first().waitFor({ timeout: STEP_MS });
+    expect(await evaluation.first().innerText()).toMatch(/4 episodes[\s\S]*success/);
     await shot('checkpoints');
 
     await row.locator('button.fork').click();
