@@ -4,8 +4,13 @@ import type { ConfigProblemDto } from '../../../preload/contract';
 
 export interface PlacedProblems<F extends string> {
   byField: Partial<Record<F, string>>;
-  /** "key: message" for problems no field owns. */
-  rest: string[];
+  /** The problems no field owns. */
+  rest: ConfigProblemDto[];
+}
+
+/** A problem away from its field, named by its key unless the message names it already. */
+export function describeProblem(problem: ConfigProblemDto): string {
+  return problem.key && !problem.message.includes(problem.key) ? `${problem.key}: ${problem.message}` : problem.message;
 }
 
 export function placeProblems<F extends string>(problems: readonly ConfigProblemDto[], keys: Record<F, string>): PlacedProblems<F> {
@@ -13,7 +18,7 @@ export function placeProblems<F extends string>(problems: readonly ConfigProblem
   const placed: PlacedProblems<F> = { byField: {}, rest: [] };
   for (const problem of problems) {
     const field = fieldOf.get(problem.key);
-    if (field === undefined) placed.rest.push(problem.key ? `${problem.key}: ${problem.message}` : problem.message);
+    if (field === undefined) placed.rest.push(problem);
     else placed.byField[field] = placed.byField[field] ? `${placed.byField[field]}; ${problem.message}` : problem.message;
   }
   return placed;
