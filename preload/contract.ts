@@ -221,6 +221,8 @@ export interface RunConfigCheckRequest {
 export interface ConfigProblemDto {
   key: string;
   message: string;
+  /** 1-based line of the key in edited text, when it is there. */
+  line?: number;
 }
 
 /** A compute backend: whether it can start here, with its device, or why not. */

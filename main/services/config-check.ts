@@ -16,15 +16,22 @@ export const EDITED_TEXT_NAME = 'the config text';
  */
 export async function checkRunConfig(request: RunConfigCheckRequest): Promise<ConfigProblemDto[]> {
   let cfg;
+  let source: YamlSource | undefined;
   try {
     if (request.yaml !== undefined) {
-      const input = new YamlSource(request.yaml, EDITED_TEXT_NAME).toJS();
-      cfg = parseRunConfig(input ?? {}, EDITED_TEXT_NAME, request.overrides ?? []);
+      source = new YamlSource(request.yaml, EDITED_TEXT_NAME);
+      cfg = parseRunConfig(source.toJS() ?? {}, EDITED_TEXT_NAME, request.overrides ?? []);
     } else {
       cfg = loadRunConfig(request.configPath ?? '', request.overrides ?? []);
     }
   } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((issue) => ({ key: formatPath(issue.path), message: issue.message }));
+    if (error instanceof ConfigError) {
+      return error.issues.map((issue) => {
+        // Edited text is checked as an object; its source still knows the line of each key.
+        const line = issue.line ?? (issue.origin === undefined && issue.path.length > 0 ? source?.lineOf(issue.path) : undefined);
+        return { key: formatPath(issue.path), message: issue.message, ...(line !== undefined ? { line } : {}) };
+      });
+    }
     return [{ key: '', message: error instanceof Error ? error.message : String(error) }];
   }
   const modelPath = cfg.actor_rollout_ref.model.path;

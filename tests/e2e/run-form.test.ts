@@ -101,7 +101,7 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     await page.locator('textarea[name=yaml]').fill(text.replace(/total_training_steps: \d+/, 'total_training_steps: ten'));
     await expect.poll(() => problem('yaml').count(), ANSWER).toBe(1);
     const said = await problem('yaml').innerText();
-    expect(said).toMatch(/trainer\.total_training_steps\b.*integer/);
+    expect(said).toMatch(/^line \d+: .*trainer\.total_training_steps\b.*integer/);
     expect(said).not.toMatch(/edited-|\.ya?ml|\/tmp\//);
     expect(await start().isDisabled()).toBe(true);
     await saveScreenshot(page, shots.dir, 'run-form-yaml-problem');

@@ -48,8 +48,8 @@ describe('checking a run config before it starts', () => {
   });
 
   it('checks edited text in memory and names it as the config text', async () => {
-    const problems = await api.checkRunConfig({ yaml: 'trainer:\n  total_training_steps: ten\n' });
-    expect(problems.map((p) => p.key)).toEqual(['trainer.total_training_steps']);
+    const problems = await api.checkRunConfig({ yaml: '# edited\ntrainer:\n  total_training_steps: ten\n' });
+    expect(problems.map((p) => [p.key, p.line])).toEqual([['trainer.total_training_steps', 3]]);
     const syntax = await api.checkRunConfig({ yaml: 'trainer: [1\n' });
     expect(syntax).toHaveLength(1);
     expect(syntax[0].key).toBe('');

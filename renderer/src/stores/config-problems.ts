@@ -10,7 +10,8 @@ export interface PlacedProblems<F extends string> {
 
 /** A problem away from its field, named by its key unless the message names it already. */
 export function describeProblem(problem: ConfigProblemDto): string {
-  return problem.key && !problem.message.includes(problem.key) ? `${problem.key}: ${problem.message}` : problem.message;
+  const text = problem.key && !problem.message.includes(problem.key) ? `${problem.key}: ${problem.message}` : problem.message;
+  return problem.line !== undefined ? `line ${problem.line}: ${text}` : text;
 }
 
 export function placeProblems<F extends string>(problems: readonly ConfigProblemDto[], keys: Record<F, string>): PlacedProblems<F> {
