@@ -2,7 +2,7 @@
 // that answers it. IPC and HTTP both dispatch through `call`, so both validate the same way and
 // a malformed request never reaches the store.
 import { z } from 'zod';
-import type { ApiErrorCode, ApiMethod, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
+import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -20,6 +20,9 @@ import { replaySettings, resimulateEpisode } from './services/resimulate';
 import { describeRunModel } from './services/run-model';
 import { exportModelInChildProcess } from './services/model-export-process';
 import { MAX_GROUP_SEEDS } from './services/seed-list';
+import { checkRunConfig, EDITED_TEXT_NAME } from './services/config-check';
+import { backendProber } from './services/backend-probe';
+import { withoutEditedFile } from './services/edited-start';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -49,6 +52,18 @@ export interface ApiOptions {
   events?: RunEventWatcher;
   /** The desktop app's file dialogs; absent (browser mode), the save methods are refused. */
   dialogs?: SaveDialogs;
+}
+
+const probers = new WeakMap<ApiOptions, () => Promise<BackendAvailabilityDto[]>>();
+
+/** Backends are probed once per server (its options), in a process of its own. */
+function probeBackends(options: ApiOptions): Promise<BackendAvailabilityDto[]> {
+  let prober = probers.get(options);
+  if (!prober) {
+    prober = backendProber(requireManager(options).launcher);
+    probers.set(options, prober);
+  }
+  return prober();
 }
 
 /** Runs a store-changing call: service refusals become API errors, listeners hear of the change. */
@@ -295,8 +310,20 @@ const ROUTES: RouteTable = {
         const manager = requireManager(options);
         const { yaml, ...rest } = request;
         const configPath = writeEditedConfig(store, yaml);
-        return asRefusal(manager.start({ ...rest, configPath }));
+        return asRefusal(withoutEditedFile(configPath, EDITED_TEXT_NAME, manager.start({ ...rest, configPath })));
       }),
+  },
+  checkRunConfig: {
+    args: z.tuple([
+      z
+        .strictObject({ configPath: yamlPath.optional(), yaml: z.string().max(200_000).optional(), overrides })
+        .refine((r) => (r.configPath === undefined) !== (r.yaml === undefined), 'give exactly one of configPath and yaml'),
+    ]),
+    handle: (_store, _options, request) => checkRunConfig(request),
+  },
+  listBackends: {
+    args: z.tuple([]),
+    handle: (_store, options) => probeBackends(options),
   },
   evaluateCheckpoint: {
     args: z.tuple([z.strictObject({ checkpointId: id, episodes: z.number().int().positive().max(100_000).optional() })]),

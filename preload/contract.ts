@@ -263,6 +263,29 @@ export interface RunEditDto {
   notes?: string;
 }
 
+/** A config to check before starting it: a config file, or edited text; with overrides. */
+export interface RunConfigCheckRequest {
+  configPath?: string;
+  yaml?: string;
+  overrides?: string[];
+}
+
+/** One thing the trainer would refuse, under the dotted config key it is about ('' for the whole). */
+export interface ConfigProblemDto {
+  key: string;
+  message: string;
+  /** 1-based line of the key in edited text, when it is there. */
+  line?: number;
+}
+
+/** A compute backend: whether it can start here, with its device, or why not. */
+export interface BackendAvailabilityDto {
+  name: string;
+  available: boolean;
+  device?: string;
+  reason?: string;
+}
+
 /** A run started from edited YAML text instead of a config file. */
 export interface StartRunFromTextRequest {
   yaml: string;
@@ -368,6 +391,10 @@ export interface TurnLabApi {
   deleteRun(runId: number): Promise<void>;
   /** Starts a run from YAML text (an edited config). */
   startRunFromText(request: StartRunFromTextRequest): Promise<{ runId: number }>;
+  /** What the trainer would refuse in a config with overrides, key by key; empty when it would start. */
+  checkRunConfig(request: RunConfigCheckRequest): Promise<ConfigProblemDto[]>;
+  /** Each compute backend: whether it can start on this machine, and why not. */
+  listBackends(): Promise<BackendAvailabilityDto[]>;
   /** Plays a checkpoint's policy in a child process, stores the evaluation and returns its metrics. */
   evaluateCheckpoint(request: EvaluateCheckpointRequest): Promise<EvaluationDto>;
   /** A run's stored evaluations, by iteration, newest first within one. */
@@ -418,6 +445,8 @@ export const API_METHODS: readonly ApiMethod[] = [
   'updateRun',
   'deleteRun',
   'startRunFromText',
+  'checkRunConfig',
+  'listBackends',
   'evaluateCheckpoint',
   'listEvaluations',
   'getEvaluation',

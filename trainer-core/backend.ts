@@ -84,6 +84,34 @@ export async function selectBackend(
   throw new BackendError(`No tfjs backend could start (${reasons.join('; ')})`);
 }
 
+/** Whether one backend can start here: its device when it can, else the reason it cannot. */
+export interface BackendAvailability {
+  name: BackendName;
+  available: boolean;
+  device?: string;
+  reason?: string;
+}
+
+/**
+ * Tries every backend as an explicit request would (a software WebGPU adapter counts: asked for
+ * by name it runs), so a form offers only those that load and says why the others do not.
+ * Leaves the last probed backend active: run it in a process of its own.
+ */
+export async function probeBackends(): Promise<BackendAvailability[]> {
+  const results: BackendAvailability[] = [];
+  for (const name of ['tensorflow', 'webgpu', 'wasm', 'cpu'] as const) {
+    let attempt: Attempt;
+    try {
+      attempt = await PROBES[name](false);
+    } catch (error) {
+      attempt = { ok: false, why: errorText(error) };
+    }
+    results.push(attempt.ok ? { name, available: true, device: attempt.device ?? 'unknown' } : { name, available: false, reason: attempt.why ?? 'unavailable' });
+  }
+  await releaseBackend();
+  return results;
+}
+
 /** The one line training prints at start. */
 export function describeBackendChoice(choice: BackendChoice): string {
   const skipped = choice.reasons.length > 0 ? `; not used: ${choice.reasons.join('; ')}` : '';

@@ -15,7 +15,8 @@ export interface RunSettings {
   extra: string;
 }
 
-const KEYS: Record<Exclude<keyof RunSettings, 'extra'>, string> = {
+/** The config key each field sets. */
+export const SETTING_KEYS: Record<Exclude<keyof RunSettings, 'extra'>, string> = {
   totalIterations: 'trainer.total_training_steps',
   seed: 'trainer.seed',
   backend: 'trainer.backend',
@@ -40,7 +41,7 @@ export function at(config: unknown, path: string): unknown {
 /** The settings as a resolved (or file) config has them. */
 export function settingsFromConfig(config: unknown): RunSettings {
   const settings = emptySettings();
-  for (const [field, key] of Object.entries(KEYS) as Array<[keyof typeof KEYS, string]>) {
+  for (const [field, key] of Object.entries(SETTING_KEYS) as Array<[keyof typeof SETTING_KEYS, string]>) {
     const value = at(config, key);
     if (typeof value === 'number' || typeof value === 'string') settings[field] = String(value);
   }
@@ -80,7 +81,7 @@ export function extraProblems(extra: string): string[] {
  */
 export function settingsToOverrides(settings: RunSettings, base?: RunSettings): string[] {
   const overrides: string[] = [];
-  for (const [field, key] of Object.entries(KEYS) as Array<[keyof typeof KEYS, string]>) {
+  for (const [field, key] of Object.entries(SETTING_KEYS) as Array<[keyof typeof SETTING_KEYS, string]>) {
     const value = settings[field].trim();
     if (value === '' || (base && base[field].trim() === value)) continue;
     overrides.push(`${key}=${value}`);
@@ -91,7 +92,7 @@ export function settingsToOverrides(settings: RunSettings, base?: RunSettings): 
 
 /** `trainer.total_training_steps` of a run's config, for its progress; null when absent. */
 export function totalIterationsOf(config: unknown): number | null {
-  const value = at(config, KEYS.totalIterations);
+  const value = at(config, SETTING_KEYS.totalIterations);
   return typeof value === 'number' ? value : null;
 }
 

@@ -1,0 +1,107 @@
+// The New run form's server side (issue 21, points 9 and 10; issue 20, model folders): a config
+// and its overrides checked key by key without starting anything, a model folder opened as the
+// trainer opens it, refused edited text leaving no file and no file name behind, and the
+// backends probed in a process of their own.
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApi, type Api } from '../../main/api';
+import { openStore, type Store } from '../../main/store/db';
+import { RunManager } from '../../main/trainer-host/run-manager';
+import { nodeTrainerLauncher } from '../../main/trainer-host/trainer-process';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { makeTempDir, type TempDir } from '../helpers/fixtures';
+
+const repo = resolve(import.meta.dirname, '../..');
+const bandit = join(repo, 'configs/bandit.yaml');
+
+let tmp: TempDir;
+let store: Store;
+let manager: RunManager;
+let api: Api;
+let modelDir: string;
+
+beforeAll(async () => {
+  tmp = makeTempDir('turnlab-run-form-');
+  store = openStore(join(tmp.dir, 'data'), { create: true });
+  manager = new RunManager(store, nodeTrainerLauncher({ execPath: process.execPath, binPath: join(repo, 'bin/turnlab.js'), env: process.env }));
+  api = createApi(store, { version: 'test', configsDir: join(repo, 'configs'), runManager: manager });
+  modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2']);
+});
+
+afterAll(() => {
+  manager?.dispose();
+  store?.close();
+  tmp?.cleanup();
+});
+
+describe('checking a run config before it starts', () => {
+  it('finds nothing wrong with a ready config', async () => {
+    expect(await api.checkRunConfig({ configPath: bandit, overrides: ['trainer.total_training_steps=7'] })).toEqual([]);
+  });
+
+  it('names the key of each bad override, as the trainer would refuse it', async () => {
+    const problems = await api.checkRunConfig({ configPath: bandit, overrides: ['trainer.total_training_steps=ten', 'trainer.seed=-2'] });
+    // A key that refers to a bad one (`${trainer.seed}`) is named too.
+    expect(problems.map((p) => p.key)).toEqual(expect.arrayContaining(['trainer.seed', 'trainer.total_training_steps']));
+    expect(problems.every((p) => p.message.length > 0)).toBe(true);
+  });
+
+  it('checks edited text in memory and names it as the config text', async () => {
+    const problems = await api.checkRunConfig({ yaml: '# edited\ntrainer:\n  total_training_steps: ten\n' });
+    expect(problems.map((p) => [p.key, p.line])).toEqual([['trainer.total_training_steps', 3]]);
+    const syntax = await api.checkRunConfig({ yaml: 'trainer: [1\n' });
+    expect(syntax).toHaveLength(1);
+    expect(syntax[0].key).toBe('');
+    expect(syntax[0].message).toMatch(/YAML/);
+    expect(existsConfigs()).toEqual([]);
+  });
+
+  it('opens a pretrained model folder as the trainer does', async () => {
+    const check = (path: string) => api.checkRunConfig({ configPath: bandit, overrides: [`actor_rollout_ref.model.path=${path}`, 'actor_rollout_ref.model.lora_rank=4'] });
+    expect(await check(modelDir)).toEqual([]);
+    const missing = join(tmp.dir, 'no-such-model');
+    expect(await check(missing)).toEqual([{ key: 'actor_rollout_ref.model.path', message: `Model folder ${missing} does not exist` }]);
+    const empty = join(tmp.dir, 'empty-folder');
+    mkdirSync(empty);
+    expect(await check(empty)).toEqual([{ key: 'actor_rollout_ref.model.path', message: `${empty} has no config.json: not a Hugging Face model folder` }]);
+    const rank = await api.checkRunConfig({ configPath: bandit, overrides: ['actor_rollout_ref.model.lora_rank=-1'] });
+    expect(rank.map((p) => p.key)).toEqual(['actor_rollout_ref.model.lora_rank']);
+  });
+});
+
+function existsConfigs(): string[] {
+  const dir = join(store.dataDir, 'configs');
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+describe('starting from edited text that the trainer refuses', () => {
+  it('removes the file written for it and never names that file', async () => {
+    const error = (await api.startRunFromText({ yaml: 'trainer:\n  total_training_steps: ten\n' }).then(
+      () => null,
+      (e: unknown) => e,
+    )) as Error | null;
+    expect(error).not.toBeNull();
+    expect(error!.message).toMatch(/the config text/);
+    expect(error!.message).not.toMatch(/edited-|\.yaml/);
+    expect(existsConfigs()).toEqual([]);
+  });
+});
+
+describe('compute backends', () => {
+  it('says of each whether it starts here, with its device or the reason', async () => {
+    const backends = await api.listBackends();
+    expect(backends.map((b) => b.name)).toEqual(['tensorflow', 'webgpu', 'wasm', 'cpu']);
+    expect(backends.find((b) => b.name === 'cpu')).toMatchObject({ available: true, device: 'CPU (pure JavaScript)' });
+    for (const backend of backends) {
+      if (backend.available) expect(backend.device).toBeTruthy();
+      else expect(backend.reason).toBeTruthy();
+    }
+    // Asked once per server: the second answer is the first.
+    expect(await api.listBackends()).toBe(backends);
+  });
+});
