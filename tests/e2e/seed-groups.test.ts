@@ -73,7 +73,8 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     await page.locator('input[name=seeds]').fill('2');
     await page.locator('input[name=concurrency]').fill('2');
     expect(await page.locator('.seeds-field .hint').innerText()).toBe('a group of 2 runs, seeds 0, 1, named <name>-s<seed>');
-    expect(await start.isEnabled()).toBe(true);
+    // Start waits for the server's check of the whole config.
+    await expect.poll(() => start.isEnabled(), { timeout: 30_000, interval: 200 }).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     await shot('seeds-new-run');
     await start.click();
