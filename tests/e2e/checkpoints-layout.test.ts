@@ -104,6 +104,17 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
     );
     await page.locator('.fork-panel input[name=learningRate]').fill('5e-4');
     expect(await page.locator('.fork-panel .lr-schedule').innerText()).toMatch(/^cosine from 0\.0005 down to 0\.0001 /);
+    // The fork offers, like the New-run form, only the backends that start here.
+    const select = page.locator('.fork-panel select[name=backend]');
+    // tfjs-node cannot install on these machines (it downloads libtensorflow), so the probe
+    // always lists tensorflow as unable to start here.
+    const tensorflow = page.locator('.fork-panel .backends-unavailable li[data-backend="tensorflow"]');
+    await expect.poll(() => tensorflow.count(), { timeout: 60_000 }).toBe(1);
+    const offered = await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    for (const name of ['tensorflow', 'webgpu', 'wasm', 'cpu']) {
+      const listed = await page.locator(`.fork-panel .backends-unavailable li[data-backend="${name}"]`).count();
+      expect((offered.includes(name) ? 1 : 0) + listed).toBe(1);
+    }
   });
 
   it('resumes a completed run for more iterations and shows the new total', async () => {
