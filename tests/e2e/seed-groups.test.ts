@@ -114,7 +114,8 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     expect(await page.locator('.metric-select').first().inputValue()).toBe('val/Bandit/success');
     const summary = page.locator('.summary-table tr.group-summary');
     await expect.poll(() => summary.count()).toBe(1);
-    expect(await summary.innerText()).toMatch(new RegExp(`2 seeds \\(#(${ids[0]}, #${ids[1]}|${ids[1]}, #${ids[0]})\\)`));
+    // Named by the group, not by its first run.
+    expect(await summary.innerText()).toMatch(new RegExp(`e2e-seeds: 2 seeds \\(#(${ids[0]}, #${ids[1]}|${ids[1]}, #${ids[0]})\\)`));
     await shot('seeds-compare');
   }, TEST_MS);
 });

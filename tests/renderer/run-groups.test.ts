@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunDto } from '../../preload/contract';
-import { compareQueryOf, readSeedChoice, runGroupsOf, seedsOf, statusLine } from '../../renderer/src/stores/run-groups';
+import { compareQueryOf, readSeedChoice, runGroupsOf, seedsOf, sharedSeedGroup, statusLine } from '../../renderer/src/stores/run-groups';
 
 function run(id: number, seed: number, tags: string[], status: RunDto['status'] = 'completed'): RunDto {
   return { id, seed, tags, status, envTags: ['Bandit'], name: `r${id}` } as RunDto;
@@ -20,6 +20,12 @@ describe('seed groups in the Runs view', () => {
     ]);
     expect(statusLine(groups[1])).toBe('1 running, 1 completed');
     expect(compareQueryOf(groups[1])).toEqual({ runs: '2,1', group: '1', metric: ['val/Bandit/success'] });
+  });
+
+  it("names runs of one seed group by the group (Compare's label), and none otherwise", () => {
+    expect(sharedSeedGroup([run(1, 0, ['seeds:lr-sweep']), run(2, 1, ['x', 'seeds:lr-sweep'])])).toBe('lr-sweep');
+    expect(sharedSeedGroup([run(1, 0, ['seeds:a']), run(2, 1, ['seeds:b'])])).toBeNull();
+    expect(sharedSeedGroup([run(1, 0, ['seeds:a']), run(2, 1, [])])).toBeNull();
   });
 
   it('adds the seeds still queued, and a group with none started comes first', () => {

@@ -37,6 +37,13 @@ export function runGroupsOf(runs: readonly RunDto[], queued: readonly QueuedSeed
   return all.sort((a, b) => newest(b) - newest(a) || a.name.localeCompare(b.name));
 }
 
+/** The seed group every one of `runs` belongs to, or null when they are not one group. */
+export function sharedSeedGroup(runs: readonly RunDto[]): string | null {
+  const names = new Set(runs.map((run) => seedGroupOf(run.tags)));
+  const [only] = names;
+  return names.size === 1 && only !== undefined ? only : null;
+}
+
 /** "2 completed, 1 running, 2 queued": how far the group is. */
 export function statusLine(group: RunGroup): string {
   const counts = new Map<string, number>();
