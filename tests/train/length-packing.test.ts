@@ -6,6 +6,7 @@ import { Adam } from '../../trainer-core/model/adam';
 import { Transformer } from '../../trainer-core/model/transformer';
 import { Rng } from '../../trainer-core/rng';
 import type { TrainingBatch } from '../../trainer-core/train/batch';
+import { randomBatch, testActorSettings } from '../helpers/random-batch';
 import { packByLength, scoreBatch, updateActor, type ActorUpdateSettings } from '../../trainer-core/train/ppo-update';
 
 beforeAll(async () => {
@@ -22,33 +23,6 @@ describe('packByLength', () => {
   });
 });
 
-/** Rows of very different lengths (as episodes of 1 to 5 turns are), with some prompt tokens masked out. */
-function randomBatch(rng: Rng, rows: number): TrainingBatch {
-  const tokens = Array.from({ length: rows }, () => Array.from({ length: 3 + rng.int(20) }, () => 2 + rng.int(28)));
-  const cols = Math.max(...tokens.map((t) => t.length));
-  const mask = new Float32Array(rows * cols);
-  const oldLogprobs = new Float32Array(rows * cols);
-  tokens.forEach((row, b) => {
-    for (let t = 2; t < row.length; t++) {
-      mask[b * cols + t] = rng.next() < 0.7 ? 1 : 0;
-      oldLogprobs[b * cols + t] = mask[b * cols + t] * (-3.4 + rng.next() * 0.2);
-    }
-  });
-  return {
-    rows,
-    cols,
-    tokens,
-    mask,
-    rewards: new Float32Array(rows * cols),
-    oldLogprobs,
-    turnEnds: tokens.map((t) => [t.length - 1]),
-    stateKeys: tokens.map(() => ['']),
-    documents: tokens.map((t) => t.map(() => 0)),
-    groupIds: tokens.map((_, b) => b),
-    episodes: [],
-  };
-}
-
 async function trainedWeights(batch: TrainingBatch, advantages: Float32Array, settings: ActorUpdateSettings): Promise<Float32Array[]> {
   const model = Transformer.create({ vocabSize: 30, contextLength: 32, dModel: 16, nLayers: 2, nHeads: 2, positionEncoding: 'rope' }, 5);
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-2 });
@@ -64,20 +38,7 @@ describe('updates with rows packed by length', () => {
     const rng = new Rng(11);
     const batch = randomBatch(rng, 12);
     const advantages = batch.mask.map((m) => m * (rng.next() - 0.5));
-    const settings: ActorUpdateSettings = {
-      miniBatchSize: 6,
-      microBatchSize: 2,
-      epochs: 2,
-      normLength: 64,
-      clipLow: 0.2,
-      clipHigh: 0.28,
-      clipRatioC: 3,
-      aggMode,
-      entropyCoeff: 0.01,
-      temperature: 1,
-      gradClip: 1,
-      klLoss: null,
-    };
+    const settings = testActorSettings(aggMode);
     const before = tf.memory().numTensors;
     const packed = await trainedWeights(batch, advantages, settings);
     const plain = await trainedWeights(batch, advantages, { ...settings, packByLength: false });

@@ -54,5 +54,20 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
       message: '`actor_rollout_ref.actor.clip_ratio_low` must be below 1 (the ratio is clipped to 1 - clip_ratio_low)',
     });
   }
+  const workers = cfg.trainer.workers;
+  if (workers !== 'auto' && workers > 1) {
+    if (cfg.actor_rollout_ref.model.path !== null) {
+      issues.push({
+        path: ['trainer', 'workers'],
+        message: `\`trainer.workers\` ${workers} needs TurnLab's own transformer; a pretrained model (\`actor_rollout_ref.model.path\`) trains on one thread: use 1 or auto`,
+      });
+    }
+    if (cfg.trainer.backend === 'webgpu' || cfg.trainer.backend === 'tensorflow') {
+      issues.push({
+        path: ['trainer', 'workers'],
+        message: `\`trainer.workers\` ${workers} runs CPU backends in threads; with \`trainer.backend\` ${cfg.trainer.backend} the device does the work: use 1 or auto`,
+      });
+    }
+  }
   return issues;
 }

@@ -28,6 +28,7 @@ trainer:
   keep_last_n: 3                 # newest checkpoints kept, besides the best by validation success (across resumes)
   seed: 0                        # seeds initialisation, sampling and the train seed schedule
   backend: auto                  # auto | tensorflow | webgpu | wasm | cpu (auto picks the fastest that loads)
+  workers: 1                     # threads that roll out and compute gradients: N | auto (the cores); same seed and N, same run
 
 model:                           # the policy (and critic trunk); TurnLab trains small models from scratch
   path: null                     # checkpoint folder whose policy and tokenizer start the run; null: fresh

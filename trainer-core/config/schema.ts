@@ -40,6 +40,7 @@ const trainerSchema = z.strictObject({
   keep_last_n: positiveInt,
   seed: nonNegativeInt,
   backend: z.enum(BACKENDS),
+  workers: z.union([z.literal('auto'), positiveInt], { error: "workers must be a positive integer or 'auto'" }),
 });
 
 const modelSchema = z.strictObject({

@@ -1,43 +1,79 @@
 import * as tf from '@tensorflow/tfjs';
-import { aggLoss, klLoss, policyLoss, valueLoss, type AggOptions, type LossAggMode } from '../algo/losses';
 import { maskCounts, ppoMiniBatches } from '../algo/minibatch';
 import type { KlType } from '../algo/kl';
+import type { LossAggMode } from '../algo/losses';
 import type { Adam } from '../model/adam';
-import { scoreTokens, type ScoreOptions, type TokenScores } from '../model/scoring';
+import { scoreTokens, type ScoreOptions } from '../model/scoring';
 import type { LanguageModel } from '../model/language-model';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
+import type { ModelRole, NamedArrays } from '../workers/protocol';
+import { contiguousBlocks, type WorkerPool } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
+import { LOSS_ARRAYS, microBatchGradients, SUMMED_SCALARS, type LossSpec, type MicroBatch, type MicroBatchGradients } from './micro-batch-loss';
 
 /**
  * The update half of a PPO iteration: forward passes that score the batch, and the actor and
- * critic optimisation over mini-batches, micro-batches and epochs.
+ * critic optimisation over mini-batches, micro-batches and epochs. With worker threads
+ * (`Parallel`), each pass's chunks and each mini-batch's micro-batches are split into contiguous
+ * blocks, the first computed here and the others by the workers, and read back in order: the
+ * gradient is summed in the same order as on one thread, so it is the same.
  */
+
+/** Worker threads holding a copy of the model a function computes with. */
+export interface Parallel {
+  pool: WorkerPool;
+  role: ModelRole;
+}
 
 /** Scores every row of the batch in chunks; returns [rows, cols] arrays. */
 export async function scoreBatch(
   model: LanguageModel,
   batch: TrainingBatch,
-  options: ScoreOptions & { chunk: number },
+  options: Pick<ScoreOptions, 'temperature' | 'logprobs' | 'values'> & { chunk: number },
+  parallel?: Parallel,
 ): Promise<{ logprobs?: Float32Array; values?: Float32Array }> {
   const size = batch.rows * batch.cols;
   const logprobs = options.logprobs ? new Float32Array(size) : undefined;
   const values = options.values ? new Float32Array(size) : undefined;
   // A row's scores do not depend on the other rows of its pass, so rows of similar length go
   // together: far less padding, and more rows per pass where rows are short.
-  for (const rowIds of packByLength(range(0, batch.rows), (r) => batch.tokens[r].length, options.chunk)) {
+  const chunks = packByLength(range(0, batch.rows), (r) => batch.tokens[r].length, options.chunk);
+  const place = (rowIds: number[], scores: { logprobs?: Float32Array; values?: Float32Array }, width: number) => {
+    if (logprobs && scores.logprobs) scatterRows(logprobs, batch.cols, rowIds, scores.logprobs, width);
+    if (values && scores.values) scatterRows(values, batch.cols, rowIds, scores.values, width);
+  };
+  const blocks = contiguousBlocks(chunks.length, parallel ? parallel.pool.size + 1 : 1);
+  const settings = { temperature: options.temperature, logprobs: options.logprobs === true, values: options.values };
+  const remote = blocks.slice(1).map(([start, end], i) =>
+    (parallel as Parallel).pool.thread(i).call({
+      type: 'score',
+      role: (parallel as Parallel).role,
+      settings,
+      jobs: chunks.slice(start, end).map((rowIds) => ({ rows: rowIds.map((r) => batch.tokens[r]), documents: rowIds.map((r) => batch.documents[r]) })),
+    }),
+  );
+  remote.forEach((p) => p.catch(() => {}));
+  for (const rowIds of chunks.slice(blocks[0][0], blocks[0][1])) {
     const rows = rowIds.map((r) => batch.tokens[r]);
     const documents = rowIds.map((r) => batch.documents[r]);
-    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents }) }) as tf.NamedTensorMap) as TokenScores;
+    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents }) }) as tf.NamedTensorMap);
     // Read back asynchronously: WebGPU under Node has no synchronous read.
-    if (logprobs && scores.logprobs) {
-      scatterRows(logprobs, batch.cols, rowIds, (await scores.logprobs.data()) as Float32Array, scores.logprobs.shape[1]);
-    }
-    if (values && scores.values) {
-      scatterRows(values, batch.cols, rowIds, (await scores.values.data()) as Float32Array, scores.values.shape[1]);
-    }
+    const width = Math.max(...rows.map((r) => r.length));
+    place(
+      rowIds,
+      {
+        logprobs: scores.logprobs ? ((await scores.logprobs.data()) as Float32Array) : undefined,
+        values: scores.values ? ((await scores.values.data()) as Float32Array) : undefined,
+      },
+      width,
+    );
     tf.dispose(Object.values(scores));
+  }
+  for (let i = 0; i < remote.length; i++) {
+    const results = await remote[i];
+    results.forEach((scores, j) => place(chunks[blocks[i + 1][0] + j], scores, scores.width));
   }
   return { logprobs, values };
 }
@@ -56,7 +92,8 @@ export interface ActorUpdateSettings {
   temperature: number;
   gradClip: number;
   /** KL to the reference as a loss term, when on. */
-  klLoss: { coef: number; type: KlType; refLogprobs: Float32Array } | null;  /** See Schedule.packByLength; default true. */
+  klLoss: { coef: number; type: KlType; refLogprobs: Float32Array } | null;
+  /** See Schedule.packByLength; default true. */
   packByLength?: boolean;
 }
 
@@ -114,37 +151,24 @@ export function packByLength(rows: readonly number[], lengthOf: (row: number) =>
   return out;
 }
 
-interface MicroBatchContext {
-  /** Token rows of the micro-batch. */
-  rows: number[][];
-  /** Their training documents (see TrainingBatch.documents). */
-  documents: number[][];
-  /** A [rows, cols] batch array cut to this micro-batch, as a tensor. */
-  slice(data: Float32Array): tf.Tensor2D;
-  /** Normalises by the whole mini-batch, so micro-batch losses add up to its loss. */
-  aggOptions: AggOptions;
-  /** Scalars to report; kept out of the gradient tape's clean-up. */
-  keep(name: string, scalar: tf.Scalar): void;
-}
-
 /**
  * The optimisation skeleton shared by actor and critic: epochs of shuffled mini-batches, each
- * accumulated over micro-batches, clipped by global norm and applied as one Adam step.
- * `sumOverMicro` names the reported scalars that are themselves sums over micro-batches
- * (losses); the others are fractions, averaged by micro-batch size.
+ * accumulated over micro-batches, clipped by global norm and applied as one Adam step. Fractions
+ * among the reported scalars are averaged by micro-batch size; losses (SUMMED_SCALARS) add up.
  */
 async function optimise(
   model: TrainableModel,
   optimizer: Adam,
   batch: TrainingBatch,
+  arrays: Record<string, Float32Array>,
   schedule: Schedule,
   rng: Rng,
-  prefix: string,
-  sumOverMicro: ReadonlySet<string>,
-  lossOf: (ctx: MicroBatchContext) => tf.Scalar,
+  spec: LossSpec,
+  parallel?: Parallel,
 ): Promise<Metrics> {
   const sums = new MetricSums();
-  const names = variableNames(model);
+  const summed = SUMMED_SCALARS[spec.role];
+  const needed = LOSS_ARRAYS[spec.role](spec);
   for (const mini of ppoMiniBatches({
     batchSize: batch.rows,
     miniBatchSize: Math.min(schedule.miniBatchSize, batch.rows),
@@ -163,39 +187,50 @@ async function optimise(
       schedule.packByLength === false
         ? mini.microBatches
         : packByLength(mini.rows, (r) => batch.tokens[r].length, Math.min(schedule.microBatchSize, schedule.miniBatchSize, batch.rows));
-    for (const micro of microBatches) {
-      const rows = micro.map((r) => batch.tokens[r]);
-      const documents = micro.map((r) => batch.documents[r]);
-      const width = Math.max(...rows.map((r) => r.length));
-      const kept: Record<string, tf.Scalar> = {};
-      const { grads, value } = tf.tidy(() =>
-        tf.variableGrads(
-          () =>
-            lossOf({
-              rows,
-              documents,
-              slice: (data) => tf.tensor2d(sliceRows(data, batch.cols, micro, width), [micro.length, width]),
-              aggOptions,
-              keep: (name, scalar) => {
-                kept[name] = scalar === kept[name] ? scalar : tf.keep(scalar);
-              },
-            }),
-          model.variables(),
-        ),
-      );
-      accumulated.add(grads, names);
-      for (const [key, scalar] of Object.entries(kept)) {
-        const v = (await scalar.data())[0];
-        if (scalar !== value) scalar.dispose();
-        miniMetrics.add(key, sumOverMicro.has(key) ? v : v * (micro.length / mini.rows.length));
-      }
-      value.dispose();
-    }
+    const micros: MicroBatch[] = microBatches.map((micro) => {
+      const width = Math.max(...micro.map((r) => batch.tokens[r].length));
+      return {
+        rows: micro.map((r) => batch.tokens[r]),
+        documents: micro.map((r) => batch.documents[r]),
+        width,
+        arrays: Object.fromEntries(needed.map((name) => [name, sliceRows(arrays[name], batch.cols, micro, width)])),
+        aggOptions,
+      };
+    });
+    await forEachMicroBatchGradient(model, micros, spec, parallel, (result, i) => {
+      accumulated.add(result.grads);
+      for (const [key, v] of Object.entries(result.scalars)) miniMetrics.add(key, summed.has(key) ? v : v * (micros[i].rows.length / mini.rows.length));
+    });
     const norm = await accumulated.step(optimizer, schedule.gradClip);
-    for (const [key, total] of miniMetrics.totals()) sums.add(`${prefix}/${key}`, total);
-    sums.add(`${prefix}/grad_norm`, norm);
+    if (parallel) await parallel.pool.syncWeights(parallel.role, model);
+    for (const [key, total] of miniMetrics.totals()) sums.add(`${spec.role}/${key}`, total);
+    sums.add(`${spec.role}/grad_norm`, norm);
   }
   return sums.means();
+}
+
+/** Calls `visit` with each micro-batch's gradients, in micro-batch order, wherever they were computed. */
+async function forEachMicroBatchGradient(
+  model: TrainableModel,
+  micros: MicroBatch[],
+  spec: LossSpec,
+  parallel: Parallel | undefined,
+  visit: (result: MicroBatchGradients, index: number) => void,
+): Promise<void> {
+  const blocks = contiguousBlocks(micros.length, parallel ? parallel.pool.size + 1 : 1);
+  const remote = blocks
+    .slice(1)
+    .map(([start, end], i) => (parallel as Parallel).pool.thread(i).call({ type: 'gradients', role: (parallel as Parallel).role, micros: micros.slice(start, end), spec }));
+  remote.forEach((p) => p.catch(() => {}));
+  for (let i = blocks[0][0]; i < blocks[0][1]; i++) visit(await microBatchGradients(model, micros[i], spec), i);
+  for (let b = 0; b < remote.length; b++) {
+    const results = await remote[b];
+    results.forEach((result, j) => visit({ grads: toTensors(result.grads), scalars: result.scalars }, blocks[b + 1][0] + j));
+  }
+}
+
+function toTensors(arrays: NamedArrays): Record<string, tf.Tensor> {
+  return Object.fromEntries(Object.entries(arrays).map(([name, { shape, data }]) => [name, tf.tensor(data, shape, 'float32')]));
 }
 
 export async function updateActor(
@@ -205,37 +240,23 @@ export async function updateActor(
   advantages: Float32Array,
   settings: ActorUpdateSettings,
   rng: Rng,
+  parallel?: Parallel,
 ): Promise<Metrics> {
-  const losses = new Set(['pg_loss', 'entropy', 'kl_loss']);
-  return optimise(policy, optimizer, batch, settings, rng, 'actor', losses, ({ rows, documents, slice, aggOptions, keep }) => {
-    const mask = slice(batch.mask);
-    const scores = scoreTokens(policy, rows, { temperature: settings.temperature, logprobs: true, entropy: true, documents });
-    const logp = scores.logprobs as tf.Tensor2D;
-    const pg = policyLoss({
-      logp,
-      oldLogp: slice(batch.oldLogprobs),
-      advantages: slice(advantages),
-      mask,
+  const arrays: Record<string, Float32Array> = { mask: batch.mask, oldLogprobs: batch.oldLogprobs, advantages };
+  if (settings.klLoss) arrays.refLogprobs = settings.klLoss.refLogprobs;
+  const spec: LossSpec = {
+    role: 'actor',
+    settings: {
+      temperature: settings.temperature,
       clipLow: settings.clipLow,
       clipHigh: settings.clipHigh,
       clipRatioC: settings.clipRatioC,
       aggMode: settings.aggMode,
-      aggOptions,
-    });
-    const entropy = aggLoss(scores.entropy as tf.Tensor2D, mask, settings.aggMode, aggOptions);
-    keep('pg_loss', pg.loss);
-    keep('pg_clipfrac', pg.clipfrac);
-    keep('pg_clipfrac_lower', pg.clipfracLower);
-    keep('ppo_kl', pg.ppoKl);
-    keep('entropy', entropy);
-    let loss = pg.loss.sub(entropy.mul(settings.entropyCoeff));
-    if (settings.klLoss) {
-      const kl = klLoss({ logp, refLogp: slice(settings.klLoss.refLogprobs), mask, type: settings.klLoss.type, aggMode: settings.aggMode, aggOptions });
-      keep('kl_loss', kl);
-      loss = loss.add(kl.mul(settings.klLoss.coef));
-    }
-    return loss as tf.Scalar;
-  });
+      entropyCoeff: settings.entropyCoeff,
+      klLoss: settings.klLoss ? { coef: settings.klLoss.coef, type: settings.klLoss.type } : null,
+    },
+  };
+  return optimise(policy, optimizer, batch, arrays, settings, rng, spec, parallel);
 }
 
 export async function updateCritic(
@@ -246,27 +267,18 @@ export async function updateCritic(
   oldValues: Float32Array,
   settings: CriticUpdateSettings,
   rng: Rng,
+  parallel?: Parallel,
 ): Promise<Metrics> {
-  return optimise(critic, optimizer, batch, settings, rng, 'critic', new Set(['vf_loss']), ({ rows, documents, slice, aggOptions, keep }) => {
-    const values = scoreTokens(critic, rows, { logprobs: false, values: true, documents }).values as tf.Tensor2D;
-    const vl = valueLoss({ values, oldValues: slice(oldValues), returns: slice(returns), mask: slice(batch.mask), cliprange: settings.cliprange, aggMode: settings.aggMode, aggOptions });
-    keep('vf_clipfrac', vl.clipfrac);
-    keep('vf_loss', vl.loss);
-    return vl.loss;
-  });
-}
-
-/** tf.variableGrads keys gradients by tfjs variable name; the optimizer wants parameter names. */
-function variableNames(model: TrainableModel): Map<string, string> {
-  return new Map(model.namedVariables().map(([name, variable]) => [variable.name, name]));
+  const spec: LossSpec = { role: 'critic', settings: { cliprange: settings.cliprange, aggMode: settings.aggMode } };
+  return optimise(critic, optimizer, batch, { mask: batch.mask, oldValues, returns }, settings, rng, spec, parallel);
 }
 
 class GradientSum {
   private sum: Record<string, tf.Tensor> = {};
 
-  add(grads: tf.NamedTensorMap, names: Map<string, string>): void {
-    for (const [variableName, grad] of Object.entries(grads)) {
-      const name = names.get(variableName) ?? variableName;
+  /** Adds (and frees) gradients keyed by parameter name. */
+  add(grads: Record<string, tf.Tensor>): void {
+    for (const [name, grad] of Object.entries(grads)) {
       const previous = this.sum[name];
       if (previous) {
         this.sum[name] = tf.add(previous, grad);

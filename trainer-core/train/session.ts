@@ -20,6 +20,10 @@ import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint }
 import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart } from './warm-start';
+import type { BackendName } from '../backend';
+import type { ModelRole } from '../workers/protocol';
+import { resolveWorkerCount } from '../workers/worker-count';
+import { WorkerPool } from '../workers/worker-pool';
 
 export interface Session {
   cfg: RunConfig;
@@ -42,6 +46,8 @@ export interface Session {
   checkpoints: RetainedCheckpoint[];
   /** The context-full warning was given (once per run). */
   contextWarned: boolean;
+  /** Worker threads (trainer.workers above 1), holding copies of the models; null on one thread. */
+  workers: WorkerPool | null;
   dispose(): void;
 }
 
@@ -89,7 +95,7 @@ export async function openSession(options: TrainOptions): Promise<Session> {
       totalTokens: 0,
     };
   }
-  return {
+  const session: Session = {
     cfg,
     options,
     tokenizer: models.tokenizer,
@@ -111,12 +117,32 @@ export async function openSession(options: TrainOptions): Promise<Session> {
     optimalSuccess: null,
     checkpoints: existingCheckpoints(options.checkpointDir, state.iteration),
     contextWarned: false,
+    workers: null,
     dispose() {
+      void session.workers?.dispose();
       actorOptimizer.dispose();
       criticOptimizer?.dispose();
       models.dispose();
     },
   };
+  return session;
+}
+
+/**
+ * Starts the worker threads `trainer.workers` asks for, each with a copy of the session's
+ * models, once the models are final (after a warm start or a restore). Says how many run.
+ */
+export async function startWorkers(session: Session, backend: BackendName, log: (line: string) => void): Promise<void> {
+  const cfg = session.cfg;
+  const { count, note } = resolveWorkerCount(cfg.trainer.workers, { backend, pretrained: usesPretrainedModel(cfg) });
+  if (note) log(note);
+  if (count <= 1) return;
+  // Worker threads run TurnLab's own transformer only (config checks refuse the rest).
+  const models: Partial<Record<ModelRole, Transformer>> = { policy: session.policy as Transformer };
+  if (session.critic) models.critic = session.critic as Transformer;
+  if (session.reference) models.reference = session.reference as Transformer;
+  session.workers = await WorkerPool.start(count - 1, backend, models);
+  log(`workers: ${count} (the main thread and ${count - 1} worker thread${count > 2 ? 's' : ''})`);
 }
 
 /** TurnLab's own transformer: fresh, from another run's policy (`model.path`), or resumed. */

@@ -20,7 +20,10 @@ import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus, TrainingSink } from './sink';
 import { optimalSuccessByTag } from './validation';
-import { openSession, type Session } from './session';
+import { openSession, startWorkers, type Session } from './session';
+import { ShardedGenerator } from '../workers/sharded-generator';
+import type { ModelRole } from '../workers/protocol';
+import type { Parallel } from './ppo-update';
 import { episodeReport } from './episode-report';
 import { COLLAPSE_METRIC, WELL_FORMED_METRIC, collapseWarning, initialCollapseState, stepCollapse, wellFormedShare } from './collapse';
 
@@ -64,6 +67,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   let session: Session | null = null;
   try {
     session = await openSession(options);
+    await startWorkers(session, backend.name, log);
     lastIteration = session.state.iteration;
     await sink.runStarted({
       backend: backend.name,
@@ -140,7 +144,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const SCORE_CHUNK = actor.ppo_micro_batch_size_per_gpu;
 
   const rolloutStart = performance.now();
-  const generator = new PolicyGenerator(s.policy, s.rng.sampling, s.tokenizer.padId, { prefixReuse: cfg.actor_rollout_ref.rollout.prefix_reuse });
+  const generator = rolloutGenerator(s, s.rng.sampling);
   const rollout = await runRollout({
     esManager: s.esTrain,
     contextManager: createContextManager(cfg, s.tokenizer),
@@ -173,9 +177,9 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   let advantages: Float32Array | null = null;
   if (batch.rows > 0) {
     const refLogprobs = s.reference
-      ? maskInPlace((await scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK })).logprobs as Float32Array, batch.mask)
+      ? maskInPlace((await scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference'))).logprobs as Float32Array, batch.mask)
       : null;
-    const values = s.critic ? ((await scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK })).values as Float32Array) : null;
+    const values = s.critic ? ((await scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic'))).values as Float32Array) : null;
     if (values) maskInPlace(values, batch.mask);
 
     let rewards = batch.rewards;
@@ -212,14 +216,14 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch),
+        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
       metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
     Object.assign(
       metrics,
-      await updateActor(s.policy, s.actorOptimizer, batch, advantages, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch),
+      await updateActor(s.policy, s.actorOptimizer, batch, advantages, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch, parallel(s, 'policy')),
     );
     metrics['actor/kl_coef'] = s.klController.value;
     metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
@@ -233,6 +237,8 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   metrics['perf/train_tokens_per_second'] = updateSeconds > 0 ? trainedTokens / updateSeconds : 0;
   metrics['perf/total_generated_tokens'] = s.state.totalTokens;
   metrics['batch/kept_episodes'] = batch.rows;
+  // The same seed gives the same run only with the same worker count: it is part of the record.
+  metrics['perf/workers'] = (s.workers?.size ?? 0) + 1;
 
   const advantageByEpisode = new Map<EpisodeRecord, number[] | null>();
   batch.episodes.forEach((episode, row) => advantageByEpisode.set(episode, advantages ? turnAdvantageMeans(batch, row, advantages) : null));
@@ -268,6 +274,20 @@ function warnIfContextFull(s: Session, episodes: readonly EpisodeRecord[], itera
   );
 }
 
+/**
+ * The rollout's generator: the policy on this thread, or on every worker too, each shard with a
+ * stream seeded from one draw of `rng` (so a resumed run draws the same seeds).
+ */
+function rolloutGenerator(s: Session, rng: Rng): PolicyGenerator | ShardedGenerator {
+  const prefixReuse = s.cfg.actor_rollout_ref.rollout.prefix_reuse;
+  if (s.workers) return new ShardedGenerator(s.policy, s.workers, rng.nextU32(), s.tokenizer.padId, { prefixReuse });
+  return new PolicyGenerator(s.policy, rng, s.tokenizer.padId, { prefixReuse });
+}
+
+function parallel(s: Session, role: ModelRole): Parallel | undefined {
+  return s.workers ? { pool: s.workers, role } : undefined;
+}
+
 function scheduledLearningRate(o: RunConfig['critic']['optim'], iteration: number, totalIterations: number): number {
   return learningRateAt(iteration, {
     schedule: o.lr_scheduler_type,
@@ -284,7 +304,7 @@ async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<st
   // Validation draws from its own generator, reseeded from the run seed and the iteration, so a
   // resumed run validates exactly as an uninterrupted one.
   const rng = new Rng(deriveSeed(cfg.trainer.seed, 'validation', iteration));
-  const generator = new PolicyGenerator(s.policy, rng, s.tokenizer.padId, { prefixReuse: cfg.actor_rollout_ref.rollout.prefix_reuse });
+  const generator = rolloutGenerator(s, rng);
   const rollout = await runRollout({
     esManager: s.esVal,
     contextManager: createContextManager(cfg, s.tokenizer),

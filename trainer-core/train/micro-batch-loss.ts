@@ -1,0 +1,118 @@
+/**
+ * One micro-batch's loss and gradients, from plain data: the token rows, their training
+ * documents and the batch arrays cut to the micro-batch. Plain data, so that a worker thread
+ * (trainer.workers) computes exactly what the main thread would from the same weights.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { aggLoss, klLoss, policyLoss, valueLoss, type AggOptions, type LossAggMode } from '../algo/losses';
+import type { KlType } from '../algo/kl';
+import { scoreTokens } from '../model/scoring';
+import type { TrainableModel } from '../model/trainable-model';
+
+export interface MicroBatch {
+  /** Token rows of the micro-batch. */
+  rows: number[][];
+  /** Their training documents (see TrainingBatch.documents). */
+  documents: number[][];
+  /** The widest row's length: each array below is [rows, width], row-major. */
+  width: number;
+  /** Batch arrays cut to this micro-batch, by name (mask, oldLogprobs, advantages, ...). */
+  arrays: Record<string, Float32Array>;
+  /** Normalises by the whole mini-batch, so micro-batch losses add up to its loss. */
+  aggOptions: AggOptions;
+}
+
+export interface ActorLossSettings {
+  temperature: number;
+  clipLow: number;
+  clipHigh: number;
+  clipRatioC: number;
+  aggMode: LossAggMode;
+  entropyCoeff: number;
+  /** KL to the reference as a loss term (the micro-batch then carries refLogprobs). */
+  klLoss: { coef: number; type: KlType } | null;
+}
+
+export interface CriticLossSettings {
+  cliprange: number;
+  aggMode: LossAggMode;
+}
+
+export type LossSpec = { role: 'actor'; settings: ActorLossSettings } | { role: 'critic'; settings: CriticLossSettings };
+
+/** Reported scalars that are themselves sums over micro-batches (losses); the rest are fractions. */
+export const SUMMED_SCALARS: Record<LossSpec['role'], ReadonlySet<string>> = {
+  actor: new Set(['pg_loss', 'entropy', 'kl_loss']),
+  critic: new Set(['vf_loss']),
+};
+
+/** The batch arrays each role's loss reads. */
+export const LOSS_ARRAYS: Record<LossSpec['role'], (spec: LossSpec) => string[]> = {
+  actor: (spec) => ['mask', 'oldLogprobs', 'advantages', ...(spec.role === 'actor' && spec.settings.klLoss ? ['refLogprobs'] : [])],
+  critic: () => ['mask', 'oldValues', 'returns'],
+};
+
+export interface MicroBatchGradients {
+  /** Gradients by parameter name. */
+  grads: Record<string, tf.Tensor>;
+  /** The reported scalars, read. */
+  scalars: Record<string, number>;
+}
+
+export async function microBatchGradients(model: TrainableModel, micro: MicroBatch, spec: LossSpec): Promise<MicroBatchGradients> {
+  const names = new Map(model.namedVariables().map(([name, variable]) => [variable.name, name]));
+  const kept: Record<string, tf.Scalar> = {};
+  const keep = (name: string, scalar: tf.Scalar) => {
+    kept[name] = tf.keep(scalar);
+  };
+  const { grads, value } = tf.tidy(() => tf.variableGrads(() => lossOf(model, micro, spec, keep), model.variables()));
+  const named: Record<string, tf.Tensor> = {};
+  for (const [variableName, grad] of Object.entries(grads)) named[names.get(variableName) ?? variableName] = grad;
+  const scalars: Record<string, number> = {};
+  for (const [key, scalar] of Object.entries(kept)) {
+    scalars[key] = (await scalar.data())[0];
+    if (scalar !== value) scalar.dispose();
+  }
+  value.dispose();
+  return { grads: named, scalars };
+}
+
+function lossOf(model: TrainableModel, micro: MicroBatch, spec: LossSpec, keep: (name: string, scalar: tf.Scalar) => void): tf.Scalar {
+  const tensor = (name: string) => tf.tensor2d(micro.arrays[name], [micro.rows.length, micro.width]);
+  const mask = tensor('mask');
+  const { aggOptions, rows, documents } = micro;
+  if (spec.role === 'critic') {
+    const values = scoreTokens(model, rows, { logprobs: false, values: true, documents }).values as tf.Tensor2D;
+    const vl = valueLoss({ values, oldValues: tensor('oldValues'), returns: tensor('returns'), mask, cliprange: spec.settings.cliprange, aggMode: spec.settings.aggMode, aggOptions });
+    keep('vf_clipfrac', vl.clipfrac);
+    keep('vf_loss', vl.loss);
+    return vl.loss;
+  }
+  const s = spec.settings;
+  const scores = scoreTokens(model, rows, { temperature: s.temperature, logprobs: true, entropy: true, documents });
+  const logp = scores.logprobs as tf.Tensor2D;
+  const pg = policyLoss({
+    logp,
+    oldLogp: tensor('oldLogprobs'),
+    advantages: tensor('advantages'),
+    mask,
+    clipLow: s.clipLow,
+    clipHigh: s.clipHigh,
+    clipRatioC: s.clipRatioC,
+    aggMode: s.aggMode,
+    aggOptions,
+  });
+  const entropy = aggLoss(scores.entropy as tf.Tensor2D, mask, s.aggMode, aggOptions);
+  keep('pg_loss', pg.loss);
+  keep('pg_clipfrac', pg.clipfrac);
+  keep('pg_clipfrac_lower', pg.clipfracLower);
+  keep('ppo_kl', pg.ppoKl);
+  keep('entropy', entropy);
+  let loss = pg.loss.sub(entropy.mul(s.entropyCoeff));
+  if (s.klLoss) {
+    const kl = klLoss({ logp, refLogp: tensor('refLogprobs'), mask, type: s.klLoss.type, aggMode: s.aggMode, aggOptions });
+    keep('kl_loss', kl);
+    loss = loss.add(kl.mul(s.klLoss.coef));
+  }
+  return loss as tf.Scalar;
+}

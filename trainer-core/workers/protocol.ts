@@ -1,0 +1,59 @@
+/**
+ * Messages between the trainer and its worker threads (trainer.workers). Everything is plain
+ * data: token ids, Float32Arrays and settings; a worker holds its own copy of each model and
+ * receives new weights after every optimizer step.
+ */
+import type { BackendName } from '../backend';
+import type { ResolvedTransformerConfig } from '../model/transformer';
+import type { GenerateOptions, GeneratedResponse } from '../rollout/rollout-loop';
+import type { LossSpec, MicroBatch } from '../train/micro-batch-loss';
+
+export type ModelRole = 'policy' | 'critic' | 'reference';
+
+export type NamedArrays = Record<string, { shape: number[]; data: Float32Array }>;
+
+export interface ScoreJob {
+  rows: number[][];
+  documents: number[][];
+}
+
+export interface ScoreSettings {
+  temperature?: number;
+  logprobs: boolean;
+  values?: boolean;
+}
+
+/** One chunk's scores, [rows, width] each. */
+export interface ScoreResult {
+  width: number;
+  logprobs?: Float32Array;
+  values?: Float32Array;
+}
+
+export interface GradientResult {
+  grads: NamedArrays;
+  scalars: Record<string, number>;
+}
+
+export type WorkerRequest =
+  | { type: 'init'; backend: BackendName; models: Partial<Record<ModelRole, { config: ResolvedTransformerConfig; arrays: NamedArrays }>> }
+  | { type: 'weights'; role: ModelRole; arrays: NamedArrays }
+  | { type: 'rollout-begin'; seed: number; padId: number; prefixReuse: boolean }
+  | { type: 'generate'; prompts: number[][]; options: GenerateOptions }
+  | { type: 'forget'; rowKey: number }
+  | { type: 'rollout-end' }
+  | { type: 'gradients'; role: ModelRole; micros: MicroBatch[]; spec: LossSpec }
+  | { type: 'score'; role: ModelRole; jobs: ScoreJob[]; settings: ScoreSettings };
+
+export interface WorkerResults {
+  init: null;
+  weights: null;
+  'rollout-begin': null;
+  generate: GeneratedResponse[];
+  forget: null;
+  'rollout-end': null;
+  gradients: GradientResult[];
+  score: ScoreResult[];
+}
+
+export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

@@ -1,0 +1,115 @@
+/**
+ * A trainer worker thread: its own tfjs backend and copies of the run's models. It plays its
+ * share of the rollout's episodes and computes the gradients and scores of the micro-batches it
+ * is handed; the main thread sums gradients in a fixed order and owns the optimizer.
+ * Requests are served one at a time, in the order they arrive.
+ */
+import { parentPort } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../backend';
+import { scoreTokens } from '../model/scoring';
+import { Transformer } from '../model/transformer';
+import { Rng } from '../rng';
+import { PolicyGenerator } from '../train/policy-generator';
+import { microBatchGradients } from '../train/micro-batch-loss';
+import type { GradientResult, ModelRole, NamedArrays, ScoreResult, WorkerReply, WorkerRequest } from './protocol';
+
+const models = new Map<ModelRole, Transformer>();
+let generator: PolicyGenerator | null = null;
+
+function model(role: ModelRole): Transformer {
+  const found = models.get(role);
+  if (!found) throw new Error(`worker has no ${role} model`);
+  return found;
+}
+
+async function handle(request: WorkerRequest): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
+  switch (request.type) {
+    case 'init': {
+      await selectBackend(request.backend);
+      for (const [role, entry] of Object.entries(request.models)) {
+        models.set(role as ModelRole, Transformer.fromArrays(entry.config, entry.arrays));
+      }
+      return { result: null, transfer: [] };
+    }
+    case 'weights': {
+      const target = model(request.role);
+      for (const [name, variable] of target.namedVariables()) {
+        const entry = request.arrays[name];
+        if (!entry) throw new Error(`weights for ${request.role} lack "${name}"`);
+        tf.tidy(() => variable.assign(tf.tensor(entry.data, entry.shape, 'float32')));
+      }
+      return { result: null, transfer: [] };
+    }
+    case 'rollout-begin': {
+      generator?.release();
+      generator = new PolicyGenerator(model('policy'), new Rng(request.seed), request.padId, { prefixReuse: request.prefixReuse });
+      return { result: null, transfer: [] };
+    }
+    case 'generate': {
+      if (!generator) throw new Error('generate before rollout-begin');
+      return { result: await generator.generate(request.prompts, request.options), transfer: [] };
+    }
+    case 'forget': {
+      generator?.forget(request.rowKey);
+      return { result: null, transfer: [] };
+    }
+    case 'rollout-end': {
+      generator?.release();
+      generator = null;
+      return { result: null, transfer: [] };
+    }
+    case 'gradients': {
+      const target = model(request.role);
+      const results: GradientResult[] = [];
+      for (const micro of request.micros) {
+        const { grads, scalars } = await microBatchGradients(target, micro, request.spec);
+        results.push({ grads: await readArrays(grads), scalars });
+      }
+      return { result: results, transfer: results.flatMap((r) => Object.values(r.grads).map((g) => g.data.buffer as ArrayBuffer)) };
+    }
+    case 'score': {
+      const target = model(request.role);
+      const results: ScoreResult[] = [];
+      for (const job of request.jobs) {
+        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents }) }) as tf.NamedTensorMap);
+        const width = Math.max(...job.rows.map((r) => r.length));
+        const result: ScoreResult = { width };
+        if (scores.logprobs) result.logprobs = ((await scores.logprobs.data()) as Float32Array).slice();
+        if (scores.values) result.values = ((await scores.values.data()) as Float32Array).slice();
+        tf.dispose(Object.values(scores));
+        results.push(result);
+      }
+      return { result: results, transfer: results.flatMap((r) => [r.logprobs, r.values].filter((a) => a !== undefined).map((a) => a.buffer as ArrayBuffer)) };
+    }
+  }
+}
+
+/** Reads and frees a map of tensors. */
+async function readArrays(tensors: Record<string, tf.Tensor>): Promise<NamedArrays> {
+  const out: NamedArrays = {};
+  for (const [name, tensor] of Object.entries(tensors)) {
+    // A copy: the cpu backend hands out its own storage, which a transfer would detach.
+    out[name] = { shape: [...tensor.shape], data: ((await tensor.data()) as Float32Array).slice() };
+    tensor.dispose();
+  }
+  return out;
+}
+
+if (!parentPort) throw new Error('worker-thread.ts runs only as a worker thread');
+const port = parentPort;
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (message: { id: number; request: WorkerRequest }) => {
+  queue = queue.then(async () => {
+    let reply: WorkerReply;
+    let transfer: ArrayBuffer[] = [];
+    try {
+      const handled = await handle(message.request);
+      reply = { id: message.id, ok: true, result: handled.result };
+      transfer = handled.transfer;
+    } catch (error) {
+      reply = { id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    }
+    port.postMessage(reply, transfer);
+  });
+});
