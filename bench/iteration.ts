@@ -8,8 +8,10 @@
  * and reports rollout and update seconds, tensor count, RSS and peak RSS after each iteration.
  * Ratios are baseline time / new time over the iterations both finished.
  *
- * CPU seconds per iteration are printed beside wall seconds and give the ratios: on a machine
- * other people's jobs keep busy, wall time measures their load as much as this code.
+ * CPU seconds per iteration are printed beside wall seconds and give the single-thread ratios:
+ * on a machine other people's jobs keep busy, wall time measures their load as much as this
+ * code. Worker threads (`trainer.workers: auto`) spend about the same CPU seconds on more cores,
+ * so their gain is the wall-time ratio, beside the same code with `trainer.workers: 1`.
  *
  * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake sokoban]
  * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
@@ -131,8 +133,9 @@ export default async function benchIteration(args: string[] = []): Promise<void>
       const from = [`model.path=${startDir}`, 'warm_start.mode=none', `trainer.total_training_steps=${ITERATIONS}`, ...QUIET];
       const variants: Variant[] = [
         ...(baseRoot ? [{ name: `baseline ${BASELINE.slice(0, 7)}`, root: baseRoot, overrides: from }] : []),
-        { name: 'prefix reuse off', root: ROOT, overrides: [...from, 'actor_rollout_ref.rollout.prefix_reuse=false'] },
-        { name: 'new', root: ROOT, overrides: from },
+        { name: 'prefix reuse off', root: ROOT, overrides: [...from, 'trainer.workers=1', 'actor_rollout_ref.rollout.prefix_reuse=false'] },
+        { name: 'new', root: ROOT, overrides: [...from, 'trainer.workers=1'] },
+        { name: 'new, workers auto', root: ROOT, overrides: [...from, 'trainer.workers=auto'] },
       ];
       const outcomes = new Map<string, Outcome>();
       for (const variant of variants) {
@@ -141,8 +144,14 @@ export default async function benchIteration(args: string[] = []): Promise<void>
         report(variant.name, outcome);
       }
       const next = outcomes.get('new')!;
-      if (baseRoot) console.log(`  ${name}: new vs baseline ${ratio(outcomes.get(`baseline ${BASELINE.slice(0, 7)}`)!, next)}`);
+      const parallel = outcomes.get('new, workers auto')!;
+      if (baseRoot) {
+        const base = outcomes.get(`baseline ${BASELINE.slice(0, 7)}`)!;
+        console.log(`  ${name}: new vs baseline ${ratio(base, next)}`);
+        console.log(`  ${name}: new with workers auto vs baseline ${ratio(base, parallel)}`);
+      }
       console.log(`  ${name}: new vs prefix reuse off ${ratio(outcomes.get('prefix reuse off')!, next)}`);
+      console.log(`  ${name}: workers auto vs workers 1 ${ratio(next, parallel)}`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

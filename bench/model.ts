@@ -1,7 +1,9 @@
 /**
  * Model throughput on the selected backend for the standard model size: rollout tokens/s (KV-cache
  * sampling), training tokens/s (forward + backward + Adam), the GFLOP/s those work out to, and
- * the backend's raw matmul GFLOP/s beside them (the ceiling the model could reach).
+ * the backend's raw matmul GFLOP/s beside them (the ceiling the model could reach). Then the
+ * trainer's PPO actor step on one thread and with every core (trainer.workers), beside the same
+ * step in PyTorch on one thread when python3-torch is installed, with the ratios.
  * Run alone: npx tsx bench/model.ts [auto|wasm|cpu|webgpu|tensorflow]
  */
 import { pathToFileURL } from 'node:url';
@@ -12,6 +14,9 @@ import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
 import { Transformer, type ResolvedTransformerConfig, type TransformerConfig } from '../trainer-core/model/transformer';
 import { Rng } from '../trainer-core/rng';
+import { resolveWorkerCount } from '../trainer-core/workers/worker-count';
+import { PPO_STEP, ppoStepTokensPerSecond } from './lib/ppo-step';
+import { torchStepTokensPerSecond } from './lib/torch-step';
 
 export const STANDARD_MODEL: TransformerConfig = { vocabSize: 512, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, valueHead: true };
 
@@ -107,6 +112,21 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
     `training: ${(trainTokens / trainSeconds).toFixed(0)} tokens/s (${TRAIN.rows} x ${TRAIN.length} tokens, forward + backward + Adam), ${(trainFlops / trainSeconds / 1e9).toFixed(2)} GFLOP/s`,
   );
   console.log(`raw matmul (512 x 512, float32): ${raw.toFixed(2)} GFLOP/s`);
+
+  const shape = `${PPO_STEP.rows} x ${PPO_STEP.length} tokens, clipped policy loss + entropy, backward, clip, Adam`;
+  const alone = await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, 1);
+  const { count, note } = resolveWorkerCount('auto', { backend: choice.name, pretrained: false });
+  const all = count > 1 ? await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, count) : alone;
+  console.log(`PPO actor step (${shape}):`);
+  console.log(`  TurnLab, 1 thread:        ${alone.toFixed(0)} tokens/s`);
+  console.log(`  TurnLab, workers auto (${count}): ${all.toFixed(0)} tokens/s${note ? ` (${note})` : ''}`);
+  const torch = torchStepTokensPerSecond(STANDARD_MODEL, 1);
+  if ('missing' in torch) {
+    console.log(`  PyTorch, 1 thread:        not measured: ${torch.missing}`);
+  } else {
+    console.log(`  PyTorch ${torch.version}, 1 thread: ${torch.tokensPerSecond.toFixed(0)} tokens/s`);
+    console.log(`  ratio to PyTorch's 1 thread: ${(alone / torch.tokensPerSecond).toFixed(2)}x on 1 thread, ${(all / torch.tokensPerSecond).toFixed(2)}x with every core`);
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,0 +1,71 @@
+/**
+ * The standard model's PPO actor step (one mini-batch of rows x length tokens: score, clipped
+ * policy loss with an entropy bonus, backward, clip, Adam) through the trainer's own update
+ * code, on this thread alone or with worker threads: the step `npm run bench -- model` compares
+ * with PyTorch's (scripts/torch-ppo-step.py).
+ */
+import type { BackendName } from '../../trainer-core/backend';
+import { Adam } from '../../trainer-core/model/adam';
+import { Transformer, type TransformerConfig } from '../../trainer-core/model/transformer';
+import { Rng } from '../../trainer-core/rng';
+import type { TrainingBatch } from '../../trainer-core/train/batch';
+import { scoreBatch, updateActor, type ActorUpdateSettings } from '../../trainer-core/train/ppo-update';
+import { WorkerPool } from '../../trainer-core/workers/worker-pool';
+
+export const PPO_STEP = { rows: 8, length: 128, steps: 2 };
+
+function uniformBatch(rng: Rng, rows: number, length: number, vocab: number): TrainingBatch {
+  const tokens = Array.from({ length: rows }, () => Array.from({ length }, () => 2 + rng.int(vocab - 2)));
+  const mask = new Float32Array(rows * length);
+  for (let b = 0; b < rows; b++) for (let t = 1; t < length; t++) mask[b * length + t] = 1;
+  return {
+    rows,
+    cols: length,
+    tokens,
+    mask,
+    rewards: new Float32Array(rows * length),
+    oldLogprobs: new Float32Array(rows * length),
+    turnEnds: tokens.map(() => [length - 1]),
+    stateKeys: tokens.map(() => ['']),
+    documents: tokens.map(() => new Array<number>(length).fill(0)),
+    groupIds: tokens.map((_, b) => b),
+    episodes: [],
+  };
+}
+
+/** Trained tokens per second of the step with `shards` threads (1: this thread only). */
+export async function ppoStepTokensPerSecond(config: TransformerConfig, backend: BackendName, shards: number): Promise<number> {
+  const model = Transformer.create(config, 1);
+  const rng = new Rng(2);
+  const batch = uniformBatch(rng, PPO_STEP.rows, PPO_STEP.length, model.config.vocabSize);
+  batch.oldLogprobs = (await scoreBatch(model, batch, { logprobs: true, chunk: PPO_STEP.rows })).logprobs as Float32Array;
+  const advantages = batch.mask.map((m) => m * rng.normal());
+  const settings: ActorUpdateSettings = {
+    miniBatchSize: PPO_STEP.rows,
+    microBatchSize: Math.ceil(PPO_STEP.rows / shards),
+    epochs: 1,
+    normLength: PPO_STEP.length,
+    clipLow: 0.2,
+    clipHigh: 0.28,
+    clipRatioC: 3,
+    aggMode: 'token-mean',
+    entropyCoeff: 0.01,
+    temperature: 1,
+    gradClip: 1,
+    klLoss: null,
+  };
+  const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
+  const pool = shards > 1 ? await WorkerPool.start(shards - 1, backend, { policy: model }) : null;
+  try {
+    const step = () => updateActor(model, optimizer, batch, advantages, settings, new Rng(3), pool ? { pool, role: 'policy' } : undefined);
+    await step();
+    const start = performance.now();
+    for (let i = 0; i < PPO_STEP.steps; i++) await step();
+    const seconds = (performance.now() - start) / 1000;
+    return (PPO_STEP.rows * (PPO_STEP.length - 1) * PPO_STEP.steps) / seconds;
+  } finally {
+    await pool?.dispose();
+    optimizer.dispose();
+    model.dispose();
+  }
+}
