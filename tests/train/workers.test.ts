@@ -12,6 +12,8 @@ import { scoreBatch, updateActor, updateCritic, type Parallel } from '../../trai
 import { resolveWorkerCount } from '../../trainer-core/workers/worker-count';
 import { contiguousBlocks, WorkerPool } from '../../trainer-core/workers/worker-pool';
 import { randomBatch, testActorSettings } from '../helpers/random-batch';
+import type { Demonstration } from '../../trainer-core/train/demonstrations';
+import { warmStart } from '../../trainer-core/train/warm-start';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, trainInMemory, withoutTimings } from './helpers';
 
@@ -84,6 +86,36 @@ describe('worker threads (trainer.workers)', () => {
     shared.critic.forEach((w, i) => expect(Array.from(w)).toEqual(Array.from(alone.critic[i])));
     expect(shared.metrics).toEqual(alone.metrics);
     expect(alone.metrics['actor/kl_loss']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("share a warm start, which follows one thread's up to float rounding", async () => {
+    const batch = randomBatch(new Rng(5), 10);
+    const demonstrations: Demonstration[] = batch.tokens.map((ids, b) => ({
+      tag: 'test',
+      text: '',
+      sequence: {
+        inputIds: ids,
+        lossMask: Array.from(batch.mask.subarray(b * batch.cols, b * batch.cols + ids.length)),
+        logprobs: ids.map(() => 0),
+        turnEnds: [ids.length - 1],
+        turnNumbers: [1],
+        tokenRewards: ids.map(() => 0),
+        documentIds: ids.map(() => 0),
+      },
+    }));
+    const run = async (threads: number) => {
+      const policy = Transformer.create(MODEL, 8);
+      const pool = threads > 0 ? await WorkerPool.start(threads, 'wasm', { policy }) : null;
+      const { finalLoss } = await warmStart({ policy, demonstrations, steps: 6, lr: 1e-2, batchSize: 5, gradClip: 1, rng: new Rng(9), parallel: pool ? { pool, role: 'policy' } : undefined });
+      await pool?.dispose();
+      const weights = await weightsOf(policy);
+      policy.dispose();
+      return { finalLoss, weights };
+    };
+    const alone = await run(0);
+    const shared = await run(1);
+    expect(shared.finalLoss).toBeCloseTo(alone.finalLoss, 5);
+    shared.weights.forEach((w, i) => w.forEach((x, j) => expect(Math.abs(x - alone.weights[i][j])).toBeLessThan(1e-4)));
   }, 60_000);
 
   it('make a run that repeats itself exactly, resumed or not', async () => {

@@ -38,18 +38,21 @@ export interface CriticLossSettings {
   aggMode: LossAggMode;
 }
 
-export type LossSpec = { role: 'actor'; settings: ActorLossSettings } | { role: 'critic'; settings: CriticLossSettings };
+/** The warm start's supervised loss: the demonstrated replies' negative log-likelihood per token. */
+export type LossSpec = { role: 'actor'; settings: ActorLossSettings } | { role: 'critic'; settings: CriticLossSettings } | { role: 'supervised' };
 
 /** Reported scalars that are themselves sums over micro-batches (losses); the rest are fractions. */
 export const SUMMED_SCALARS: Record<LossSpec['role'], ReadonlySet<string>> = {
   actor: new Set(['pg_loss', 'entropy', 'kl_loss']),
   critic: new Set(['vf_loss']),
+  supervised: new Set(['loss']),
 };
 
 /** The batch arrays each role's loss reads. */
 export const LOSS_ARRAYS: Record<LossSpec['role'], (spec: LossSpec) => string[]> = {
   actor: (spec) => ['mask', 'oldLogprobs', 'advantages', ...(spec.role === 'actor' && spec.settings.klLoss ? ['refLogprobs'] : [])],
   critic: () => ['mask', 'oldValues', 'returns'],
+  supervised: () => ['mask'],
 };
 
 export interface MicroBatchGradients {
@@ -81,6 +84,13 @@ function lossOf(model: TrainableModel, micro: MicroBatch, spec: LossSpec, keep: 
   const tensor = (name: string) => tf.tensor2d(micro.arrays[name], [micro.rows.length, micro.width]);
   const mask = tensor('mask');
   const { aggOptions, rows, documents } = micro;
+  if (spec.role === 'supervised') {
+    // Normalised by the whole step's token count, so the micro-batches' losses add up to it.
+    const logp = scoreTokens(model, rows, { logprobs: true, documents }).logprobs as tf.Tensor2D;
+    const loss = logp.mul(mask).sum().div(-(aggOptions.globalTokens ?? 1)) as tf.Scalar;
+    keep('loss', loss);
+    return loss;
+  }
   if (spec.role === 'critic') {
     const values = scoreTokens(model, rows, { logprobs: false, values: true, documents }).values as tf.Tensor2D;
     const vl = valueLoss({ values, oldValues: tensor('oldValues'), returns: tensor('returns'), mask, cliprange: spec.settings.cliprange, aggMode: spec.settings.aggMode, aggOptions });

@@ -7,11 +7,12 @@ import { scoreTokens, type ScoreOptions } from '../model/scoring';
 import type { LanguageModel } from '../model/language-model';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
-import type { ModelRole, NamedArrays } from '../workers/protocol';
-import { contiguousBlocks, type WorkerPool } from '../workers/worker-pool';
+import { contiguousBlocks } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
-import { clipByGlobalNormAsync } from '../algo/grad-clip';
-import { LOSS_ARRAYS, microBatchGradients, SUMMED_SCALARS, type LossSpec, type MicroBatch, type MicroBatchGradients } from './micro-batch-loss';
+import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from './micro-batch-loss';
+import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
+
+export type { Parallel };
 
 /**
  * The update half of a PPO iteration: forward passes that score the batch, and the actor and
@@ -20,12 +21,6 @@ import { LOSS_ARRAYS, microBatchGradients, SUMMED_SCALARS, type LossSpec, type M
  * blocks, the first computed here and the others by the workers, and read back in order: the
  * gradient is summed in the same order as on one thread, so it is the same.
  */
-
-/** Worker threads holding a copy of the model a function computes with. */
-export interface Parallel {
-  pool: WorkerPool;
-  role: ModelRole;
-}
 
 /** Scores every row of the batch in chunks; returns [rows, cols] arrays. */
 export async function scoreBatch(
@@ -209,30 +204,6 @@ async function optimise(
   return sums.means();
 }
 
-/** Calls `visit` with each micro-batch's gradients, in micro-batch order, wherever they were computed. */
-async function forEachMicroBatchGradient(
-  model: TrainableModel,
-  micros: MicroBatch[],
-  spec: LossSpec,
-  parallel: Parallel | undefined,
-  visit: (result: MicroBatchGradients, index: number) => void,
-): Promise<void> {
-  const blocks = contiguousBlocks(micros.length, parallel ? parallel.pool.size + 1 : 1);
-  const remote = blocks
-    .slice(1)
-    .map(([start, end], i) => (parallel as Parallel).pool.thread(i).call({ type: 'gradients', role: (parallel as Parallel).role, micros: micros.slice(start, end), spec }));
-  remote.forEach((p) => p.catch(() => {}));
-  for (let i = blocks[0][0]; i < blocks[0][1]; i++) visit(await microBatchGradients(model, micros[i], spec), i);
-  for (let b = 0; b < remote.length; b++) {
-    const results = await remote[b];
-    results.forEach((result, j) => visit({ grads: toTensors(result.grads), scalars: result.scalars }, blocks[b + 1][0] + j));
-  }
-}
-
-function toTensors(arrays: NamedArrays): Record<string, tf.Tensor> {
-  return Object.fromEntries(Object.entries(arrays).map(([name, { shape, data }]) => [name, tf.tensor(data, shape, 'float32')]));
-}
-
 export async function updateActor(
   policy: TrainableModel,
   optimizer: Adam,
@@ -271,34 +242,6 @@ export async function updateCritic(
 ): Promise<Metrics> {
   const spec: LossSpec = { role: 'critic', settings: { cliprange: settings.cliprange, aggMode: settings.aggMode } };
   return optimise(critic, optimizer, batch, { mask: batch.mask, oldValues, returns }, settings, rng, spec, parallel);
-}
-
-class GradientSum {
-  private sum: Record<string, tf.Tensor> = {};
-
-  /** Adds (and frees) gradients keyed by parameter name. */
-  add(grads: Record<string, tf.Tensor>): void {
-    for (const [name, grad] of Object.entries(grads)) {
-      const previous = this.sum[name];
-      if (previous) {
-        this.sum[name] = tf.add(previous, grad);
-        previous.dispose();
-        grad.dispose();
-      } else {
-        this.sum[name] = grad;
-      }
-    }
-  }
-
-  /** Clips, applies one optimizer step (skipped when the norm is not finite), frees memory. */
-  async step(optimizer: Adam, maxNorm: number): Promise<number> {
-    const clipped = await clipByGlobalNormAsync(this.sum, maxNorm);
-    if (clipped.finite) optimizer.apply(clipped.grads);
-    tf.dispose(Object.values(clipped.grads));
-    tf.dispose(Object.values(this.sum));
-    this.sum = {};
-    return clipped.norm;
-  }
 }
 
 class MetricSums {

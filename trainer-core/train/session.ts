@@ -63,10 +63,10 @@ interface RunModels {
   restored: { actorOptimizer: OptimizerSnapshot; criticOptimizer: OptimizerSnapshot | null; state: TrainingState } | null;
 }
 
-export async function openSession(options: TrainOptions): Promise<Session> {
+export async function openSession(options: TrainOptions, backend: BackendName): Promise<Session> {
   const cfg = options.config;
   const seed = cfg.trainer.seed;
-  const models = usesPretrainedModel(cfg) ? await openPretrainedRun(options) : await openScratchRun(options);
+  const models = usesPretrainedModel(cfg) ? await openPretrainedRun(options) : await openScratchRun(options, backend);
   const { policy, critic } = models;
   const adam = (model: TrainableModel, o: RunConfig['critic']['optim']) =>
     new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
@@ -146,7 +146,7 @@ export async function startWorkers(session: Session, backend: BackendName, log: 
 }
 
 /** TurnLab's own transformer: fresh, from another run's policy (`model.path`), or resumed. */
-async function openScratchRun(options: TrainOptions): Promise<RunModels> {
+async function openScratchRun(options: TrainOptions, backend: BackendName): Promise<RunModels> {
   const cfg = options.config;
   const roles = modelRoles(cfg);
   let tokenizer: WordByteTokenizer;
@@ -175,7 +175,7 @@ async function openScratchRun(options: TrainOptions): Promise<RunModels> {
       tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
       policy = createModel(cfg, tokenizer.vocabSize, 'policy');
     }
-    await runWarmStart(options, policy, tokenizer);
+    await runWarmStart(options, policy, tokenizer, backend);
     critic = roles.critic ? createCriticFromPolicy(cfg, policy) : null;
     reference = roles.reference ? policy.clone() : null;
   }
@@ -216,8 +216,11 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
   return { ...models, restored };
 }
 
-/** The supervised warm start (`warm_start.mode`), on a new run's policy before RL. */
-async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer): Promise<void> {
+/**
+ * The supervised warm start (`warm_start.mode`), on a new run's policy before RL; on the worker
+ * threads too when `trainer.workers` asks for them and the policy is TurnLab's own (`backend`).
+ */
+async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, backend?: BackendName): Promise<void> {
   const cfg = options.config;
   if (cfg.warm_start.mode === 'none' || cfg.warm_start.steps === 0) return;
   const seed = cfg.trainer.seed;
@@ -228,7 +231,10 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     rng: new Rng(deriveSeed(seed, 'demonstrations')),
     resolveSpec: options.resolveSpec,
   });
+  const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend, pretrained: false }).count - 1 : 0;
+  const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: policy as Transformer }) : null;
   const result = await warmStart({
+    parallel: pool ? { pool, role: 'policy' } : undefined,
     policy,
     demonstrations,
     steps: cfg.warm_start.steps,
@@ -237,7 +243,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
     gradClip: cfg.actor_rollout_ref.actor.grad_clip,
     rng: new Rng(deriveSeed(seed, 'warm-start')),
-  });
+  }).finally(() => pool?.dispose());
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
 }
 

@@ -66,7 +66,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   let lastIteration = 0;
   let session: Session | null = null;
   try {
-    session = await openSession(options);
+    session = await openSession(options, backend.name);
     await startWorkers(session, backend.name, log);
     lastIteration = session.state.iteration;
     await sink.runStarted({

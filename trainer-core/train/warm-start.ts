@@ -5,10 +5,14 @@ import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
 import type { Demonstration } from './demonstrations';
+import { contiguousBlocks } from '../workers/worker-pool';
+import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
+import type { MicroBatch } from './micro-batch-loss';
 
 /**
  * Supervised warm start: maximise the likelihood of demonstrated replies (loss mask on the
- * replies only, as in training). Its own Adam, so PPO's optimizer state starts fresh.
+ * replies only, as in training). Its own Adam, so PPO's optimizer state starts fresh. With worker
+ * threads (`parallel`), each step's rows are split into one micro-batch per thread.
  */
 export async function warmStart(options: {
   policy: TrainableModel;
@@ -19,6 +23,7 @@ export async function warmStart(options: {
   gradClip: number;
   rng: Rng;
   onStep?: (step: number, loss: number) => void;
+  parallel?: Parallel;
 }): Promise<{ finalLoss: number }> {
   const { policy, demonstrations, steps, rng } = options;
   const usable = demonstrations.filter((d) => d.sequence.lossMask.some((m) => m === 1));
@@ -34,6 +39,11 @@ export async function warmStart(options: {
       const width = Math.max(...rows.map((r) => r.length));
       const maskData = new Float32Array(picked.length * width);
       picked.forEach((d, i) => maskData.set(d.sequence.lossMask, i * width));
+      if (options.parallel) {
+        finalLoss = await sharedStep(policy, optimizer, rows, documents, maskData, width, options.gradClip, options.parallel);
+        options.onStep?.(step, finalLoss);
+        continue;
+      }
       const { value, grads } = tf.tidy(() => {
         const mask = tf.tensor2d(maskData, [picked.length, width]);
         const count = maskData.reduce((a, b) => a + b, 0);
@@ -55,4 +65,35 @@ export async function warmStart(options: {
     optimizer.dispose();
   }
   return { finalLoss };
+}
+
+/** One warm-start step split over the worker threads: the same loss, summed in row order. */
+async function sharedStep(
+  policy: TrainableModel,
+  optimizer: Adam,
+  rows: number[][],
+  documents: number[][],
+  mask: Float32Array,
+  width: number,
+  gradClip: number,
+  parallel: Parallel,
+): Promise<number> {
+  const globalTokens = mask.reduce((a, b) => a + b, 0);
+  const micros: MicroBatch[] = contiguousBlocks(rows.length, parallel.pool.size + 1)
+    .filter(([start, end]) => end > start)
+    .map(([start, end]) => {
+      const blockWidth = Math.max(...rows.slice(start, end).map((r) => r.length));
+      const blockMask = new Float32Array((end - start) * blockWidth);
+      for (let r = start; r < end; r++) blockMask.set(mask.subarray(r * width, r * width + blockWidth), (r - start) * blockWidth);
+      return { rows: rows.slice(start, end), documents: documents.slice(start, end), width: blockWidth, arrays: { mask: blockMask }, aggOptions: { globalTokens } };
+    });
+  const sum = new GradientSum();
+  let loss = 0;
+  await forEachMicroBatchGradient(policy, micros, { role: 'supervised' }, parallel, (result) => {
+    sum.add(result.grads);
+    loss += result.scalars.loss;
+  });
+  await sum.step(optimizer, gradClip);
+  await parallel.pool.syncWeights(parallel.role, policy);
+  return loss;
 }
