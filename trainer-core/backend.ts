@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import { installWasmKernels } from './model/wasm-kernels';
 
 export const BACKEND_REQUESTS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
 export type BackendRequest = (typeof BACKEND_REQUESTS)[number];
@@ -252,6 +253,7 @@ async function probeWasm(): Promise<Attempt> {
   const ok = await tf.setBackend('wasm');
   if (!ok) return { ok: false, why: 'the wasm module failed to initialise' };
   await tf.ready();
+  installWasmKernels();
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   return { ok: true, tfBackend: 'wasm', device: `CPU (WebAssembly${simd ? ' SIMD' : ''}, 1 thread)` };
 }

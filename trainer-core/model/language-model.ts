@@ -7,7 +7,7 @@
  * and v are 4-D with the batch on axis 0 and key positions on axis 2 (any head count and width
  * on axes 1 and 3). The prefix cache slices and stacks caches along those two axes only.
  */
-import type { ForwardInput, ForwardOptions, ForwardOutput } from './transformer';
+import type { ForwardInput, ForwardOptions, ForwardOutput, KVCache } from './transformer';
 
 export type { ForwardInput, ForwardOptions, ForwardOutput, KVCache, LayerCache } from './transformer';
 
@@ -26,4 +26,9 @@ export interface LanguageModel {
    * `frozenCache` (the prompt's keys and values, read in place and not returned).
    */
   forward(input: ForwardInput, options?: ForwardOptions): ForwardOutput;
+  /**
+   * Optional: returns the cache with whatever makes reading it as `frozenCache` cheaper (extra
+   * tensors on each layer, which the caller disposes with it). It must not change any result.
+   */
+  prepareFrozenCache?(cache: KVCache): KVCache;
 }

@@ -98,7 +98,7 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
 
   let logits: tf.Tensor = prefill.logits;
   // The prompt's keys and values stay as they are; only the reply's own cache grows per step.
-  const promptCache: KVCache | undefined = prefill.cache;
+  const promptCache: KVCache | undefined = prefill.cache && model.prepareFrozenCache ? model.prepareFrozenCache(prefill.cache) : prefill.cache;
   let replyCache: KVCache | undefined;
   try {
     for (let step = 0; step < maxNew; step++) {
@@ -298,7 +298,7 @@ function unflattenCache(tensors: tf.Tensor[]): KVCache {
 }
 
 function disposeCache(cache: KVCache): void {
-  for (const layer of cache) tf.dispose([layer.k, layer.v]);
+  for (const layer of cache) tf.dispose([layer.k, layer.v, ...(layer.keysByDim ? [layer.keysByDim] : [])]);
 }
 
 function decodingOf(options: SampleOptions): Decoding {

@@ -50,6 +50,12 @@ export type ResolvedTransformerConfig = Required<TransformerConfig>;
 export interface LayerCache {
   k: tf.Tensor4D;
   v: tf.Tensor4D;
+  /**
+   * The same keys as [batch, heads, dim, past], made once for a frozen cache (the prompt's) by
+   * prepareFrozenCache: each decoding step then multiplies by them directly, where a transposed
+   * operand would be copied into this layout at every step. Same products, same result.
+   */
+  keysByDim?: tf.Tensor4D;
 }
 export type KVCache = LayerCache[];
 
@@ -288,6 +294,11 @@ export class Transformer {
     this.params.clear();
   }
 
+  /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
+  prepareFrozenCache(cache: KVCache): KVCache {
+    return cache.map((layer) => ({ ...layer, keysByDim: layer.keysByDim ?? (layer.k.transpose([0, 1, 3, 2]) as tf.Tensor4D) }));
+  }
+
   /** Creates intermediate tensors: call inside tf.tidy (or a gradient function). */
   forward(input: ForwardInput, options: ForwardOptions = {}): ForwardOutput {
     const c = this.config;
@@ -378,9 +389,11 @@ function attendWithFrozen(q: tf.Tensor3D, frozen: LayerCache, k: tf.Tensor4D, v:
   const before = frozen.k.shape[2];
   const time = q.shape[1];
   const rows = batch * heads;
-  const frozenK = frozen.k.reshape([rows, before, headDim]) as tf.Tensor3D;
   const frozenV = frozen.v.reshape([rows, before, headDim]) as tf.Tensor3D;
-  const scores = tf.concat([tf.matMul(q, frozenK, false, true), tf.matMul(q, k.reshape([rows, recent, headDim]) as tf.Tensor3D, false, true)], 2);
+  const frozenScores = frozen.keysByDim
+    ? tf.matMul(q, frozen.keysByDim.reshape([rows, headDim, before]) as tf.Tensor3D)
+    : tf.matMul(q, frozen.k.reshape([rows, before, headDim]) as tf.Tensor3D, false, true);
+  const scores = tf.concat([frozenScores, tf.matMul(q, k.reshape([rows, recent, headDim]) as tf.Tensor3D, false, true)], 2);
   const weights = tf.softmax(scores.reshape([batch, heads, time, before + recent]).add(bias)).reshape([rows, time, before + recent]);
   const fromFrozen = tf.matMul(weights.slice([0, 0, 0], [rows, time, before]) as tf.Tensor3D, frozenV);
   const fromRecent = tf.matMul(weights.slice([0, 0, before], [rows, time, recent]) as tf.Tensor3D, v.reshape([rows, recent, headDim]) as tf.Tensor3D);

@@ -1,0 +1,43 @@
+/**
+ * The compiled kernels.wat, instantiated once per tfjs wasm backend on that backend's own memory,
+ * so a kernel reads its inputs and writes its output where tfjs keeps them, without copies.
+ */
+import type * as tf from '@tensorflow/tfjs';
+import { WASM_BASE64 } from './kernels-binary';
+
+/** The parts of tfjs-wasm's BackendWasm the kernels use (not in its public typings). */
+export interface WasmBackendInternals {
+  /** Emscripten's module; `asm.memory` is the WebAssembly.Memory every tensor lives in. */
+  wasm: { asm: { memory: object } };
+  dataIdMap: { get(dataId: object): { memoryOffset: number } };
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  disposeData(dataId: object): void;
+}
+
+export interface WasmKernels {
+  matmul(a: number, b: number, c: number, batch: number, m: number, k: number, n: number, strideAi: number, strideAk: number, batchStrideA: number, batchStrideB: number): void;
+  slice(x: number, out: number, s0: number, s1: number, s2: number, xs0: number, xs1: number, xs2: number, run: number): void;
+}
+
+/** The WebAssembly API, which this project's Node typings (no DOM lib) do not declare. */
+const WebAssemblyApi = (globalThis as unknown as {
+  WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } };
+}).WebAssembly;
+
+let compiled: object | null = null;
+const instances = new WeakMap<object, WasmKernels>();
+
+export function kernelsFor(backend: WasmBackendInternals): WasmKernels {
+  let kernels = instances.get(backend);
+  if (!kernels) {
+    compiled ??= new WebAssemblyApi.Module(Buffer.from(WASM_BASE64, 'base64'));
+    kernels = new WebAssemblyApi.Instance(compiled, { env: { memory: backend.wasm.asm.memory } }).exports as unknown as WasmKernels;
+    instances.set(backend, kernels);
+  }
+  return kernels;
+}
+
+/** Byte address of a tensor's data in the backend's memory. */
+export function addressOf(backend: WasmBackendInternals, t: tf.TensorInfo): number {
+  return backend.dataIdMap.get(t.dataId).memoryOffset;
+}
