@@ -136,3 +136,38 @@ describe('wasm Slice kernel', () => {
     expect(tf.memory().numTensors).toBe(before);
   });
 });
+
+describe('wasm Tile kernel', () => {
+  const cases: Array<[number[], number[]]> = [
+    [[1, 3, 4], [5, 1, 1]],
+    [[1, 1, 2, 3], [2, 3, 1, 1]],
+    [[1, 6], [4, 1]],
+    [[2, 3], [3, 1]],
+    [[1, 3], [2, 2]],
+    [[3], [4]],
+  ];
+
+  it.each(cases)('repeats %j by %j as tf.tile defines it, for float32, int32 and bool', (shape, reps) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const rng = new Rng(9);
+    for (const t of [
+      tf.tensor(Float32Array.from({ length: n }, () => rng.normal()), shape, 'float32'),
+      tf.tensor(Int32Array.from({ length: n }, () => rng.int(100)), shape, 'int32'),
+      tf.tensor(Array.from({ length: n }, () => rng.int(2) === 1), shape, 'bool'),
+    ]) {
+      const tiled = tf.tile(t, reps);
+      expect(tiled.shape).toEqual(shape.map((d, i) => d * reps[i]));
+      // Element (i0, i1, ...) of the result is element (i0 mod d0, i1 mod d1, ...) of the input.
+      const values = t.arraySync();
+      const read = (index: number[]) => index.reduce((x: unknown, i, dim) => (x as unknown[])[i % shape[dim]], values as unknown);
+      const expected: number[] = [];
+      const walk = (dim: number, index: number[]) => {
+        if (dim === shape.length) return void expected.push(Number(read(index)));
+        for (let i = 0; i < shape[dim] * reps[dim]; i++) walk(dim + 1, [...index, i]);
+      };
+      walk(0, []);
+      expect(Array.from(tiled.dataSync()).map(Number)).toEqual(expected);
+      tf.dispose([t, tiled]);
+    }
+  });
+});

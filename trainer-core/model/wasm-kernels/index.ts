@@ -1,6 +1,7 @@
 /** TurnLab's own kernels for tfjs's wasm backend: each equals tfjs's own result bit for bit. */
 import { installWasmBatchMatMul } from './batch-matmul';
 import { installWasmSlice } from './slice';
+import { installWasmTile } from './tile';
 
 export { tfjsBatchMatMul } from './batch-matmul';
 
@@ -8,4 +9,5 @@ export { tfjsBatchMatMul } from './batch-matmul';
 export function installWasmKernels(): void {
   installWasmBatchMatMul();
   installWasmSlice();
+  installWasmTile();
 }
