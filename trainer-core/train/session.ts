@@ -233,7 +233,13 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   });
   const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend, pretrained: false }).count - 1 : 0;
   const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: policy as Transformer }) : null;
+  const steps = cfg.warm_start.steps;
+  // A long warm start says how far it is, about ten times, so a terminal is never silent for minutes.
+  const every = Math.max(1, Math.round(steps / 10));
   const result = await warmStart({
+    onStep: (step, loss) => {
+      if (step % every === 0 && step < steps) options.log?.(`warm start: step ${step}/${steps}, loss ${loss.toFixed(4)}`);
+    },
     parallel: pool ? { pool, role: 'policy' } : undefined,
     policy,
     demonstrations,

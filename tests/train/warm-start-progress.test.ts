@@ -1,0 +1,27 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadRunConfig } from '../../trainer-core/config';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { tempDir, trainInMemory } from './helpers';
+
+const tmp = tempDir('warm-start-progress');
+afterAll(() => tmp.cleanup());
+
+describe('a warm start', () => {
+  it('reports its progress on the log about ten times, then its final loss', async () => {
+    const cfg = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
+      ...TINY_LAKE_OVERRIDES,
+      'warm_start.steps=20',
+      'trainer.total_training_steps=1',
+      'trainer.val_before_train=false',
+    ]);
+    const lines: string[] = [];
+    const { result } = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
+    expect(result.status).toBe('completed');
+    const steps = lines.filter((line) => line.startsWith('warm start: step'));
+    expect(steps.map((line) => line.match(/step (\d+)\/20/)?.[1])).toEqual(['2', '4', '6', '8', '10', '12', '14', '16', '18']);
+    for (const line of steps) expect(line).toMatch(/, loss \d+\.\d{4}$/);
+    const last = lines.findIndex((line) => line.startsWith('warm start (random-valid): 20 steps'));
+    expect(last).toBeGreaterThan(lines.indexOf(steps[steps.length - 1]));
+  }, 120_000);
+});
