@@ -13,7 +13,7 @@
  * code. Worker threads (`trainer.workers: auto`) spend about the same CPU seconds on more cores,
  * so their gain is the wall-time ratio, beside the same code with `trainer.workers: 1`.
  *
- * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake sokoban]
+ * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake-ragen-prompt sokoban]
  * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -108,20 +108,21 @@ export default async function benchIteration(args: string[] = []): Promise<void>
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--start') {
       const [name, dir] = (args[++i] ?? '').split('=');
-      if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake=/tmp/run/iter-1');
+      if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake-ragen-prompt=/tmp/run/iter-1');
       starts.set(name, dir);
     } else {
       names.push(args[i]);
     }
   }
-  if (names.length === 0) names.push('frozenlake', 'sokoban');
+  if (names.length === 0) names.push('frozenlake-ragen-prompt', 'sokoban');
   const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
   console.log(`${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${ITERATIONS} iterations per variant after one warm-started iteration`);
   try {
     const baseRoot = extractBaseline(mkdirSync(join(work, 'baseline'), { recursive: true }) ?? join(work, 'baseline'));
     for (const name of names) {
-      const config = join(ROOT, 'configs', `${name}.yaml`);
-      if (!existsSync(config)) throw new Error(`bench iteration: no configs/${name}.yaml`);
+      // bench/configs pins the configs the speed figures were measured on; then the ready ones.
+      const config = [join(ROOT, 'bench/configs', `${name}.yaml`), join(ROOT, 'configs', `${name}.yaml`)].find((path) => existsSync(path));
+      if (!config) throw new Error(`bench iteration: no bench/configs/${name}.yaml or configs/${name}.yaml`);
       console.log(`\n${name}.yaml`);
       let startDir = starts.get(name);
       if (!startDir) {
