@@ -6,13 +6,11 @@
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchmarksNamed } from './lib/benchmark-names';
 
 const folder = dirname(fileURLToPath(import.meta.url));
-// Arguments after a module's name that name no module are that module's own (`learning sokoban
-// --seeds 0,1`); the module reads them from process.argv.
 const names = new Set(readdirSync(folder).filter((n) => n.endsWith('.ts') && n !== 'index.ts').map((n) => n.replace(/\.ts$/, '')));
-const args = process.argv.slice(2);
-const only = args.length && names.has(args[0]) ? args.filter((a) => names.has(a)) : args;
+const only = benchmarksNamed(process.argv.slice(2), names);
 const modules = readdirSync(folder)
   .filter((name) => /\.ts$/.test(name) && name !== 'index.ts' && !name.endsWith('.d.ts'))
   .sort()
