@@ -24,6 +24,9 @@ const WebAssemblyApi = (globalThis as unknown as {
   WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } };
 }).WebAssembly;
 
+/** Bytes per element as tfjs-wasm stores each dtype (bool as one byte); strings are not in the heap. */
+export const ELEMENT_BYTES: Partial<Record<tf.DataType, number>> = { float32: 4, int32: 4, bool: 1 };
+
 let compiled: object | null = null;
 const instances = new WeakMap<object, WasmKernels>();
 

@@ -9,15 +9,13 @@
  * copies only the box, with memory.copy. Strings and ranks above four stay with tfjs's kernel.
  */
 import * as tf from '@tensorflow/tfjs';
-import { addressOf, kernelsFor, type WasmBackendInternals } from './instance';
+import { addressOf, ELEMENT_BYTES, kernelsFor, type WasmBackendInternals } from './instance';
 
 interface SliceArgs {
   inputs: { x: tf.TensorInfo };
   backend: WasmBackendInternals;
   attrs: { begin: number | number[]; size: number | number[] };
 }
-
-const BYTES: Partial<Record<tf.DataType, number>> = { float32: 4, int32: 4, bool: 1 };
 
 let installed = false;
 
@@ -29,7 +27,7 @@ export function installWasmSlice(): void {
 
   const slice = (args: SliceArgs): tf.TensorInfo => {
     const { inputs: { x }, backend, attrs } = args;
-    const bytes = BYTES[x.dtype];
+    const bytes = ELEMENT_BYTES[x.dtype];
     const rank = x.shape.length;
     if (!bytes || rank > 4 || rank === 0) return fallback(args);
     const [begin, size] = tf.slice_util.parseSliceParams(x as tf.Tensor, attrs.begin, attrs.size);

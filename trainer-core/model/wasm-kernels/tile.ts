@@ -5,15 +5,13 @@
  * prefix's logits. Any other pattern stays with tfjs's kernel.
  */
 import * as tf from '@tensorflow/tfjs';
-import { addressOf, kernelsFor, type WasmBackendInternals } from './instance';
+import { addressOf, ELEMENT_BYTES, kernelsFor, type WasmBackendInternals } from './instance';
 
 interface TileArgs {
   inputs: { x: tf.TensorInfo };
   backend: WasmBackendInternals;
   attrs: { reps: number[] };
 }
-
-const BYTES: Partial<Record<tf.DataType, number>> = { float32: 4, int32: 4, bool: 1 };
 
 let installed = false;
 
@@ -25,7 +23,7 @@ export function installWasmTile(): void {
 
   const tile = (args: TileArgs): tf.TensorInfo => {
     const { inputs: { x }, backend, attrs: { reps } } = args;
-    const bytes = BYTES[x.dtype];
+    const bytes = ELEMENT_BYTES[x.dtype];
     // Repeats only before the first dimension that stays, and every dimension before it of size 1.
     const kept = reps.findIndex((r) => r === 1);
     const leading = kept === -1 ? reps.length : kept;
