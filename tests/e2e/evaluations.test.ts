@@ -12,6 +12,7 @@ import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { seriousViolations } from './axe';
 import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
+import { stepTo } from './stepper';
 
 const GREEDY = 'actor_rollout_ref.rollout.val_kwargs.do_sample=false';
 
@@ -120,7 +121,9 @@ describe.skipIf(!hasChromium)('stored evaluations in a browser against turnlab s
     const turns = Number(await page.locator('.episode-row.selected td:nth-child(5)').innerText());
     // The stepper's last position waits for the episode's re-run in the background.
     await page.locator('.stepper[data-final-state="ready"]').waitFor();
-    for (let i = 0; i < turns; i++) await page.keyboard.press('ArrowRight');
+    // The turns load apart from the re-run: a key pressed before they are shown steps nothing.
+    await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`turn 1 / ${turns}`);
+    await stepTo(page, turns, turns);
     await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`after turn ${turns} / ${turns}`);
     await page.locator('.final-state .grid-tiles').waitFor();
     expect(await page.locator('.final-state .note').innerText()).toMatch(/^Re-run from seed \d+ with the stored actions\.$/);

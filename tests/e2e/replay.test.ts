@@ -12,6 +12,7 @@ import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { ensureBuilt, hasChromium, launchBrowser, root, startServe, type OpenBrowser, type Serve } from './harness';
 import { saveScreenshot, screenshotFolder } from './screenshots';
+import { stepTo } from './stepper';
 
 const TINY_LAKE = [...TINY_LAKE_OVERRIDES, 'trainer.total_training_steps=2'];
 
@@ -105,7 +106,7 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     // Past the last turn: the state after the last action.
     // The stepper's last position waits for the episode's re-run in the background.
     await page.locator('.stepper[data-final-state="ready"]').waitFor();
-    for (let i = 0; i < episodeTurns; i++) await page.keyboard.press('ArrowRight');
+    await stepTo(page, episodeTurns, episodeTurns);
     await expect.poll(() => page.locator('.turn-counter').innerText()).toBe(`after turn ${episodeTurns} / ${episodeTurns}`);
     expect(new URL(page.url().replace('/#/', '/')).searchParams.get('turn')).toBe(String(episodeTurns));
     await page.locator('.final-state .grid-tiles circle.player').waitFor();
