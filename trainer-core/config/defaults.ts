@@ -183,6 +183,8 @@ warm_start:                      # supervised steps before RL, for models traine
   mode: none                     # none | expert (solver's actions) | random-valid (any valid action)
   steps: 0
   lr: 1.0e-3
+  lr_scheduler_type: constant    # constant | cosine (over the warm start's steps, towards min_lr_ratio x lr)
+  min_lr_ratio: 0.0
   episodes: null                 # distinct demonstration episodes (start states); null: 4 train rollouts' worth
 `;
 

@@ -186,6 +186,8 @@ const warmStartSchema = z.strictObject({
   mode: z.enum(WARM_START_MODES),
   steps: nonNegativeInt,
   lr: z.number().positive(),
+  lr_scheduler_type: z.enum(LR_SCHEDULERS),
+  min_lr_ratio: probability,
   episodes: positiveInt.nullable(),
 });
 

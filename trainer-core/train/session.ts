@@ -245,6 +245,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     demonstrations,
     steps: cfg.warm_start.steps,
     lr: cfg.warm_start.lr,
+    schedule: { type: cfg.warm_start.lr_scheduler_type, minLrRatio: cfg.warm_start.min_lr_ratio },
     // Attention memory grows with batch x length^2: one micro-batch per step stays in wasm's 4 GB.
     batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
     gradClip: cfg.actor_rollout_ref.actor.grad_clip,

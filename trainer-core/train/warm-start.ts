@@ -4,6 +4,7 @@ import { scoreTokens } from '../model/scoring';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
+import { learningRateAt } from '../algo/lr-schedule';
 import type { Demonstration } from './demonstrations';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
@@ -19,6 +20,8 @@ export async function warmStart(options: {
   demonstrations: readonly Demonstration[];
   steps: number;
   lr: number;
+  /** Cosine decays over the warm start's steps towards `minLrRatio` x lr; constant by default. */
+  schedule?: { type: 'constant' | 'cosine'; minLrRatio: number };
   batchSize: number;
   gradClip: number;
   rng: Rng;
@@ -32,7 +35,16 @@ export async function warmStart(options: {
   const names = new Map(policy.namedVariables().map(([name, variable]) => [variable.name, name]));
   let finalLoss = NaN;
   try {
+    const schedule = options.schedule ?? { type: 'constant', minLrRatio: 0 };
     for (let step = 1; step <= steps; step++) {
+      optimizer.learningRate = learningRateAt(step, {
+        schedule: schedule.type,
+        lr: options.lr,
+        totalIterations: steps,
+        warmupRatio: 0,
+        minLrRatio: schedule.minLrRatio,
+        numCycles: 0.5,
+      });
       const picked = Array.from({ length: Math.min(options.batchSize, usable.length) }, () => rng.choice(usable));
       const rows = picked.map((d) => d.sequence.inputIds);
       const documents = picked.map((d) => d.sequence.documentIds);
