@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import benchLearning, { EVALUATION_EPISODES, EVALUATION_SEED, meanFigure } from '../../bench/learning';
+import { openStore } from '../../main/store/db';
+
+const repo = resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-bench-learning-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+describe('npm run bench -- learning', () => {
+  it("keeps its runs in a data folder, and the row's turnlab eval command plays the final checkpoint to the same figures", async () => {
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(...parts.join(' ').split('\n')));
+    await benchLearning(['bandit', '--seeds', '1', '--data-dir', dataDir]);
+    const row = printed.find((line) => line.startsWith('| bandit | 1 |'))!;
+    expect(row).toMatch(/^\| bandit \| 1 \| \d\.\d{3} \| 1\.000 \| \d+ s \|/);
+
+    const store = openStore(dataDir);
+    const run = store.runs.resolve('bandit-s1');
+    const [stored] = store.evaluations.listByRun(run.id);
+    store.close();
+    expect(stored.startSeed).toBe(EVALUATION_SEED);
+    expect(stored.metrics['val/Bandit/success']?.toFixed(3)).toBe(row.split('|')[3].trim());
+
+    const command = printed.find((line) => line.startsWith('bandit seed 1: node bin/turnlab.js'))!;
+    const args = command.replace('bandit seed 1: node ', '').split(' ');
+    expect(args).toEqual(expect.arrayContaining(['--episodes', String(EVALUATION_EPISODES), '--seed', String(EVALUATION_SEED)]));
+    const replay = spawnSync(process.execPath, [...args, '--json'], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
+    expect(replay.status, replay.stderr).toBe(0);
+    const again = JSON.parse(replay.stdout) as { metrics: Record<string, number>; episodes: number };
+    expect(again.episodes).toBe(EVALUATION_EPISODES);
+    expect(meanFigure(again.metrics, 'success')).toBe(row.split('|')[3].trim());
+    for (const [name, value] of Object.entries(stored.metrics)) if (value !== null) expect(again.metrics[name], name).toBeCloseTo(value, 9);
+  }, 300_000);
+});
