@@ -57,6 +57,17 @@ describe('compact template', () => {
     expect(cm.parse('Right</answer>', env.actionNames).validActions).toEqual(['Right']);
   });
 
+  it('states the actions left under each board when show_actions_left is on', () => {
+    const cm = new ContextManager(createTemplate('compact', { enableThink: false, actionSep: '||', maxResponseTokens: 100, showActionsLeft: true }), tok, {
+      maxContextWindow: null,
+      enableThink: false,
+      actionSep: '||',
+      maxActionsPerTurn: 5,
+    });
+    const turns = [answered(1, 'Right</answer>', 0.5), { turn: 2, observation: 'obs2', actionsLeft: 9 }];
+    expect(cm.flatText(env, turns)).toBe('<obs>\nobs1\n<left>10\n<answer>Right</answer>\n<r>0.5\n<obs>\nobs2\n<left>9\n<answer>');
+  });
+
   it('opens the think tag when thinking is on', () => {
     const cm = manager('compact', true);
     expect(cm.flatText(env, [{ turn: 1, observation: 'x', actionsLeft: 1 }]).endsWith('<think>')).toBe(true);

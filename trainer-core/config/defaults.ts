@@ -128,6 +128,7 @@ agent_proxy:
   enable_think: true             # <think>...</think><answer>...</answer>; false: <answer> alone
   max_context_window: null       # keep only the last k turns in the prompt (each turn trains in its own window); null keeps all
   template: ragen                # ragen (RAGEN's prompt) | compact (short markers, no boilerplate)
+  show_actions_left: false       # compact template: the actions left, under the board (ragen's prompt always states them)
   reward_normalization:
     grouping: group              # group (RAGEN: state) | tag (RAGEN: inductive) | batch
     method: identity             # mean_std | mean | asym_clip | identity

@@ -149,6 +149,7 @@ const agentProxySchema = z.strictObject({
   enable_think: z.boolean(),
   max_context_window: positiveInt.nullable(),
   template: z.enum(TEMPLATES),
+  show_actions_left: z.boolean(),
   reward_normalization: z.strictObject({
     grouping: z.enum(REWARD_GROUPINGS),
     method: z.enum(REWARD_METHODS),

@@ -6,7 +6,7 @@ import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence, type 
 import type { EndReason, EnvStateManager, Split, TurnOutcome } from './es-manager';
 import { computeRolloutMetrics, episodeMetricValues, type EpisodeSummary } from './metrics';
 import { groupingKeys, normalizeScores, type RewardGrouping, type RewardMethod } from './reward-normalization';
-import { createTemplate, type ChatMessage } from './templates';
+import { templateOf, type ChatMessage } from './templates';
 import type { Tokenizer } from './tokenizer';
 import { endsWithIds } from '../token-ids';
 
@@ -137,11 +137,7 @@ export function rolloutSettingsFromConfig(cfg: RunConfig, split: Split): Rollout
 
 export function createContextManager(cfg: RunConfig, tokenizer: Tokenizer): ContextManager {
   const proxy = cfg.agent_proxy;
-  const words = createTemplate(proxy.template, {
-    enableThink: proxy.enable_think,
-    actionSep: proxy.action_sep,
-    maxResponseTokens: cfg.actor_rollout_ref.rollout.response_length,
-  });
+  const words = templateOf(cfg);
   const template = tokenizer.chat ? withChatMarkers(words, tokenizer.chat) : words;
   return new ContextManager(template, tokenizer, {
     maxContextWindow: proxy.max_context_window,

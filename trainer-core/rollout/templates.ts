@@ -4,6 +4,8 @@
  * text. The context manager assembles them; nothing here tokenizes.
  */
 
+import type { RunConfig } from '../config/schema';
+
 export type TemplateName = 'ragen' | 'compact';
 export type ChatRole = 'system' | 'user' | 'assistant';
 
@@ -60,6 +62,11 @@ export interface TemplateOptions {
   actionSep: string;
   /** Tokens the model may generate per turn (stated in RAGEN's prompt). */
   maxResponseTokens: number;
+  /**
+   * Compact template: state the actions left under the board (RAGEN's prompt always does). The
+   * best move can depend on them (on slippery ice, a safe detour only pays with moves to spare).
+   */
+  showActionsLeft?: boolean;
 }
 
 /** Rewards are printed without float noise (0.30000000000000004 reads as 0.3). */
@@ -109,7 +116,7 @@ export function compactTemplate(options: TemplateOptions): PromptTemplate {
     name: 'compact',
     system: () => null,
     envPrefix: () => '',
-    turnText: (turn) => `<obs>\n${turn.observation}\n`,
+    turnText: (turn) => `<obs>\n${turn.observation}\n` + (options.showActionsLeft ? `<left>${turn.actionsLeft}\n` : ''),
     rewardText: (reward) => `<r>${formatReward(reward)}\n`,
     responsePrefix: options.enableThink ? '<think>' : '<answer>',
     messageStart: () => '',
@@ -117,6 +124,16 @@ export function compactTemplate(options: TemplateOptions): PromptTemplate {
     afterReply: '\n',
     endOfTurnText: '',
   };
+}
+
+/** The template a run's config asks for. */
+export function templateOf(cfg: Pick<RunConfig, 'agent_proxy' | 'actor_rollout_ref'>): PromptTemplate {
+  return createTemplate(cfg.agent_proxy.template, {
+    enableThink: cfg.agent_proxy.enable_think,
+    actionSep: cfg.agent_proxy.action_sep,
+    maxResponseTokens: cfg.actor_rollout_ref.rollout.response_length,
+    showActionsLeft: cfg.agent_proxy.show_actions_left,
+  });
 }
 
 export function createTemplate(name: TemplateName, options: TemplateOptions): PromptTemplate {

@@ -4,7 +4,7 @@ import type { Rng } from '../rng';
 import type { ContextManager, ContextTurn } from '../rollout/context-manager';
 import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence } from '../rollout/episode-sequence';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
-import { createTemplate, type PromptTemplate } from '../rollout/templates';
+import { templateOf, type PromptTemplate } from '../rollout/templates';
 import type { Tokenizer } from '../rollout/tokenizer';
 
 /**
@@ -20,14 +20,6 @@ export interface Demonstration {
   text: string;
   /** Training sequence: loss mask on the demonstrated replies only. */
   sequence: EpisodeSequence;
-}
-
-export function templateOf(cfg: RunConfig): PromptTemplate {
-  return createTemplate(cfg.agent_proxy.template, {
-    enableThink: cfg.agent_proxy.enable_think,
-    actionSep: cfg.agent_proxy.action_sep,
-    maxResponseTokens: cfg.actor_rollout_ref.rollout.response_length,
-  });
 }
 
 /** The reply a well-behaved model would write for `actions`, minus the prompt's response prefix. */
