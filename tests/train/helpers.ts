@@ -21,9 +21,12 @@ export function tinyBanditConfig(overrides: string[] = []): RunConfig {
   return loadRunConfig(BANDIT_CONFIG, [...TINY_BANDIT_OVERRIDES, ...overrides]);
 }
 
-export async function trainInMemory(config: RunConfig, options: Partial<TrainOptions> & { checkpointDir: string }) {
+/** Trains into a MemorySink; `stopAfter: N` asks the run to stop once iteration N is recorded. */
+export async function trainInMemory(config: RunConfig, options: Partial<TrainOptions> & { checkpointDir: string; stopAfter?: number }) {
   const sink = new MemorySink();
-  const result = await train({ config, sink, ...options });
+  const { stopAfter, ...rest } = options;
+  const shouldStop = stopAfter === undefined ? rest.shouldStop : () => sink.metrics.has(stopAfter);
+  const result = await train({ config, sink, ...rest, shouldStop });
   return { sink, result };
 }
 

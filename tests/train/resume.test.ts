@@ -27,10 +27,9 @@ describe('stopping and resuming a run', () => {
     expect(straight.result.status).toBe('completed');
 
     const tensorsAfter: number[] = [];
-    let calls = 0;
     const first = await trainInMemory(config, {
       checkpointDir: join(tmp.dir, 'split'),
-      shouldStop: () => ++calls === 2,
+      stopAfter: 2,
     });
     expect(first.result.status).toBe('stopped');
     expect(first.result.lastIteration).toBe(2);

@@ -129,8 +129,7 @@ describe('worker threads (trainer.workers)', () => {
     ]);
     const first = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'a') });
     const second = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'b') });
-    let calls = 0;
-    const stopped = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'c'), shouldStop: () => ++calls === 2 });
+    const stopped = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'c'), stopAfter: 2 });
     const resumed = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'c'), resumeFrom: stopped.sink.checkpoints[0].path });
     for (const iteration of [0, 1, 2, 3]) {
       const expected = withoutTimings(first.sink.metrics.get(iteration)!);

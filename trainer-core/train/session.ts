@@ -19,7 +19,7 @@ import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFi
 import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
 import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
-import { warmStart } from './warm-start';
+import { warmStart, WarmStartStopped } from './warm-start';
 import type { BackendName } from '../backend';
 import type { ModelRole } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
@@ -175,7 +175,12 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
       tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
       policy = createModel(cfg, tokenizer.vocabSize, 'policy');
     }
-    await runWarmStart(options, policy, tokenizer, backend);
+    try {
+      await runWarmStart(options, policy, tokenizer, backend);
+    } catch (error) {
+      policy.dispose();
+      throw error;
+    }
     critic = roles.critic ? createCriticFromPolicy(cfg, policy) : null;
     reference = roles.reference ? policy.clone() : null;
   }
@@ -250,7 +255,9 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
     gradClip: cfg.actor_rollout_ref.actor.grad_clip,
     rng: new Rng(deriveSeed(seed, 'warm-start')),
+    shouldStop: options.shouldStop,
   }).finally(() => pool?.dispose());
+  if (result.stoppedAfter !== undefined) throw new WarmStartStopped(result.stoppedAfter, steps);
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
 }
 

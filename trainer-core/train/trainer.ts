@@ -15,6 +15,7 @@ import { createContextManager, rolloutSettingsFromConfig, runRollout, type Episo
 import { buildTrainingBatch, type TrainingBatch } from './batch';
 import { checkpointsToPrune, meanValSuccess } from './checkpoint-retention';
 import { saveCheckpoint } from './checkpoint';
+import { WarmStartStopped } from './warm-start';
 import { PolicyGenerator } from './policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
@@ -116,6 +117,11 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     await sink.runEnded(status);
     return { status, lastIteration, backend: backend.name, device: backend.device };
   } catch (error) {
+    if (error instanceof WarmStartStopped) {
+      log(error.message);
+      await sink.runEnded('stopped');
+      return { status: 'stopped', lastIteration: 0, backend: backend.name, device: backend.device };
+    }
     try {
       await sink.runEnded('failed', failureText(error));
     } catch {

@@ -10,6 +10,14 @@ import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 import type { MicroBatch } from './micro-batch-loss';
 
+/** A stop request arrived during the warm start: the run ends there, with nothing to resume from. */
+export class WarmStartStopped extends Error {
+  constructor(readonly step: number, readonly steps: number) {
+    super(`stopped during the warm start, after step ${step} of ${steps}; no checkpoint is saved (a warm start does not resume), so start the run again`);
+    this.name = 'WarmStartStopped';
+  }
+}
+
 /**
  * Supervised warm start: maximise the likelihood of demonstrated replies (loss mask on the
  * replies only, as in training). Its own Adam, so PPO's optimizer state starts fresh. With worker
@@ -27,7 +35,9 @@ export async function warmStart(options: {
   rng: Rng;
   onStep?: (step: number, loss: number) => void;
   parallel?: Parallel;
-}): Promise<{ finalLoss: number }> {
+  /** Polled before each step; true ends the warm start there (a stop request: Ctrl-C, the app's Stop). */
+  shouldStop?: () => boolean;
+}): Promise<{ finalLoss: number; stoppedAfter?: number }> {
   const { policy, demonstrations, steps, rng } = options;
   const usable = demonstrations.filter((d) => d.sequence.lossMask.some((m) => m === 1));
   if (usable.length === 0) throw new Error('warm start: the environments produced no demonstrations (no solver and no named actions?)');
@@ -37,6 +47,11 @@ export async function warmStart(options: {
   try {
     const schedule = options.schedule ?? { type: 'constant', minLrRatio: 0 };
     for (let step = 1; step <= steps; step++) {
+      if (options.shouldStop) {
+        // Tensor work never lets the event loop run: yield so a signal handler can ask to stop.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (options.shouldStop()) return { finalLoss, stoppedAfter: step - 1 };
+      }
       optimizer.learningRate = learningRateAt(step, {
         schedule: schedule.type,
         lr: options.lr,
