@@ -13,7 +13,7 @@
  * code. Worker threads (`trainer.workers: auto`) spend about the same CPU seconds on more cores,
  * so their gain is the wall-time ratio, beside the same code with `trainer.workers: 1`.
  *
- * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake-ragen-prompt sokoban]
+ * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake-ragen-prompt sokoban-bilevel-gae]
  * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -114,7 +114,7 @@ export default async function benchIteration(args: string[] = []): Promise<void>
       names.push(args[i]);
     }
   }
-  if (names.length === 0) names.push('frozenlake-ragen-prompt', 'sokoban');
+  if (names.length === 0) names.push('frozenlake-ragen-prompt', 'sokoban-bilevel-gae');
   const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
   console.log(`${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${ITERATIONS} iterations per variant after one warm-started iteration`);
   try {

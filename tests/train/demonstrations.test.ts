@@ -16,7 +16,7 @@ function demonstrations(overrides: string[]) {
 
 describe('warm-start demonstrations', () => {
   it('without warm_start.episodes, are four train rollouts, a group repeating its start state', () => {
-    const demos = demonstrations([]);
+    const demos = demonstrations(['warm_start.episodes=null']);
     // 4 rollouts x 8 envs, less the rooms the solver gives up on; 2 start states per rollout.
     expect(demos.length).toBeGreaterThan(16);
     expect(demos.length).toBeLessThanOrEqual(32);
