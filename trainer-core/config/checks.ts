@@ -42,6 +42,18 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
         'keep one: null `model.path` to start from the pretrained model',
     });
   }
+  const { dagger_rounds: daggerRounds, mode: warmStartMode, steps: warmStartSteps } = cfg.warm_start;
+  if (daggerRounds > 0 && warmStartMode !== 'expert') {
+    issues.push({
+      path: ['warm_start', 'dagger_rounds'],
+      message: `\`warm_start.dagger_rounds\` labels boards with the solver's moves, so it needs \`warm_start.mode: expert\` (it is ${warmStartMode}); set dagger_rounds to 0 or mode to expert`,
+    });
+  } else if (daggerRounds >= warmStartSteps && daggerRounds > 0) {
+    issues.push({
+      path: ['warm_start', 'dagger_rounds'],
+      message: `\`warm_start.dagger_rounds\` (${daggerRounds}) must be below \`warm_start.steps\` (${warmStartSteps}): each round comes after some steps of training`,
+    });
+  }
   if (cfg.model.d_model % cfg.model.n_head !== 0) {
     issues.push({
       path: ['model', 'n_head'],

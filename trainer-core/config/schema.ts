@@ -190,6 +190,8 @@ const warmStartSchema = z.strictObject({
   lr_scheduler_type: z.enum(LR_SCHEDULERS),
   min_lr_ratio: probability,
   episodes: positiveInt.nullable(),
+  dagger_rounds: nonNegativeInt,
+  dagger_episodes: positiveInt,
 });
 
 export const RunConfigSchema = z.strictObject({

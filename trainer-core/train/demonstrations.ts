@@ -43,11 +43,7 @@ export function playDemonstrations(options: {
 }): Demonstration[] {
   const { cfg, es, cm, tokenizer, mode, rng } = options;
   const template = templateOf(cfg);
-  const perTurn = cfg.agent_proxy.max_actions_per_turn;
-  es.reset();
-  const contexts: ContextTurn[][] = es.entries.map((entry) => [
-    { turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj },
-  ]);
+  const contexts = startEpisodes(es);
   const usable = es.entries.map(() => true);
   for (;;) {
     const active = es.activeEnvIds();
@@ -55,8 +51,7 @@ export function playDemonstrations(options: {
     for (const envId of active) {
       const entry = es.entries[envId];
       const current = contexts[envId][contexts[envId].length - 1];
-      const budget = { turnsLeft: cfg.agent_proxy.max_turn - current.turn + 1, actionsLeft: es.actionsLeft(envId), maxActionsPerTurn: perTurn };
-      const actions = chooseActions(entry.env, entry.prompt.actionNames, mode, budget, rng, entry.tag);
+      const actions = demonstratedActions(cfg, es, envId, current, mode, rng);
       if (actions === null) {
         usable[envId] = false;
         es.endEpisode(envId, 'max-turn');
@@ -71,6 +66,17 @@ export function playDemonstrations(options: {
       }
     }
   }
+  return toDemonstrations(es, cm, tokenizer, contexts, usable);
+}
+
+/** One demonstration per usable episode: its turns that have a reply, as training documents. */
+export function toDemonstrations(
+  es: EnvStateManager,
+  cm: ContextManager,
+  tokenizer: Tokenizer | null,
+  contexts: readonly ContextTurn[][],
+  usable: readonly boolean[],
+): Demonstration[] {
   const out: Demonstration[] = [];
   es.entries.forEach((entry, envId) => {
     const turns = contexts[envId].filter((turn) => turn.reply);
@@ -118,7 +124,7 @@ export function collectDemonstrations(options: {
   return out.slice(0, wanted);
 }
 
-function distinctStartsConfig(cfg: RunConfig): RunConfig {
+export function distinctStartsConfig(cfg: RunConfig): RunConfig {
   const train = cfg.es_manager.train;
   const size = train.group_size;
   return {
@@ -133,6 +139,19 @@ function distinctStartsConfig(cfg: RunConfig): RunConfig {
       },
     },
   };
+}
+
+/** Resets every env of `es`; each episode's context starts with its first observation. */
+export function startEpisodes(es: EnvStateManager): ContextTurn[][] {
+  es.reset();
+  return es.entries.map((entry) => [{ turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj }]);
+}
+
+/** What the demonstrator writes on an env's current turn, or null where it has nothing (no solution). */
+export function demonstratedActions(cfg: RunConfig, es: EnvStateManager, envId: number, current: ContextTurn, mode: DemonstrationMode, rng: Rng): string[] | null {
+  const entry = es.entries[envId];
+  const budget = { turnsLeft: cfg.agent_proxy.max_turn - current.turn + 1, actionsLeft: es.actionsLeft(envId), maxActionsPerTurn: cfg.agent_proxy.max_actions_per_turn };
+  return chooseActions(entry.env, entry.prompt.actionNames, mode, budget, rng, entry.tag);
 }
 
 function chooseActions(

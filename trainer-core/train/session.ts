@@ -20,6 +20,8 @@ import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint }
 import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart, WarmStartStopped } from './warm-start';
+import { playRelabelledEpisodes, relabellingRounds } from './dagger';
+import { PolicyGenerator } from './policy-generator';
 import type { BackendName } from '../backend';
 import type { ModelRole } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
@@ -236,6 +238,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     rng: new Rng(deriveSeed(seed, 'demonstrations')),
     resolveSpec: options.resolveSpec,
   });
+  const relabel = cfg.warm_start.dagger_rounds > 0 ? daggerRounds(options, policy, tokenizer) : undefined;
   const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend, pretrained: false }).count - 1 : 0;
   const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: policy as Transformer }) : null;
   const steps = cfg.warm_start.steps;
@@ -256,8 +259,39 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     gradClip: cfg.actor_rollout_ref.actor.grad_clip,
     rng: new Rng(deriveSeed(seed, 'warm-start')),
     shouldStop: options.shouldStop,
+    relabel,
   }).finally(() => pool?.dispose());
   if (result.stoppedAfter !== undefined) throw new WarmStartStopped(result.stoppedAfter, steps);
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
 }
 
+
+/** Reset count of the DAgger rooms' seed schedule: past the demonstrations' (a million) and any training run's. */
+const DAGGER_RESETS = 2_000_000;
+
+/** The warm start's DAgger rounds (`warm_start.dagger_rounds`): the policy as it is at each round plays new rooms. */
+function daggerRounds(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer) {
+  const cfg = options.config;
+  const { dagger_rounds: rounds, dagger_episodes: episodes } = cfg.warm_start;
+  const rng = new Rng(deriveSeed(cfg.trainer.seed, 'dagger'));
+  const cm = createContextManager(cfg, tokenizer);
+  return {
+    rounds,
+    play: async (round: number) => {
+      const demonstrations = await playRelabelledEpisodes({
+        cfg,
+        cm,
+        tokenizer,
+        // No prefix reuse: each prompt carries the solver's earlier replies, not what the policy wrote.
+        generator: new PolicyGenerator(policy, rng, tokenizer.padId, { prefixReuse: false }),
+        resetCount: DAGGER_RESETS + (round - 1) * relabellingRounds(cfg, episodes),
+        episodes,
+        rng,
+        resolveSpec: options.resolveSpec,
+      });
+      const boards = demonstrations.reduce((sum, d) => sum + (d.sequence.documentIds.at(-1) ?? -1) + 1, 0);
+      options.log?.(`warm start: DAgger round ${round}/${rounds}, the policy played ${demonstrations.length} new rooms, ${boards} boards labelled by the solver`);
+      return demonstrations;
+    },
+  };
+}

@@ -37,10 +37,18 @@ export async function warmStart(options: {
   parallel?: Parallel;
   /** Polled before each step; true ends the warm start there (a stop request: Ctrl-C, the app's Stop). */
   shouldStop?: () => boolean;
+  /**
+   * DAgger: the steps fall into `rounds + 1` equal phases, and after each phase but the last
+   * `play(round)` adds demonstrations from boards the current policy reached to the pool.
+   */
+  relabel?: { rounds: number; play: (round: number) => Promise<readonly Demonstration[]> };
 }): Promise<{ finalLoss: number; stoppedAfter?: number }> {
   const { policy, demonstrations, steps, rng } = options;
-  const usable = demonstrations.filter((d) => d.sequence.lossMask.some((m) => m === 1));
+  const trainable = (d: Demonstration) => d.sequence.lossMask.some((m) => m === 1);
+  const usable = demonstrations.filter(trainable);
   if (usable.length === 0) throw new Error('warm start: the environments produced no demonstrations (no solver and no named actions?)');
+  const rounds = options.relabel?.rounds ?? 0;
+  const relabelAt = new Map(Array.from({ length: rounds }, (_, r) => [Math.round(((r + 1) * steps) / (rounds + 1)), r + 1]));
   const optimizer = new Adam(policy.namedVariables(), { learningRate: options.lr });
   const names = new Map(policy.namedVariables().map(([name, variable]) => [variable.name, name]));
   let finalLoss = NaN;
@@ -52,6 +60,8 @@ export async function warmStart(options: {
         await new Promise((resolve) => setImmediate(resolve));
         if (options.shouldStop()) return { finalLoss, stoppedAfter: step - 1 };
       }
+      const round = relabelAt.get(step - 1);
+      if (round !== undefined && options.relabel) usable.push(...(await options.relabel.play(round)).filter(trainable));
       optimizer.learningRate = learningRateAt(step, {
         schedule: schedule.type,
         lr: options.lr,
