@@ -8,8 +8,10 @@ import { collectDemonstrations } from '../../trainer-core/train/demonstrations';
 
 const SOKOBAN = join(import.meta.dirname, '../../configs/sokoban.yaml');
 
+const SMALL = ['es_manager.train.env_groups=2', 'es_manager.train.group_size=4', 'es_manager.train.env_configs.n_groups=[2]'];
+
 function demonstrations(overrides: string[]) {
-  const cfg = loadRunConfig(SOKOBAN, ['es_manager.train.env_groups=2', 'es_manager.train.group_size=4', 'es_manager.train.env_configs.n_groups=[2]', ...overrides]);
+  const cfg = loadRunConfig(SOKOBAN, [...SMALL, ...overrides]);
   const tokenizer = fitRunTokenizer(cfg);
   return collectDemonstrations({ cfg, cm: createContextManager(cfg, tokenizer), tokenizer, rng: new Rng(1) });
 }
@@ -21,6 +23,32 @@ describe('warm-start demonstrations', () => {
     expect(demos.length).toBeGreaterThan(16);
     expect(demos.length).toBeLessThanOrEqual(32);
     expect(new Set(demos.map((d) => d.text)).size).toBeLessThanOrEqual(8);
+  });
+
+  it("with warm_start.expert_think: plan, think the solver's whole remaining solution and answer its first move", () => {
+    const cfg = loadRunConfig(SOKOBAN, [...SMALL, 'warm_start.episodes=6', 'agent_proxy.enable_think=true', 'warm_start.expert_think=plan']);
+    const tokenizer = fitRunTokenizer(cfg);
+    const demos = collectDemonstrations({ cfg, cm: createContextManager(cfg, tokenizer), tokenizer, rng: new Rng(1) });
+    let turns = 0;
+    for (const demo of demos) {
+      const { inputIds, lossMask, documentIds } = demo.sequence;
+      const replies: number[][] = [];
+      inputIds.forEach((id, t) => lossMask[t] === 1 && (replies[documentIds[t]] ??= []).push(id));
+      const plans = replies.map((ids) => /^(.*)<\/think><answer>(\w+)<\/answer>/.exec(tokenizer.decode(ids)));
+      plans.forEach((match, k) => {
+        expect(match).not.toBeNull();
+        const plan = match![1].trim().split(/\s+/);
+        expect(plan[0]).toBe(match![2]);
+        // Each turn's plan is the one before it less the move just made: the solver's path, followed.
+        if (k > 0) expect(plan).toEqual(plans[k - 1]![1].trim().split(/\s+/).slice(1));
+        turns++;
+      });
+    }
+    expect(turns).toBeGreaterThan(12);
+  });
+
+  it('refuse warm_start.expert_think: plan without thinking, naming both keys', () => {
+    expect(() => loadRunConfig(SOKOBAN, ['warm_start.expert_think=plan'])).toThrow(/expert_think: plan.*agent_proxy\.enable_think: true/);
   });
 
   it('with warm_start.episodes, are that many, each from its own start state', () => {

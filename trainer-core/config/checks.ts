@@ -54,6 +54,14 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
       message: `\`warm_start.dagger_rounds\` (${daggerRounds}) must be below \`warm_start.steps\` (${warmStartSteps}): each round comes after some steps of training`,
     });
   }
+  if (cfg.warm_start.expert_think === 'plan' && (warmStartMode !== 'expert' || !cfg.agent_proxy.enable_think)) {
+    issues.push({
+      path: ['warm_start', 'expert_think'],
+      message:
+        "`warm_start.expert_think: plan` writes the solver's solution inside <think>, so it needs `warm_start.mode: expert` and `agent_proxy.enable_think: true`; " +
+        'set expert_think to empty or turn both on',
+    });
+  }
   if (cfg.model.d_model % cfg.model.n_head !== 0) {
     issues.push({
       path: ['model', 'n_head'],

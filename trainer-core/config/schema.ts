@@ -190,6 +190,7 @@ const warmStartSchema = z.strictObject({
   lr_scheduler_type: z.enum(LR_SCHEDULERS),
   min_lr_ratio: probability,
   episodes: positiveInt.nullable(),
+  expert_think: z.enum(['empty', 'plan']),
   dagger_rounds: nonNegativeInt,
   dagger_episodes: positiveInt,
 });

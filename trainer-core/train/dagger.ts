@@ -5,7 +5,7 @@ import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { rolloutSettingsFromConfig, type ResponseGenerator } from '../rollout/rollout-loop';
 import { templateOf } from '../rollout/templates';
 import type { Tokenizer } from '../rollout/tokenizer';
-import { demonstratedActions, distinctStartsConfig, formatReply, startEpisodes, toDemonstrations, type Demonstration } from './demonstrations';
+import { demonstratedReply, distinctStartsConfig, startEpisodes, toDemonstrations, type Demonstration } from './demonstrations';
 
 /**
  * DAgger (Ross, Gordon and Bagnell, 2011) for the expert warm start: the policy plays rooms of
@@ -68,10 +68,10 @@ async function playRound(
   for (;;) {
     const active = es.activeEnvIds();
     if (active.length === 0) break;
-    const asked: { envId: number; expert: string[] }[] = [];
+    const asked: { envId: number; expert: string }[] = [];
     for (const envId of active) {
       const current = contexts[envId][contexts[envId].length - 1];
-      const expert = demonstratedActions(cfg, es, envId, current, 'expert', rng);
+      const expert = demonstratedReply(cfg, template, es, envId, current, 'expert', rng);
       if (expert === null) {
         // The turns before this board keep their labels; the episode ends here.
         if (current.turn === 1) usable[envId] = false;
@@ -98,9 +98,8 @@ async function playRound(
       const entry = es.entries[envId];
       const current = contexts[envId][contexts[envId].length - 1];
       const outcome = es.step(envId, cm.parse(played, entry.prompt.actionNames));
-      const text = formatReply(template, cfg, expert);
-      const replyIds = [...tokenizer.encode(text), tokenizer.endOfTurnId];
-      current.reply = { generatedIds: replyIds, logprobs: replyIds.map(() => 0), text, reward: outcome.reward };
+      const replyIds = [...tokenizer.encode(expert), tokenizer.endOfTurnId];
+      current.reply = { generatedIds: replyIds, logprobs: replyIds.map(() => 0), text: expert, reward: outcome.reward };
       if (!outcome.done) {
         contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
       }

@@ -22,9 +22,9 @@ export interface Demonstration {
   sequence: EpisodeSequence;
 }
 
-/** The reply a well-behaved model would write for `actions`, minus the prompt's response prefix. */
-export function formatReply(template: PromptTemplate, cfg: RunConfig, actions: readonly string[]): string {
-  const think = cfg.agent_proxy.enable_think ? '<think></think>' : '';
+/** The reply a well-behaved model would write for `actions` (after `thought`), minus the prompt's response prefix. */
+export function formatReply(template: PromptTemplate, cfg: RunConfig, actions: readonly string[], thought = ''): string {
+  const think = cfg.agent_proxy.enable_think ? `<think>${thought}</think>` : '';
   const full = `${think}<answer>${actions.join(` ${cfg.agent_proxy.action_sep} `)}</answer>`;
   return full.startsWith(template.responsePrefix) ? full.slice(template.responsePrefix.length) : full;
 }
@@ -51,13 +51,12 @@ export function playDemonstrations(options: {
     for (const envId of active) {
       const entry = es.entries[envId];
       const current = contexts[envId][contexts[envId].length - 1];
-      const actions = demonstratedActions(cfg, es, envId, current, mode, rng);
-      if (actions === null) {
+      const text = demonstratedReply(cfg, template, es, envId, current, mode, rng);
+      if (text === null) {
         usable[envId] = false;
         es.endEpisode(envId, 'max-turn');
         continue;
       }
-      const text = formatReply(template, cfg, actions);
       const ids = tokenizer ? [...tokenizer.encode(text), tokenizer.endOfTurnId] : [];
       const outcome = es.step(envId, cm.parse(text, entry.prompt.actionNames));
       current.reply = { generatedIds: ids, logprobs: ids.map(() => 0), text, reward: outcome.reward };
@@ -147,11 +146,26 @@ export function startEpisodes(es: EnvStateManager): ContextTurn[][] {
   return es.entries.map((entry) => [{ turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj }]);
 }
 
-/** What the demonstrator writes on an env's current turn, or null where it has nothing (no solution). */
-export function demonstratedActions(cfg: RunConfig, es: EnvStateManager, envId: number, current: ContextTurn, mode: DemonstrationMode, rng: Rng): string[] | null {
+/**
+ * The demonstrator's reply on an env's current turn, minus the response prefix, or null where it
+ * has none (no solution from this board). With `warm_start.expert_think: plan` the thinking is the
+ * solver's whole remaining solution and the answer its first moves: the model is taught to look
+ * ahead, each later move of the plan a target of its own.
+ */
+export function demonstratedReply(
+  cfg: RunConfig,
+  template: PromptTemplate,
+  es: EnvStateManager,
+  envId: number,
+  current: ContextTurn,
+  mode: DemonstrationMode,
+  rng: Rng,
+): string | null {
   const entry = es.entries[envId];
   const budget = { turnsLeft: cfg.agent_proxy.max_turn - current.turn + 1, actionsLeft: es.actionsLeft(envId), maxActionsPerTurn: cfg.agent_proxy.max_actions_per_turn };
-  return chooseActions(entry.env, entry.prompt.actionNames, mode, budget, rng, entry.tag);
+  const choice = chooseActions(entry.env, entry.prompt.actionNames, mode, budget, rng, entry.tag);
+  if (choice === null) return null;
+  return formatReply(template, cfg, choice.actions, cfg.warm_start.expert_think === 'plan' ? choice.plan.join(' ') : '');
 }
 
 function chooseActions(
@@ -161,12 +175,12 @@ function chooseActions(
   budget: TurnBudget,
   rng: Rng,
   tag: string,
-): string[] | null {
+): { actions: string[]; plan: string[] } | null {
   const room = Math.max(1, Math.min(budget.maxActionsPerTurn, budget.actionsLeft));
   if (mode === 'expert') {
     // A fixed path where one is optimal; otherwise (slippery ice) the env's plan for this turn.
     const plan = env.solve?.() ?? env.planTurn?.(budget) ?? null;
-    return plan && plan.length > 0 ? plan.slice(0, room) : null;
+    return plan && plan.length > 0 ? { actions: plan.slice(0, room), plan } : null;
   }
   if (!actionNames || actionNames.length === 0) {
     throw new Error(
@@ -174,5 +188,6 @@ function chooseActions(
     );
   }
   const count = 1 + rng.int(room);
-  return Array.from({ length: count }, () => rng.choice(actionNames));
+  const actions = Array.from({ length: count }, () => rng.choice(actionNames));
+  return { actions, plan: actions };
 }
