@@ -14,7 +14,7 @@ import { fitRunTokenizer } from '../../trainer-core/train/models';
 import { warmStart } from '../../trainer-core/train/warm-start';
 
 const SOKOBAN = join(import.meta.dirname, '../../configs/sokoban.yaml');
-const SMALL = ['es_manager.train.env_groups=2', 'es_manager.train.group_size=4', 'es_manager.train.env_configs.n_groups=[2]'];
+const SMALL = ['es_manager.train.env_groups=2', 'es_manager.train.group_size=4', 'es_manager.train.env_configs.n_groups=[2]', 'agent_proxy.enable_think=false', 'warm_start.expert_think=empty'];
 
 beforeAll(async () => {
   await selectBackend('wasm');

@@ -48,7 +48,7 @@ describe('warm-start demonstrations', () => {
   });
 
   it('refuse warm_start.expert_think: plan without thinking, naming both keys', () => {
-    expect(() => loadRunConfig(SOKOBAN, ['warm_start.expert_think=plan'])).toThrow(/expert_think: plan.*agent_proxy\.enable_think: true/);
+    expect(() => loadRunConfig(SOKOBAN, ['agent_proxy.enable_think=false', 'warm_start.expert_think=plan'])).toThrow(/expert_think: plan.*agent_proxy\.enable_think: true/);
   });
 
   it('with warm_start.episodes, are that many, each from its own start state', () => {
