@@ -52,7 +52,8 @@ describe('DAgger relabelling (warm_start.dagger_rounds)', () => {
       cm: createContextManager(cfg, tokenizer),
       tokenizer,
       generator: new FixedMove(tokenizer, 'Left'),
-      resetCount: 7,
+      firstReset: 7,
+      round: 1,
       episodes: 8,
       rng: new Rng(1),
     });

@@ -25,8 +25,10 @@ export async function playRelabelledEpisodes(options: {
   cm: ContextManager;
   tokenizer: Tokenizer;
   generator: ResponseGenerator;
-  /** Rollouts of the relabelling env manager so far: each round plays rooms no other round played. */
-  resetCount: number;
+  /** Where this round's rooms start in the seed schedule (a reset count); each round calls with its own. */
+  firstReset: number;
+  /** DAgger round, from 1: the round plays rooms no other round played. */
+  round: number;
   episodes: number;
   rng: Rng;
   resolveSpec?: EnvSpecResolver;
@@ -34,7 +36,8 @@ export async function playRelabelledEpisodes(options: {
   const { cfg, cm, tokenizer, generator } = options;
   const playCfg = distinctStartsConfig(cfg);
   const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
-  es.restoreState({ resetCount: options.resetCount });
+  // A round takes ceil(episodes / rooms per rollout) rollouts of the seed schedule.
+  es.restoreState({ resetCount: options.firstReset + (options.round - 1) * Math.ceil(options.episodes / es.entries.length) });
   const out: Demonstration[] = [];
   try {
     while (out.length < options.episodes) {
@@ -44,12 +47,6 @@ export async function playRelabelledEpisodes(options: {
     generator.release?.();
   }
   return out.slice(0, options.episodes);
-}
-
-/** Rollouts one relabelling round takes, so the next round starts past its rooms. */
-export function relabellingRounds(cfg: RunConfig, episodes: number): number {
-  const perRound = cfg.es_manager.train.env_groups * cfg.es_manager.train.group_size;
-  return Math.ceil(episodes / perRound);
 }
 
 async function playRound(

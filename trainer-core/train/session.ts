@@ -20,7 +20,7 @@ import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint }
 import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart, WarmStartStopped } from './warm-start';
-import { playRelabelledEpisodes, relabellingRounds } from './dagger';
+import { playRelabelledEpisodes } from './dagger';
 import { PolicyGenerator } from './policy-generator';
 import type { BackendName } from '../backend';
 import type { ModelRole } from '../workers/protocol';
@@ -284,7 +284,8 @@ function daggerRounds(options: TrainOptions, policy: TrainableModel, tokenizer: 
         tokenizer,
         // No prefix reuse: each prompt carries the solver's earlier replies, not what the policy wrote.
         generator: new PolicyGenerator(policy, rng, tokenizer.padId, { prefixReuse: false }),
-        resetCount: DAGGER_RESETS + (round - 1) * relabellingRounds(cfg, episodes),
+        firstReset: DAGGER_RESETS,
+        round,
         episodes,
         rng,
         resolveSpec: options.resolveSpec,
