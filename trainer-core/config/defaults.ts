@@ -186,6 +186,7 @@ warm_start:                      # supervised steps before RL, for models traine
   lr: 1.0e-3
   lr_scheduler_type: constant    # constant | cosine (over the warm start's steps, towards min_lr_ratio x lr)
   min_lr_ratio: 0.0
+  batch_size: null               # demonstrations per step; null: the actor's ppo_micro_batch_size_per_gpu
   episodes: null                 # distinct demonstration episodes (start states); null: 4 train rollouts' worth
   expert_think: empty            # expert mode with agent_proxy.enable_think: empty <think></think> | plan (the solver's whole remaining solution, the answer its first moves)
   dagger_rounds: 0               # expert mode: times the policy plays new rooms during the warm start, every board it reaches labelled with the solver's move (DAgger)

@@ -189,6 +189,7 @@ const warmStartSchema = z.strictObject({
   lr: z.number().positive(),
   lr_scheduler_type: z.enum(LR_SCHEDULERS),
   min_lr_ratio: probability,
+  batch_size: positiveInt.nullable(),
   episodes: positiveInt.nullable(),
   expert_think: z.enum(['empty', 'plan']),
   dagger_rounds: nonNegativeInt,

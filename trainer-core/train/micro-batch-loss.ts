@@ -8,6 +8,7 @@ import { aggLoss, klLoss, policyLoss, valueLoss, type AggOptions, type LossAggMo
 import type { KlType } from '../algo/kl';
 import { scoreTokens } from '../model/scoring';
 import type { TrainableModel } from '../model/trainable-model';
+import { explainMicroBatchMemory } from '../model/backend-memory';
 
 export interface MicroBatch {
   /** Token rows of the micro-batch. */
@@ -68,7 +69,13 @@ export async function microBatchGradients(model: TrainableModel, micro: MicroBat
   const keep = (name: string, scalar: tf.Scalar) => {
     kept[name] = tf.keep(scalar);
   };
-  const { grads, value } = tf.tidy(() => tf.variableGrads(() => lossOf(model, micro, spec, keep), model.variables()));
+  let computed: { grads: tf.NamedTensorMap; value: tf.Scalar };
+  try {
+    computed = tf.tidy(() => tf.variableGrads(() => lossOf(model, micro, spec, keep), model.variables()));
+  } catch (error) {
+    throw explainMicroBatchMemory(error, spec.role, micro.rows.length, micro.width);
+  }
+  const { grads, value } = computed;
   const named: Record<string, tf.Tensor> = {};
   for (const [variableName, grad] of Object.entries(grads)) named[names.get(variableName) ?? variableName] = grad;
   const scalars: Record<string, number> = {};

@@ -254,8 +254,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     steps: cfg.warm_start.steps,
     lr: cfg.warm_start.lr,
     schedule: { type: cfg.warm_start.lr_scheduler_type, minLrRatio: cfg.warm_start.min_lr_ratio },
-    // Attention memory grows with batch x length^2: one micro-batch per step stays in wasm's 4 GB.
-    batchSize: cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
+    batchSize: warmStartBatchSize(cfg),
     gradClip: cfg.actor_rollout_ref.actor.grad_clip,
     rng: new Rng(deriveSeed(seed, 'warm-start')),
     shouldStop: options.shouldStop,
@@ -265,6 +264,15 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
 }
 
+
+/**
+ * Demonstrations per warm-start step. By default one PPO micro-batch, a size known to fit the
+ * backend's memory; a config whose replies are long lowers the micro-batch for PPO (whose rows are
+ * whole episodes) and keeps the warm start's batch with warm_start.batch_size.
+ */
+export function warmStartBatchSize(cfg: RunConfig): number {
+  return cfg.warm_start.batch_size ?? cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu;
+}
 
 /** Reset count of the DAgger rooms' seed schedule: past the demonstrations' (a million) and any training run's. */
 const DAGGER_RESETS = 2_000_000;

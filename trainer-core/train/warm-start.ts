@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Adam } from '../model/adam';
 import { scoreTokens } from '../model/scoring';
+import { explainMicroBatchMemory } from '../model/backend-memory';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
@@ -81,14 +82,7 @@ export async function warmStart(options: {
         options.onStep?.(step, finalLoss);
         continue;
       }
-      const { value, grads } = tf.tidy(() => {
-        const mask = tf.tensor2d(maskData, [picked.length, width]);
-        const count = maskData.reduce((a, b) => a + b, 0);
-        return tf.variableGrads(() => {
-          const logp = scoreTokens(policy, rows, { logprobs: true, documents }).logprobs as tf.Tensor2D;
-          return logp.mul(mask).sum().div(-count) as tf.Scalar;
-        }, policy.variables());
-      });
+      const { value, grads } = oneStepGradients(policy, rows, documents, maskData, width);
       finalLoss = (await value.data())[0];
       value.dispose();
       const named: Record<string, tf.Tensor> = {};
@@ -102,6 +96,21 @@ export async function warmStart(options: {
     optimizer.dispose();
   }
   return { finalLoss };
+}
+
+function oneStepGradients(policy: TrainableModel, rows: number[][], documents: number[][], maskData: Float32Array, width: number) {
+  try {
+    return tf.tidy(() => {
+      const mask = tf.tensor2d(maskData, [rows.length, width]);
+      const count = maskData.reduce((a, b) => a + b, 0);
+      return tf.variableGrads(() => {
+        const logp = scoreTokens(policy, rows, { logprobs: true, documents }).logprobs as tf.Tensor2D;
+        return logp.mul(mask).sum().div(-count) as tf.Scalar;
+      }, policy.variables());
+    });
+  } catch (error) {
+    throw explainMicroBatchMemory(error, 'supervised', rows.length, width);
+  }
 }
 
 /** One warm-start step split over the worker threads: the same loss, summed in row order. */

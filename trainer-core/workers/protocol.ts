@@ -56,4 +56,5 @@ export interface WorkerResults {
   score: ScoreResult[];
 }
 
-export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+/** A failure carries the error's name and message, so a user-facing error stays one (see main/cli/training-errors.ts). */
+export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string; name: string; message: string };

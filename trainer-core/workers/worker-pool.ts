@@ -26,6 +26,14 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** A worker's failure as an error of the same name, so the CLI tells a user error from a bug. */
+export function workerError(index: number, reply: { error: string; name: string; message: string }): Error {
+  const error = new Error(`worker ${index}: ${reply.name === 'Error' ? reply.error : reply.message}`);
+  error.name = reply.name;
+  error.stack = `worker ${index}: ${reply.error}`;
+  return error;
+}
+
 class WorkerThread {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
@@ -41,7 +49,7 @@ class WorkerThread {
       if (!waiting) return;
       this.pending.delete(reply.id);
       if (reply.ok) waiting.resolve(reply.result);
-      else waiting.reject(new Error(`worker ${this.index}: ${reply.error}`));
+      else waiting.reject(workerError(this.index, reply));
     });
     const fail = (error: Error) => {
       this.failure = error;

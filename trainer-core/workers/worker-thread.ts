@@ -108,7 +108,8 @@ port.on('message', (message: { id: number; request: WorkerRequest }) => {
       reply = { id: message.id, ok: true, result: handled.result };
       transfer = handled.transfer;
     } catch (error) {
-      reply = { id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+      const known = error instanceof Error ? error : new Error(String(error));
+      reply = { id: message.id, ok: false, error: known.stack ?? known.message, name: known.name, message: known.message };
     }
     port.postMessage(reply, transfer);
   });

@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BackendMemoryError, explainMicroBatchMemory, explainOutOfMemory } from '../../trainer-core/model/backend-memory';
+import { workerError } from '../../trainer-core/workers/worker-pool';
+import { asTrainingUserError } from '../../main/cli/training-errors';
+import { UserError } from '../../main/cli/errors';
+import { loadRunConfig } from '../../trainer-core/config';
+import { warmStartBatchSize } from '../../trainer-core/train/session';
+
+describe('running out of backend memory', () => {
+  // What the wasm backend throws when its 4 GB heap is full: malloc returns null and the next
+  // kernel writes out of bounds.
+  const { RuntimeError } = (globalThis as unknown as { WebAssembly: { RuntimeError: new (message: string) => Error } }).WebAssembly;
+  const wasmOom = () => new RuntimeError('memory access out of bounds');
+
+  it('names what was computed and the key to lower, by what the micro-batch trains', () => {
+    const actor = explainMicroBatchMemory(wasmOom(), 'actor', 32, 780) as Error;
+    expect(actor).toBeInstanceOf(BackendMemoryError);
+    expect(actor.message).toMatch(/ran out of memory computing the gradients of 32 rows of up to 780 tokens/);
+    expect(actor.message).toMatch(/lower actor_rollout_ref\.actor\.ppo_micro_batch_size_per_gpu/);
+    expect(actor.message).toMatch(/memory access out of bounds/);
+    expect((explainMicroBatchMemory(wasmOom(), 'critic', 4, 10) as Error).message).toMatch(/lower critic\.ppo_micro_batch_size_per_gpu/);
+    expect((explainMicroBatchMemory(wasmOom(), 'supervised', 4, 10) as Error).message).toMatch(/lower warm_start\.batch_size/);
+  });
+
+  it('leaves every other error as it was', () => {
+    const other = new RangeError('shapes do not match');
+    expect(explainOutOfMemory(other, 'doing', 'fix')).toBe(other);
+    expect(explainOutOfMemory('a string', 'doing', 'fix')).toBe('a string');
+  });
+
+  it('stays a user error when a worker thread hit it', () => {
+    const inWorker = explainMicroBatchMemory(wasmOom(), 'actor', 8, 100) as Error;
+    const received = workerError(1, { error: inWorker.stack ?? '', name: inWorker.name, message: inWorker.message });
+    expect(received.name).toBe('BackendMemoryError');
+    expect(received.message).toBe(`worker 1: ${inWorker.message}`);
+    const shown = asTrainingUserError(received);
+    expect(shown).toBeInstanceOf(UserError);
+    expect((shown as Error).message).toMatch(/lower actor_rollout_ref\.actor\.ppo_micro_batch_size_per_gpu/);
+    // A bug in a worker stays an internal error, with the worker's stack.
+    const bug = workerError(2, { error: 'TypeError: x is undefined\n    at f (a.ts:1)', name: 'TypeError', message: 'x is undefined' });
+    expect(asTrainingUserError(bug)).toBe(bug);
+    expect(bug.stack).toMatch(/^worker 2: TypeError: x is undefined\n    at f/);
+  });
+});
+
+describe('warm_start.batch_size', () => {
+  const configs = join(import.meta.dirname, '../../configs');
+
+  it("defaults to the actor's micro-batch and can be set apart from it", () => {
+    expect(warmStartBatchSize(loadRunConfig(join(configs, 'frozenlake-nonslip.yaml'), ['micro_batch_size_per_gpu=6']))).toBe(6);
+    const apart = loadRunConfig(join(configs, 'sokoban.yaml'), ['micro_batch_size_per_gpu=8', 'warm_start.batch_size=32']);
+    expect(apart.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu).toBe(8);
+    expect(warmStartBatchSize(apart)).toBe(32);
+  });
+
+  it('refuses a batch of no rows, naming the key', () => {
+    expect(() => loadRunConfig(join(configs, 'sokoban.yaml'), ['warm_start.batch_size=0'])).toThrow(/warm_start\.batch_size/);
+  });
+});

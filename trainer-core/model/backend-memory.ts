@@ -1,0 +1,42 @@
+/**
+ * Running out of backend memory, said in words. The wasm backend's heap is 32-bit and stops at
+ * 4 GB; past that its malloc returns null and the next kernel fails with "memory access out of
+ * bounds", which names neither the cause nor the config key that fixes it.
+ */
+import * as tf from '@tensorflow/tfjs';
+
+export class BackendMemoryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendMemoryError';
+  }
+}
+
+const OUT_OF_MEMORY = /memory access out of bounds|out of memory|Cannot enlarge memory|Aborted\(OOM\)|failed to allocate/i;
+
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && OUT_OF_MEMORY.test(error.message);
+}
+
+/**
+ * `error` itself, or, when it is the backend running out of memory, a BackendMemoryError saying
+ * what was being computed (`doing`) and which key to lower (`fix`).
+ */
+export function explainOutOfMemory(error: unknown, doing: string, fix: string): unknown {
+  if (!isOutOfMemory(error)) return error;
+  const backend = tf.getBackend();
+  const limit = backend === 'wasm' ? " (the wasm backend's heap stops at 4 GB)" : '';
+  return new BackendMemoryError(`the ${backend} backend ran out of memory ${doing}${limit}: ${fix} (${(error as Error).message})`);
+}
+
+/** How a micro-batch's size is named in the config, by what its loss trains. */
+export const MICRO_BATCH_KEY: Record<'actor' | 'critic' | 'supervised', string> = {
+  actor: 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu (micro_batch_size_per_gpu sets it and the critic\'s)',
+  critic: 'critic.ppo_micro_batch_size_per_gpu (micro_batch_size_per_gpu sets it and the actor\'s)',
+  supervised: "warm_start.batch_size (by default the actor's ppo_micro_batch_size_per_gpu)",
+};
+
+/** The error of a micro-batch's gradient, explained when the backend ran out of memory. */
+export function explainMicroBatchMemory(error: unknown, role: keyof typeof MICRO_BATCH_KEY, rows: number, width: number): unknown {
+  return explainOutOfMemory(error, `computing the gradients of ${rows} rows of up to ${width} tokens`, `lower ${MICRO_BATCH_KEY[role]}`);
+}
