@@ -40,7 +40,7 @@ describe('running out of backend memory', () => {
     // A bug in a worker stays an internal error, with the worker's stack.
     const bug = workerError(2, { error: 'TypeError: x is undefined\n    at f (a.ts:1)', name: 'TypeError', message: 'x is undefined' });
     expect(asTrainingUserError(bug)).toBe(bug);
-    expect(bug.stack).toMatch(/^worker 2: TypeError: x is undefined\n    at f/);
+    expect(bug.stack).toMatch(/^worker 2: TypeError: x is undefined\n {4}at f/);
   });
 });
 
