@@ -171,7 +171,8 @@ describe('Transformer', () => {
       ['ln_f.bias', 4],
       ['value_head.weight', 6],
     ];
-    if (positionEncoding === 'learned') checks.push(['pos_emb', 3]);
+    // Rows of 5 and 7 tokens in a context of 8: position 6 is the last one read, 7 none (its gradient is 0).
+    if (positionEncoding === 'learned') checks.push(['pos_emb', 3], ['pos_emb', 6 * tiny.dModel + 2], ['pos_emb', 7 * tiny.dModel + 2]);
     const eps = 5e-3;
     for (const [name, index] of checks) {
       const variable = model.parameter(name);

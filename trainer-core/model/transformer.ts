@@ -319,7 +319,8 @@ export class Transformer {
 
     let x = embed(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1]));
     const rope = c.positionEncoding === 'rope' ? rotation(input.positions, headDim, c.ropeBase) : null;
-    if (!rope) x = x.add(embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1])));
+    // Positions stay below past + time, so the table's gradient needs no more rows than that.
+    if (!rope) x = x.add(embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1]), Math.min(c.contextLength, past + time)));
     const newCache: KVCache = [];
     const scale = tf.scalar(1 / Math.sqrt(headDim));
     for (let i = 0; i < c.nLayers; i++) {
@@ -402,9 +403,12 @@ function attendWithFrozen(q: tf.Tensor3D, frozen: LayerCache, k: tf.Tensor4D, v:
 
 /**
  * Row lookup whose gradient is a one-hot matmul: tf.gather's own gradient needs
- * UnsortedSegmentSum, which the wasm backend lacks.
+ * UnsortedSegmentSum, which the wasm backend lacks. Every id is below `used` (by default the
+ * table's length), so the one-hot is that wide and the rows past it get a zero gradient: a
+ * 1024-position table read up to position 90 no longer pays for 1024 columns (on Sokoban's warm
+ * start that matmul was the largest of the step, and its one-hot the most memory).
  */
-function embed(table: tf.Tensor2D, ids: tf.Tensor): tf.Tensor2D {
+function embed(table: tf.Tensor2D, ids: tf.Tensor, used = table.shape[0]): tf.Tensor2D {
   const rows = table.shape[0];
   const lookup = tf.customGrad((...args) => {
     const t = args[0] as tf.Tensor2D;
@@ -412,8 +416,10 @@ function embed(table: tf.Tensor2D, ids: tf.Tensor): tf.Tensor2D {
     (args[1] as tf.GradSaveFunc)([ids]);
     return {
       value: tf.gather(t, ids),
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) =>
-        tf.matMul(swapLast(oneHotFloat(saved[0], rows)), dy),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const grad = tf.matMul(swapLast(oneHotFloat(saved[0], used)), dy);
+        return used < rows ? tf.pad(grad, [[0, rows - used], [0, 0]]) : grad;
+      },
     };
   });
   return lookup(table) as tf.Tensor2D;
