@@ -1,7 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
 import { Adam } from '../model/adam';
-import { scoreTokens } from '../model/scoring';
-import { explainMicroBatchMemory } from '../model/backend-memory';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
@@ -9,7 +7,7 @@ import { learningRateAt } from '../algo/lr-schedule';
 import type { Demonstration } from './demonstrations';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
-import type { MicroBatch } from './micro-batch-loss';
+import { microBatchGradients, type MicroBatch } from './micro-batch-loss';
 
 /** A stop request arrived during the warm start: the run ends there, with nothing to resume from. */
 export class WarmStartStopped extends Error {
@@ -51,7 +49,6 @@ export async function warmStart(options: {
   const rounds = options.relabel?.rounds ?? 0;
   const relabelAt = new Map(Array.from({ length: rounds }, (_, r) => [Math.round(((r + 1) * steps) / (rounds + 1)), r + 1]));
   const optimizer = new Adam(policy.namedVariables(), { learningRate: options.lr });
-  const names = new Map(policy.namedVariables().map(([name, variable]) => [variable.name, name]));
   let finalLoss = NaN;
   try {
     const schedule = options.schedule ?? { type: 'constant', minLrRatio: 0 };
@@ -82,11 +79,10 @@ export async function warmStart(options: {
         options.onStep?.(step, finalLoss);
         continue;
       }
-      const { value, grads } = oneStepGradients(policy, rows, documents, maskData, width);
-      finalLoss = (await value.data())[0];
-      value.dispose();
-      const named: Record<string, tf.Tensor> = {};
-      for (const [variableName, grad] of Object.entries(grads)) named[names.get(variableName) ?? variableName] = grad;
+      // The same supervised loss a worker thread computes for its share (micro-batch-loss.ts).
+      const count = maskData.reduce((a, b) => a + b, 0);
+      const { grads: named, scalars } = await microBatchGradients(policy, { rows, documents, width, arrays: { mask: maskData }, aggOptions: { globalTokens: count } }, { role: 'supervised' });
+      finalLoss = scalars.loss;
       const clipped = await clipByGlobalNormAsync(named, options.gradClip);
       if (clipped.finite) optimizer.apply(clipped.grads);
       tf.dispose([...Object.values(clipped.grads), ...Object.values(named)]);
@@ -96,21 +92,6 @@ export async function warmStart(options: {
     optimizer.dispose();
   }
   return { finalLoss };
-}
-
-function oneStepGradients(policy: TrainableModel, rows: number[][], documents: number[][], maskData: Float32Array, width: number) {
-  try {
-    return tf.tidy(() => {
-      const mask = tf.tensor2d(maskData, [rows.length, width]);
-      const count = maskData.reduce((a, b) => a + b, 0);
-      return tf.variableGrads(() => {
-        const logp = scoreTokens(policy, rows, { logprobs: true, documents }).logprobs as tf.Tensor2D;
-        return logp.mul(mask).sum().div(-count) as tf.Scalar;
-      }, policy.variables());
-    });
-  } catch (error) {
-    throw explainMicroBatchMemory(error, 'supervised', rows.length, width);
-  }
 }
 
 /** One warm-start step split over the worker threads: the same loss, summed in row order. */
