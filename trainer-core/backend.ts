@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { installWasmKernels } from './model/wasm-kernels';
+import { installWebgpuKernels } from './model/webgpu-kernels';
 
 export const BACKEND_REQUESTS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
 export type BackendRequest = (typeof BACKEND_REQUESTS)[number];
@@ -41,6 +42,8 @@ type Probe = (auto: boolean) => Promise<Attempt>;
 const require = createRequire(import.meta.url);
 
 let webgpuDevice: { destroy(): void } | null = null;
+/** The priority tfjs-backend-webgpu registers itself with. */
+const WEBGPU_PRIORITY = 3;
 
 /** A backend that was asked for but cannot start here (not installed, no driver): the user picks another. */
 export class BackendError extends Error {
@@ -127,7 +130,13 @@ export async function releaseBackend(): Promise<void> {
   if (!webgpuDevice) return;
   const device = webgpuDevice;
   webgpuDevice = null;
-  if (tf.findBackend('webgpu')) tf.removeBackend('webgpu');
+  if (tf.findBackend('webgpu')) {
+    // removeBackend also drops the factory that tfjs-backend-webgpu registered on import (once
+    // per process): put it back so a later selectBackend can open a new device.
+    const factory = tf.findBackendFactory('webgpu');
+    tf.removeBackend('webgpu');
+    if (factory) tf.registerBackend('webgpu', factory, WEBGPU_PRIORITY);
+  }
   device.destroy();
 }
 
@@ -222,6 +231,7 @@ async function probeWebgpu(auto: boolean): Promise<Attempt> {
   const ok = await tf.setBackend('webgpu');
   if (!ok) return { ok: false, why: 'tfjs-backend-webgpu could not initialise on the adapter' };
   await tf.ready();
+  installWebgpuKernels();
   webgpuDevice = (tf.backend() as unknown as { device: { destroy(): void } }).device;
   return { ok: true, tfBackend: 'webgpu', device };
 }
@@ -234,7 +244,11 @@ function isSoftwareAdapter(adapter: AdapterLike): boolean {
 function adapterName(adapter: AdapterLike): string {
   const info = adapter.info ?? {};
   const name = info.description || info.device || info.vendor || 'WebGPU adapter';
-  if (!isSoftwareAdapter(adapter)) return name;
+  if (!isSoftwareAdapter(adapter)) {
+    // On NVIDIA's Vulkan driver Dawn's description is the driver's version alone
+    // ("NVIDIA: 580.159.04 580.159.4.0"); the GPU's model is in `device`.
+    return info.device && info.description && info.device !== info.description ? `${info.device} (${info.description})` : name;
+  }
   const short = /llvmpipe/i.test(name) ? 'llvmpipe' : /swiftshader/i.test(name) ? 'SwiftShader' : name;
   return `${short} (software Vulkan)`;
 }

@@ -27,6 +27,13 @@ import type { CrossBackendResult, IterationResult } from './fixtures/cross-backe
  */
 const TOLERANCE: Record<string, number> = { 'actor/pg_loss': 2e-4, 'actor/entropy': 1e-4, 'critic/vf_loss': 1e-4 };
 const LOGPROB_SUM_TOLERANCE = 2e-2;
+/**
+ * Gradient norms (before clipping), relative: WebGPU's global norm once read 0 on every device
+ * because one AddN bound more storage buffers than a shader may, which silently turned
+ * clipping off; a kernel that is wrong moves a norm by far more than 1e-3 of itself.
+ */
+const GRAD_NORM_RELATIVE_TOLERANCE = 1e-3;
+const GRAD_NORMS = ['actor/grad_norm', 'critic/grad_norm'];
 const BACKENDS = ['cpu', 'wasm', 'webgpu'] as const;
 
 const run = promisify(execFile);
@@ -44,6 +51,12 @@ function expectSameLosses(backend: string, reference: IterationResult, other: It
     const b = other.metrics[metric];
     expect(Number.isFinite(a), `${metric} on cpu`).toBe(true);
     expect(Math.abs(a - b), `${metric} at iteration ${other.iteration}: cpu ${a}, ${backend} ${b}`).toBeLessThanOrEqual(tolerance);
+  }
+  for (const metric of GRAD_NORMS) {
+    const a = reference.metrics[metric];
+    const b = other.metrics[metric];
+    expect(a, `${metric} on cpu`).toBeGreaterThan(0);
+    expect(Math.abs(a - b) / a, `${metric} at iteration ${other.iteration}: cpu ${a}, ${backend} ${b}`).toBeLessThanOrEqual(GRAD_NORM_RELATIVE_TOLERANCE);
   }
   reference.rollout.logprobSums.forEach((sum, i) =>
     expect(Math.abs(sum - other.rollout.logprobSums[i]), `episode ${i} logprob sum at iteration ${other.iteration}`).toBeLessThanOrEqual(LOGPROB_SUM_TOLERANCE),
