@@ -26,7 +26,7 @@ describe('WebGPU sums of many tensors (software Vulkan in CI)', () => {
       skip(`WebGPU unavailable on this machine: ${result.error}`);
     }
     expect(result.error).toBeUndefined();
-    // Dawn reports an invalid pipeline on stderr and the sum is never computed.
+    // Dawn reports an invalid pipeline on its output, and the sum is never computed.
     expect(`${stdout}${stderr}`).not.toMatch(/Invalid ComputePipeline|exceeds the maximum per-stage limit/);
     for (const pass of [result.first, result.second]) {
       expect(pass.addN).toEqual(EXPECTED_SUM);
