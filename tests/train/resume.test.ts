@@ -113,6 +113,25 @@ describe('model.path', () => {
     await expect(trainInMemory(bad, { checkpointDir: join(tmp.dir, 'bad') })).rejects.toThrow(/nLayers: checkpoint 1, config 2/);
   });
 
+  it('keeps the warm-started policy as iter-0 with warm_start.save_checkpoint, and a run started from it validates as it did', async () => {
+    const plain = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=1']), { checkpointDir: join(tmp.dir, 'ws-plain') });
+    expect(plain.sink.checkpoints.map((c) => c.iteration)).toEqual([1]);
+
+    const kept = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=0', 'trainer.test_freq=1', 'warm_start.save_checkpoint=true']), {
+      checkpointDir: join(tmp.dir, 'ws-kept'),
+    });
+    expect(kept.result.status).toBe('completed');
+    expect(kept.sink.checkpoints.map((c) => c.iteration)).toEqual([0]);
+    const warmVal = kept.sink.metrics.get(0)!['val/Bandit/success'];
+    expect(kept.sink.checkpoints[0].metrics['val/Bandit/success']).toBe(warmVal);
+    expect(plain.sink.metrics.get(0)!['val/Bandit/success']).toBe(warmVal);
+
+    const fromIt = tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=1', 'warm_start.steps=0', `model.path=${kept.sink.checkpoints[0].path}`]);
+    const started = await trainInMemory(fromIt, { checkpointDir: join(tmp.dir, 'ws-from') });
+    expect(withoutTimings(started.sink.metrics.get(0)!)).toEqual(withoutTimings(plain.sink.metrics.get(0)!));
+    expect(withoutTimings(started.sink.metrics.get(1)!)).toEqual(withoutTimings(plain.sink.metrics.get(1)!));
+  });
+
   it('forks a run without a critic into one with a critic (GRPO to GAE), the critic starting from the policy', async () => {
     const grpo = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0', 'algorithm.adv_estimator=grpo']), {
       checkpointDir: join(tmp.dir, 'grpo'),

@@ -191,6 +191,7 @@ warm_start:                      # supervised steps before RL, for models traine
   expert_think: empty            # expert mode with agent_proxy.enable_think: empty <think></think> | plan (the solver's whole remaining solution, the answer its first moves)
   dagger_rounds: 0               # expert mode: times the policy plays new rooms during the warm start, every board it reaches labelled with the solver's move (DAgger)
   dagger_episodes: 1024          # rooms the policy plays in each DAgger round
+  save_checkpoint: false         # keep the warm-started policy as checkpoint iter-0 (turnlab eval measures it; model.path or a fork starts RL from it)
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

@@ -194,6 +194,7 @@ const warmStartSchema = z.strictObject({
   expert_think: z.enum(['empty', 'plan']),
   dagger_rounds: nonNegativeInt,
   dagger_episodes: positiveInt,
+  save_checkpoint: z.boolean(),
 });
 
 export const RunConfigSchema = z.strictObject({

@@ -229,7 +229,7 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
  */
 async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, backend?: BackendName): Promise<void> {
   const cfg = options.config;
-  if (cfg.warm_start.mode === 'none' || cfg.warm_start.steps === 0) return;
+  if (!hasWarmStart(cfg)) return;
   const seed = cfg.trainer.seed;
   const demonstrations = collectDemonstrations({
     cfg,
@@ -264,6 +264,11 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
 }
 
+
+/** Whether a new run of this config trains its policy on demonstrations before RL. */
+export function hasWarmStart(cfg: RunConfig): boolean {
+  return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
+}
 
 /**
  * Demonstrations per warm-start step. By default one PPO micro-batch, a size known to fit the

@@ -21,7 +21,7 @@ import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus, TrainingSink } from './sink';
 import { optimalSuccessByTag } from './validation';
-import { openSession, startWorkers, type Session } from './session';
+import { hasWarmStart, openSession, startWorkers, type Session } from './session';
 import { ShardedGenerator } from '../workers/sharded-generator';
 import type { ModelRole } from '../workers/protocol';
 import type { Parallel } from './ppo-update';
@@ -81,11 +81,16 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     // A new run validates before its first update, and so does a fork, at the iteration it
     // starts from; a resumed run already has its rows up to there.
     const starting = session.state.iteration === 0 || options.fork === true;
+    let startMetrics: Record<string, number> = {};
     if (starting && cfg.trainer.val_before_train && cfg.trainer.test_freq > 0) {
       const start = session.state.iteration;
       const val = await validate(session, start);
+      startMetrics = val.metrics;
       await sink.iteration(start, val.metrics, val.episodes);
     }
+    // The warm start's policy is a result of its own (RAGEN's SFT baseline): kept as iter-0 so
+    // `turnlab eval` measures it on held-out seeds and other RL settings can start from it.
+    if (session.state.iteration === 0 && !options.resumeFrom && hasWarmStart(cfg) && cfg.warm_start.save_checkpoint) await checkpoint(session, startMetrics);
     let status: RunEndStatus = 'completed';
     // Collapse detection restarts with each process: a resumed run re-learns its earlier level.
     let collapse = initialCollapseState();
