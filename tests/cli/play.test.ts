@@ -110,6 +110,6 @@ describe('turnlab envs', () => {
     expect(result.code).toBe(0);
     const listed = JSON.parse(result.stdout) as Array<{ type: string; options: Array<{ key: string }> }>;
     expect(listed.map((e) => e.type)).toEqual(['frozen_lake', 'sokoban', 'countdown', 'bandit', 'bandit_rev', 'metamathqa']);
-    expect(listed[1].options.map((o) => o.key)).toEqual(['dim_room', 'dim_x', 'dim_y', 'num_boxes', 'max_steps', 'search_depth']);
+    expect(listed[1].options.map((o) => o.key)).toEqual(['dim_room', 'dim_x', 'dim_y', 'num_boxes', 'max_steps', 'search_depth', 'outer_wall']);
   });
 });

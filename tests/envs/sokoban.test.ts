@@ -7,7 +7,7 @@ const make = (options: Record<string, unknown> = {}) => new SokobanEnv(sokobanOp
 
 describe('Sokoban options', () => {
   it("has RAGEN's defaults: 6x6, one box, 100 steps", () => {
-    expect(sokobanOptionsSchema.parse({})).toEqual({ dim_room: [6, 6], num_boxes: 1, max_steps: 100, search_depth: 300 });
+    expect(sokobanOptionsSchema.parse({})).toEqual({ dim_room: [6, 6], num_boxes: 1, max_steps: 100, search_depth: 300, outer_wall: true });
   });
 
   it('takes dim_x and dim_y together as the room size', () => {
@@ -18,6 +18,23 @@ describe('Sokoban options', () => {
 });
 
 describe('Sokoban rendering', () => {
+  it('leaves out the ring of wall with outer_wall: false, and plays the same moves', () => {
+    const whole = make();
+    const inner = make({ outer_wall: false });
+    const level = ['######', '#_O_X#', '#__P_#', '##___#', '######'];
+    whole.loadLevel(level);
+    expect(inner.loadLevel(level)).toBe('_O_X\n__P_\n#___');
+    for (const move of ['Up', 'Left', 'Down', 'Right']) {
+      const a = whole.step(move);
+      const b = inner.step(move);
+      expect({ ...b, observation: '' }).toEqual({ ...a, observation: '' });
+      expect(b.observation).toBe(a.observation.split('\n').slice(1, -1).map((l) => l.slice(1, -1)).join('\n'));
+    }
+    // A drawn level with floor on its edge keeps its whole text: nothing can be left out.
+    expect(inner.loadLevel(['#######', '_P_X_O#', '#######'])).toBe('#######\n_P_X_O#\n#######');
+    expect(make({ outer_wall: false }).reset(7).split('\n').map((l) => [...l].length)).toEqual([4, 4, 4, 4]);
+  });
+
   it("uses RAGEN's symbols: # wall, _ floor, O target, X box, √ box on target, P player, S player on target", () => {
     const level = ['#######', '#_O_X_#', '#_√_P_#', '#######'];
     const env = make();

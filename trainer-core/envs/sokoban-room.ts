@@ -62,6 +62,25 @@ export function renderRoom(room: SokobanRoom): string {
   return lines.join('\n');
 }
 
+/**
+ * The room inside its outer ring, when that ring is all wall (a drawn level may have floor on its
+ * edge, and is then kept whole): the ring tells a reader nothing, and costs a token a cell.
+ */
+export function withoutOuterWall(room: SokobanRoom): SokobanRoom {
+  const { rows, cols, terrain } = room;
+  const onRing = (cell: number) => {
+    const r = Math.floor(cell / cols);
+    const c = cell % cols;
+    return r === 0 || c === 0 || r === rows - 1 || c === cols - 1;
+  };
+  if (rows < 3 || cols < 3) return room;
+  for (let cell = 0; cell < rows * cols; cell++) if (onRing(cell) && terrain[cell] !== WALL) return room;
+  const inner = (cell: number) => (Math.floor(cell / cols) - 1) * (cols - 2) + (cell % cols) - 1;
+  const innerTerrain = new Uint8Array((rows - 2) * (cols - 2));
+  for (let cell = 0; cell < rows * cols; cell++) if (!onRing(cell)) innerTerrain[inner(cell)] = terrain[cell];
+  return { rows: rows - 2, cols: cols - 2, terrain: innerTerrain, player: inner(room.player), boxes: room.boxes.map(inner) };
+}
+
 /** Parses a room drawn with the symbols of `renderRoom`; the inverse of it. */
 export function parseRoom(lines: readonly string[]): SokobanRoom {
   const rows = lines.length;

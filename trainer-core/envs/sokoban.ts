@@ -7,6 +7,7 @@ import {
   allBoxesOnTargets,
   parseRoom,
   renderRoom,
+  withoutOuterWall,
   SOKOBAN_ACTIONS,
   stepCell,
   TARGET,
@@ -28,6 +29,10 @@ export const sokobanOptionsSchema = z
     num_boxes: z.number().int().min(1).max(10).default(1).describe('boxes (and targets) per room'),
     max_steps: z.number().int().min(1).default(100).describe('the episode ends after this many moves'),
     search_depth: z.number().int().min(1).default(300).describe('deepest reverse-play sequence when generating a room'),
+    outer_wall: z
+      .boolean()
+      .default(true)
+      .describe('false: the text leaves out the ring of wall around the room (every generated room has one), 20 of a 6x6 room\'s 36 cells'),
   })
   .strict();
 export type SokobanOptions = z.infer<typeof sokobanOptionsSchema>;
@@ -129,7 +134,7 @@ export class SokobanEnv implements Env {
   }
 
   render(): string {
-    return renderRoom(this.room);
+    return renderRoom(this.options.outer_wall ? this.room : withoutOuterWall(this.room));
   }
 
   renderState(): StateRender {
