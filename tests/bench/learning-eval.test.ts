@@ -15,14 +15,18 @@ describe('npm run bench -- learning', () => {
   it("keeps its runs in a data folder, and the row's turnlab eval command plays the final checkpoint to the same figures", async () => {
     const printed: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(...parts.join(' ').split('\n')));
-    await benchLearning(['bandit', '--seeds', '1', '--data-dir', dataDir]);
+    await benchLearning(['bandit', '--seeds', '1', '--data-dir', dataDir, '--set', 'warm_start.save_checkpoint=true']);
     const row = printed.find((line) => line.startsWith('| bandit | 1 |'))!;
-    expect(row).toMatch(/^\| bandit \| 1 \| \d\.\d{3} \| 1\.000 \| \d+ s \|/);
+    expect(row).toMatch(/^\| bandit \| 1 \| \d\.\d{3} \| \d\.\d{3} \| 1\.000 \| \d+ s \|/);
 
     const store = openStore(dataDir);
     const run = store.runs.resolve('bandit-s1');
-    const [stored] = store.evaluations.listByRun(run.id);
+    // The run keeps its warm start's policy (iter-0): the row's fourth figure is it.
+    const evaluations = store.evaluations.listByRun(run.id);
     store.close();
+    expect(evaluations.map((e) => e.iteration)).toEqual([0, 60]);
+    const [warm, stored] = evaluations;
+    expect(warm.metrics['val/Bandit/success']?.toFixed(3)).toBe(row.split('|')[4].trim());
     expect(stored.startSeed).toBe(EVALUATION_SEED);
     expect(stored.metrics['val/Bandit/success']?.toFixed(3)).toBe(row.split('|')[3].trim());
 

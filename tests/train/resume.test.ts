@@ -126,6 +126,14 @@ describe('model.path', () => {
     expect(kept.sink.checkpoints[0].metrics['val/Bandit/success']).toBe(warmVal);
     expect(plain.sink.metrics.get(0)!['val/Bandit/success']).toBe(warmVal);
 
+    // keep_last_n prunes the others, never the checkpoint asked for by name.
+    const pruned = await trainInMemory(
+      tinyBanditConfig(['trainer.total_training_steps=3', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.keep_last_n=1', 'warm_start.save_checkpoint=true']),
+      { checkpointDir: join(tmp.dir, 'ws-pruned') },
+    );
+    expect(pruned.sink.checkpoints.map((c) => c.iteration)).toEqual([0, 1, 2, 3]);
+    expect(readdirSync(join(tmp.dir, 'ws-pruned')).sort()).toEqual(['iter-0', 'iter-3']);
+
     const fromIt = tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=1', 'warm_start.steps=0', `model.path=${kept.sink.checkpoints[0].path}`]);
     const started = await trainInMemory(fromIt, { checkpointDir: join(tmp.dir, 'ws-from') });
     expect(withoutTimings(started.sink.metrics.get(0)!)).toEqual(withoutTimings(plain.sink.metrics.get(0)!));

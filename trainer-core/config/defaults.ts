@@ -25,7 +25,7 @@ trainer:
   val_before_train: true         # run validation once before the first update
   test_freq: 10                  # validate every N steps; 0 or -1 never
   save_freq: 20                  # checkpoint every N steps; 0 or -1 only at the end
-  keep_last_n: 3                 # newest checkpoints kept, besides the best by validation success (across resumes)
+  keep_last_n: 3                 # newest checkpoints kept, besides the best by validation success (across resumes) and the warm start's (warm_start.save_checkpoint)
   seed: 0                        # seeds initialisation, sampling and the train seed schedule
   backend: auto                  # auto | tensorflow | webgpu | wasm | cpu (auto picks the fastest that loads)
   workers: 1                     # threads that roll out and compute gradients: N | auto (the cores); same seed and N, same run
@@ -191,7 +191,7 @@ warm_start:                      # supervised steps before RL, for models traine
   expert_think: empty            # expert mode with agent_proxy.enable_think: empty <think></think> | plan (the solver's whole remaining solution, the answer its first moves)
   dagger_rounds: 0               # expert mode: times the policy plays new rooms during the warm start, every board it reaches labelled with the solver's move (DAgger)
   dagger_episodes: 1024          # rooms the policy plays in each DAgger round
-  save_checkpoint: false         # keep the warm-started policy as checkpoint iter-0 (turnlab eval measures it; model.path or a fork starts RL from it)
+  save_checkpoint: false         # keep the warm-started policy as checkpoint iter-0, never pruned (turnlab eval measures it; model.path starts RL from it)
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

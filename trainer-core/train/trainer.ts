@@ -344,7 +344,9 @@ async function checkpoint(s: Session, metrics: Record<string, number>): Promise<
   });
   await s.options.sink.checkpoint({ iteration, path: dir, sizeBytes: saved.sizeBytes, sha256: saved.sha256, metrics });
   s.checkpoints = [...s.checkpoints.filter((c) => c.path !== dir), { path: dir, iteration, valSuccess: s.state.valSuccess ?? null }];
-  const removed = checkpointsToPrune(s.checkpoints, s.cfg.trainer.keep_last_n);
+  // The warm start's checkpoint was asked for by name (warm_start.save_checkpoint): never pruned.
+  const pinned = (c: { iteration: number }) => c.iteration === 0 && s.cfg.warm_start.save_checkpoint;
+  const removed = checkpointsToPrune(s.checkpoints.filter((c) => !pinned(c)), s.cfg.trainer.keep_last_n);
   if (removed.length > 0) {
     s.checkpoints = s.checkpoints.filter((c) => !removed.includes(c));
     for (const c of removed) rmSync(c.path, { recursive: true, force: true });
