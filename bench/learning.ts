@@ -1,7 +1,7 @@
 /**
- * `npm run bench -- learning [config...] [--seeds 0,1,2] [--data-dir DIR] [--set k=v]...`: trains each named
- * config (`configs/<name>.yaml`; default bandit) on each seed (default 0-4), as `turnlab train`
- * does, into a TurnLab data folder (default bench/results/learning), then evaluates the final
+ * `npm run bench -- learning [config...] [--seeds 0,1,2] [--data-dir DIR] [--set k=v]...`:
+ * trains each named config (`configs/<name>.yaml`; default bandit) on each seed (default 0-4), as
+ * `turnlab train` does, into a TurnLab data folder (default bench/results/learning), then evaluates the final
  * checkpoint on 256 held-out episodes sampled at temperature 0.5, as RAGEN evaluates, stores that
  * evaluation beside the run and prints a table: config, seed, success, the warm start alone (its
  * policy kept as iter-0 by `warm_start.save_checkpoint`, on the same episodes), optimal success,
