@@ -58,7 +58,7 @@ describe('validation errors', () => {
   it('names an unknown key with its file line, full path and the closest valid key', () => {
     const path = file('trainer:\n  seed: 1\nagent_proxy:\n  max_turn: 3\n  max_turns: 4\n');
     const error = errorOf(() => loadRunConfig(path));
-    expect(error.message).toBe(`${path} line 5: unknown key \`agent_proxy.max_turns\`; did you mean \`max_turn\`?`);
+    expect(error.message).toBe(`${path} line 5: unknown key \`agent_proxy.max_turns\`; did you mean \`agent_proxy.max_turn\`?`);
     expect(error.issues[0].path).toEqual(['agent_proxy', 'max_turns']);
   });
 
@@ -90,7 +90,7 @@ describe('validation errors', () => {
   it('checks env_config with the env options schema', () => {
     const path = file('custom_envs:\n  FrozenLake:\n    env_type: frozen_lake\n    env_config:\n      sise: 4\n');
     const error = errorOf(() => loadRunConfig(path));
-    expect(error.message).toMatch(/line 5: unknown key `custom_envs\.FrozenLake\.env_config\.sise`; did you mean `size`\?/);
+    expect(error.message).toMatch(/line 5: unknown key `custom_envs\.FrozenLake\.env_config\.sise`; did you mean `custom_envs\.FrozenLake\.env_config\.size`\?/);
     const badType = errorOf(() => parseRunConfig({ custom_envs: { X: { env_type: 'frozen_lak' } } }));
     expect(badType.message).toContain('`custom_envs.X.env_type`');
     expect(badType.message).toContain('frozen_lake');
@@ -149,7 +149,7 @@ describe('--set overrides', () => {
 
   it('names an unknown key with the closest valid one', () => {
     const error = errorOf(() => loadRunConfig(file('{}'), ['es_manager.train.group_sizes=4']));
-    expect(error.message).toBe('--set es_manager.train.group_sizes=4: unknown key `es_manager.train.group_sizes`; did you mean `group_size`?');
+    expect(error.message).toBe('--set es_manager.train.group_sizes=4: unknown key `es_manager.train.group_sizes`; did you mean `es_manager.train.group_size`?');
   });
 
   it.each([
@@ -215,7 +215,16 @@ describe('${} references', () => {
     const path = file('trainer:\n  seed: 1\n  keep_last_n: ${trainer.sed}\n');
     const error = errorOf(() => loadRunConfig(path));
     expect(error.message).toBe(
-      `${path} line 3: \`trainer.keep_last_n\` refers to \`\${trainer.sed}\`, which points to nothing: \`trainer.sed\` does not exist; did you mean \`seed\`?`,
+      `${path} line 3: \`trainer.keep_last_n\` refers to \`\${trainer.sed}\`, which points to nothing: \`trainer.sed\` does not exist; did you mean \`trainer.seed\`?`,
+    );
+  });
+
+  it('report a bad value once where a copy of it fails too, and name the source where only the copy fails', () => {
+    const twice = errorOf(() => loadRunConfig(file('{}'), ['actor_rollout_ref.actor.ppo_epochs=-1']));
+    expect(twice.message).toBe('--set actor_rollout_ref.actor.ppo_epochs=-1: `actor_rollout_ref.actor.ppo_epochs` must be > 0, got -1');
+    const path = file('critic:\n  ppo_epochs: ${trainer.total_training_steps}\ntrainer:\n  total_training_steps: 0\n');
+    expect(errorOf(() => loadRunConfig(path)).message).toBe(
+      `${path} line 2: \`critic.ppo_epochs\` must be > 0, got 0 (its value comes from \`\${trainer.total_training_steps}\`)`,
     );
   });
 

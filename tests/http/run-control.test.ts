@@ -89,7 +89,7 @@ describe('run control from the app', () => {
 
     await expect(
       api.startRun({ configPath: join(repo, 'configs/bandit.yaml'), overrides: ['agent_proxy.max_turns=2'] }),
-    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/did you mean .max_turn./) });
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/did you mean .agent_proxy.max_turn./) });
     await expect(api.stopRun(runId)).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
 });

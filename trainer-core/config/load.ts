@@ -5,7 +5,7 @@ import { defaultRunConfigInput } from './defaults';
 import { checkEnvOptions } from './env-options';
 import { ConfigError, formatPath, type ConfigIssue } from './errors';
 import { applyOverrides, parseOverride } from './overrides';
-import { resolveReferences } from './references';
+import { resolveReferences, wholeValueReferences } from './references';
 import { RunConfigSchema, type RunConfig } from './schema';
 import { describeZodIssue } from './zod-issues';
 import { YamlSource } from './yaml-source';
@@ -104,11 +104,39 @@ function buildRunConfig(input: unknown, ctx: BuildContext): RunConfigWithSource 
   }
 
   const result = RunConfigSchema.safeParse(resolved);
-  if (!result.success) throw locate(result.error.issues.flatMap((issue) => describeZodIssue(issue, resolved, RunConfigSchema)));
+  if (!result.success) {
+    const issues = result.error.issues.flatMap((issue) => describeZodIssue(issue, resolved, RunConfigSchema));
+    throw locate(foldCopiedIssues(issues, wholeValueReferences(merged)));
+  }
   const envChecked = checkEnvOptions(result.data);
   const problems = [...crossFieldIssues(result.data), ...envChecked.issues];
   if (problems.length > 0) throw locate(problems);
   return { cfg: envChecked.cfg, sourceYaml };
+}
+
+/**
+ * A key that copies another by `${a.b}` fails whenever its source does, and the user would read
+ * the same problem twice, the copy's under a file that never wrote it: report a copy only when its
+ * source passes, and then name the source.
+ */
+function foldCopiedIssues(issues: ConfigIssue[], copies: Map<string, string>): ConfigIssue[] {
+  const failing = new Set(issues.map((issue) => formatPath(issue.path)));
+  const sourceOf = (key: string): string => {
+    const seen = new Set<string>();
+    let current = key;
+    while (copies.has(current) && !seen.has(current)) {
+      seen.add(current);
+      current = copies.get(current)!;
+    }
+    return current;
+  };
+  return issues.flatMap((issue) => {
+    const key = formatPath(issue.path);
+    const target = copies.get(key);
+    if (target === undefined) return [issue];
+    if (failing.has(sourceOf(key))) return [];
+    return [{ ...issue, message: `${issue.message} (its value comes from \`\${${target}}\`)` }];
+  });
 }
 
 function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins: Map<string, string>): ConfigIssue {

@@ -50,7 +50,9 @@ export function applyOverrides(raw: Record<string, unknown>, overrides: readonly
           origin: `--set ${override.text}`,
           message:
             `unknown key \`${formatPath(unknown.path)}\`` +
-            (unknown.suggestion !== undefined ? `; did you mean \`${unknown.suggestion}\`?` : ''),
+            (unknown.suggestion !== undefined
+              ? `; did you mean \`${formatPath([...unknown.path.slice(0, -1), unknown.suggestion])}\`?`
+              : ''),
         },
       ]);
     }

@@ -85,7 +85,7 @@ class ReferenceResolver {
             message:
               `\`${formatPath(referrer)}\` refers to \`\${${formatPath(target)}}\`, which points to nothing: ` +
               `\`${formatPath(target.slice(0, i + 1))}\` does not exist` +
-              (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
+              (hint !== undefined ? `; did you mean \`${formatPath([...target.slice(0, i), hint])}\`?` : ''),
           },
         ]);
       }
@@ -107,4 +107,23 @@ function textOf(value: Json, target: string, path: Path): string {
 /** Returns a copy of `root` with every reference replaced; throws ConfigError on a cycle or a missing target. */
 export function resolveReferences<T>(root: T): T {
   return new ReferenceResolver(root).resolveAt([]) as T;
+}
+
+const WHOLE_REFERENCE = /^\$\{\s*([^${}]+?)\s*\}$/;
+
+/** Keys whose whole value is one reference (`critic.ppo_epochs: ${actor_rollout_ref.actor.ppo_epochs}`), each with its target. */
+export function wholeValueReferences(root: Json): Map<string, string> {
+  const copies = new Map<string, string>();
+  const walk = (value: Json, path: Path): void => {
+    if (typeof value === 'string') {
+      const match = WHOLE_REFERENCE.exec(value);
+      if (match) copies.set(formatPath(path), match[1]);
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => walk(item, [...path, i]));
+    } else if (isPlainObject(value)) {
+      for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
+    }
+  };
+  walk(root, []);
+  return copies;
 }

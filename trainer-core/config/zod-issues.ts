@@ -20,7 +20,9 @@ export function describeZodIssue(
         const hint = closestKey(key, valid);
         return {
           path: [...path, key],
-          message: `unknown key \`${formatPath([...path, key])}\`` + (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
+          message:
+            `unknown key \`${formatPath([...path, key])}\`` +
+            (hint !== undefined ? `; did you mean \`${formatPath([...path, hint])}\`?` : ''),
         };
       });
     }
