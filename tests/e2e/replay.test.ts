@@ -178,4 +178,25 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     }
     await page.setViewportSize({ width: 1400, height: 1000 });
   });
+
+  it('keeps every column of the episode list and the whole turn in view at 1024 and 1440 wide', async () => {
+    // This config has two env tags, so each row names its tag (`FrozenLakeNonSlip 12`): the
+    // longest cells the list shows.
+    await page.goto(serve.at(`/runs/${runId}/replay?episode=${episodeId}&turn=1`));
+    await page.locator('.replay-turn').waitFor();
+    for (const width of [1024, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(100);
+      const pageWidth = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      const fits = {
+        page: pageWidth <= width,
+        list: await page.locator('.episodes').evaluate((list: { scrollWidth: number; clientWidth: number }) => list.scrollWidth <= list.clientWidth),
+        oneLineRows: (await page.locator('.episode-row').evaluateAll((rows: Array<{ getBoundingClientRect(): { height: number } }>) => rows.map((row) => row.getBoundingClientRect().height))).every(
+          (height) => height < 30,
+        ),
+      };
+      expect(fits, `at ${width} px`).toEqual({ page: true, list: true, oneLineRows: true });
+    }
+    await page.setViewportSize({ width: 1400, height: 1000 });
+  });
 });

@@ -41,6 +41,8 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     await page.locator('select[name=config]').selectOption({ label: 'bandit' });
     const start = page.locator('button.start');
     await expect.poll(() => start.isEnabled(), ANSWER).toBe(true);
+    // The overrides' label reads as one line, not a word column beside its wide text box.
+    expect((await page.locator('label.extra > span').boundingBox())!.height).toBeLessThan(24);
 
     await page.locator('input[name=totalIterations]').fill('ten');
     await page.locator('input[name=learningRate]').fill('-1');
