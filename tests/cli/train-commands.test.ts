@@ -36,6 +36,9 @@ describe('turnlab train, resume and eval', () => {
     const forked = turnlab('resume', 'ckpt:1', '--fork', '--name', 'child', '--set', 'actor_rollout_ref.actor.optim.lr=0.002', '--set', 'trainer.total_training_steps=3');
     expect(forked.code).toBe(0);
     expect(forked.stdout).toMatch(/run 2 \(child\) completed at iteration 3/);
+    // The checkpoint is checked before a backend is chosen, without making tensors on tfjs's
+    // default cpu backend (whose first tensor prints tfjs's "install our node backend" banner).
+    for (const output of [resumed, forked]) expect(output.stderr + output.stdout).not.toMatch(/running TensorFlow\.js in Node\.js/);
 
     const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; iterations: number; parentRunId: number | null; parentIteration: number | null; backend: string }>;
     expect(runs.map((r) => [r.id, r.iterations, r.parentRunId, r.parentIteration])).toEqual([

@@ -186,6 +186,22 @@ function initialValues(spec: ParamSpec, seed: number): Float32Array {
   return values;
 }
 
+/**
+ * Checks that `arrays` hold every parameter of a model with `config`, each with its shape, and
+ * returns the parameters' names and shapes in the model's order; touches no tensor, so a
+ * checkpoint can be checked before a backend is chosen.
+ */
+export function checkParameterArrays(config: ResolvedTransformerConfig, arrays: Record<string, { shape: number[] }>): Array<[string, number[]]> {
+  return paramSpecs(config).map((spec): [string, number[]] => {
+    const entry = arrays[spec.name];
+    if (!entry) throw new Error(`Checkpoint lacks parameter "${spec.name}"`);
+    if (entry.shape.join(',') !== spec.shape.join(',')) {
+      throw new Error(`Checkpoint parameter "${spec.name}" has shape [${entry.shape}], the config needs [${spec.shape}]`);
+    }
+    return [spec.name, spec.shape];
+  });
+}
+
 export class Transformer {
   readonly config: ResolvedTransformerConfig;
   private readonly params = new Map<string, tf.Variable>();
@@ -208,14 +224,8 @@ export class Transformer {
   /** Rebuilds a model from named arrays (a checkpoint); every parameter must be present. */
   static fromArrays(config: TransformerConfig, arrays: Record<string, { shape: number[]; data: Float32Array }>): Transformer {
     const resolved = resolveTransformerConfig(config);
-    return new Transformer(resolved, (spec) => {
-      const entry = arrays[spec.name];
-      if (!entry) throw new Error(`Checkpoint lacks parameter "${spec.name}"`);
-      if (entry.shape.join(',') !== spec.shape.join(',')) {
-        throw new Error(`Checkpoint parameter "${spec.name}" has shape [${entry.shape}], the config needs [${spec.shape}]`);
-      }
-      return entry.data;
-    });
+    checkParameterArrays(resolved, arrays);
+    return new Transformer(resolved, (spec) => arrays[spec.name].data);
   }
 
   /** Parameter names in a fixed order (the order of variables()). */

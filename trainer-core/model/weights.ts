@@ -6,7 +6,7 @@
  */
 import type { NamedArray, SafetensorsContent } from './safetensors';
 import { decodeSafetensors, encodeSafetensors, readSafetensorsFile, writeSafetensorsFile } from './safetensors';
-import { Transformer, resolveTransformerConfig, type TransformerConfig } from './transformer';
+import { Transformer, checkParameterArrays, resolveTransformerConfig, type ResolvedTransformerConfig, type TransformerConfig } from './transformer';
 
 const CONFIG_KEY = 'turnlab.model_config';
 
@@ -26,7 +26,15 @@ export async function saveModel(path: string, model: Transformer, extra: Record<
   await writeSafetensorsFile(path, await modelTensors(model), modelMetadata(model, extra));
 }
 
-export function modelFromContent(content: SafetensorsContent, source: string): Transformer {
+/** A TurnLab model file read and checked against the config in its metadata, before any tensor exists. */
+export interface ModelArrays {
+  config: ResolvedTransformerConfig;
+  arrays: Record<string, { shape: number[]; data: Float32Array }>;
+  /** Parameter names and shapes in the model's order (what the optimizer's moments must match). */
+  shapes: Array<[string, number[]]>;
+}
+
+export function modelArraysFromContent(content: SafetensorsContent, source: string): ModelArrays {
   const text = content.metadata[CONFIG_KEY];
   if (!text) throw new Error(`${source} has no ${CONFIG_KEY} metadata: not a TurnLab model file`);
   const config = resolveTransformerConfig(JSON.parse(text) as TransformerConfig);
@@ -35,6 +43,15 @@ export function modelFromContent(content: SafetensorsContent, source: string): T
     if (!(entry.data instanceof Float32Array)) throw new Error(`${source}: parameter "${name}" must be F32`);
     arrays[name] = { shape: entry.shape, data: entry.data };
   }
+  return { config, arrays, shapes: checkParameterArrays(config, arrays) };
+}
+
+export function decodeModelArrays(bytes: Uint8Array, source = 'model weights'): ModelArrays {
+  return modelArraysFromContent(decodeSafetensors(bytes, source), source);
+}
+
+export function modelFromContent(content: SafetensorsContent, source: string): Transformer {
+  const { config, arrays } = modelArraysFromContent(content, source);
   return Transformer.fromArrays(config, arrays);
 }
 

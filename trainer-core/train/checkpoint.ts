@@ -6,8 +6,8 @@ import type { Adam } from '../model/adam';
 import { decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import { WordByteTokenizer } from '../model/tokenizer';
 import type { TrainableModel } from '../model/trainable-model';
-import type { Transformer, TransformerConfig } from '../model/transformer';
-import { decodeModel, encodeModel } from '../model/weights';
+import { Transformer, type TransformerConfig } from '../model/transformer';
+import { decodeModelArrays, encodeModel, type ModelArrays } from '../model/weights';
 import type { RngState } from '../rng';
 import type { EnvStateManagerState } from '../rollout/es-manager';
 import { CheckpointError, readCheckpointFiles, writeCheckpointFiles } from './checkpoint-files';
@@ -133,11 +133,6 @@ function folderIteration(dir: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/**
- * Loads and verifies a checkpoint: every file against the manifest, state.json's fields and
- * iteration, the model shapes and the optimizer moments against `expect`. Anything wrong is a
- * CheckpointError naming the file and the field, raised before a caller changes anything.
- */
 /** What every checkpoint holds besides its models, read and verified. */
 export interface CheckpointBase {
   files: Record<string, Buffer>;
@@ -174,45 +169,54 @@ export function readCheckpointBase(dir: string, iteration?: number): CheckpointB
   return { files, state, actorOptimizer, criticOptimizer, configYaml: need('config.yaml').toString('utf8') };
 }
 
+/** A from-scratch run's checkpoint read and checked, its models still arrays (no tensor made yet). */
+interface CheckedCheckpoint extends CheckpointBase {
+  tokenizer: WordByteTokenizer;
+  policy: ModelArrays;
+  critic: ModelArrays | null;
+  reference: ModelArrays | null;
+}
+
 /**
- * Loads and verifies a from-scratch run's checkpoint: readCheckpointBase, then the model shapes
- * and the optimizer moments against `expect`. Anything wrong is a CheckpointError naming the
- * file and the field, raised before a caller changes anything.
+ * Reads a from-scratch run's checkpoint and checks it: readCheckpointBase, then the model shapes
+ * and the optimizer moments against `expect`. Anything wrong is a CheckpointError naming the file
+ * and the field. Makes no tensor, so it runs before a backend is chosen and frees nothing.
  */
-export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): LoadedCheckpoint {
-  const { files, state, actorOptimizer, criticOptimizer, configYaml } = readCheckpointBase(dir, expect?.iteration);
+function checkCheckpoint(dir: string, expect?: CheckpointExpectation): CheckedCheckpoint {
+  const base = readCheckpointBase(dir, expect?.iteration);
+  const { files } = base;
   const tokenizerBytes = files['tokenizer.json'];
   if (!tokenizerBytes) throw new CheckpointError(`checkpoint ${dir} has no tokenizer.json`);
   const tokenizer = readable(dir, 'tokenizer.json', () => WordByteTokenizer.fromJSON(JSON.parse(tokenizerBytes.toString('utf8'))));
-  const models: Transformer[] = [];
-  const model = (name: string) => {
+  const model = (name: string): ModelArrays | null => {
     const bytes = files[name];
-    if (!bytes) return null;
-    const decoded = readable(dir, name, () => decodeModel(bytes, `${dir}/${name}`));
-    models.push(decoded);
-    return decoded;
+    return bytes ? readable(dir, name, () => decodeModelArrays(bytes, `${dir}/${name}`)) : null;
   };
-  try {
-    if (!files['policy.safetensors']) throw new CheckpointError(`checkpoint ${dir} has no policy.safetensors`);
-    const policy = model('policy.safetensors') as Transformer;
-    const critic = model('critic.safetensors');
-    const reference = model('reference.safetensors');
-    if (expect) {
-      const mismatch = describeModelMismatch(expect.policy, policy.config);
-      if (mismatch) throw new CheckpointError(`checkpoint ${dir} does not match the model in the config (${mismatch})`);
-      // No critic (a GRPO run forked with a GAE estimator): the trainer starts one from the policy.
-      if (expect.critic && critic) {
-        const criticMismatch = describeModelMismatch(expect.critic, critic.config);
-        if (criticMismatch) throw new CheckpointError(`checkpoint ${dir}: critic does not match the config (${criticMismatch})`);
-      }
+  if (!files['policy.safetensors']) throw new CheckpointError(`checkpoint ${dir} has no policy.safetensors`);
+  const policy = model('policy.safetensors')!;
+  const critic = model('critic.safetensors');
+  const reference = model('reference.safetensors');
+  if (expect) {
+    const mismatch = describeModelMismatch(expect.policy, policy.config);
+    if (mismatch) throw new CheckpointError(`checkpoint ${dir} does not match the model in the config (${mismatch})`);
+    // No critic (a GRPO run forked with a GAE estimator): the trainer starts one from the policy.
+    if (expect.critic && critic) {
+      const criticMismatch = describeModelMismatch(expect.critic, critic.config);
+      if (criticMismatch) throw new CheckpointError(`checkpoint ${dir}: critic does not match the config (${criticMismatch})`);
     }
-    checkOptimizerState(actorOptimizer, policy, dir, 'optimizer.actor.safetensors');
-    if (critic && criticOptimizer) checkOptimizerState(criticOptimizer, critic, dir, 'optimizer.critic.safetensors');
-    return { policy, critic, reference, actorOptimizer, criticOptimizer, tokenizer, configYaml, state };
-  } catch (error) {
-    for (const m of models) m.dispose();
-    throw error;
   }
+  checkOptimizerState(base.actorOptimizer, policy.shapes, dir, 'optimizer.actor.safetensors');
+  if (critic && base.criticOptimizer) checkOptimizerState(base.criticOptimizer, critic.shapes, dir, 'optimizer.critic.safetensors');
+  return { ...base, tokenizer, policy, critic, reference };
+}
+
+/** Loads a from-scratch run's checkpoint once checkCheckpoint has found nothing wrong with it. */
+export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): LoadedCheckpoint {
+  const checked = checkCheckpoint(dir, expect);
+  const build = (model: ModelArrays | null) => (model ? Transformer.fromArrays(model.config, model.arrays) : null);
+  const { state, actorOptimizer, criticOptimizer, tokenizer, configYaml } = checked;
+  const policy = build(checked.policy)!;
+  return { policy, critic: build(checked.critic), reference: build(checked.reference), actorOptimizer, criticOptimizer, tokenizer, configYaml, state };
 }
 
 /** Runs a decoder; a file that passed the manifest but does not decode is named in the error. */
@@ -262,13 +266,11 @@ export function decodeOptimizer(bytes: Uint8Array, dir: string): OptimizerSnapsh
 }
 
 /**
- * Loads a checkpoint as a run with `cfg` would, and frees it: lets a caller refuse a truncated,
- * altered or mismatched checkpoint before changing anything it has stored.
+ * Checks a checkpoint as loading it for a run with `cfg` would, without loading it: lets a caller
+ * refuse a truncated, altered or mismatched checkpoint before changing anything it has stored.
  */
 export function verifyCheckpoint(dir: string, expect: CheckpointExpectation): TrainingState {
-  const loaded = loadCheckpoint(dir, expect);
-  for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
-  return loaded.state;
+  return checkCheckpoint(dir, expect).state;
 }
 
 /** The tokenizer size recorded in a checkpoint, to build the configs its models must match. */
