@@ -105,6 +105,23 @@ describe.skipIf(!hasChromium)('Compare view in a browser', () => {
 
     // Summary: final and best of the reward for each run.
     await expect.poll(() => page.locator('.summary-table tbody tr').count()).toBe(2);
+    // Best is the highest reward until "lower is better" is picked for the metric; unticking
+    // the metric takes its column away.
+    const headers = () => page.locator('.summary-table thead th').allInnerTexts();
+    const column = (await headers()).findIndex((text) => text.includes(METRIC));
+    expect(column).toBeGreaterThan(0);
+    const cell = page.locator('.summary-table tbody tr').first().locator('td').nth(column);
+    const values = rewards.get(seedRuns[0])!.flatMap((p) => (p.value === null ? [] : [p.value]));
+    const shown = (value: number) => String(Number(value.toPrecision(5)));
+    await expect.poll(() => cell.innerText()).toContain(`best ${shown(Math.max(...values))}`);
+    await page.locator('.summary-table thead th').nth(column).locator('select').selectOption('min');
+    await expect.poll(() => cell.innerText()).toContain(`best ${shown(Math.min(...values))}`);
+    const columns = (await headers()).length;
+    await page.locator('.summary-metrics summary').click();
+    await page.locator(`.summary-metrics input[value="${METRIC}"]`).uncheck();
+    await expect.poll(async () => (await headers()).length).toBe(columns - 1);
+    await page.locator(`.summary-metrics input[value="${METRIC}"]`).check();
+    await expect.poll(async () => (await headers()).length).toBe(columns);
 
     // EMA and seed grouping, then export.
     await page.locator('.ema-slider').fill('0.6');
