@@ -1,7 +1,8 @@
 // End to end: a real short FrozenLake run trained by the CLI, replayed in Debian's Chromium
 // against `turnlab serve`: tiles drawn, turns stepped with the arrow keys up to the state after
 // the last action, episodes listed by group, the group view's boards and actions, the episode
-// re-simulated and reproduced, and a chart click that opens the replay at that iteration.
+// re-simulated and reproduced, a chart click that opens the replay at that iteration, and the
+// layout at 1024 px with this config's two long env tags (the episode list, the Runs view).
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -176,6 +177,17 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
       await page.locator('.final-state').waitFor();
       await saveScreenshot(page, shots.dir, `replay-final-state-${width}`);
     }
+    await page.setViewportSize({ width: 1400, height: 1000 });
+  });
+
+  it('shows the Runs view within a 1024 px window, every row\'s buttons included, with this run\'s two long env tags', async () => {
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await page.goto(serve.at('/runs'));
+    await page.locator('.run-row').first().waitFor();
+    const pageWidth = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+    expect(pageWidth).toBeLessThanOrEqual(1024);
+    const button = await page.locator('.run-row button', { hasText: 'Delete' }).first().boundingBox();
+    expect(button!.x + button!.width).toBeLessThanOrEqual(1024);
     await page.setViewportSize({ width: 1400, height: 1000 });
   });
 
