@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CheckpointError } from '../../trainer-core/train/checkpoint-files';
+import { decodeSafetensors, encodeSafetensors } from '../../trainer-core/model/safetensors';
+import { CheckpointError, readCheckpointFiles, writeCheckpointFiles } from '../../trainer-core/train/checkpoint-files';
 import { tempDir, tinyBanditConfig, trainInMemory, withoutTimings } from './helpers';
 
 const tmp = tempDir('resume');
@@ -96,6 +97,31 @@ describe('stopping and resuming a run', () => {
     writeFileSync(policy, Buffer.concat([bytes, Buffer.from('x')]));
     await expect(trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'w'), resumeFrom: dir })).rejects.toThrow(
       /policy\.safetensors is altered \(\d+ bytes, the manifest says \d+\)/,
+    );
+  });
+
+  it('refuses a checkpoint whose Adam moments miss a parameter or have another shape, naming the file and the field', async () => {
+    const run = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0']), {
+      checkpointDir: join(tmp.dir, 'moments'),
+    });
+    const files = readCheckpointFiles(run.sink.checkpoints[0].path);
+    const optimizer = decodeSafetensors(files['optimizer.actor.safetensors']);
+    const name = 'layers.0.attn.qkv.weight';
+    expect(optimizer.tensors).toHaveProperty(`${name}.m`);
+    // A well-formed checkpoint (its manifest rewritten) whose moments no longer fit the model.
+    const rewritten = (tensors: typeof optimizer.tensors, folder: string): string => {
+      const dir = join(tmp.dir, folder, 'iter-1');
+      const { 'manifest.json': _manifest, ...rest } = files;
+      writeCheckpointFiles(dir, { ...rest, 'optimizer.actor.safetensors': encodeSafetensors(tensors, optimizer.metadata) });
+      return dir;
+    };
+    const { [`${name}.v`]: _dropped, ...missing } = optimizer.tensors;
+    const resume = (dir: string) => trainInMemory(tinyBanditConfig(['trainer.total_training_steps=2']), { checkpointDir: join(tmp.dir, 'm2'), resumeFrom: dir });
+    await expect(resume(rewritten(missing, 'missing-moment'))).rejects.toThrow(`optimizer.actor.safetensors lacks \`${name}.v\``);
+    const entry = optimizer.tensors[`${name}.m`];
+    const reshaped = { ...optimizer.tensors, [`${name}.m`]: { ...entry, shape: [entry.shape[1], entry.shape[0]] } };
+    await expect(resume(rewritten(reshaped, 'reshaped-moment'))).rejects.toThrow(
+      `optimizer.actor.safetensors field \`${name}.m\` has shape [${entry.shape[1]},${entry.shape[0]}], the model has [${entry.shape.join(',')}]`,
     );
   });
 });

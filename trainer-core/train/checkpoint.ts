@@ -213,10 +213,22 @@ function checkCheckpoint(dir: string, expect?: CheckpointExpectation): CheckedCh
 /** Loads a from-scratch run's checkpoint once checkCheckpoint has found nothing wrong with it. */
 export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): LoadedCheckpoint {
   const checked = checkCheckpoint(dir, expect);
-  const build = (model: ModelArrays | null) => (model ? Transformer.fromArrays(model.config, model.arrays) : null);
+  const built: Transformer[] = [];
+  const build = (model: ModelArrays | null): Transformer | null => {
+    if (!model) return null;
+    const transformer = Transformer.fromArrays(model.config, model.arrays);
+    built.push(transformer);
+    return transformer;
+  };
   const { state, actorOptimizer, criticOptimizer, tokenizer, configYaml } = checked;
-  const policy = build(checked.policy)!;
-  return { policy, critic: build(checked.critic), reference: build(checked.reference), actorOptimizer, criticOptimizer, tokenizer, configYaml, state };
+  try {
+    const policy = build(checked.policy)!;
+    return { policy, critic: build(checked.critic), reference: build(checked.reference), actorOptimizer, criticOptimizer, tokenizer, configYaml, state };
+  } catch (error) {
+    // Out of backend memory on the second model: free the first.
+    for (const transformer of built) transformer.dispose();
+    throw error;
+  }
 }
 
 /** Runs a decoder; a file that passed the manifest but does not decode is named in the error. */
