@@ -58,6 +58,8 @@ describe('Countdown env', () => {
       const answer = env.solve();
       expect(answer).not.toBeNull();
       expect(answer![0]).toMatch(/^-?\d+( [+-] \d+)+$/);
+      // The numbers in the order given, so a policy imitating it copies them left to right.
+      expect(answer![0].match(/\d+/g)!.map(Number)).toEqual(nums);
       const result = env.step(answer![0]);
       expect(result).toMatchObject({ reward: 1, done: true, info: { success: true } });
     }

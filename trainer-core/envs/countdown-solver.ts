@@ -35,10 +35,10 @@ function solveWithSigns(nums: readonly number[], target: number, allowMinus: boo
     let sum = 0;
     nums.forEach((n, i) => (sum += mask & (1 << i) ? -n : n));
     if (sum !== target) continue;
-    // Lead with a positive number so the answer reads naturally (12 + 3 - 4, not -4 + 12 + 3).
-    const order = nums.map((n, i) => ({ n, minus: (mask & (1 << i)) !== 0 }));
-    order.sort((a, b) => Number(a.minus) - Number(b.minus));
-    return order.map((t, i) => (i === 0 ? `${t.minus ? '-' : ''}${t.n}` : `${t.minus ? '-' : '+'} ${t.n}`)).join(' ');
+    // The numbers in the order given, each with its sign (-4 + 12 + 3 for [4, 12, 3]): a policy
+    // that imitates it copies the numbers left to right and has only the signs to choose, where
+    // reordering would make every copied number depend on the signs decided before it.
+    return nums.map((n, i) => `${i === 0 ? (mask & 1 ? '-' : '') : mask & (1 << i) ? '- ' : '+ '}${n}`).join(' ');
   }
   return null;
 }
