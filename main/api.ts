@@ -19,7 +19,7 @@ import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
 import { replaySettings, resimulateEpisode } from './services/resimulate';
 import { describeRunModel } from './services/run-model';
 import { exportModelInChildProcess } from './services/model-export-process';
-import { MAX_GROUP_SEEDS } from './services/seed-list';
+import { MAX_GROUP_SEEDS } from '../preload/seed-list';
 import { checkRunConfig, EDITED_TEXT_NAME } from './services/config-check';
 import { backendProber } from './services/backend-probe';
 import { withoutEditedFile } from './services/edited-start';

@@ -4,6 +4,10 @@
  * Every type here is plain JSON-serialisable data (times are epoch milliseconds), so the same
  * values travel over Electron's structured clone and over HTTP as JSON.
  */
+
+/** Names both sides share, from the trainer modules that own them (the forms' choices, metric names). */
+export { BUILT_IN_ESTIMATOR_NAMES as ESTIMATOR_NAMES, BACKENDS as BACKEND_NAMES, COLLAPSE_METRIC, WELL_FORMED_METRIC } from '../trainer-core/shared-names';
+
 export interface AppInfo {
   version: string;
   dataDir: string;
@@ -425,41 +429,43 @@ export interface TurnLabApi {
 }
 
 export type ApiMethod = keyof TurnLabApi;
-export const API_METHODS: readonly ApiMethod[] = [
-  'appInfo',
-  'listRuns',
-  'getRun',
-  'metricNames',
-  'metricSeries',
-  'latestMetrics',
-  'listCheckpoints',
-  'listEpisodes',
-  'episodeTurns',
-  'episodeIterations',
-  'listConfigs',
-  'startRun',
-  'stopRun',
-  'resumeRun',
-  'activeTrainings',
-  'queuedSeedRuns',
-  'updateRun',
-  'deleteRun',
-  'startRunFromText',
-  'checkRunConfig',
-  'listBackends',
-  'evaluateCheckpoint',
-  'listEvaluations',
-  'getEvaluation',
-  'listEvaluationEpisodes',
-  'deleteCheckpoint',
-  'saveExport',
-  'saveCheckpointFolder',
-  'runModel',
-  'exportCheckpointModel',
-  'compareSeries',
-  'replaySettings',
-  'resimulateEpisode',
-] as const;
+/** One entry per method of TurnLabApi: the compiler refuses a missing or an extra one. */
+const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
+  appInfo: true,
+  listRuns: true,
+  getRun: true,
+  metricNames: true,
+  metricSeries: true,
+  latestMetrics: true,
+  listCheckpoints: true,
+  listEpisodes: true,
+  episodeTurns: true,
+  episodeIterations: true,
+  listConfigs: true,
+  startRun: true,
+  stopRun: true,
+  resumeRun: true,
+  activeTrainings: true,
+  queuedSeedRuns: true,
+  updateRun: true,
+  deleteRun: true,
+  startRunFromText: true,
+  checkRunConfig: true,
+  listBackends: true,
+  evaluateCheckpoint: true,
+  listEvaluations: true,
+  getEvaluation: true,
+  listEvaluationEpisodes: true,
+  deleteCheckpoint: true,
+  saveExport: true,
+  saveCheckpointFolder: true,
+  runModel: true,
+  exportCheckpointModel: true,
+  compareSeries: true,
+  replaySettings: true,
+  resimulateEpisode: true,
+};
+export const API_METHODS = Object.keys(API_METHOD_SET) as readonly ApiMethod[];
 export const IPC_CHANNEL_PREFIX = 'turnlab:';
 
 /** Error codes the API reports, over IPC and HTTP alike. */

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseSeeds } from '../services/seed-list';
+import { parseSeeds } from '../../preload/seed-list';
 import { connectToHost } from '../trainer-host/channel';
 import { UserError } from './errors';
 import { collectSet } from './play';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ADV_ESTIMATORS } from '../algo/advantages';
-import { LORA_MODULES } from '../model/hf/lora';
+import { estimatorNames, isEstimatorName } from '../algo/estimator-registry';
+import { BACKENDS } from '../backend-names';
+import { LORA_MODULES } from './lora-targets';
 
 /**
  * The run config schema. Every key is required here: the defaults live in one documented place
@@ -13,8 +14,7 @@ const positiveInt = z.int().positive();
 const nonNegativeInt = z.int().nonnegative();
 const probability = z.number().min(0).max(1);
 
-export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
-export { ADV_ESTIMATORS };
+export { BACKENDS };
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
 export const KL_TYPES = ['kl', 'k1', 'abs', 'mse', 'k2', 'low_var_kl', 'k3'] as const;
 /** `state` and `inductive` are RAGEN's names for `group` and `tag`. */
@@ -121,7 +121,11 @@ const criticSchema = z.strictObject({
 });
 
 const algorithmSchema = z.strictObject({
-  adv_estimator: z.enum(ADV_ESTIMATORS),
+  // Checked against the estimator registry when the config is read, so an estimator registered
+  // by the caller's code is as valid as a built-in one.
+  adv_estimator: z.string().check((ctx) => {
+    if (!isEstimatorName(ctx.value)) ctx.issues.push({ code: 'invalid_value', values: estimatorNames(), input: ctx.value });
+  }),
   gamma: probability,
   lam: probability,
   bi_level_gae: z.boolean(),

@@ -3,7 +3,7 @@
  * model), optimizers, environment managers and random streams, fresh or restored from a
  * checkpoint. The trainer's iterations run on it.
  */
-import type { TrainOptions } from './trainer';
+import type { TrainOptions } from './train-options';
 import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
@@ -21,7 +21,7 @@ import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart, WarmStartStopped } from './warm-start';
 import { playRelabelledEpisodes } from './dagger';
-import { PolicyGenerator } from './policy-generator';
+import { PolicyGenerator } from '../model/policy-generator';
 import type { BackendName } from '../backend';
 import type { ModelRole } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
