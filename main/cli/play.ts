@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { parse as parseYaml } from 'yaml';
-import { EnvConfigError, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core/envs';
+import { EnvConfigError, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
 import { UserError } from './errors';
 
 /** Commander collector for a repeatable `--set key=value`. */

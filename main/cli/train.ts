@@ -135,7 +135,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     host?.close();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
-    const { releaseBackend } = await import('../../trainer-core/backend');
+    const { releaseBackend } = await import('../../trainer-core/compute');
     await releaseBackend();
   }
 }
