@@ -37,6 +37,6 @@ export function register(program: Command): void {
         if (options.json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
         else if (runs.length === 0) process.stdout.write(`no runs yet in ${store.dataDir}\n`);
         else process.stdout.write(`${runsTable(runs)}\n`);
-      });
+      }, { reader: true });
     });
 }

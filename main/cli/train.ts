@@ -92,7 +92,7 @@ type Hooks = {
   onRunCreated: (run: { id: number; name: string }) => void;
 };
 
-async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string }; result: { lastIteration: number } }>): Promise<void> {
+async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string; config?: unknown }; result: { lastIteration: number } }>): Promise<void> {
   const progress = createProgressReporter(process.stderr);
   // Started by the app or `serve`: the run id, progress and stop requests go over this channel.
   const host = connectToHost();
@@ -124,7 +124,9 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
       },
     });
     progress.finish();
-    process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}\n`);
+    const steps = (outcome.run as { config?: { trainer?: { total_training_steps?: number } } }).config?.trainer?.total_training_steps;
+    const warmOnly = steps === 0 ? ' (the warm start alone: trainer.total_training_steps is 0)' : '';
+    process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
   } catch (error) {
     progress.finish();
     const userError = asTrainingUserError(error);

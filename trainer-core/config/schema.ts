@@ -13,6 +13,7 @@ import { LORA_MODULES } from './lora-targets';
 const positiveInt = z.int().positive();
 const nonNegativeInt = z.int().nonnegative();
 const probability = z.number().min(0).max(1);
+export const MAX_TRAINING_STEPS = 1_000_000;
 
 export { BACKENDS };
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
@@ -33,7 +34,9 @@ export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
 const trainerSchema = z.strictObject({
   project_name: z.string().min(1),
   experiment_name: z.string().min(1),
-  total_training_steps: nonNegativeInt,
+  // Each iteration stores its episodes and turns (tens of kB on the bandit): a million is months
+  // of training and tens of GB already, so a larger figure is a typo, not a plan.
+  total_training_steps: nonNegativeInt.max(MAX_TRAINING_STEPS),
   val_before_train: z.boolean(),
   test_freq: z.int(),
   save_freq: z.int(),
