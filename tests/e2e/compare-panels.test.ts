@@ -75,7 +75,10 @@ describe.skipIf(!hasChromium)('Compare with several metric panels', () => {
     await saveScreenshot(page, shots.dir, 'compare-panels-1440', { fullPage: true });
 
     // The first panel takes the third's metric: the two swap.
-    await page.locator('.panel-chart').nth(0).locator('.metric-select').selectOption(three[2]);
+    const picker = page.locator('.panel-chart').nth(0).locator('.metric-select');
+    await picker.click();
+    await picker.fill(three[2]);
+    await page.locator(`.metric-options:visible .metric-option[data-metric="${three[2]}"]`).click();
     await expect.poll(shownPanels).toEqual([three[2], three[1], three[0]]);
     expect(addressPanels()).toEqual([three[2], three[1], three[0]]);
 
