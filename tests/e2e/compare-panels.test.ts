@@ -135,7 +135,8 @@ describe.skipIf(!hasChromium)('Compare with several metric panels', () => {
           const raw = ofRun.filter((r) => r.kind === 'raw_run');
           expect(smoothed[0]).toMatchObject({ smoothing: '0.6', run_names: run.name });
           expect(smoothed[0].series).toMatch(new RegExp(`^#${run.id} ${run.name} .*\\(EMA 0\\.60\\)$`));
-          expect(raw[0]).toMatchObject({ smoothing: '0', series: smoothed[0].series });
+          // The raw curve is not smoothed, so its name says raw, not the EMA.
+          expect(raw[0]).toMatchObject({ smoothing: '0', series: smoothed[0].series.replace(/\(EMA 0\.60\)$/, '(raw)') });
           const [line, rawLine] = buildPlot([{ runId: run.id, label: '', points }], {
             xAxis: 'iteration', smoothing: 0.6, groups: null, bandMode: 'std', showMembers: true, logScale: false,
           });
