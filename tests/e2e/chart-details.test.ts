@@ -57,7 +57,8 @@ function addRuns(dataDir: string): void {
   }
 }
 
-const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
+const pageWidth = () =>
+  page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
 const optionNames = () => page.locator('.metric-options:visible .metric-option').evaluateAll((items) => items.map((i) => i.getAttribute('data-metric')));
 
 describe.skipIf(!hasChromium)('chart details', () => {
@@ -73,7 +74,7 @@ describe.skipIf(!hasChromium)('chart details', () => {
   describe.each([1024, 1440])('at %i px', (width) => {
     it('opens Compare on validation success, one series call, a searchable picker, six runs named, rates capped at 1', async () => {
       await page.setViewportSize({ width, height: 900 });
-      await page.evaluate(() => localStorage.clear());
+      await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
       const seriesCalls: string[] = [];
       const onRequest = (request: { url(): string }) => {
         if (/\/api\/compareSeries/.test(request.url())) seriesCalls.push(request.url());
