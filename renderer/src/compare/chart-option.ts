@@ -52,7 +52,7 @@ export function tooltipHtml(params: unknown, xAxis: XAxisKind): string {
 }
 
 /** The y axis: a rate stays within [0, 1] (not the 1.2 or 1.6 a nice-number scale picks). */
-function yAxisOption(logScale: boolean, range: readonly [number, number] | undefined): EChartsOption['yAxis'] {
+export function yAxisOption(logScale: boolean, range: readonly [number, number] | undefined): EChartsOption['yAxis'] {
   if (logScale) return { type: 'log' };
   if (!range) return { type: 'value', scale: true };
   // Data outside the range (a ratio past 1) still shows: the bound only holds while the data does.
