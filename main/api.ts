@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
+import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Store } from './store/db';
@@ -413,6 +414,13 @@ const ROUTES: RouteTable = {
     handle: (store, _options, runIds, name) => {
       for (const runId of runIds) requireRun(store, runId);
       return runIds.map((runId) => ({ runId, points: store.metrics.series(runId, name) }));
+    },
+  },
+  compareSeriesBatch: {
+    args: z.tuple([z.array(id).min(1).max(200), z.array(z.string().min(1).max(500)).min(1).max(100), z.number().int().min(16).max(100_000).optional()]),
+    handle: (store, _options, runIds, names, maxPoints) => {
+      for (const runId of runIds) requireRun(store, runId);
+      return seriesBatch(store, runIds, names, maxPoints);
     },
   },
   replaySettings: {

@@ -260,6 +260,14 @@ export interface RunSeriesDto {
   points: SeriesPointDto[];
 }
 
+/** Several runs' series of one metric: one entry of `compareSeriesBatch`'s answer. */
+export interface MetricRunsSeriesDto {
+  name: string;
+  series: RunSeriesDto[];
+  /** Whether any run's series was thinned to `maxPoints` (min and max of each iteration bucket kept). */
+  downsampled: boolean;
+}
+
 /** Changes to a run's name, tags or notes; absent fields stay as they are. */
 export interface RunEditDto {
   name?: string;
@@ -422,6 +430,12 @@ export interface TurnLabApi {
   exportCheckpointModel(request: ExportModelRequest): Promise<ModelExportDto | null>;
   /** One metric of several runs in one call, in the order of `runIds`; a run without it gets no points. */
   compareSeries(runIds: number[], name: string): Promise<RunSeriesDto[]>;
+  /**
+   * Many metrics of many runs in one call, in the order asked. A series longer than
+   * `maxPoints` (default 2,000) comes thinned on the server, keeping each iteration bucket's
+   * minimum and maximum and the last point, so spikes and final values survive.
+   */
+  compareSeriesBatch(runIds: number[], names: string[], maxPoints?: number): Promise<MetricRunsSeriesDto[]>;
   /** Action names and reply format of one env tag of a run, from its stored config. */
   replaySettings(runId: number, envTag: string): Promise<ReplaySettingsDto>;
   /** Replays an episode's stored actions through its env from the seed and compares every turn. */
@@ -462,6 +476,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   runModel: true,
   exportCheckpointModel: true,
   compareSeries: true,
+  compareSeriesBatch: true,
   replaySettings: true,
   resimulateEpisode: true,
 };
