@@ -26,7 +26,15 @@ CREATE TABLE cluster_jobs (
   executor       TEXT    NOT NULL CHECK (executor IN ('slurm')),
   -- Where sbatch and squeue run: NULL for this machine, else the `ssh` destination.
   login_host     TEXT,
+  -- The run's bundle folder as this machine sees it, and as the cluster's nodes see it (the
+  -- same folder of a shared filesystem, possibly mounted elsewhere).
   bundle_dir     TEXT    NOT NULL UNIQUE,
+  remote_bundle_dir TEXT NOT NULL,
+  -- What the task runs, kept so a resumed task runs the same way: `turnlab` arguments after
+  -- --data-dir (JSON array), the command that starts turnlab on a node, the #SBATCH settings (JSON).
+  train_args     TEXT    NOT NULL CHECK (json_valid(train_args)),
+  turnlab        TEXT    NOT NULL,
+  resources      TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(resources)),
   -- `<array job>_<task>` for a task of the sweep's array, the plain id for a resumed job.
   job_id         TEXT,
   attempt        INTEGER NOT NULL DEFAULT 1,
@@ -34,7 +42,9 @@ CREATE TABLE cluster_jobs (
     CHECK (state IN ('submitting', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'unknown')),
   reason         TEXT,
   last_iteration INTEGER,
+  -- The local run the bundle was imported as, and which attempt that import saw end.
   run_id         INTEGER REFERENCES runs (id) ON DELETE SET NULL,
+  imported_attempt INTEGER,
   submitted_at   INTEGER NOT NULL,
   updated_at     INTEGER NOT NULL
 );
