@@ -65,6 +65,9 @@ start_munge() {
   mkdir -p /run/munge
   chown munge:munge /run/munge
   runuser -u munge -- /usr/sbin/munged
+  # Ours to stop on `stop` (a munged that ran before is left alone).
+  mkdir -p "$dir"
+  touch "$dir/munged.ours"
   for _ in $(seq 50); do
     munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && return
     sleep 0.1
@@ -109,7 +112,11 @@ stop_daemons() {
 
 case "${1:-}" in
   start) start ;;
-  stop) stop_daemons ;;
+  stop)
+    stop_daemons
+    if [ -f "$dir/munged.ours" ] && pid_alive /run/munge/munged.pid; then kill "$(cat /run/munge/munged.pid)"; fi
+    rm -f "$dir/munged.ours"
+    ;;
   status)
     if pid_alive "$dir/slurmctld.pid" && pid_alive "$dir/slurmd.pid"; then echo "running: export SLURM_CONF=$conf"; else echo "stopped"; exit 1; fi
     ;;

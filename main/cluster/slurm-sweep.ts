@@ -200,8 +200,14 @@ export async function cancelJob(store: Store, ref: string, shell?: Shell): Promi
   const job = findJob(store, ref);
   if (ENDED_STATES.has(job.state)) throw new SlurmError(`job ${job.jobId} (${job.name}) has already ended (${job.state})`);
   await scancel(shell ?? createShell(job.loginHost), job.jobId!);
-  await refreshJobs(store, { only: (j) => j.id === job.id, shell: shell && (() => shell) });
-  return new ClusterJobs(store).get(job.id)!;
+  // slurmctld records the cancellation a moment after scancel returns.
+  const table = new ClusterJobs(store);
+  for (let tries = 0; tries < 50; tries++) {
+    await refreshJobs(store, { only: (j) => j.id === job.id, shell: shell && (() => shell) });
+    if (ENDED_STATES.has(table.get(job.id)!.state)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return table.get(job.id)!;
 }
 
 export function findJob(store: Store, ref: string): ClusterJob {
