@@ -440,6 +440,34 @@ export interface TurnLabApi {
   replaySettings(runId: number, envTag: string): Promise<ReplaySettingsDto>;
   /** Replays an episode's stored actions through its env from the seed and compares every turn. */
   resimulateEpisode(episodeId: number): Promise<ResimulationDto>;
+  /** Cluster jobs of sweeps, after polling the scheduler and importing the runs of ended tasks. */
+  listClusterJobs(): Promise<ClusterJobsDto>;
+  /** Stops a cluster task (`scancel`); its trainer saves a checkpoint and ends. */
+  cancelClusterJob(jobId: number): Promise<ClusterJobDto>;
+}
+
+/** A run of a sweep sent to a cluster (`turnlab sweep --executor slurm`), as last polled. */
+export interface ClusterJobDto {
+  id: number;
+  sweep: string;
+  seedGroup: string;
+  name: string;
+  seed: number;
+  /** `<array job>_<task>`, or a resumed task's own job id. */
+  jobId: string | null;
+  attempt: number;
+  state: 'submitting' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'unknown';
+  reason: string | null;
+  lastIteration: number | null;
+  /** The local run the task's bundle was imported as; null until it ends. */
+  runId: number | null;
+  loginHost: string | null;
+}
+
+export interface ClusterJobsDto {
+  jobs: ClusterJobDto[];
+  /** Why the scheduler could not be polled this time (the states are those seen last); null when it was. */
+  pollError: string | null;
 }
 
 export type ApiMethod = keyof TurnLabApi;
@@ -479,6 +507,8 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   compareSeriesBatch: true,
   replaySettings: true,
   resimulateEpisode: true,
+  listClusterJobs: true,
+  cancelClusterJob: true,
 };
 export const API_METHODS = Object.keys(API_METHOD_SET) as readonly ApiMethod[];
 export const IPC_CHANNEL_PREFIX = 'turnlab:';

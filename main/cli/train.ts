@@ -60,6 +60,7 @@ export function register(program: Command): void {
             return;
           }
           const { trainFromConfigFile } = await import('../services/training');
+          await stampBundle(store.dataDir);
           await runWithProgress((hooks) =>
             trainFromConfigFile(store, options.config, { overrides: options.set ?? [], name: options.name, tags: options.tag, ...hooks }),
           );
@@ -78,11 +79,18 @@ export function register(program: Command): void {
     .action(async (ref: string, options: ResumeOptions, command: Command) => {
       await withStore(command, async (store) => {
         const { resumeFromCheckpoint } = await import('../services/training');
+        await stampBundle(store.dataDir);
         await runWithProgress((hooks) =>
           resumeFromCheckpoint(store, ref, { fork: options.fork, overrides: options.set ?? [], name: options.name, ...hooks }),
         );
       });
     });
+}
+
+/** Training in a run bundle (a cluster task): the manifest records this host and the Slurm job. */
+async function stampBundle(dataDir: string): Promise<void> {
+  const { stampManifest } = await import('../bundle/manifest');
+  stampManifest(dataDir);
 }
 
 type Hooks = {
