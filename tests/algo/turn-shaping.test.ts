@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { discountedReturn, distancePotential, turnShapingBonuses } from '../../trainer-core/algo/turn-shaping';
+import { computeAdvantages } from '../../trainer-core/algo/advantages';
+import { discountedReturn, distancePotential, turnShapingBonuses, type TurnShaping } from '../../trainer-core/algo/turn-shaping';
+import { expectAllClose, f32 } from './helpers';
 
 describe('turnShapingBonuses', () => {
   it('gives coef * (gamma * phi(next) - phi(now)) per turn, with phi = 0 after the last turn', () => {
@@ -105,5 +107,39 @@ describe('potential-based shaping on a tiny corridor', () => {
     };
     expect(best('shaped')).toEqual(best('plain'));
     expect(best('plain')).toEqual(['1,1,-1,-1', '1,1,-1,1', '1,1,1,-1', '1,1,1,1']);
+  });
+});
+
+describe('what the shaping changes for a group-relative estimator', () => {
+  // One group of three 3-turn episodes, one token a turn: A walks to the goal (reward 1 at the
+  // end), B never moves, C moves once and stalls. phi before each turn, then after the last.
+  const potentials = [
+    [-3, -2, -1, 0],
+    [-3, -3, -3, -3],
+    [-3, -2, -2, -2],
+  ];
+  const envRewards = [
+    [0, 0, 1],
+    [0, 0, 0],
+    [0, 0, 0],
+  ];
+  const grpo = (shaping: TurnShaping | null) => {
+    const rewards = envRewards.flatMap((r, b) => {
+      const bonus = shaping ? turnShapingBonuses(potentials[b], shaping) : [0, 0, 0];
+      return r.map((x, t) => x + bonus[t]);
+    });
+    const batch = { rewards: f32(rewards), mask: f32(Array(9).fill(1)), rows: 3, cols: 3, groupIds: [0, 0, 0] };
+    return computeAdvantages(batch, { estimator: 'grpo' }).advantages;
+  };
+
+  it('with an absorbing end moves every episode of a group alike, so GRPO sees nothing new', () => {
+    expectAllClose(grpo({ coef: 0.5, gamma: 1 }), grpo(null));
+  });
+
+  it('with end: bootstrap ranks the stalled episode above the one that never moved', () => {
+    const plain = grpo(null);
+    const shaped = grpo({ coef: 0.5, gamma: 1, end: 'bootstrap' });
+    expect(plain[3]).toBeCloseTo(plain[6], 6);
+    expect(shaped[6]).toBeGreaterThan(shaped[3]);
   });
 });
