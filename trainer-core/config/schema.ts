@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { estimatorNames, isEstimatorName } from '../algo/estimator-registry';
+import { TURN_SHAPING_ENDS } from '../algo/turn-shaping';
 import { BACKENDS } from '../backend-names';
 import { LORA_MODULES } from './lora-targets';
 
@@ -138,6 +139,7 @@ const algorithmSchema = z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
   }),
+  turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability, end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),
   use_kl_in_reward: z.boolean(),
   kl_penalty: z.enum(KL_TYPES),
   kl_ctrl: z.strictObject({
