@@ -117,6 +117,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
   // SIGTERM too: the desktop app stops a trainer in a utilityProcess with kill(), a SIGTERM.
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  let failed = false;
   try {
     const outcome = await start({
       log: (line) => progress.note(line),
@@ -136,6 +137,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     const warmOnly = steps === 0 ? ' (the warm start alone: trainer.total_training_steps is 0)' : '';
     process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
   } catch (error) {
+    failed = true;
     progress.finish();
     const userError = asTrainingUserError(error);
     const text = userError instanceof Error ? userError.message : String(userError);
@@ -146,6 +148,10 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
     const { releaseBackend } = await import('../../trainer-core/backend');
-    await releaseBackend();
+    // After an out-of-memory the backend may fail to release as well; the run's own error is the
+    // one to show, so a failure here is only thrown when the run succeeded.
+    await releaseBackend().catch((releaseError: unknown) => {
+      if (!failed) throw releaseError;
+    });
   }
 }

@@ -112,6 +112,8 @@ const pretrainedModelSchema = z.strictObject({
   target_modules: z.union([z.literal('all-linear'), z.array(z.enum(LORA_MODULES)).min(1)], {
     error: `target_modules must be "all-linear" or a list of ${LORA_MODULES.join(', ')}`,
   }),
+  /** verl's key; null: on for a pretrained model, off for TurnLab's own (see gradientCheckpointing). */
+  enable_gradient_checkpointing: z.boolean({ error: 'enable_gradient_checkpointing must be true, false or null' }).nullable(),
 });
 
 const criticSchema = z.strictObject({
