@@ -19,7 +19,7 @@ import { trainFromConfigFile } from '../main/services/training';
 import { openStore, type Store } from '../main/store/db';
 import type { CheckpointRecord } from '../main/store/types';
 import { releaseBackend } from '../trainer-core/backend';
-import { ADV_ESTIMATORS } from '../trainer-core/algo/advantages';
+import { estimatorNames } from '../trainer-core/algo/estimator-registry';
 import { loadRunConfig } from '../trainer-core/config';
 import { evaluateCheckpoint, type EvaluationResult } from '../trainer-core/train/evaluate';
 import { formatGain, meanSuccessGain, pairedSuccessGain, type SuccessGain } from './lib/success-gain';
@@ -31,7 +31,7 @@ export const EVALUATION_OVERRIDES = ['actor_rollout_ref.rollout.val_kwargs.tempe
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('./results/learning', import.meta.url));
 
 /** `--estimators` names: every adv_estimator, and PPO with turn-level GAE. */
-export const BENCH_ESTIMATORS = [...ADV_ESTIMATORS, 'bi_level_gae'] as const;
+export const BENCH_ESTIMATORS: readonly string[] = [...estimatorNames(), 'bi_level_gae'];
 
 export interface LearningArgs {
   configs: string[];

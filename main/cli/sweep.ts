@@ -5,7 +5,7 @@ import type { ClusterJob } from '../cluster/jobs';
 import type { SlurmResources } from '../cluster/slurm';
 import type { GridAxis } from '../cluster/sweep-plan';
 import type { Store } from '../store/db';
-import { parseSeeds } from '../services/seed-list';
+import { parseSeeds } from '../../preload/seed-list';
 import { UserError } from './errors';
 import { renderTable } from './format';
 import { collectSet } from './play';

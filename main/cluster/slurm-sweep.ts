@@ -7,7 +7,7 @@ import { importBundles } from '../bundle/import-bundles';
 import { newManifest, writeManifest } from '../bundle/manifest';
 import { dbPath } from '../paths';
 import type { Store } from '../store/db';
-import { seedGroupOf } from '../services/seed-list';
+import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';

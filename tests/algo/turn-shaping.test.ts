@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeAdvantages } from '../../trainer-core/algo/advantages';
+import { computeGrpo } from '../../trainer-core/algo/grpo';
 import { discountedReturn, distancePotential, turnShapingBonuses, type TurnShaping } from '../../trainer-core/algo/turn-shaping';
 import { expectAllClose, f32 } from './helpers';
 
@@ -129,7 +129,7 @@ describe('what the shaping changes for a group-relative estimator', () => {
       return r.map((x, t) => x + bonus[t]);
     });
     const batch = { rewards: f32(rewards), mask: f32(Array(9).fill(1)), rows: 3, cols: 3, groupIds: [0, 0, 0] };
-    return computeAdvantages(batch, { estimator: 'grpo' }).advantages;
+    return computeGrpo(batch).advantages;
   };
 
   it('with an absorbing end moves every episode of a group alike, so GRPO sees nothing new', () => {
