@@ -36,6 +36,7 @@ export {
   isEnvModulePath,
   parseEnvOptions,
   describeEnvOptions,
+  matchActionName,
   type Env,
   type EnvSpec,
   type StepResult,
@@ -58,4 +59,5 @@ export type { BackendChoice } from './backend';
 export type { HfDecoder } from './model/hf/decoder';
 export type { HfModelFolder } from './model/hf/load';
 export { HfModelError } from './model/hf/config';
+export { readCheckpointFiles } from './train/checkpoint-files';
 export { BACKENDS } from './backend-names';

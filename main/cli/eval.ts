@@ -14,9 +14,12 @@ interface EvalOptions {
   json?: boolean;
 }
 
-function parseCount(flag: string, text: string | undefined): number | undefined {
+/** One wording for every bad count, worded as the evaluator words a count too small for the tags. */
+function parseCount(flag: string, text: string | undefined, least: number): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new UserError(`${flag} expects a non-negative integer, got '${text}'`);
+  if (!/^\d+$/.test(text.trim()) || Number(text) < least || !Number.isSafeInteger(Number(text))) {
+    throw new UserError(`${flag} must be an integer of at least ${least}, got ${text.trim() === '' ? 'nothing' : text}`);
+  }
   return Number(text);
 }
 
@@ -36,8 +39,8 @@ export function register(program: Command): void {
     )
     .option('--json', 'print JSON')
     .action(async (ref: string | undefined, options: EvalOptions, command: Command) => {
-      const episodes = parseCount('--episodes', options.episodes);
-      const seed = parseCount('--seed', options.seed);
+      const episodes = parseCount('--episodes', options.episodes, 1);
+      const seed = parseCount('--seed', options.seed, 0);
       if (options.model !== undefined) {
         if (ref !== undefined) throw new UserError('give a checkpoint or --model, not both');
         if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');

@@ -22,16 +22,16 @@ const LAYERS: Record<string, Record<string, number>> = {
     index: 8, compute: 8, 'shared-names': 8,
   },
   main: {
-    paths: 0, 'renderer-url': 0,
+    paths: 0, 'renderer-url': 0, 'static-compression': 0,
     store: 1,
-    'trainer-host': 2,
-    services: 3,
+    'trainer-host': 2, bundle: 2,
+    services: 3, cluster: 3,
     api: 4,
     http: 5,
     cli: 6,
     index: 7,
   },
-  preload: { 'seed-list': 0, contract: 1, index: 2 },
+  preload: { 'seed-list': 0, 'min-max-downsample': 0, contract: 1, index: 2 },
   renderer: {},
 };
 

@@ -43,6 +43,13 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
     });
   }
   const { dagger_rounds: daggerRounds, mode: warmStartMode, steps: warmStartSteps } = cfg.warm_start;
+  if (cfg.trainer.total_training_steps === 0 && (warmStartMode === 'none' || warmStartSteps === 0)) {
+    issues.push({
+      path: ['trainer', 'total_training_steps'],
+      message:
+        '`trainer.total_training_steps` is 0 and there is no warm start, so the run would train nothing; give 1 or more (or a `warm_start` to train the warm start alone)',
+    });
+  }
   if (daggerRounds > 0 && warmStartMode !== 'expert') {
     issues.push({
       path: ['warm_start', 'dagger_rounds'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { estimatorNames, isEstimatorName } from '../algo/estimator-registry';
+import { TURN_SHAPING_ENDS } from '../algo/turn-shaping';
 import { BACKENDS } from '../backend-names';
 import { LORA_MODULES } from './lora-targets';
 
@@ -13,6 +14,7 @@ import { LORA_MODULES } from './lora-targets';
 const positiveInt = z.int().positive();
 const nonNegativeInt = z.int().nonnegative();
 const probability = z.number().min(0).max(1);
+export const MAX_TRAINING_STEPS = 1_000_000;
 
 export { BACKENDS };
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
@@ -33,7 +35,9 @@ export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
 const trainerSchema = z.strictObject({
   project_name: z.string().min(1),
   experiment_name: z.string().min(1),
-  total_training_steps: nonNegativeInt,
+  // Each iteration stores its episodes and turns (tens of kB on the bandit): a million is months
+  // of training and tens of GB already, so a larger figure is a typo, not a plan.
+  total_training_steps: nonNegativeInt.max(MAX_TRAINING_STEPS),
   val_before_train: z.boolean(),
   test_freq: z.int(),
   save_freq: z.int(),
@@ -108,6 +112,8 @@ const pretrainedModelSchema = z.strictObject({
   target_modules: z.union([z.literal('all-linear'), z.array(z.enum(LORA_MODULES)).min(1)], {
     error: `target_modules must be "all-linear" or a list of ${LORA_MODULES.join(', ')}`,
   }),
+  /** verl's key; null: on for a pretrained model, off for TurnLab's own (see gradientCheckpointing). */
+  enable_gradient_checkpointing: z.boolean({ error: 'enable_gradient_checkpointing must be true, false or null' }).nullable(),
 });
 
 const criticSchema = z.strictObject({
@@ -135,6 +141,7 @@ const algorithmSchema = z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
   }),
+  turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability, end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),
   use_kl_in_reward: z.boolean(),
   kl_penalty: z.enum(KL_TYPES),
   kl_ctrl: z.strictObject({

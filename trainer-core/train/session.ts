@@ -74,7 +74,7 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
   const actorOptimizer = adam(policy, cfg.actor_rollout_ref.actor.optim);
   const criticOptimizer = critic ? adam(critic, cfg.critic.optim) : null;
-  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
+  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec, potentials: cfg.algorithm.turn_shaping !== null });
   const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
   let state: TrainingState;
   if (models.restored) {

@@ -38,6 +38,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   const backend = options.backend ?? (await selectBackend(cfg.trainer.backend, log));
   let lastIteration = 0;
   let session: Session | null = null;
+  let failed = false;
   try {
     session = await openSession(options, backend.name);
     await startWorkers(session, backend.name, log);
@@ -99,6 +100,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       await sink.runEnded('stopped');
       return { status: 'stopped', lastIteration: 0, backend: backend.name, device: backend.device };
     }
+    failed = true;
     try {
       await sink.runEnded('failed', failureText(error));
     } catch {
@@ -106,7 +108,19 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     }
     throw error;
   } finally {
+    disposeSession(session, failed);
+  }
+}
+
+/**
+ * Frees the session's models. After running out of memory the backend's heap is unusable and
+ * freeing fails too: the error that stopped the run says why, so that one propagates, not this.
+ */
+function disposeSession(session: Session | null, failed: boolean): void {
+  try {
     session?.dispose();
+  } catch (cleanupError) {
+    if (!failed) throw cleanupError;
   }
 }
 
