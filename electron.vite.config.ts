@@ -26,6 +26,8 @@ export default defineConfig({
     plugins: [vue()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      // Minified: `turnlab serve` sends these files over the network (compressed, see main/http.ts).
+      minify: 'esbuild',
       rollupOptions: { input: { index: resolve(__dirname, 'renderer/index.html') } },
     },
   },

@@ -12,9 +12,11 @@ import * as checkCommand from './cli/check';
 import * as generateCommand from './cli/generate';
 import * as exportModelCommand from './cli/export-model';
 import * as backendsCommand from './cli/backends';
+import * as bundlesCommand from './cli/bundles';
+import * as sweepCommand from './cli/sweep';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseSeeds } from '../services/seed-list';
+import { parseSeeds } from '../../preload/seed-list';
 import { connectToHost } from '../trainer-host/channel';
 import { UserError } from './errors';
 import { collectSet } from './play';
@@ -60,6 +60,7 @@ export function register(program: Command): void {
             return;
           }
           const { trainFromConfigFile } = await import('../services/training');
+          await stampBundle(store.dataDir);
           await runWithProgress((hooks) =>
             trainFromConfigFile(store, options.config, { overrides: options.set ?? [], name: options.name, tags: options.tag, ...hooks }),
           );
@@ -78,11 +79,18 @@ export function register(program: Command): void {
     .action(async (ref: string, options: ResumeOptions, command: Command) => {
       await withStore(command, async (store) => {
         const { resumeFromCheckpoint } = await import('../services/training');
+        await stampBundle(store.dataDir);
         await runWithProgress((hooks) =>
           resumeFromCheckpoint(store, ref, { fork: options.fork, overrides: options.set ?? [], name: options.name, ...hooks }),
         );
       });
     });
+}
+
+/** Training in a run bundle (a cluster task): the manifest records this host and the Slurm job. */
+async function stampBundle(dataDir: string): Promise<void> {
+  const { stampManifest } = await import('../bundle/manifest');
+  stampManifest(dataDir);
 }
 
 type Hooks = {
@@ -109,6 +117,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
   // SIGTERM too: the desktop app stops a trainer in a utilityProcess with kill(), a SIGTERM.
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  let failed = false;
   try {
     const outcome = await start({
       log: (line) => progress.note(line),
@@ -128,6 +137,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     const warmOnly = steps === 0 ? ' (the warm start alone: trainer.total_training_steps is 0)' : '';
     process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
   } catch (error) {
+    failed = true;
     progress.finish();
     const userError = asTrainingUserError(error);
     const text = userError instanceof Error ? userError.message : String(userError);
@@ -138,6 +148,10 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
     const { releaseBackend } = await import('../../trainer-core/backend');
-    await releaseBackend();
+    // After an out-of-memory the backend may fail to release as well; the run's own error is the
+    // one to show, so a failure here is only thrown when the run succeeded.
+    await releaseBackend().catch((releaseError: unknown) => {
+      if (!failed) throw releaseError;
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { BUNDLE_MANIFEST } from '../bundle/manifest';
 import { dbPath } from '../paths';
 import { StoreError } from './errors';
 import { applyMigrations, loadMigrations, pendingMigrations, readAppliedMigrations } from './migrate';
@@ -94,6 +95,11 @@ export class Store {
   /** Opened for reading only (a data folder this user cannot write). */
   get readOnly(): boolean {
     return this.db.readonly;
+  }
+
+  /** The connection itself, for bulk copies between two stores (main/bundle/copy-run.ts). */
+  get connection(): Database.Database {
+    return this.db;
   }
 
   get isOpen(): boolean {
@@ -223,10 +229,17 @@ export function openStore(dataDir: string, options: OpenStoreOptions = {}): Stor
     if (exists) preflight(file, options, migrations);
     db = new Database(file, { fileMustExist: !create, nativeBinding: options.nativeBinding });
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    db.pragma('journal_mode = WAL');
-    // NORMAL is crash-safe in WAL mode: a killed process loses no committed transaction;
-    // only a power cut may drop the last few.
-    db.pragma('synchronous = NORMAL');
+    if (existsSync(join(dataDir, BUNDLE_MANIFEST))) {
+      // A run bundle (main/bundle/manifest.ts) lies on a shared, often network, filesystem where
+      // WAL's shared memory does not work: a rollback journal there, and every commit synced.
+      db.pragma('journal_mode = DELETE');
+      db.pragma('synchronous = FULL');
+    } else {
+      db.pragma('journal_mode = WAL');
+      // NORMAL is crash-safe in WAL mode: a killed process loses no committed transaction;
+      // only a power cut may drop the last few.
+      db.pragma('synchronous = NORMAL');
+    }
     db.pragma('foreign_keys = ON');
     applyMigrations(db, migrations, file);
     return new Store(db, dataDir, file, options.nativeBinding);

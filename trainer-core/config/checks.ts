@@ -69,6 +69,12 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
         'set expert_think to empty or turn both on',
     });
   }
+  if (cfg.algorithm.bi_level_gae && cfg.algorithm.adv_estimator !== 'gae') {
+    issues.push({
+      path: ['algorithm', 'bi_level_gae'],
+      message: `\`algorithm.bi_level_gae\` is RAGEN's bi-level GAE, which only \`adv_estimator: gae\` reads (it is ${cfg.algorithm.adv_estimator}); set bi_level_gae to false or adv_estimator to gae`,
+    });
+  }
   if (cfg.model.d_model % cfg.model.n_head !== 0) {
     issues.push({
       path: ['model', 'n_head'],

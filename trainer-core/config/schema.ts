@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { ADV_ESTIMATORS } from '../algo/advantages';
-import { LORA_MODULES } from '../model/hf/lora';
+import { estimatorNames, isEstimatorName } from '../algo/estimator-registry';
+import { TURN_SHAPING_ENDS } from '../algo/turn-shaping';
+import { BACKENDS } from '../backend-names';
+import { LORA_MODULES } from './lora-targets';
 
 /**
  * The run config schema. Every key is required here: the defaults live in one documented place
@@ -14,8 +16,7 @@ const nonNegativeInt = z.int().nonnegative();
 const probability = z.number().min(0).max(1);
 export const MAX_TRAINING_STEPS = 1_000_000;
 
-export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
-export { ADV_ESTIMATORS };
+export { BACKENDS };
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
 export const KL_TYPES = ['kl', 'k1', 'abs', 'mse', 'k2', 'low_var_kl', 'k3'] as const;
 /** `state` and `inductive` are RAGEN's names for `group` and `tag`. */
@@ -111,6 +112,8 @@ const pretrainedModelSchema = z.strictObject({
   target_modules: z.union([z.literal('all-linear'), z.array(z.enum(LORA_MODULES)).min(1)], {
     error: `target_modules must be "all-linear" or a list of ${LORA_MODULES.join(', ')}`,
   }),
+  /** verl's key; null: on for a pretrained model, off for TurnLab's own (see gradientCheckpointing). */
+  enable_gradient_checkpointing: z.boolean({ error: 'enable_gradient_checkpointing must be true, false or null' }).nullable(),
 });
 
 const criticSchema = z.strictObject({
@@ -124,7 +127,11 @@ const criticSchema = z.strictObject({
 });
 
 const algorithmSchema = z.strictObject({
-  adv_estimator: z.enum(ADV_ESTIMATORS),
+  // Checked against the estimator registry when the config is read, so an estimator registered
+  // by the caller's code is as valid as a built-in one.
+  adv_estimator: z.string().check((ctx) => {
+    if (!isEstimatorName(ctx.value)) ctx.issues.push({ code: 'invalid_value', values: estimatorNames(), input: ctx.value });
+  }),
   gamma: probability,
   lam: probability,
   bi_level_gae: z.boolean(),
@@ -134,6 +141,7 @@ const algorithmSchema = z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
   }),
+  turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability, end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),
   use_kl_in_reward: z.boolean(),
   kl_penalty: z.enum(KL_TYPES),
   kl_ctrl: z.strictObject({

@@ -9,7 +9,7 @@ import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
-import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from './micro-batch-loss';
+import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from '../model/micro-batch-loss';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 
 export type { Parallel };
@@ -53,7 +53,9 @@ export async function scoreBatch(
   for (const rowIds of chunks.slice(blocks[0][0], blocks[0][1])) {
     const rows = rowIds.map((r) => batch.tokens[r]);
     const documents = rowIds.map((r) => batch.documents[r]);
-    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents }) }) as tf.NamedTensorMap);
+    // Only the loss mask's columns are read (reference logprobs are masked): the LM head runs there only.
+    const scored = rowIds.map((r) => batch.mask.subarray(r * batch.cols, r * batch.cols + batch.tokens[r].length));
+    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents, scored }) }) as tf.NamedTensorMap);
     // Read back asynchronously: WebGPU under Node has no synchronous read.
     const width = Math.max(...rows.map((r) => r.length));
     place(
@@ -90,6 +92,8 @@ export interface ActorUpdateSettings {
   klLoss: { coef: number; type: KlType; refLogprobs: Float32Array } | null;
   /** See Schedule.packByLength; default true. */
   packByLength?: boolean;
+  /** Recompute each layer's activations in the backward pass (gradient checkpointing); default false. */
+  checkpointLayers?: boolean;
 }
 
 export interface CriticUpdateSettings {
@@ -102,6 +106,7 @@ export interface CriticUpdateSettings {
   normLength: number;
   gradClip: number;
   packByLength?: boolean;
+  checkpointLayers?: boolean;
 }
 
 type Metrics = Record<string, number>;
@@ -225,6 +230,7 @@ export async function updateActor(
       aggMode: settings.aggMode,
       entropyCoeff: settings.entropyCoeff,
       klLoss: settings.klLoss ? { coef: settings.klLoss.coef, type: settings.klLoss.type } : null,
+      checkpointLayers: settings.checkpointLayers ?? false,
     },
   };
   return optimise(policy, optimizer, batch, arrays, settings, rng, spec, parallel);
@@ -240,7 +246,7 @@ export async function updateCritic(
   rng: Rng,
   parallel?: Parallel,
 ): Promise<Metrics> {
-  const spec: LossSpec = { role: 'critic', settings: { cliprange: settings.cliprange, aggMode: settings.aggMode } };
+  const spec: LossSpec = { role: 'critic', settings: { cliprange: settings.cliprange, aggMode: settings.aggMode, checkpointLayers: settings.checkpointLayers ?? false } };
   return optimise(critic, optimizer, batch, { mask: batch.mask, oldValues, returns }, settings, rng, spec, parallel);
 }
 
