@@ -17,15 +17,14 @@ const home = join(root, 'home');
 const shared = join(root, 'shared');
 const turnlab = (...args: string[]) => runTurnlab(args, { dataDir: home });
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1'];
-let startedHere = false;
 
 beforeAll(() => {
   if (!hasSlurm) return;
   process.env.TURNLAB_JOB_POLL_MS = '300';
-  startedHere = startSlurm();
+  startSlurm();
 });
 afterAll(() => {
-  if (startedHere) stopSlurm();
+  if (hasSlurm) stopSlurm();
   rmSync(root, { recursive: true, force: true });
 });
 
