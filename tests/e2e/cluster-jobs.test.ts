@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasSlurm, startSlurm, stopSlurm } from '../helpers/slurm-cluster';
-import { repoRoot, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlab, TINY_OVERRIDES, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { seriousViolations } from './axe';
 import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-e2e-slurm-'));
@@ -74,5 +75,33 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
     // The scheduler agrees: scontrol, read by the CLI, says the same.
     const jobs = JSON.parse(runTurnlab(['jobs', '--json'], { dataDir }).stdout) as Job[];
     expect(jobs.map((j) => [j.name, j.state])).toEqual([['ui-s0', 'cancelled'], ['ui-s1', 'cancelled']]);
+  }, 300_000);
+
+  it('sends a sweep from the New run form to the cluster and brings its runs home', async () => {
+    await page.locator('.new-run-button').click();
+    await page.locator('select[name=config]').selectOption({ label: 'bandit' });
+    await page.locator('input[name=runName]').fill('form');
+    await page.locator('input[name=totalIterations]').fill('2');
+    await page.locator('textarea[name=extra]').fill(TINY_OVERRIDES.join('\n'));
+    await page.locator('input[name=seeds]').fill('1');
+    await page.locator('textarea[name=grid]').fill('algorithm.gamma=0.9,1.0');
+    await page.locator('select[name=executor]').selectOption('slurm');
+    const start = page.locator('button.start');
+    expect(await page.locator('.sweep-fields .problem').innerText()).toMatch(/needs a shared folder/);
+    expect(await start.isDisabled()).toBe(true);
+    await page.locator('input[name=remote-dir]').fill(join(root, 'shared'));
+    expect(await page.locator('.sweep-fields .hint').innerText()).toBe('2 setting(s) x the seeds, a seed group each, as one sbatch --array');
+    await expect.poll(() => start.isEnabled(), { timeout: 30_000, interval: 200 }).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await start.click();
+    for (const name of ['form-gamma=0.9-s0', 'form-gamma=1.0-s0']) {
+      await expect.poll(() => row(name).getByRole('link').count(), { timeout: 180_000 }).toBe(1);
+      expect(await row(name).locator('.job-state').textContent()).toMatch(/completed/);
+    }
+    const runs = JSON.parse(runTurnlab(['runs', '--json'], { dataDir }).stdout) as Array<{ name: string; status: string; tags: string[] }>;
+    expect(runs.filter((r) => r.name.startsWith('form-')).map((r) => [r.name, r.status, r.tags]).sort()).toEqual([
+      ['form-gamma=0.9-s0', 'completed', ['seeds:form-gamma=0.9']],
+      ['form-gamma=1.0-s0', 'completed', ['seeds:form-gamma=1.0']],
+    ]);
   }, 300_000);
 });
