@@ -5,10 +5,10 @@ import type { ClusterJob } from '../cluster/jobs';
 import type { SlurmResources } from '../cluster/slurm';
 import type { GridAxis } from '../cluster/sweep-plan';
 import type { Store } from '../store/db';
-import { parseSeeds } from '../../preload/seed-list';
 import { UserError } from './errors';
 import { renderTable } from './format';
 import { collectSet } from './play';
+import { seedsOption } from './train';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 
@@ -31,14 +31,6 @@ interface SweepOptions {
   sbatch?: string[];
   turnlab?: string;
   detach?: boolean;
-}
-
-function seedsOption(value: string): number[] {
-  try {
-    return parseSeeds(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
 }
 
 function positiveInt(value: string): number {
