@@ -16,7 +16,8 @@ interface TrainOptions {
   concurrency?: number;
 }
 
-function seedsOption(value: string): number[] {
+/** `--seeds` of train and sweep: a count or a list, refused as commander refuses a bad option. */
+export function seedsOption(value: string): number[] {
   try {
     return parseSeeds(value);
   } catch (error) {
