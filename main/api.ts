@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
+import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Store } from './store/db';
@@ -19,7 +20,7 @@ import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
 import { replaySettings, resimulateEpisode } from './services/resimulate';
 import { describeRunModel } from './services/run-model';
 import { exportModelInChildProcess } from './services/model-export-process';
-import { MAX_GROUP_SEEDS } from './services/seed-list';
+import { MAX_GROUP_SEEDS } from '../preload/seed-list';
 import { checkRunConfig, EDITED_TEXT_NAME } from './services/config-check';
 import { backendProber } from './services/backend-probe';
 import { withoutEditedFile } from './services/edited-start';
@@ -480,6 +481,13 @@ const ROUTES: RouteTable = {
     handle: (store, _options, runIds, name) => {
       for (const runId of runIds) requireRun(store, runId);
       return runIds.map((runId) => ({ runId, points: store.metrics.series(runId, name) }));
+    },
+  },
+  compareSeriesBatch: {
+    args: z.tuple([z.array(id).min(1).max(200), z.array(z.string().min(1).max(500)).min(1).max(100), z.number().int().min(16).max(100_000).optional()]),
+    handle: (store, _options, runIds, names, maxPoints) => {
+      for (const runId of runIds) requireRun(store, runId);
+      return seriesBatch(store, runIds, names, maxPoints);
     },
   },
   replaySettings: {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { openStore, type Store } from '../store/db';
 import type { RunRecord } from '../store/types';
-import { seedGroupOf } from '../services/seed-list';
+import { seedGroupOf } from '../../preload/seed-list';
 import { copyRun } from './copy-run';
 import { BundleError, newManifest, writeManifest } from './manifest';
 

@@ -45,6 +45,6 @@ export function register(program: Command): void {
           const { jobsTable } = await import('./sweep');
           process.stdout.write(`cluster jobs (turnlab jobs polls the scheduler)\n${jobsTable(jobs)}\n`);
         }
-      });
+      }, { reader: true });
     });
 }

@@ -119,7 +119,7 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
   const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }] = await Promise.all([
     import('../cluster/sweep-plan'),
-    import('../../trainer-core/config'),
+    import('../../trainer-core'),
     import('./train-seeds'),
   ]);
   const overrides = options.set ?? [];

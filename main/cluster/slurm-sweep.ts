@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadRunConfigWithSource } from '../../trainer-core/config';
+import { loadRunConfigWithSource } from '../../trainer-core';
 import { bundleRuns, openBundle } from '../bundle/bundle-file';
 import { importBundles } from '../bundle/import-bundles';
 import { newManifest, writeManifest } from '../bundle/manifest';
 import { dbPath } from '../paths';
 import type { Store } from '../store/db';
-import { seedGroupOf } from '../services/seed-list';
+import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
