@@ -4,7 +4,7 @@
 // resumes as a new job from its checkpoint and the run holds every iteration once.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,8 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     );
     for (const job of all) {
       expect(job.runId).not.toBeNull();
+      // The task recorded where it ran in its bundle's manifest.
+      expect(JSON.parse(readFileSync(join(job.bundleDir, 'turnlab-bundle.json'), 'utf8'))).toMatchObject({ host: hostname(), jobId: job.jobId, name: job.name });
       const bundle = readRunRows(join(job.bundleDir, 'turnlab.sqlite'), 1);
       expect(bundle.episodes.length * bundle.turns.length * bundle.metrics.length).toBeGreaterThan(0);
       expect(readRunRows(join(home, 'turnlab.sqlite'), job.runId!)).toEqual(bundle);
