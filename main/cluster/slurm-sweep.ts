@@ -9,7 +9,7 @@ import { dbPath } from '../paths';
 import type { Store } from '../store/db';
 import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
-import { createShell, type Shell } from './shell';
+import { createShell, shellQuote, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
 import { folderName, planSweep, type GridAxis } from './sweep-plan';
 
@@ -37,8 +37,14 @@ export interface SlurmSweepRequest {
   resources: SlurmResources;
 }
 
+/**
+ * How a node starts turnlab unless told: this Node binary and this checkout's bin/turnlab.js,
+ * which suits a checkout on the shared filesystem. The desktop app's binary is Electron, which a
+ * node would not have: there, the `turnlab` command on the nodes' PATH.
+ */
 export function defaultTurnlabCommand(): string {
-  return `${process.execPath} ${resolve(import.meta.dirname, '../../bin/turnlab.js')}`;
+  if (process.versions.electron) return 'turnlab';
+  return `${shellQuote(process.execPath)} ${shellQuote(resolve(import.meta.dirname, '../../bin/turnlab.js'))}`;
 }
 
 function sweepStamp(now: Date): string {
