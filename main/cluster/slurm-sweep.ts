@@ -11,7 +11,7 @@ import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, shellQuote, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
-import { folderName, planSweep, type GridAxis } from './sweep-plan';
+import { folderName, planSweep, type GridAxis } from '../../preload/sweep-plan';
 
 /**
  * The Slurm executor of `turnlab sweep`: one `sbatch --array` per sweep, each task training one

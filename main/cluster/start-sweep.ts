@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { StartSweepRequest, SweepStartedDto } from '../../preload/contract';
-import { loadRunConfigWithSource } from '../../trainer-core/config';
+import { loadRunConfigWithSource } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { RunManager } from '../trainer-host/run-manager';
 import { submitSlurmSweep } from './slurm-sweep';
-import { expandGrid, parseGridAxis, planSweep } from './sweep-plan';
+import { expandGrid, parseGridAxis, planSweep } from '../../preload/sweep-plan';
 
 /**
  * A sweep started from the New run form, as `turnlab sweep` starts it: locally the seed groups

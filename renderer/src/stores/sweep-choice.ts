@@ -1,7 +1,7 @@
 // The New run form's sweep fields read into a startSweep request: pure, so the form and its
 // tests read them the same way, with the CLI's own grid parser.
 import type { StartSweepRequest } from '../../../preload/contract';
-import { expandGrid, parseGridAxis } from '../../../main/cluster/sweep-plan';
+import { expandGrid, parseGridAxis } from '../../../preload/sweep-plan';
 
 export interface SweepChoice {
   /** One `key=v1,v2` a line. */
