@@ -17,6 +17,7 @@ import { EXPORT_FORMATS, EXPORT_KINDS, exportRows } from './services/export';
 import { checkpointFolder, requireCheckpoint, RunAdminError } from './services/run-admin';
 import type { RunEventWatcher } from './services/run-events';
 import { tarFolder } from './services/tar-folder';
+import { chooseEncoding, CompressedFiles } from './static-compression';
 import { checkpointExportName, exportFileName, exportRunIds } from './services/workbench-files';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -163,6 +164,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const token = options.token ?? randomBytes(32).toString('base64url');
   const rendererDir = resolve(options.rendererDir);
   let port = 0;
+  const compressed = new CompressedFiles();
 
   const allowedHosts = (): string[] => [`${LOOPBACK}:${port}`, `localhost:${port}`];
   const allowedOrigins = (): string[] => allowedHosts().map((host) => `http://${host}`);
@@ -289,18 +291,24 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     if (!file.startsWith(rendererDir + sep)) throw new HttpError(404, 'NOT_FOUND', 'no such file');
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) throw new HttpError(404, 'NOT_FOUND', `no such file: ${url.pathname}`);
+    const encoding = chooseEncoding(req.headers['accept-encoding'], extname(file));
+    const body = encoding
+      ? await compressed.get(file, `${info.mtimeMs}:${info.size}`, encoding, () => readFile(file))
+      : await readFile(file);
     const headers: Record<string, string | string[]> = {
       'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': String(info.size),
+      'Content-Length': String(body.length),
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-cache',
+      Vary: 'Accept-Encoding',
     };
+    if (encoding) headers['Content-Encoding'] = encoding;
     const given = url.searchParams.get('token') ?? undefined;
     if (relative === '/index.html' && sameSecret(given, token)) {
       headers['Set-Cookie'] = `${TOKEN_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`;
     }
     res.writeHead(200, headers);
-    res.end(req.method === 'HEAD' ? undefined : await readFile(file));
+    res.end(req.method === 'HEAD' ? undefined : body);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -75,7 +75,10 @@ describe.skipIf(!hasChromium)('Compare with several metric panels', () => {
     await saveScreenshot(page, shots.dir, 'compare-panels-1440', { fullPage: true });
 
     // The first panel takes the third's metric: the two swap.
-    await page.locator('.panel-chart').nth(0).locator('.metric-select').selectOption(three[2]);
+    const picker = page.locator('.panel-chart').nth(0).locator('.metric-select');
+    await picker.click();
+    await picker.fill(three[2]);
+    await page.locator(`.metric-options:visible .metric-option[data-metric="${three[2]}"]`).click();
     await expect.poll(shownPanels).toEqual([three[2], three[1], three[0]]);
     expect(addressPanels()).toEqual([three[2], three[1], three[0]]);
 
@@ -132,7 +135,8 @@ describe.skipIf(!hasChromium)('Compare with several metric panels', () => {
           const raw = ofRun.filter((r) => r.kind === 'raw_run');
           expect(smoothed[0]).toMatchObject({ smoothing: '0.6', run_names: run.name });
           expect(smoothed[0].series).toMatch(new RegExp(`^#${run.id} ${run.name} .*\\(EMA 0\\.60\\)$`));
-          expect(raw[0]).toMatchObject({ smoothing: '0', series: smoothed[0].series });
+          // The raw curve is not smoothed, so its name says raw, not the EMA.
+          expect(raw[0]).toMatchObject({ smoothing: '0', series: smoothed[0].series.replace(/\(EMA 0\.60\)$/, '(raw)') });
           const [line, rawLine] = buildPlot([{ runId: run.id, label: '', points }], {
             xAxis: 'iteration', smoothing: 0.6, groups: null, bandMode: 'std', showMembers: true, logScale: false,
           });

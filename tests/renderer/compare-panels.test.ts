@@ -17,9 +17,11 @@ describe('panels in the address', () => {
     expect(panelsFromQuery({ metric: ['b', 'a', '', 'b', null] })).toEqual(['b', 'a']);
   });
 
-  it('keeps the metrics the runs log, else one panel with the reward', () => {
+  it('keeps the metrics the runs log, else one panel with validation success', () => {
     expect(panelsForNames(['val/bandit/success', 'gone'], NAMES)).toEqual(['val/bandit/success']);
-    expect(panelsForNames(['gone'], NAMES)).toEqual(['train/reward/mean']);
+    expect(panelsForNames(['gone'], NAMES)).toEqual(['val/bandit/success']);
+    expect(panelsForNames([], NAMES.filter((n) => !n.startsWith('val/')))).toEqual(['train/bandit/success']);
+    expect(panelsForNames([], ['actor/entropy', 'train/reward/mean'])).toEqual(['train/reward/mean']);
     expect(panelsForNames([], ['a', 'b'])).toEqual(['a']);
     expect(panelsForNames(['a'], [])).toEqual([]);
   });
@@ -67,6 +69,9 @@ describe('the CSV of every panel', () => {
     const smoothed = rows.find((r) => r.run_ids === '9' && r.kind === 'run')!;
     expect(smoothed).toMatchObject({ run_names: 'fl, "quoted"', series: '#9 fl, "quoted" (seed 4) (EMA 0.50)', smoothing: '0.5' });
     expect(rows.find((r) => r.run_ids === '4' && r.kind === 'raw_run')).toMatchObject({ run_names: 'fl-small-s3', smoothing: '0', value: '2' });
+    // A raw series is not smoothed, so it is not labelled with the EMA.
+    const raw = rows.find((r) => r.run_ids === '9' && r.kind === 'raw_run')!;
+    expect(raw.series).toBe('#9 fl, "quoted" (seed 4) (raw)');
   });
 
   it('is named by its metric, or by how many metrics it holds', () => {

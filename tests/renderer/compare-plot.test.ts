@@ -1,9 +1,9 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { minMaxIndices } from '../../renderer/src/compare/downsample';
+import { minMaxIndices } from '../../preload/min-max-downsample';
 import { buildPlot, downsamplePlot, xExtent, type PlotOptions, type RunSeries } from '../../renderer/src/compare/plot';
 import { PLOT_CSV_COLUMNS, plotToCsv } from '../../renderer/src/compare/plot-csv';
-import { buildChartOption, zoomWindow } from '../../renderer/src/compare/chart-option';
+import { buildChartOption, tooltipHtml, zoomWindow } from '../../renderer/src/compare/chart-option';
 import { defaultDirection, summarize } from '../../renderer/src/compare/summary';
 import type { SeriesPointDto } from '../../preload/contract';
 
@@ -164,5 +164,28 @@ describe('summarize', () => {
   it('guesses which way is better from the name', () => {
     expect(defaultDirection('train/loss/policy')).toBe('min');
     expect(defaultDirection('val/bandit/success')).toBe('max');
+  });
+});
+
+describe('chart tooltip and axis', () => {
+  it('shows the raw value beside the smoothed one', () => {
+    const html = tooltipHtml(
+      [
+        { seriesId: 'run-1', seriesName: 'a (EMA 0.60)', value: [3, 0.51234], marker: '' },
+        { seriesId: 'run-1-raw', seriesName: 'a (EMA 0.60)', value: [3, 0.75], marker: '' },
+        { seriesId: 'run-1-band-lower', seriesName: 'a (EMA 0.60)', value: [3, 0.1], marker: '' },
+      ],
+      'iteration',
+    );
+    expect(html).toBe('3<br/>a (EMA 0.60): 0.51234 <span class="raw-value">(raw 0.75)</span>');
+  });
+
+  it('keeps a rate axis within [0, 1] while the data does', () => {
+    const yAxis = buildChartOption([], { xAxis: 'iteration', logScale: false, extent: null, range: [0, 1] }).yAxis as {
+      min: (v: { min: number }) => number;
+      max: (v: { max: number }) => number;
+    };
+    expect([yAxis.min({ min: 0.2 }), yAxis.max({ max: 0.9 })]).toEqual([0, 1]);
+    expect(yAxis.max({ max: 1.3 })).toBe(1.3);
   });
 });

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type Api } from '../../main/api';
 import { openStore, type Store } from '../../main/store/db';
+import { thinSeries } from '../../main/services/series-batch';
 import { makeFixtureDataDir, type FixtureDataDir } from '../helpers/fixtures';
 
 let fixture: FixtureDataDir;
@@ -40,5 +41,38 @@ describe('compareSeries', () => {
     await expect(api.call('compareSeries', [[9999], 'train/kl'])).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(api.call('compareSeries', [[], 'train/kl'])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     await expect(api.call('compareSeries', [[1]])).rejects.toThrow(/^compareSeries: /);
+  });
+});
+
+describe('compareSeriesBatch', () => {
+  it('answers many metrics of many runs in one call, each series as compareSeries gives it', async () => {
+    const ids = fixture.runs.map((r) => r.run.id);
+    const names = ['train/reward/mean', 'train/frozenlake/success'];
+    const batch = await api.compareSeriesBatch(ids, names);
+    expect(batch.map((entry) => entry.name)).toEqual(names);
+    for (const entry of batch) {
+      expect(entry.downsampled).toBe(false);
+      expect(entry.series).toEqual(await api.compareSeries(ids, entry.name));
+    }
+  });
+
+  it('thins a long series on the server, keeping its spike, its dip and its last point', () => {
+    const points = Array.from({ length: 10_000 }, (_, i) => ({ iteration: i, value: Math.sin(i / 50) as number | null, wallTime: i }));
+    points[4321].value = 9;
+    points[777].value = -9;
+    points[5000].value = null;
+    const thin = thinSeries(points, 500);
+    expect(thin.length).toBeLessThanOrEqual(500);
+    expect(thin.length).toBeGreaterThan(100);
+    expect(thin).toContainEqual(points[4321]);
+    expect(thin).toContainEqual(points[777]);
+    expect(thin).toContainEqual(points[5000]);
+    expect(thin.at(-1)).toEqual(points.at(-1));
+    expect(thin.map((p) => p.iteration)).toEqual([...thin.map((p) => p.iteration)].sort((a, b) => a - b));
+  });
+
+  it('refuses unknown runs and empty name lists', async () => {
+    await expect(api.call('compareSeriesBatch', [[9999], ['train/kl']])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(api.call('compareSeriesBatch', [[1], []])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
 });

@@ -113,6 +113,8 @@ algorithm:
   gigpo:                         # GiGPO (verl-agent): episode advantage + step advantage among turns from the same state
     step_advantage_w: 1.0        # weight of the step advantage
     mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)
+  turn_shaping: null             # {coef, gamma, end}: each train turn's reward plus coef x (gamma x phi(next) - phi(now)), phi = -solver distance to the goal (Ng et al. 1999);
+                                 # end: absorbing (phi 0 after the last turn: the optimal policy is unchanged) | bootstrap (the last state keeps its phi); envs without a solver refuse it
   use_kl_in_reward: false        # fold a KL penalty into the token rewards
   kl_penalty: kl                 # estimator for the in-reward KL
   kl_ctrl:

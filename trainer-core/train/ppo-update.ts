@@ -9,7 +9,7 @@ import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
-import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from './micro-batch-loss';
+import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from '../model/micro-batch-loss';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 
 export type { Parallel };

@@ -6,7 +6,7 @@
 import type { BackendName } from '../backend';
 import type { ResolvedTransformerConfig } from '../model/transformer';
 import type { GenerateOptions, GeneratedResponse } from '../rollout/rollout-loop';
-import type { LossSpec, MicroBatch } from '../train/micro-batch-loss';
+import type { LossSpec, MicroBatch } from '../model/micro-batch-loss';
 
 export type ModelRole = 'policy' | 'critic' | 'reference';
 

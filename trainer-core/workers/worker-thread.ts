@@ -10,8 +10,8 @@ import { selectBackend } from '../backend';
 import { scoreTokens } from '../model/scoring';
 import { Transformer } from '../model/transformer';
 import { Rng } from '../rng';
-import { PolicyGenerator } from '../train/policy-generator';
-import { microBatchGradients } from '../train/micro-batch-loss';
+import { PolicyGenerator } from '../model/policy-generator';
+import { microBatchGradients } from '../model/micro-batch-loss';
 import type { GradientResult, ModelRole, NamedArrays, ScoreResult, WorkerReply, WorkerRequest } from './protocol';
 
 const models = new Map<ModelRole, Transformer>();

@@ -17,6 +17,47 @@ export interface ChartOptionSettings {
   extent: [number, number] | null;
   /** The zoom window in x values; absent shows everything. */
   window?: [number, number];
+  /** The metric's possible range (a rate's [0, 1]): the y axis never runs past it. */
+  range?: readonly [number, number];
+}
+
+interface TooltipItem {
+  seriesId?: string;
+  seriesName?: string;
+  value?: unknown;
+  marker?: string;
+}
+
+function shownValue(y: number | null | undefined): string {
+  return y === null || y === undefined ? '–' : String(Number(y.toPrecision(5)));
+}
+
+/**
+ * The tooltip at one x: each line's value and, under smoothing, its raw value beside it
+ * (band series carry the line's name for the legend and are left out).
+ */
+export function tooltipHtml(params: unknown, xAxis: XAxisKind): string {
+  const items = (Array.isArray(params) ? params : [params]) as TooltipItem[];
+  const yOf = (item: TooltipItem) => (item.value as [number, number | null] | undefined)?.[1];
+  const raw = new Map(items.filter((p) => /-raw$/.test(String(p.seriesId ?? ''))).map((p) => [String(p.seriesId).slice(0, -4), yOf(p)]));
+  const lines = items.filter((p) => !/-band-|-raw$/.test(String(p.seriesId ?? '')));
+  const x = (lines[0]?.value as [number, number | null] | undefined)?.[0];
+  const head = x === undefined ? '' : formatX(x, xAxis);
+  const rows = lines.map((p) => {
+    const id = String(p.seriesId ?? '');
+    const rawPart = raw.has(id) ? ` <span class="raw-value">(raw ${shownValue(raw.get(id))})</span>` : '';
+    return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${shownValue(yOf(p))}${rawPart}`;
+  });
+  return [head, ...rows].join('<br/>');
+}
+
+/** The y axis: a rate stays within [0, 1] (not the 1.2 or 1.6 a nice-number scale picks). */
+export function yAxisOption(logScale: boolean, range: readonly [number, number] | undefined): EChartsOption['yAxis'] {
+  if (logScale) return { type: 'log' };
+  if (!range) return { type: 'value', scale: true };
+  // Data outside the range (a ratio past 1) still shows: the bound only holds while the data does.
+  const [lo, hi] = range;
+  return { type: 'value', min: (v: { min: number }) => (v.min >= lo ? lo : v.min), max: (v: { max: number }) => (v.max <= hi ? hi : v.max) };
 }
 
 function pairs(x: number[], y: Array<number | null>): Array<[number, number | null]> {
@@ -118,28 +159,14 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
   const zoom = settings.window ? { startValue: settings.window[0], endValue: settings.window[1] } : { start: 0, end: 100 };
   return {
     animation: false,
-    grid: { left: 64, right: 24, top: 40, bottom: 64 },
-    legend: { type: 'scroll', top: 0, data: mainLabels },
+    grid: { left: 64, right: 24, top: 16, bottom: 64 },
+    // The legend is HTML beside the chart (CompareChart), wrapping instead of paging; this hidden
+    // one keeps ECharts' toggling of a line with its band and raw twin.
+    legend: { show: false, data: mainLabels },
     tooltip: {
       trigger: 'axis',
       className: 'chart-tooltip',
-      // Band series carry the line's name for the legend; the tooltip lists lines only.
-      formatter: (params: unknown) => {
-        const items = (Array.isArray(params) ? params : [params]) as Array<{
-          seriesId?: string;
-          seriesName?: string;
-          value?: unknown;
-          marker?: string;
-        }>;
-        const lines = items.filter((p) => !/-band-|-raw$/.test(String(p.seriesId ?? '')));
-        const x = (lines[0]?.value as [number, number | null] | undefined)?.[0];
-        const head = x === undefined ? '' : formatX(x, settings.xAxis);
-        const rows = lines.map((p) => {
-          const y = (p.value as [number, number | null])[1];
-          return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${y === null ? '–' : Number(y.toPrecision(5))}`;
-        });
-        return [head, ...rows].join('<br/>');
-      },
+      formatter: (params: unknown) => tooltipHtml(params, settings.xAxis),
     },
     dataZoom: [
       { type: 'inside', xAxisIndex: 0, filterMode: 'none', ...zoom },
@@ -157,7 +184,7 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
       // defaults and hides every tick label.
       ...(settings.xAxis === 'relative' ? { axisLabel: { formatter: (value: number) => formatSeconds(value) } } : {}),
     },
-    yAxis: settings.logScale ? { type: 'log' } : { type: 'value', scale: true },
+    yAxis: yAxisOption(settings.logScale, settings.range),
     series: buildSeries(lines),
   };
 }

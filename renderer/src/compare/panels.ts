@@ -13,12 +13,12 @@ export function panelsFromQuery(query: LocationQuery): string[] {
 
 /**
  * The panels to keep for runs that log `names`: those they log, or, when none is left, one
- * panel with the reward (or the first metric).
+ * panel with the first headline metric (validation success, else train success, reward...).
  */
 export function panelsForNames(panels: readonly string[], names: readonly string[]): string[] {
   const kept = panels.filter((p) => names.includes(p));
   if (kept.length > 0 || names.length === 0) return kept;
-  return [names.find((n) => /reward\/mean$/.test(n)) ?? names[0]];
+  return [nextPanelMetric([], names) ?? names[0]];
 }
 
 /**

@@ -24,7 +24,8 @@ function panelRows(panel: PlottedPanel, xAxis: XAxisKind, runNames: ReadonlyMap<
     for (let i = 0; i < line.x.length; i++) {
       rows.push([
         panel.metric,
-        line.label,
+        // A raw curve is not smoothed: it does not carry the smoothed line's "(EMA 0.60)".
+        line.raw ? (line.rawLabel ?? line.label) : line.label,
         kind,
         line.runIds.join(' '),
         names,

@@ -4,7 +4,7 @@
 import type { SeriesPointDto } from '../../../preload/contract';
 import { emaSmooth } from './ema';
 import { aggregateBand, type BandMode } from './seed-groups';
-import { minMaxIndices } from './downsample';
+import { minMaxIndices } from '../../../preload/min-max-downsample';
 
 /** `relative` is seconds since the run's first logged point; `wall` is epoch milliseconds. */
 export type XAxisKind = 'iteration' | 'relative' | 'wall';
@@ -69,6 +69,8 @@ export interface PlotLine {
   smoothing?: number;
   /** The unsmoothed twin of the line before it, drawn faint underneath (TensorBoard's look). */
   raw?: boolean;
+  /** A raw twin's own name (its `label` is the smoothed line's, so the legend toggles both). */
+  rawLabel?: string;
 }
 
 function xOfPoint(kind: XAxisKind, start: number): (point: SeriesPointDto) => number {
@@ -150,7 +152,7 @@ function withRawTwins(lines: PlotLine[], runs: Map<number, RunSeries>, groups: M
         : runLine(runs.get(line.runIds[0])!, raw, false);
     return [
       { ...line, label },
-      { ...twin, id: `${line.id}-raw`, label, raw: true, lower: undefined, upper: undefined, n: undefined, smoothing: 0 },
+      { ...twin, id: `${line.id}-raw`, label, rawLabel: `${line.label} (raw)`, raw: true, lower: undefined, upper: undefined, n: undefined, smoothing: 0 },
     ];
   });
 }

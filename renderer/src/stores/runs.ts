@@ -20,6 +20,22 @@ export const useRunsStore = defineStore('runs', () => {
   const series = ref<MetricSeriesDto>({});
   const checkpoints = ref<CheckpointDto[]>([]);
   const runError = ref<string | null>(null);
+  /** A fork's parent's series up to the fork point, drawn faintly under the fork's own. */
+  const parent = ref<{ runId: number; series: MetricSeriesDto } | null>(null);
+  let parentOf: number | null = null;
+
+  /** Fetched once per fork (the parent's history before the fork no longer changes). */
+  async function loadParent(child: RunDto, names: string[]): Promise<void> {
+    if (parentOf === child.id) return;
+    parentOf = child.id;
+    parent.value = null;
+    if (child.parentRunId === null || child.parentIteration === null) return;
+    const upTo = child.parentIteration;
+    const all = await api.metricSeries(child.parentRunId, names).catch(() => null);
+    if (!all || parentOf !== child.id) return;
+    const series = Object.fromEntries(Object.entries(all).map(([name, points]) => [name, points.filter((p) => p.iteration <= upTo)]));
+    parent.value = { runId: child.parentRunId, series };
+  }
 
   async function loadRuns(): Promise<void> {
     try {
@@ -44,6 +60,7 @@ export const useRunsStore = defineStore('runs', () => {
       series.value = nextSeries;
       checkpoints.value = nextCheckpoints;
       runError.value = null;
+      await loadParent(nextRun, names);
     } catch (error) {
       runError.value = messageOf(error);
     }
@@ -54,7 +71,9 @@ export const useRunsStore = defineStore('runs', () => {
     series.value = {};
     checkpoints.value = [];
     runError.value = null;
+    parent.value = null;
+    parentOf = null;
   }
 
-  return { runs, runsLoaded, runsError, run, series, checkpoints, runError, loadRuns, loadRun, clearRun };
+  return { runs, runsLoaded, runsError, run, series, checkpoints, runError, parent, loadRuns, loadRun, clearRun };
 });

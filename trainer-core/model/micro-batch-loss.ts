@@ -6,9 +6,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { aggLoss, klLoss, policyLoss, valueLoss, type AggOptions, type LossAggMode } from '../algo/losses';
 import type { KlType } from '../algo/kl';
-import { scoreTokens } from '../model/scoring';
-import type { TrainableModel } from '../model/trainable-model';
-import { explainMicroBatchMemory } from '../model/backend-memory';
+import { scoreTokens } from './scoring';
+import type { TrainableModel } from './trainable-model';
+import { explainMicroBatchMemory } from './backend-memory';
 
 export interface MicroBatch {
   /** Token rows of the micro-batch. */
