@@ -1,10 +1,11 @@
 /**
- * Pretrained-model throughput: random weights in the shapes of SmolLM2-135M and
- * Qwen2.5-0.5B (with the Qwen vocabulary of 151,936 rows), rollout tokens/s with the KV cache
- * and LoRA training tokens/s (forward + backward through the frozen base + Adam on the
- * adapters) on the selected backend.
- * Run alone: npx tsx bench/llm.ts [auto|wasm|cpu|webgpu|tensorflow] [preset ...]
+ * Pretrained-model throughput and memory: random weights in the shapes of SmolLM2-135M and
+ * Qwen2.5-0.5B (with the Qwen vocabulary of 151,936 rows), rollout tokens/s with the KV cache,
+ * and a LoRA training step (forward + backward through the frozen base + Adam on the adapters)
+ * on rows of several lengths, each with the process's peak memory, on the selected backend.
+ * `npm run bench -- llm --help` lists the options.
  */
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
@@ -20,50 +21,117 @@ import { timeTrainingSteps } from './model';
 import { PRESETS, randomHfTensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
-const TRAIN = { rows: 2, length: 64, steps: 1 };
 const LORA = { rank: 8, alpha: 16, targetModules: resolveTargetModules('all-linear') };
+
+const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N]
+  --backend        auto (default), wasm, cpu, webgpu or tensorflow
+  --presets        model shapes with random weights, default smollm2-135m,qwen2.5-0.5b; any of ${Object.keys(PRESETS).join(', ')}
+  --lengths        token lengths of the one-row training steps, default 100,300,600 (the second half of a row is scored, as a reply is)
+  --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
+  --steps          timed training steps per length, default 1
+Prints tokens/s of sampling and of each training step, and the process's peak resident memory
+(VmHWM) and the backend's tensor bytes after each; phases run from the smallest to the largest,
+so each peak is that phase's unless an earlier one was larger.`;
+
+interface Options {
+  backend: BackendRequest;
+  presets: string[];
+  lengths: number[];
+  checkpointing: boolean;
+  steps: number;
+}
+
+export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
+  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1 };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    const value = args[++i];
+    if (value === undefined) throw new Error(`bench llm: ${arg} needs a value (see --help)`);
+    if (arg === '--backend') options.backend = value as BackendRequest;
+    else if (arg === '--presets') options.presets = value.split(',');
+    else if (arg === '--lengths') options.lengths = value.split(',').map(Number);
+    else if (arg === '--checkpointing') options.checkpointing = value !== 'off';
+    else if (arg === '--steps') options.steps = Number(value);
+    else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
+  }
+  for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
+  if (!options.lengths.every((n) => Number.isInteger(n) && n >= 4)) throw new Error('bench llm: --lengths takes whole numbers of at least 4');
+  return options;
+}
+
+/** The process's peak resident set so far (Linux VmHWM), else the current one. */
+function peakRssMiB(): number {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (kb) return Number(kb[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+function memory(): string {
+  return `peak RSS ${peakRssMiB().toFixed(0)} MiB, tensors ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`;
+}
 
 function randomRows(rng: Rng, rows: number, length: number): number[][] {
   // Ordinary BPE ids (below the special tokens), so no row stops early.
   return Array.from({ length: rows }, () => Array.from({ length }, () => rng.int(150000)));
 }
 
-async function benchPreset(name: string): Promise<void> {
+async function benchPreset(name: string, options: Options): Promise<void> {
   const config = parseHfConfig(PRESETS[name]);
   let start = performance.now();
   const model = HfDecoder.fromHfTensors(config, randomHfTensors(PRESETS[name], 1), { lora: LORA, seed: 1, contextLength: 4096 });
   const loadSeconds = (performance.now() - start) / 1000;
-  console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s)`);
+  console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s; ${memory()})`);
   const rng = new Rng(1);
   const policy = asPolicy(model);
   const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength);
-  const options = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
-  await sampleTokens(policy, prompts, { ...options, maxNewTokens: 2 });
+  const sampling = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
+  await sampleTokens(policy, prompts, { ...sampling, maxNewTokens: 2 });
   start = performance.now();
-  await sampleTokens(policy, prompts, options);
+  await sampleTokens(policy, prompts, sampling);
   const rolloutSeconds = (performance.now() - start) / 1000;
   const generated = ROLLOUT.rows * ROLLOUT.newTokens;
-  console.log(`  rollout:  ${(generated / rolloutSeconds).toFixed(1)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache)`);
+  console.log(`  rollout:  ${(generated / rolloutSeconds).toFixed(1)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache; ${memory()})`);
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
-  const batch = randomRows(rng, TRAIN.rows, TRAIN.length);
-  const trainSeconds = await timeTrainingSteps(model, optimizer, () => scoreTokens(policy, batch, { logprobs: true }).logprobs!.mean().neg() as tf.Scalar, TRAIN.steps);
+  for (const length of options.lengths) {
+    const rows = randomRows(rng, 1, length);
+    const scored = [Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0))];
+    const loss = () => scoreTokens(policy, rows, { logprobs: true, scored, checkpointLayers: options.checkpointing }).logprobs!.sum().neg() as tf.Scalar;
+    try {
+      const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps);
+      console.log(`  training: ${((length * options.steps) / seconds).toFixed(1)} tokens/s on a ${length}-token row (${length / 2} scored; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
+    } catch (error) {
+      console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
+      break;
+    }
+  }
   optimizer.dispose();
   model.dispose();
-  console.log(`  training: ${((TRAIN.rows * TRAIN.length * TRAIN.steps) / trainSeconds).toFixed(1)} tokens/s (LoRA rank ${LORA.rank} on all linear layers, ${TRAIN.rows} x ${TRAIN.length} tokens, forward + backward + Adam)`);
 }
 
-export default async function benchLlm(backend: BackendRequest = 'auto', presets: string[] = ['smollm2-135m', 'qwen2.5-0.5b']): Promise<void> {
-  const choice = await selectBackend(backend, (line) => console.log(line));
-  console.log(`backend: ${choice.name} on ${choice.device}`);
-  for (const name of presets) {
-    if (!PRESETS[name]) throw new Error(`unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
-    await benchPreset(name);
+/** The options after `llm` on the command line (`npm run bench -- llm --lengths 100`); none when run with every benchmark. */
+function argsAfterName(): string[] {
+  const at = process.argv.indexOf('llm');
+  return at < 0 ? [] : process.argv.slice(at + 1);
+}
+
+export default async function benchLlm(args: readonly string[] = argsAfterName()): Promise<void> {
+  const options = parseLlmBenchArgs(args);
+  if (options === 'help') {
+    console.log(HELP);
+    return;
   }
+  const choice = await selectBackend(options.backend, (line) => console.log(line));
+  console.log(`backend: ${choice.name} on ${choice.device}`);
+  for (const name of options.presets) await benchPreset(name, options);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [backend, ...presets] = process.argv.slice(2);
-  await benchLlm((backend as BackendRequest | undefined) ?? 'auto', presets.length > 0 ? presets : undefined);
+  await benchLlm(process.argv.slice(2));
   await releaseBackend();
 }

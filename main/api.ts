@@ -2,7 +2,7 @@
 // that answers it. IPC and HTTP both dispatch through `call`, so both validate the same way and
 // a malformed request never reaches the store.
 import { z } from 'zod';
-import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
+import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS } from '../preload/contract';
 import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,10 +20,14 @@ import { EXPORT_FORMATS, EXPORT_KINDS } from './services/export';
 import { replaySettings, resimulateEpisode } from './services/resimulate';
 import { describeRunModel } from './services/run-model';
 import { exportModelInChildProcess } from './services/model-export-process';
-import { MAX_GROUP_SEEDS } from './services/seed-list';
+import { MAX_GROUP_SEEDS } from '../preload/seed-list';
 import { checkRunConfig, EDITED_TEXT_NAME } from './services/config-check';
 import { backendProber } from './services/backend-probe';
 import { withoutEditedFile } from './services/edited-start';
+import { ClusterJobs, type ClusterJob } from './cluster/jobs';
+import { SlurmError } from './cluster/slurm';
+import { cancelJob, refreshJobs } from './cluster/slurm-sweep';
+import { startSweep } from './cluster/start-sweep';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -149,6 +153,11 @@ interface Route<M extends ApiMethod> {
 
 type RouteTable = { [M in ApiMethod]: Route<M> };
 
+function clusterJobDto(job: ClusterJob): ClusterJobDto {
+  const { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost } = job;
+  return { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost };
+}
+
 function requireRun(store: Store, runId: number): void {
   if (!store.runs.get(runId)) throw new ApiError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
 }
@@ -165,6 +174,64 @@ function evaluationDto({ config: _config, ...evaluation }: EvaluationRecord): St
 }
 
 const ROUTES: RouteTable = {
+  listClusterJobs: {
+    args: z.tuple([]),
+    handle: async (store) => {
+      const table = new ClusterJobs(store);
+      let pollError: string | null = null;
+      if (table.list().length > 0) {
+        try {
+          await refreshJobs(store);
+        } catch (error) {
+          pollError = (error as Error).message;
+        }
+      }
+      return { jobs: table.list().map(clusterJobDto), pollError };
+    },
+  },
+  startSweep: {
+    args: z.tuple([
+      z.strictObject({
+        configPath: yamlPath,
+        overrides,
+        name: runName,
+        grid: z.array(z.string().min(1).max(2000)).max(8),
+        seeds: z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(MAX_GROUP_SEEDS),
+        executor: z.enum(['local', 'slurm']),
+        concurrency,
+        slurm: z
+          .strictObject({
+            remoteDir: z.string().min(1).max(4096),
+            localDir: z.string().min(1).max(4096).optional(),
+            ssh: z.string().min(1).max(255).optional(),
+            partition: z.string().min(1).max(200).optional(),
+            time: z.string().min(1).max(50).optional(),
+            cpusPerTask: z.number().int().min(1).max(1024).optional(),
+            gres: z.string().min(1).max(200).optional(),
+          })
+          .optional(),
+      }),
+    ]),
+    handle: async (store, options, request) => {
+      try {
+        return await startSweep(store, request.executor === 'local' ? requireManager(options) : options.runManager, request);
+      } catch (error) {
+        // The user's to fix: a bad grid or config key, sbatch refusing, a missing shared folder.
+        throw error instanceof ApiError || !(error instanceof Error) ? error : new ApiError('REFUSED', error.message.replace(/\n/g, '; '));
+      }
+    },
+  },
+  cancelClusterJob: {
+    args: z.tuple([id]),
+    handle: async (store, _options, jobId) => {
+      if (!new ClusterJobs(store).get(jobId)) throw new ApiError('NOT_FOUND', `unknown cluster job ${jobId}`);
+      try {
+        return clusterJobDto(await cancelJob(store, String(jobId)));
+      } catch (error) {
+        throw error instanceof SlurmError ? new ApiError('REFUSED', error.message) : error;
+      }
+    },
+  },
   appInfo: {
     args: z.tuple([]),
     handle: (store, options) => ({ version: options.version, dataDir: store.dataDir }),

@@ -12,9 +12,11 @@ import * as checkCommand from './cli/check';
 import * as generateCommand from './cli/generate';
 import * as exportModelCommand from './cli/export-model';
 import * as backendsCommand from './cli/backends';
+import * as bundlesCommand from './cli/bundles';
+import * as sweepCommand from './cli/sweep';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')
@@ -41,6 +43,12 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UserError) {
       process.stderr.write(`turnlab: ${error.message}\n`);
       return error.exitCode;
+    }
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if ((error as NodeJS.ErrnoException | null)?.syscall === 'write' && typeof code === 'string') {
+      // stdout sent to a full disk or a closed pipe: the user's redirection, not a bug.
+      process.stderr.write(`turnlab: cannot write the output: ${(error as Error).message.split('\n')[0]}; check where stdout goes\n`);
+      return 2;
     }
     process.stderr.write(`turnlab: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;

@@ -4,6 +4,10 @@
  * Every type here is plain JSON-serialisable data (times are epoch milliseconds), so the same
  * values travel over Electron's structured clone and over HTTP as JSON.
  */
+
+/** Names both sides share, from the trainer modules that own them (the forms' choices, metric names). */
+export { BUILT_IN_ESTIMATOR_NAMES as ESTIMATOR_NAMES, BACKENDS as BACKEND_NAMES, COLLAPSE_METRIC, WELL_FORMED_METRIC } from '../trainer-core/shared-names';
+
 export interface AppInfo {
   version: string;
   dataDir: string;
@@ -436,45 +440,103 @@ export interface TurnLabApi {
   replaySettings(runId: number, envTag: string): Promise<ReplaySettingsDto>;
   /** Replays an episode's stored actions through its env from the seed and compares every turn. */
   resimulateEpisode(episodeId: number): Promise<ResimulationDto>;
+  /** Cluster jobs of sweeps, after polling the scheduler and importing the runs of ended tasks. */
+  listClusterJobs(): Promise<ClusterJobsDto>;
+  /** Stops a cluster task (`scancel`); its trainer saves a checkpoint and ends. */
+  cancelClusterJob(jobId: number): Promise<ClusterJobDto>;
+  /** Starts a sweep (`turnlab sweep`): a seed group per setting of the grid, here or on Slurm. */
+  startSweep(request: StartSweepRequest): Promise<SweepStartedDto>;
+}
+
+export interface StartSweepRequest {
+  configPath: string;
+  overrides?: string[];
+  name?: string;
+  /** `key=v1,v2` axes; the grid is every combination. */
+  grid: string[];
+  seeds: number[];
+  executor: 'local' | 'slurm';
+  /** local: trainings at once. */
+  concurrency?: number;
+  /** slurm: where and how the tasks run (as `turnlab sweep`'s flags). */
+  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string };
+}
+
+export interface SweepStartedDto {
+  /** The seed groups, one per setting. */
+  groups: string[];
+  runs: number;
+  /** slurm: the sweep's name and its array job. */
+  sweep: string | null;
+  arrayJobId: string | null;
+}
+
+/** A run of a sweep sent to a cluster (`turnlab sweep --executor slurm`), as last polled. */
+export interface ClusterJobDto {
+  id: number;
+  sweep: string;
+  seedGroup: string;
+  name: string;
+  seed: number;
+  /** `<array job>_<task>`, or a resumed task's own job id. */
+  jobId: string | null;
+  attempt: number;
+  state: 'submitting' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'unknown';
+  reason: string | null;
+  lastIteration: number | null;
+  /** The local run the task's bundle was imported as; null until it ends. */
+  runId: number | null;
+  loginHost: string | null;
+}
+
+export interface ClusterJobsDto {
+  jobs: ClusterJobDto[];
+  /** Why the scheduler could not be polled this time (the states are those seen last); null when it was. */
+  pollError: string | null;
 }
 
 export type ApiMethod = keyof TurnLabApi;
-export const API_METHODS: readonly ApiMethod[] = [
-  'appInfo',
-  'listRuns',
-  'getRun',
-  'metricNames',
-  'metricSeries',
-  'latestMetrics',
-  'listCheckpoints',
-  'listEpisodes',
-  'episodeTurns',
-  'episodeIterations',
-  'listConfigs',
-  'startRun',
-  'stopRun',
-  'resumeRun',
-  'activeTrainings',
-  'queuedSeedRuns',
-  'updateRun',
-  'deleteRun',
-  'startRunFromText',
-  'checkRunConfig',
-  'listBackends',
-  'evaluateCheckpoint',
-  'listEvaluations',
-  'getEvaluation',
-  'listEvaluationEpisodes',
-  'deleteCheckpoint',
-  'saveExport',
-  'saveCheckpointFolder',
-  'runModel',
-  'exportCheckpointModel',
-  'compareSeries',
-  'compareSeriesBatch',
-  'replaySettings',
-  'resimulateEpisode',
-] as const;
+/** One entry per method of TurnLabApi: the compiler refuses a missing or an extra one. */
+const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
+  appInfo: true,
+  listRuns: true,
+  getRun: true,
+  metricNames: true,
+  metricSeries: true,
+  latestMetrics: true,
+  listCheckpoints: true,
+  listEpisodes: true,
+  episodeTurns: true,
+  episodeIterations: true,
+  listConfigs: true,
+  startRun: true,
+  stopRun: true,
+  resumeRun: true,
+  activeTrainings: true,
+  queuedSeedRuns: true,
+  updateRun: true,
+  deleteRun: true,
+  startRunFromText: true,
+  checkRunConfig: true,
+  listBackends: true,
+  evaluateCheckpoint: true,
+  listEvaluations: true,
+  getEvaluation: true,
+  listEvaluationEpisodes: true,
+  deleteCheckpoint: true,
+  saveExport: true,
+  saveCheckpointFolder: true,
+  runModel: true,
+  exportCheckpointModel: true,
+  compareSeries: true,
+  compareSeriesBatch: true,
+  replaySettings: true,
+  resimulateEpisode: true,
+  listClusterJobs: true,
+  cancelClusterJob: true,
+  startSweep: true,
+};
+export const API_METHODS = Object.keys(API_METHOD_SET) as readonly ApiMethod[];
 export const IPC_CHANNEL_PREFIX = 'turnlab:';
 
 /** Error codes the API reports, over IPC and HTTP alike. */

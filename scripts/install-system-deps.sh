@@ -10,7 +10,8 @@ need_root() {
   fi
 }
 
-packages=(python3 make g++ chromium)
+# slurm-wlm and munge: the one-node Slurm cluster of scripts/slurm-local.sh (the Slurm tests).
+packages=(python3 make g++ chromium slurm-wlm munge)
 
 missing=()
 for pkg in "${packages[@]}"; do

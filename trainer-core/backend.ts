@@ -7,7 +7,9 @@
 import { createRequire } from 'node:module';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { installWasmKernels } from './model/wasm-kernels';
 import { installWebgpuKernels } from './model/webgpu-kernels';
@@ -98,7 +100,7 @@ export interface BackendAvailability {
 
 /**
  * Tries every backend as an explicit request would (a software WebGPU adapter counts: asked for
- * by name it runs), so a form offers only those that load and says why the others do not.
+ * by name it runs; WebGPU is asked of a child process, so Dawn's warnings stay there), so a form offers only those that load and says why the others do not.
  * Leaves the last probed backend active: run it in a process of its own.
  */
 export async function probeBackends(): Promise<BackendAvailability[]> {
@@ -106,7 +108,7 @@ export async function probeBackends(): Promise<BackendAvailability[]> {
   for (const name of ['tensorflow', 'webgpu', 'wasm', 'cpu'] as const) {
     let attempt: Attempt;
     try {
-      attempt = await PROBES[name](false);
+      attempt = name === 'webgpu' ? listWebgpu() : await PROBES[name](false);
     } catch (error) {
       attempt = { ok: false, why: errorText(error) };
     }
@@ -198,7 +200,55 @@ interface AdapterLike {
   info?: { vendor?: string; architecture?: string; device?: string; description?: string; isFallbackAdapter?: boolean };
 }
 
+interface ChildProbe {
+  adapter?: AdapterLike['info'] | null;
+  error?: string;
+}
+
+/**
+ * Dawn's adapter, asked for in a child process (webgpu-probe.mjs): Dawn prints its own warnings
+ * straight to stderr (on a machine without Vulkan, two lines ending in a path on Dawn's build
+ * machine), and only a process of its own keeps them from the user. Dawn loads into this process
+ * only when its adapter will run.
+ */
+function probeAdapterInChild(): ChildProbe {
+  const script = fileURLToPath(new URL('./webgpu-probe.mjs', import.meta.url));
+  // Inside the desktop app's trainer, execPath is Electron, which runs the script as Node so.
+  const result = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  try {
+    return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as ChildProbe;
+  } catch {
+    const why = result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit code ${result.status}`);
+    return { error: `the probe process failed (${why})` };
+  }
+}
+
+/** What the child found, as an attempt; `null` where the adapter may run. */
+function adapterVerdict(probe: ChildProbe, auto: boolean): Attempt | null {
+  if (probe.error !== undefined) return { ok: false, why: `the webgpu package (Dawn) failed to load: ${probe.error}` };
+  if (!probe.adapter) {
+    return {
+      ok: false,
+      why: 'no WebGPU adapter (no GPU driver; without a GPU install Mesa >= 25 Vulkan drivers, see scripts/install-system-deps.sh)',
+    };
+  }
+  const adapter = { info: probe.adapter };
+  if (auto && isSoftwareAdapter(adapter)) {
+    // A CPU rasteriser behind WebGPU is several times slower than wasm: not a GPU, so auto moves on.
+    return { ok: false, why: `the only adapter is ${adapterName(adapter)}, slower than wasm (request backend: webgpu to use it anyway)` };
+  }
+  return null;
+}
+
+/** For listing: whether WebGPU would start, decided in the child alone. */
+function listWebgpu(): Attempt {
+  const probe = probeAdapterInChild();
+  return adapterVerdict(probe, false) ?? { ok: true, tfBackend: 'webgpu', device: adapterName({ info: probe.adapter ?? {} }) };
+}
+
 async function probeWebgpu(auto: boolean): Promise<Attempt> {
+  const refused = adapterVerdict(probeAdapterInChild(), auto);
+  if (refused) return refused;
   ensureXdgRuntimeDir();
   let gpu: GpuLike;
   try {
@@ -209,17 +259,8 @@ async function probeWebgpu(auto: boolean): Promise<Attempt> {
     return { ok: false, why: `the webgpu package (Dawn) failed to load: ${errorText(error)}` };
   }
   const adapter = await gpu.requestAdapter();
-  if (!adapter) {
-    return {
-      ok: false,
-      why: 'no WebGPU adapter (no GPU driver; without a GPU install Mesa >= 25 Vulkan drivers, see scripts/install-system-deps.sh)',
-    };
-  }
+  if (!adapter) return { ok: false, why: 'no WebGPU adapter (it went away since the probe)' };
   const device = adapterName(adapter);
-  if (auto && isSoftwareAdapter(adapter)) {
-    // A CPU rasteriser behind WebGPU is several times slower than wasm: not a GPU, so auto moves on.
-    return { ok: false, why: `the only adapter is ${device}, slower than wasm (request backend: webgpu to use it anyway)` };
-  }
   // Node 21+ defines a read-only `navigator` getter; defineProperty replaces it either way.
   const nav = (globalThis as { navigator?: object }).navigator ?? {};
   Object.defineProperty(globalThis, 'navigator', {

@@ -14,9 +14,12 @@ interface EvalOptions {
   json?: boolean;
 }
 
-function parseCount(flag: string, text: string | undefined): number | undefined {
+/** One wording for every bad count, worded as the evaluator words a count too small for the tags. */
+function parseCount(flag: string, text: string | undefined, least: number): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new UserError(`${flag} expects a non-negative integer, got '${text}'`);
+  if (!/^\d+$/.test(text.trim()) || Number(text) < least || !Number.isSafeInteger(Number(text))) {
+    throw new UserError(`${flag} must be an integer of at least ${least}, got ${text.trim() === '' ? 'nothing' : text}`);
+  }
   return Number(text);
 }
 
@@ -36,8 +39,8 @@ export function register(program: Command): void {
     )
     .option('--json', 'print JSON')
     .action(async (ref: string | undefined, options: EvalOptions, command: Command) => {
-      const episodes = parseCount('--episodes', options.episodes);
-      const seed = parseCount('--seed', options.seed);
+      const episodes = parseCount('--episodes', options.episodes, 1);
+      const seed = parseCount('--seed', options.seed, 0);
       if (options.model !== undefined) {
         if (ref !== undefined) throw new UserError('give a checkpoint or --model, not both');
         if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');
@@ -50,7 +53,7 @@ export function register(program: Command): void {
         const { recordEvaluation } = await import('../services/stored-evaluation');
         const { resolve } = await import('node:path');
         const checkpoint = resolveCheckpoint(store, ref);
-        const { evaluateCheckpoint } = await import('../../trainer-core/train/evaluate');
+        const { evaluateCheckpoint } = await import('../../trainer-core/compute');
         await evaluating(async () => {
           const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides: options.set ?? [], log: logLine });
           const stored = recordEvaluation(store, checkpoint, result, { overrides: options.set ?? [], startSeed: seed ?? null });
@@ -71,8 +74,8 @@ export function register(program: Command): void {
 const logLine = (line: string) => process.stderr.write(`${line}\n`);
 
 async function evaluateModelFolder(model: string, configPath: string, options: { episodes?: number; seed?: number; overrides: string[] }, json: boolean): Promise<void> {
-  const { loadRunConfig } = await import('../../trainer-core/config/load');
-  const { evaluatePretrainedModel } = await import('../../trainer-core/train/evaluate');
+  const { loadRunConfig } = await import('../../trainer-core');
+  const { evaluatePretrainedModel } = await import('../../trainer-core/compute');
   const { resolve } = await import('node:path');
   await evaluating(async () => {
     const cfg = loadRunConfig(configPath, options.overrides);
@@ -89,7 +92,7 @@ async function evaluateModelFolder(model: string, configPath: string, options: {
 
 /** Runs an evaluation with the backend released after and user errors as one line. */
 async function evaluating(body: () => Promise<void>): Promise<void> {
-  const { releaseBackend } = await import('../../trainer-core/backend');
+  const { releaseBackend } = await import('../../trainer-core/compute');
   try {
     await body();
   } catch (error) {

@@ -1,4 +1,5 @@
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, linkSync, renameSync, rmSync, statSync, type Stats, type WriteStream } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { Option, type Command } from 'commander';
 import {
@@ -27,18 +28,41 @@ function selectRuns(store: Store, refs: string[], all: boolean): number[] {
   return [...new Set(ids)];
 }
 
-/** Opens --out, refusing to replace an existing file unless --force. */
-async function openOut(path: string, force: boolean): Promise<WriteStream> {
-  const stream = createWriteStream(path, { flags: force ? 'w' : 'wx' });
+const WRITE_REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full; free space or choose another --out',
+  EDQUOT: 'the disk quota is used up; free space or choose another --out',
+  EROFS: 'the file system is read-only; choose another --out',
+  EACCES: 'this user may not write it; choose another --out',
+  EPERM: 'the system does not allow writing it; choose another --out',
+  EISDIR: 'it is a folder; give --out a file name',
+  ENOENT: 'its folder does not exist',
+  EIO: 'the disk reported an input/output error',
+};
+
+/** A failed write to `target` (a file, or stdout) as one line naming it and what to do. */
+function writeError(target: string, error: unknown): UserError | unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (!code || !code.startsWith('E') || code === 'EPIPE') return error;
+  return new UserError(`cannot write ${target}: ${WRITE_REASONS[code] ?? (error as Error).message.split('\n')[0]} (${code}); nothing was exported`);
+}
+
+/** Opens `path` for writing (`exclusive`: it must not exist yet); errors name `shown`. */
+async function openOut(path: string, exclusive: boolean, shown: string): Promise<WriteStream> {
+  const stream = createWriteStream(path, { flags: exclusive ? 'wx' : 'w' });
   try {
     await once(stream, 'open');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new UserError(`${path} already exists; pass --force to overwrite it`);
-    if (code === 'ENOENT') throw new UserError(`cannot write ${path}: its folder does not exist`);
-    throw new UserError(`cannot write ${path}: ${(error as Error).message}`);
+    throw writeError(shown, error);
   }
   return stream;
+}
+
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }
 
 async function toStdout(store: Store, what: ExportKind, format: ExportFormat, runIds: number[]): Promise<void> {
@@ -47,20 +71,43 @@ async function toStdout(store: Store, what: ExportKind, format: ExportFormat, ru
   } catch (error) {
     // The reader went away (`| head`): nothing left to say to anyone.
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') return;
-    throw error;
+    throw writeError('the export to stdout', error);
   }
 }
 
+/**
+ * Writes the export beside --out and moves it into place when whole: a failed export leaves no
+ * half-written file, and an existing file (kept unless --force) survives a failure intact.
+ * A device or pipe (/dev/stdout, a FIFO) is written in place and never removed.
+ */
 async function toFile(store: Store, options: ExportOptions & { out: string }, runIds: number[]): Promise<void> {
-  const stream = await openOut(options.out, options.force ?? false);
+  const out = options.out;
+  const existing = statOrNull(out);
+  if (existing?.isDirectory()) throw new UserError(`cannot write ${out}: it is a folder; give --out a file name (EISDIR)`);
+  if (existing && !options.force) throw new UserError(`${out} already exists; pass --force to overwrite it`);
+  const inPlace = existing !== null && !existing.isFile();
+  const target = inPlace ? out : join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+  const stream = await openOut(target, !inPlace, out);
   try {
     const { rows } = await exportRows(store, { what: options.what, format: options.format, runIds }, stream);
-    process.stderr.write(`exported ${rows} ${options.what} rows of ${runIds.length} run(s) to ${options.out}\n`);
+    if (!inPlace) {
+      if (options.force) renameSync(target, out);
+      else {
+        // link, unlike rename, refuses a file that appeared at `out` meanwhile.
+        try {
+          linkSync(target, out);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError(`${out} already exists; pass --force to overwrite it`);
+          throw error;
+        }
+        rmSync(target, { force: true });
+      }
+    }
+    process.stderr.write(`exported ${rows} ${options.what} rows of ${runIds.length} run(s) to ${out}\n`);
   } catch (error) {
-    // No half-written export left behind to be mistaken for a whole one.
     stream.destroy();
-    rmSync(options.out, { force: true });
-    throw error;
+    if (!inPlace) rmSync(target, { force: true });
+    throw writeError(out, error);
   }
 }
 
@@ -81,6 +128,6 @@ export function register(program: Command): void {
         const runIds = selectRuns(store, refs, options.all ?? false);
         if (options.out) await toFile(store, { ...options, out: options.out }, runIds);
         else await toStdout(store, options.what, options.format, runIds);
-      });
+      }, { reader: true });
     });
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
+import { stripVTControlCharacters } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { EnvConfigError, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core/envs';
+import { EnvConfigError, matchActionName, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
 import { UserError } from './errors';
 
 /** Commander collector for a repeatable `--set key=value`. */
@@ -102,31 +103,39 @@ function printSolution(env: Env, type: string, budget: number): void {
   }
 }
 
+/**
+ * One action per line. On a terminal readline edits the line (arrow keys move the cursor and
+ * recall earlier actions instead of being echoed as escape codes); a line that names no action of
+ * a named-action env is refused without taking a step, as a typo should be.
+ */
 async function playEpisode(env: Env): Promise<void> {
   const interactive = process.stdin.isTTY === true;
-  const input = createInterface({ input: process.stdin, terminal: false });
+  const input = createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive, prompt: '> ' });
+  const names = env.actionNames();
   let episodeReturn = 0;
   let steps = 0;
   let last: StepResult | null = null;
-  if (interactive) process.stdout.write('> ');
+  if (interactive) input.prompt();
   for await (const line of input) {
-    const action = line.trim();
+    // Escape sequences (arrow keys typed into a pipe or a dumb terminal) are not part of an action.
+    const action = stripVTControlCharacters(line).trim();
     if (action === '') {
-      if (interactive) process.stdout.write('> ');
+      if (interactive) input.prompt();
       continue;
     }
     if (!interactive) write(`> ${action}`);
+    if (names && matchActionName(action, names) === null) {
+      write(`'${action}' is not an action; use one of: ${names.join(', ')} (no step taken)`);
+      if (interactive) input.prompt();
+      continue;
+    }
     last = env.step(action);
     steps++;
     episodeReturn += last.reward;
     write(describeStep(last));
-    if (!last.info.actionIsValid) {
-      const names = env.actionNames();
-      if (names) write(`'${action}' is not an action; use one of: ${names.join(', ')}`);
-    }
     write(`State:\n${last.observation}`);
     if (last.done) break;
-    if (interactive) process.stdout.write('> ');
+    if (interactive) input.prompt();
   }
   input.close();
   const ending = last?.done ? 'Episode finished' : 'Input ended before the episode finished';

@@ -49,6 +49,6 @@ export function register(program: Command): void {
         process.stdout.write(
           `${describeRun(run)}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n`,
         );
-      });
+      }, { reader: true });
     });
 }

@@ -22,7 +22,7 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   const [{ RunManager }, { nodeTrainerLauncher }, { defaultConcurrency }] = await Promise.all([
     import('../trainer-host/run-manager'),
     import('../trainer-host/trainer-process'),
-    import('../services/work-queue'),
+    import('../trainer-host/work-queue'),
   ]);
   const manager = new RunManager(
     store,

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseSeeds } from '../services/seed-list';
+import { parseSeeds } from '../../preload/seed-list';
 import { connectToHost } from '../trainer-host/channel';
 import { UserError } from './errors';
 import { collectSet } from './play';
@@ -16,7 +16,8 @@ interface TrainOptions {
   concurrency?: number;
 }
 
-function seedsOption(value: string): number[] {
+/** `--seeds` of train and sweep: a count or a list, refused as commander refuses a bad option. */
+export function seedsOption(value: string): number[] {
   try {
     return parseSeeds(value);
   } catch (error) {
@@ -60,6 +61,7 @@ export function register(program: Command): void {
             return;
           }
           const { trainFromConfigFile } = await import('../services/training');
+          await stampBundle(store.dataDir);
           await runWithProgress((hooks) =>
             trainFromConfigFile(store, options.config, { overrides: options.set ?? [], name: options.name, tags: options.tag, ...hooks }),
           );
@@ -78,11 +80,18 @@ export function register(program: Command): void {
     .action(async (ref: string, options: ResumeOptions, command: Command) => {
       await withStore(command, async (store) => {
         const { resumeFromCheckpoint } = await import('../services/training');
+        await stampBundle(store.dataDir);
         await runWithProgress((hooks) =>
           resumeFromCheckpoint(store, ref, { fork: options.fork, overrides: options.set ?? [], name: options.name, ...hooks }),
         );
       });
     });
+}
+
+/** Training in a run bundle (a cluster task): the manifest records this host and the Slurm job. */
+async function stampBundle(dataDir: string): Promise<void> {
+  const { stampManifest } = await import('../bundle/manifest');
+  stampManifest(dataDir);
 }
 
 type Hooks = {
@@ -92,7 +101,7 @@ type Hooks = {
   onRunCreated: (run: { id: number; name: string }) => void;
 };
 
-async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string }; result: { lastIteration: number } }>): Promise<void> {
+async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string; config?: unknown }; result: { lastIteration: number } }>): Promise<void> {
   const progress = createProgressReporter(process.stderr);
   // Started by the app or `serve`: the run id, progress and stop requests go over this channel.
   const host = connectToHost();
@@ -109,6 +118,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
   // SIGTERM too: the desktop app stops a trainer in a utilityProcess with kill(), a SIGTERM.
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  let failed = false;
   try {
     const outcome = await start({
       log: (line) => progress.note(line),
@@ -124,8 +134,11 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
       },
     });
     progress.finish();
-    process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}\n`);
+    const steps = (outcome.run as { config?: { trainer?: { total_training_steps?: number } } }).config?.trainer?.total_training_steps;
+    const warmOnly = steps === 0 ? ' (the warm start alone: trainer.total_training_steps is 0)' : '';
+    process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
   } catch (error) {
+    failed = true;
     progress.finish();
     const userError = asTrainingUserError(error);
     const text = userError instanceof Error ? userError.message : String(userError);
@@ -135,7 +148,11 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     host?.close();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
-    const { releaseBackend } = await import('../../trainer-core/backend');
-    await releaseBackend();
+    const { releaseBackend } = await import('../../trainer-core/compute');
+    // After an out-of-memory the backend may fail to release as well; the run's own error is the
+    // one to show, so a failure here is only thrown when the run succeeded.
+    await releaseBackend().catch((releaseError: unknown) => {
+      if (!failed) throw releaseError;
+    });
   }
 }

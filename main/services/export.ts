@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Options as CsvOptions, stringify as StringifyCsv } from 'csv-stringify/sync';
 import { EPISODE_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
 import type { Store } from '../store/db';
+import { StoreError } from '../store/errors';
 import type { ExportRow } from '../store/types';
 
 export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns'] as const;
@@ -87,6 +88,8 @@ function* chunked<T>(rows: Iterable<T>, size: number): Generator<T[]> {
 /**
  * Streams the rows of `request` to `out` as CSV or JSONL. Rows are read a page at a time and
  * pulled only as fast as `out` drains, so memory stays flat however many turns there are.
+ * Every page comes from one read snapshot: a run deleted or written meanwhile (by any process)
+ * exports as it stood when the export began, and a run already gone then is refused by name.
  * `end: false` leaves `out` open (e.g. process.stdout). Resolves with the number of rows.
  */
 export async function exportRows(
@@ -107,7 +110,18 @@ export async function exportRows(
     rows += chunk.length;
     return text;
   };
-  const source = Readable.from(chunked(rowsOf(store, request), options.chunkRows ?? 200), {
+  const snapshot = store.openSnapshot();
+  try {
+    for (const runId of request.runIds) {
+      if (!snapshot.store.runs.get(runId)) {
+        throw new StoreError('RUN_NOT_FOUND', `run ${runId} was deleted before its export began; nothing was exported`);
+      }
+    }
+  } catch (error) {
+    snapshot.end();
+    throw error;
+  }
+  const source = Readable.from(chunked(rowsOf(snapshot.store, request), options.chunkRows ?? 200), {
     objectMode: true,
     highWaterMark: 1,
   });
@@ -122,6 +136,10 @@ export async function exportRows(
       done(null, csv && first ? csv([], true) : undefined);
     },
   });
-  await pipeline(source, formatter, out, { end: options.end ?? true });
+  try {
+    await pipeline(source, formatter, out, { end: options.end ?? true });
+  } finally {
+    snapshot.end();
+  }
   return { rows };
 }

@@ -1,11 +1,16 @@
-import type { RunConfig } from '../../trainer-core/config/schema';
-import { selectBackend, type BackendChoice } from '../../trainer-core/backend';
-import { EnvConfigError } from '../../trainer-core/envs/errors';
-import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
-import { EnvStateManager, type EnvSpecResolver } from '../../trainer-core/rollout/es-manager';
-import { checkpointVocabSize, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
-import { expectedModels } from '../../trainer-core/train/models';
-import { openHfModelFolder } from '../../trainer-core/model/hf/load';
+import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver } from '../../trainer-core';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder } from '../../trainer-core/compute';
+
+/** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
+function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {
+  if (cfg.warm_start.mode !== 'random-valid' || cfg.warm_start.steps === 0) return;
+  const freeText = es.entries.find((entry) => !entry.prompt.actionNames || entry.prompt.actionNames.length === 0);
+  if (freeText) {
+    throw new EnvConfigError(
+      `warm_start.mode: random-valid picks among named actions, but env tag '${freeText.tag}' takes free text; use warm_start.mode: expert (or none)`,
+    );
+  }
+}
 
 export interface PreparedRun {
   resolveSpec: EnvSpecResolver;
@@ -26,12 +31,14 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
   for (const split of ['train', 'val'] as const) {
+    let es: EnvStateManager;
     try {
-      new EnvStateManager(cfg, split, { resolveSpec });
+      es = new EnvStateManager(cfg, split, { resolveSpec });
     } catch (error) {
       if (error instanceof EnvConfigError) throw error;
       throw new EnvConfigError(`es_manager.${split}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
+    if (split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
   }
   // A new run that starts from another run's policy checks that checkpoint now, not after its
   // row exists (a resumed run continues from its own checkpoint and ignores model.path).

@@ -103,6 +103,8 @@ export function abandonedReason(run: RunProcessInfo, options: LivenessOptions = 
  * itself (the run manager records how its child ended).
  */
 export function markAbandonedRuns(store: Store, options: LivenessOptions & { skip?: ReadonlySet<number> } = {}): number[] {
+  // A read-only store shows the stored status; whoever can write the folder marks the run.
+  if (store.readOnly) return [];
   const o = resolveOptions(options);
   const marked: number[] = [];
   for (const run of store.runs.unfinished()) {

@@ -1,6 +1,7 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { dbPath } from '../paths';
+import { BUNDLE_MANIFEST, dbPath } from '../paths';
 import { StoreError } from './errors';
 import { applyMigrations, loadMigrations, pendingMigrations, readAppliedMigrations } from './migrate';
 import { CheckpointsRepository } from './repositories/checkpoints';
@@ -22,6 +23,11 @@ export interface OpenStoreOptions {
   migrationsDir?: string;
   /** How long a write waits for another process's write lock (ms). */
   busyTimeoutMs?: number;
+  /**
+   * Open for reading only: a data folder this user cannot write still opens (a colleague's
+   * results, a read-only mount). Writes through such a store fail.
+   */
+  readOnly?: boolean;
 }
 
 /** The one SQLite file of a data folder, migrated, with a repository per table. */
@@ -37,6 +43,7 @@ export class Store {
     private readonly db: Database.Database,
     readonly dataDir: string,
     readonly file: string,
+    private readonly nativeBinding?: string,
   ) {
     this.runs = new RunsRepository(db);
     this.metrics = new MetricsRepository(db);
@@ -51,9 +58,47 @@ export class Store {
     return this.db.transaction(fn).immediate();
   }
 
+  /**
+   * A read-only view of the database as it stands now: one read transaction on a connection of
+   * its own, so rows other processes (or this one) commit or delete later never show in it.
+   * Exports read through one, however long the reader downstream takes. Call `end` when done.
+   */
+  openSnapshot(): { store: Store; end(): void } {
+    // A store read from an in-memory copy (a read-only folder) never changes.
+    if (this.db.memory) return { store: this, end: () => {} };
+    const db = new Database(this.file, { readonly: true, fileMustExist: true, nativeBinding: this.nativeBinding });
+    try {
+      db.pragma(`busy_timeout = ${this.db.pragma('busy_timeout', { simple: true }) as number}`);
+      db.exec('BEGIN');
+      // A deferred transaction takes its snapshot at its first read.
+      db.prepare('SELECT count(*) FROM runs').get();
+    } catch (error) {
+      db.close();
+      throw describeOpenError(error, this.file);
+    }
+    const snapshot = new Store(db, this.dataDir, this.file, this.nativeBinding);
+    return {
+      store: snapshot,
+      end: () => {
+        if (db.inTransaction) db.exec('COMMIT');
+        db.close();
+      },
+    };
+  }
+
   /** `PRAGMA integrity_check`: ['ok'] for a sound file, else the problems found. */
   integrityCheck(): string[] {
     return (this.db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check);
+  }
+
+  /** Opened for reading only (a data folder this user cannot write). */
+  get readOnly(): boolean {
+    return this.db.readonly;
+  }
+
+  /** The connection itself, for bulk copies between two stores (main/bundle/copy-run.ts). */
+  get connection(): Database.Database {
+    return this.db;
   }
 
   get isOpen(): boolean {
@@ -69,12 +114,49 @@ function fsCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
 }
 
-function checkDataDir(dataDir: string, create: boolean): void {
+const FS_REASONS: Record<string, string> = {
+  EACCES: 'this user may not create folders in it',
+  EPERM: 'the system does not allow new folders in it',
+  EROFS: 'it is on a read-only file system',
+  ENOSPC: 'its disk is full',
+  ENOTDIR: 'it is a file, not a folder',
+  // /proc and similar pseudo file systems answer ENOENT to every mkdir.
+  ENOENT: 'its file system does not accept new folders',
+};
+
+/**
+ * Creates `dataDir` one level at a time. Node's recursive mkdirSync spins forever on /proc
+ * (every mkdir there answers ENOENT, so it keeps retrying the parent), and its errors name
+ * neither the folder the user chose nor why.
+ */
+function createDataDir(dataDir: string): void {
+  const missing: string[] = [];
+  let dir = resolve(dataDir);
+  while (!existsSync(dir) && dirname(dir) !== dir) {
+    missing.unshift(dir);
+    dir = dirname(dir);
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      const code = fsCode(error);
+      if (code === 'EEXIST' && statSync(folder).isDirectory()) continue;
+      const reason = (code && FS_REASONS[code]) ?? (error as Error).message;
+      throw new StoreError(
+        'DATA_DIR_UNWRITABLE',
+        `cannot create the data folder ${dataDir}: ${dirname(folder)}: ${reason} (${code ?? 'error'}); choose another with --data-dir or TURNLAB_DATA_DIR`,
+      );
+    }
+  }
+}
+
+function checkDataDir(dataDir: string, create: boolean, readOnly: boolean): void {
   let isDir: boolean;
   try {
     isDir = statSync(dataDir).isDirectory();
   } catch (error) {
-    if (fsCode(error) !== 'ENOENT') {
+    if (fsCode(error) !== 'ENOENT' && fsCode(error) !== 'ENOTDIR') {
       throw new StoreError('DATA_DIR_UNREADABLE', `cannot read the data folder ${dataDir}: ${(error as Error).message}`);
     }
     if (!create) {
@@ -83,15 +165,16 @@ function checkDataDir(dataDir: string, create: boolean): void {
         `data folder ${dataDir} does not exist (choose one with --data-dir or TURNLAB_DATA_DIR)`,
       );
     }
-    mkdirSync(dataDir, { recursive: true });
+    createDataDir(dataDir);
     isDir = true;
   }
   if (!isDir) throw new StoreError('DATA_DIR_UNREADABLE', `data folder ${dataDir} is not a folder`);
   try {
-    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+    accessSync(dataDir, readOnly ? constants.R_OK | constants.X_OK : constants.R_OK | constants.W_OK | constants.X_OK);
   } catch {
-    // SQLite needs to write the -wal and -shm files beside the database, even to read it.
-    throw new StoreError('DATA_DIR_UNREADABLE', `data folder ${dataDir} is not readable and writable by this user`);
+    if (readOnly) throw new StoreError('DATA_DIR_UNREADABLE', `data folder ${dataDir} is not readable by this user`);
+    // SQLite writes the -wal and -shm files beside the database.
+    throw new StoreError('DATA_DIR_UNWRITABLE', `data folder ${dataDir} is not writable by this user (reading commands such as 'turnlab runs' still work; choose another with --data-dir to train)`);
   }
 }
 
@@ -129,7 +212,7 @@ function preflight(file: string, options: OpenStoreOptions, migrations: ReturnTy
  */
 export function openStore(dataDir: string, options: OpenStoreOptions = {}): Store {
   const create = options.create ?? false;
-  checkDataDir(dataDir, create);
+  checkDataDir(dataDir, create, options.readOnly ?? false);
   const file = dbPath(dataDir);
   const migrations = loadMigrations(options.migrationsDir);
   const exists = existsSync(file);
@@ -139,18 +222,68 @@ export function openStore(dataDir: string, options: OpenStoreOptions = {}): Stor
       `no TurnLab database in ${dataDir} (${file} does not exist; no run has been recorded there yet)`,
     );
   }
+  if (options.readOnly) return openReader(dataDir, file, options, migrations);
   let db: Database.Database | undefined;
   try {
     if (exists) preflight(file, options, migrations);
     db = new Database(file, { fileMustExist: !create, nativeBinding: options.nativeBinding });
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    db.pragma('journal_mode = WAL');
-    // NORMAL is crash-safe in WAL mode: a killed process loses no committed transaction;
-    // only a power cut may drop the last few.
-    db.pragma('synchronous = NORMAL');
+    if (existsSync(join(dataDir, BUNDLE_MANIFEST))) {
+      // A run bundle (main/bundle/manifest.ts) lies on a shared, often network, filesystem where
+      // WAL's shared memory does not work: a rollback journal there, and every commit synced.
+      db.pragma('journal_mode = DELETE');
+      db.pragma('synchronous = FULL');
+    } else {
+      db.pragma('journal_mode = WAL');
+      // NORMAL is crash-safe in WAL mode: a killed process loses no committed transaction;
+      // only a power cut may drop the last few.
+      db.pragma('synchronous = NORMAL');
+    }
     db.pragma('foreign_keys = ON');
     applyMigrations(db, migrations, file);
-    return new Store(db, dataDir, file);
+    return new Store(db, dataDir, file, options.nativeBinding);
+  } catch (error) {
+    db?.close();
+    throw describeOpenError(error, file);
+  }
+}
+
+function isWritableFolder(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SQLite refuses to open an in-memory image whose header says WAL (bytes 18 and 19, the file
+ * format's write and read versions, are 2); the copy is marked rollback-journal (1) instead.
+ */
+function asRollbackImage(image: Buffer): Buffer {
+  if (image.length >= 20) image[18] = image[19] = 1;
+  return image;
+}
+
+/**
+ * A read-only connection. SQLite needs to create the -shm file beside a WAL database even to
+ * read it; in a folder this user cannot write, a database closed cleanly (no -wal file, so the
+ * main file holds every commit) is read from a copy in memory instead.
+ */
+function openReader(dataDir: string, file: string, options: OpenStoreOptions, migrations: ReturnType<typeof loadMigrations>): Store {
+  let db: Database.Database | undefined;
+  try {
+    const copy = !isWritableFolder(dataDir) && !existsSync(`${file}-wal`);
+    db = copy
+      ? new Database(asRollbackImage(readFileSync(file)), { readonly: true, nativeBinding: options.nativeBinding })
+      : new Database(file, { readonly: true, fileMustExist: true, nativeBinding: options.nativeBinding });
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    const pending = pendingMigrations(readAppliedMigrations(db), migrations, file);
+    if (pending.length) {
+      throw new StoreError('DB_UNWRITABLE', `${file} needs ${pending.length} migration(s) from this TurnLab version, which a reading command does not apply; run a writing command (train, serve) on it once`);
+    }
+    return new Store(db, dataDir, file, options.nativeBinding);
   } catch (error) {
     db?.close();
     throw describeOpenError(error, file);

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 export type StoreErrorCode =
   | 'DATA_DIR_MISSING'
   | 'DATA_DIR_UNREADABLE'
+  | 'DATA_DIR_UNWRITABLE'
   | 'DB_MISSING'
   | 'NOT_A_DATABASE'
   | 'SCHEMA_NEWER'

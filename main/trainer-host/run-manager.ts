@@ -1,7 +1,7 @@
 import type { ActiveTrainingDto, QueuedSeedRunDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
 import type { Store } from '../store/db';
-import { finalValSuccess, planSeedGroup, type SeedGroupRequest } from '../services/seed-group';
-import { defaultConcurrency, runQueued } from '../services/work-queue';
+import { finalValSuccess, planSeedGroup, type SeedGroupRequest } from './seed-group';
+import { defaultConcurrency, runQueued } from './work-queue';
 import type { TrainerMessage } from './channel';
 import type { TrainerLauncher, TrainerProcess } from './trainer-process';
 

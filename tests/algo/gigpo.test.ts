@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeAdvantages } from '../../trainer-core/algo/advantages';
+import { computeAdvantages } from '../../trainer-core/algo/estimator-registry';
+import { parseRunConfig } from '../../trainer-core/config';
 import { computeGigpo } from '../../trainer-core/algo/gigpo';
 import { expectAllClose, f32 } from './helpers';
 
@@ -54,9 +55,10 @@ describe('computeGigpo', () => {
   });
 
   it('is reachable as adv_estimator gigpo, and says what it needs', () => {
-    const viaConfig = computeAdvantages(batch, { estimator: 'gigpo', gamma: 0.5 });
+    const algorithm = { ...parseRunConfig({}, 'defaults').algorithm, adv_estimator: 'gigpo', gamma: 0.5 };
+    const viaConfig = computeAdvantages(batch, algorithm);
     expectAllClose(viaConfig.advantages, computeGigpo({ ...batch, gamma: 0.5 }).advantages);
-    expect(() => computeAdvantages({ ...batch, stateKeys: undefined }, { estimator: 'gigpo' })).toThrow(/stateKeys/);
+    expect(() => computeAdvantages({ ...batch, stateKeys: undefined }, algorithm)).toThrow(/stateKeys/);
     expect(() => computeGigpo({ ...batch, stateKeys: [['S'], ['S', 'A'], ['S'], ['S']] })).toThrow(/stateKeys\[0\] has 1 keys for 2 turns/);
     expect(() => computeGigpo({ ...batch, gamma: 1.5 })).toThrow(/gamma/);
   });

@@ -1,10 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../trainer-core/backend';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clipByGlobalNorm, globalNorm } from '../../trainer-core/algo/grad-clip';
 import { expectAllClose } from './helpers';
 
 beforeAll(async () => {
-  await tf.setBackend('cpu');
+  // Through TurnLab's own selection: it keeps tfjs's "install tfjs-node" banner out of the output.
+  await selectBackend('cpu');
 });
 
 describe('clipByGlobalNorm', () => {

@@ -1,9 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../trainer-core/backend';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOSS_AGG_MODES, policyLoss, valueLoss } from '../../trainer-core/algo/losses';
 
 beforeAll(async () => {
-  await tf.setBackend('cpu');
+  // Through TurnLab's own selection: it keeps tfjs's "install tfjs-node" banner out of the output.
+  await selectBackend('cpu');
 });
 
 /**

@@ -1,11 +1,13 @@
 import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../trainer-core/backend';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { klEstimate, KL_TYPES } from '../../trainer-core/algo/kl';
 import { aggLoss, entropyFromLogits, klLoss, klPerToken, policyLoss, readScalars, valueLoss, type LossAggMode } from '../../trainer-core/algo/losses';
 import { expectAllClose } from './helpers';
 
 beforeAll(async () => {
-  await tf.setBackend('cpu');
+  // Through TurnLab's own selection: it keeps tfjs's "install tfjs-node" banner out of the output.
+  await selectBackend('cpu');
 });
 
 const t2 = (rows: number[][]) => tf.tensor2d(rows, undefined, 'float32');

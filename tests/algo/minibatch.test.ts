@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../trainer-core/backend';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aggLoss, LOSS_AGG_MODES } from '../../trainer-core/algo/losses';
 import { chunk, gatherRows, maskCounts, planPpoMiniBatches } from '../../trainer-core/algo/minibatch';
@@ -6,7 +7,8 @@ import { Rng } from '../../trainer-core/rng';
 import { f32 } from './helpers';
 
 beforeAll(async () => {
-  await tf.setBackend('cpu');
+  // Through TurnLab's own selection: it keeps tfjs's "install tfjs-node" banner out of the output.
+  await selectBackend('cpu');
 });
 
 describe('PPO mini-batch schedule', () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import benchLearning, { EVALUATION_EPISODES, EVALUATION_SEED, meanFigure } from '../../bench/learning';
+import benchLearning, { EVALUATION_SEED, meanFigure } from '../../bench/learning';
 import { openStore } from '../../main/store/db';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -15,9 +15,12 @@ describe('npm run bench -- learning', () => {
   it("keeps its runs in a data folder, and the row's turnlab eval command plays the final checkpoint to the same figures", async () => {
     const printed: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(...parts.join(' ').split('\n')));
-    await benchLearning(['bandit', '--seeds', '1', '--data-dir', dataDir, '--set', 'warm_start.save_checkpoint=true']);
-    const row = printed.find((line) => line.startsWith('| bandit | 1 |'))!;
-    expect(row).toMatch(/^\| bandit \| 1 \| \d\.\d{3} \| \d\.\d{3} \| 1\.000 \| \d+ s \|/);
+    await benchLearning(['bandit', '--seeds', '1', '--episodes', '64', '--data-dir', dataDir, '--set', 'warm_start.save_checkpoint=true']);
+    const row = printed.find((line) => /^\| bandit \| \w+ \| 1 \|/.test(line))!;
+    expect(row).toMatch(/^\| bandit \| grpo \| 1 \| \d\.\d{3} \| \d\.\d{3} \| [+-]?\d\.\d{3} ± \d\.\d{3} \| 1\.000 \| \d+ s \|/);
+    const cells = row.split('|').map((c) => c.trim());
+    // The gain is after RL less the warm start alone, on the same 64 episodes (each figure rounded).
+    expect(Math.abs(Number(cells[6].split(' ')[0]) - (Number(cells[5]) - Number(cells[4])))).toBeLessThanOrEqual(0.0011);
 
     const store = openStore(dataDir);
     const run = store.runs.resolve('bandit-s1');
@@ -26,18 +29,19 @@ describe('npm run bench -- learning', () => {
     store.close();
     expect(evaluations.map((e) => e.iteration)).toEqual([0, 60]);
     const [warm, stored] = evaluations;
-    expect(warm.metrics['val/Bandit/success']?.toFixed(3)).toBe(row.split('|')[4].trim());
+    expect(warm.metrics['val/Bandit/success']?.toFixed(3)).toBe(cells[4]);
     expect(stored.startSeed).toBe(EVALUATION_SEED);
-    expect(stored.metrics['val/Bandit/success']?.toFixed(3)).toBe(row.split('|')[3].trim());
+    expect(stored.metrics['val/Bandit/success']?.toFixed(3)).toBe(cells[5]);
+    expect(stored.numEpisodes).toBe(64);
 
-    const command = printed.find((line) => line.startsWith('bandit seed 1: node bin/turnlab.js'))!;
-    const args = command.replace('bandit seed 1: node ', '').split(' ');
-    expect(args).toEqual(expect.arrayContaining(['--episodes', String(EVALUATION_EPISODES), '--seed', String(EVALUATION_SEED)]));
+    const command = printed.find((line) => line.startsWith('bandit-s1: node bin/turnlab.js'))!;
+    const args = command.replace('bandit-s1: node ', '').split(' ');
+    expect(args).toEqual(expect.arrayContaining(['--episodes', '64', '--seed', String(EVALUATION_SEED)]));
     const replay = spawnSync(process.execPath, [...args, '--json'], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
     expect(replay.status, replay.stderr).toBe(0);
     const again = JSON.parse(replay.stdout) as { metrics: Record<string, number>; episodes: number };
-    expect(again.episodes).toBe(EVALUATION_EPISODES);
-    expect(meanFigure(again.metrics, 'success')).toBe(row.split('|')[3].trim());
+    expect(again.episodes).toBe(64);
+    expect(meanFigure(again.metrics, 'success')).toBe(cells[5]);
     for (const [name, value] of Object.entries(stored.metrics)) if (value !== null) expect(again.metrics[name], name).toBeCloseTo(value, 9);
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 // `turnlab play` run as a user would script it: the real command in a child process, actions
 // piped into stdin one per line.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -69,12 +69,40 @@ describe('turnlab play', () => {
     expect(guessPlay.stdout).toContain(`Episode finished: return 1, success: true, steps: ${1 + guess.stdout.trim().split('\n').length}`);
   });
 
-  it('reports invalid actions and ends cleanly when input runs out', async () => {
-    const result = await turnlab(['play', 'sokoban', '--seed', '2'], 'jump\n\nup\n');
+  it('refuses a line that names no action without taking a step, and ends cleanly when input runs out', async () => {
+    // An arrow key typed into a pipe arrives as an escape sequence: not an action, not a step.
+    const result = await turnlab(['play', 'sokoban', '--seed', '2'], 'jump\n\x1b[A\n\nup\n');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("'jump' is not an action; use one of: Up, Down, Left, Right");
-    expect(result.stdout).toContain('reward: 0  done: false  (invalid action, no effect)');
-    expect(result.stdout).toContain('Input ended before the episode finished: return -0.1, success: false, steps: 2');
+    expect(result.stdout).toContain("'jump' is not an action; use one of: Up, Down, Left, Right (no step taken)\n");
+    expect(result.stdout).not.toContain('invalid action');
+    expect(result.stdout).not.toContain('\x1b');
+    expect(result.stdout).toContain('Input ended before the episode finished: return -0.1, success: false, steps: 1');
+  });
+
+  // `script` gives the command a real terminal: the arrow keys must edit the line (recall the
+  // last action, clear it), not be echoed as ^[[A and played as an invalid action.
+  const script = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!script)('lets arrow keys edit the line on a terminal instead of echoing escape codes', async () => {
+    const child = spawn('script', ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} play sokoban --seed 2`, '/dev/null'], { cwd: root });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const until = async (text: string, from: number) => {
+      for (let i = 0; i < 600 && out.indexOf(text, from) < 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(out.indexOf(text, from), out).toBeGreaterThanOrEqual(0);
+      return out.indexOf(text, from) + text.length;
+    };
+    let at = await until('> ', 0);
+    child.stdin.write('up\r');
+    at = await until('(valid, effective)', at);
+    at = await until('> ', at);
+    // Up recalls "up", Down clears the line again, Left moves nowhere: Enter sends an empty line.
+    child.stdin.write('\x1b[A\x1b[B\x1b[D\r');
+    await until('> ', at);
+    child.stdin.write('\x04');
+    await new Promise((r) => child.on('close', r));
+    expect(out).not.toContain('^[[');
+    expect(out).not.toContain('is not an action');
+    expect(out).toContain('Input ended before the episode finished: return -0.1, success: false, steps: 1');
   });
 
   it('plays a one-step text env and reports reward and success', async () => {

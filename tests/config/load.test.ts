@@ -75,6 +75,12 @@ describe('validation errors', () => {
     expect(error.message).toContain('did you mean `grpo`?');
   });
 
+  it('refuses bi_level_gae with an estimator that does not read it, before any run starts', () => {
+    const error = errorOf(() => parseRunConfig({ algorithm: { adv_estimator: 'grpo', bi_level_gae: true } }, 'api'));
+    expect(error.message).toContain("`algorithm.bi_level_gae` is RAGEN's bi-level GAE, which only `adv_estimator: gae` reads (it is grpo)");
+    expect(error.issues[0].path).toEqual(['algorithm', 'bi_level_gae']);
+  });
+
   it('reports ranges', () => {
     expect(errorOf(() => parseRunConfig({ rollout_filter_ratio: 1.5 })).message).toContain('`rollout_filter_ratio` must be <= 1, got 1.5');
   });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_METHODS } from '../../preload/contract';
 import { ApiError, createApi, isApiMethod, type Api } from '../../main/api';
@@ -20,10 +22,20 @@ afterAll(() => {
 });
 
 describe('createApi', () => {
-  it('implements every contract method', () => {
-    for (const method of API_METHODS) {
-      expect(typeof api[method], method).toBe('function');
+  it('implements every contract method: each method TurnLabApi declares is listed, routed and validated', async () => {
+    // The interface's members, read from the source by TypeScript's parser, not from API_METHODS.
+    const path = new URL('../../preload/contract.ts', import.meta.url);
+    const source = ts.createSourceFile('contract.ts', readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const declared = source.statements
+      .filter((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'TurnLabApi')
+      .flatMap((s) => s.members.map((m) => (m.name && ts.isIdentifier(m.name) ? m.name.text : '')));
+    expect(declared.length).toBeGreaterThan(30);
+    expect([...API_METHODS].sort()).toEqual([...declared].sort());
+    for (const method of declared) {
+      expect(typeof (api as unknown as Record<string, unknown>)[method], method).toBe('function');
       expect(isApiMethod(method)).toBe(true);
+      // A route exists and checks its arguments: ten strings fit no method's argument list.
+      await expect(api.call(method, Array(10).fill('x')), method).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     }
     expect(isApiMethod('call')).toBe(false);
     expect(isApiMethod('constructor')).toBe(false);

@@ -23,6 +23,20 @@ describe('running out of backend memory', () => {
     expect((explainMicroBatchMemory(wasmOom(), 'supervised', 4, 10) as Error).message).toMatch(/lower warm_start\.batch_size/);
   });
 
+  it('never advises a micro-batch below one row: names the keys that shrink a row instead', () => {
+    const one = (explainMicroBatchMemory(wasmOom(), 'actor', 1, 610) as Error).message;
+    expect(one).toMatch(/1 row of up to 610 tokens/);
+    expect(one).not.toMatch(/lower [a-z_.]*micro_batch/);
+    expect(one).toMatch(/the micro-batch is one row already/);
+    expect(one).toMatch(/enable_gradient_checkpointing=true/);
+    expect(one).toMatch(/agent_proxy\.max_context_window/);
+    expect(one).toMatch(/agent_proxy\.max_turn/);
+    // With checkpointing already on, it is not advised again.
+    expect((explainMicroBatchMemory(wasmOom(), 'actor', 1, 610, true) as Error).message).not.toMatch(/gradient_checkpointing/);
+    // Several rows: the micro-batch first, with its current size.
+    expect((explainMicroBatchMemory(wasmOom(), 'critic', 4, 610) as Error).message).toMatch(/lower critic\.ppo_micro_batch_size_per_gpu .*\(now 4\)/);
+  });
+
   it('leaves every other error as it was', () => {
     const other = new RangeError('shapes do not match');
     expect(explainOutOfMemory(other, 'doing', 'fix')).toBe(other);

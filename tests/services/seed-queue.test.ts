@@ -1,8 +1,8 @@
 // The queue a seed group trains through: never more runs at once than asked, every seed in
 // order, and the seeds not yet started left alone once cancelled.
 import { describe, expect, it } from 'vitest';
-import { freshGroupName, parseSeeds, seedGroupOf } from '../../main/services/seed-list';
-import { defaultConcurrency, runQueued } from '../../main/services/work-queue';
+import { freshGroupName, parseSeeds, seedGroupOf } from '../../preload/seed-list';
+import { defaultConcurrency, runQueued } from '../../main/trainer-host/work-queue';
 
 /** A job the test finishes by hand, so how many run at once is read, not timed. */
 interface Job {

@@ -53,7 +53,15 @@ export const NEEDS_VULKAN: Requirement = {
   note: /WebGPU unavailable|no WebGPU adapter/,
 };
 
-export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN];
+/** The Slurm tests start a one-node cluster with scripts/slurm-local.sh, which needs root. */
+export const NEEDS_SLURM: Requirement = {
+  missing: 'Slurm is not installed (slurm-wlm and munge: /usr/sbin/slurmctld or /usr/sbin/munged not found), or the tests do not run as root',
+  install: 'sudo scripts/install-system-deps.sh (or: sudo apt-get install slurm-wlm munge), and run the Slurm tests as root',
+  present: () => existsSync('/usr/sbin/slurmctld') && existsSync('/usr/sbin/munged') && process.getuid?.() === 0,
+  suites: ['tests/cluster/slurm-sweep.test.ts', 'tests/e2e/cluster-jobs.test.ts'],
+};
+
+export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_SLURM];
 
 export interface SkippedSuite {
   /** Path from the repository root. */

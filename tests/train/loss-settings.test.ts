@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../trainer-core/backend';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Adam } from '../../trainer-core/model/adam';
 import { Transformer } from '../../trainer-core/model/transformer';
@@ -9,7 +9,8 @@ import { actorUpdateSettings, criticUpdateSettings, lossNormLength } from '../..
 import { tinyBanditConfig } from './helpers';
 
 beforeAll(async () => {
-  await tf.setBackend('cpu');
+  // Through TurnLab's own selection: it keeps tfjs's "install tfjs-node" banner out of the output.
+  await selectBackend('cpu');
 });
 
 const modelConfig = { vocabSize: 16, contextLength: 32, dModel: 16, nLayers: 1, nHeads: 2, dMlp: 32, lmHead: true, valueHead: false };

@@ -43,6 +43,13 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
     });
   }
   const { dagger_rounds: daggerRounds, mode: warmStartMode, steps: warmStartSteps } = cfg.warm_start;
+  if (cfg.trainer.total_training_steps === 0 && (warmStartMode === 'none' || warmStartSteps === 0)) {
+    issues.push({
+      path: ['trainer', 'total_training_steps'],
+      message:
+        '`trainer.total_training_steps` is 0 and there is no warm start, so the run would train nothing; give 1 or more (or a `warm_start` to train the warm start alone)',
+    });
+  }
   if (daggerRounds > 0 && warmStartMode !== 'expert') {
     issues.push({
       path: ['warm_start', 'dagger_rounds'],
@@ -60,6 +67,12 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
       message:
         "`warm_start.expert_think: plan` writes the solver's solution inside <think>, so it needs `warm_start.mode: expert` and `agent_proxy.enable_think: true`; " +
         'set expert_think to empty or turn both on',
+    });
+  }
+  if (cfg.algorithm.bi_level_gae && cfg.algorithm.adv_estimator !== 'gae') {
+    issues.push({
+      path: ['algorithm', 'bi_level_gae'],
+      message: `\`algorithm.bi_level_gae\` is RAGEN's bi-level GAE, which only \`adv_estimator: gae\` reads (it is ${cfg.algorithm.adv_estimator}); set bi_level_gae to false or adv_estimator to gae`,
     });
   }
   if (cfg.model.d_model % cfg.model.n_head !== 0) {

@@ -85,6 +85,7 @@ actor_rollout_ref:
     lora_rank: 0                 # LoRA adapters of this rank; 0 fine-tunes every weight
     lora_alpha: 16               # adapter scale alpha / rank
     target_modules: all-linear   # all-linear, or a list of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
+    enable_gradient_checkpointing: null # recompute each layer's activations in the backward pass (less memory, about a third more time); null: on for a pretrained model, off for TurnLab's own
 
 critic:
   ppo_mini_batch_size: \${ppo_mini_batch_size}
@@ -112,6 +113,8 @@ algorithm:
   gigpo:                         # GiGPO (verl-agent): episode advantage + step advantage among turns from the same state
     step_advantage_w: 1.0        # weight of the step advantage
     mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)
+  turn_shaping: null             # {coef, gamma, end}: each train turn's reward plus coef x (gamma x phi(next) - phi(now)), phi = -solver distance to the goal (Ng et al. 1999);
+                                 # end: absorbing (phi 0 after the last turn: the optimal policy is unchanged) | bootstrap (the last state keeps its phi); envs without a solver refuse it
   use_kl_in_reward: false        # fold a KL penalty into the token rewards
   kl_penalty: kl                 # estimator for the in-reward KL
   kl_ctrl:

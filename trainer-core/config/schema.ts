@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { ADV_ESTIMATORS } from '../algo/advantages';
-import { LORA_MODULES } from '../model/hf/lora';
+import { estimatorNames, isEstimatorName } from '../algo/estimator-registry';
+import { TURN_SHAPING_ENDS } from '../algo/turn-shaping';
+import { BACKENDS } from '../backend-names';
+import { LORA_MODULES } from './lora-targets';
 
 /**
  * The run config schema. Every key is required here: the defaults live in one documented place
@@ -12,9 +14,9 @@ import { LORA_MODULES } from '../model/hf/lora';
 const positiveInt = z.int().positive();
 const nonNegativeInt = z.int().nonnegative();
 const probability = z.number().min(0).max(1);
+export const MAX_TRAINING_STEPS = 1_000_000;
 
-export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
-export { ADV_ESTIMATORS };
+export { BACKENDS };
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
 export const KL_TYPES = ['kl', 'k1', 'abs', 'mse', 'k2', 'low_var_kl', 'k3'] as const;
 /** `state` and `inductive` are RAGEN's names for `group` and `tag`. */
@@ -33,7 +35,9 @@ export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
 const trainerSchema = z.strictObject({
   project_name: z.string().min(1),
   experiment_name: z.string().min(1),
-  total_training_steps: nonNegativeInt,
+  // Each iteration stores its episodes and turns (tens of kB on the bandit): a million is months
+  // of training and tens of GB already, so a larger figure is a typo, not a plan.
+  total_training_steps: nonNegativeInt.max(MAX_TRAINING_STEPS),
   val_before_train: z.boolean(),
   test_freq: z.int(),
   save_freq: z.int(),
@@ -108,6 +112,8 @@ const pretrainedModelSchema = z.strictObject({
   target_modules: z.union([z.literal('all-linear'), z.array(z.enum(LORA_MODULES)).min(1)], {
     error: `target_modules must be "all-linear" or a list of ${LORA_MODULES.join(', ')}`,
   }),
+  /** verl's key; null: on for a pretrained model, off for TurnLab's own (see gradientCheckpointing). */
+  enable_gradient_checkpointing: z.boolean({ error: 'enable_gradient_checkpointing must be true, false or null' }).nullable(),
 });
 
 const criticSchema = z.strictObject({
@@ -121,7 +127,11 @@ const criticSchema = z.strictObject({
 });
 
 const algorithmSchema = z.strictObject({
-  adv_estimator: z.enum(ADV_ESTIMATORS),
+  // Checked against the estimator registry when the config is read, so an estimator registered
+  // by the caller's code is as valid as a built-in one.
+  adv_estimator: z.string().check((ctx) => {
+    if (!isEstimatorName(ctx.value)) ctx.issues.push({ code: 'invalid_value', values: estimatorNames(), input: ctx.value });
+  }),
   gamma: probability,
   lam: probability,
   bi_level_gae: z.boolean(),
@@ -131,6 +141,7 @@ const algorithmSchema = z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
   }),
+  turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability, end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),
   use_kl_in_reward: z.boolean(),
   kl_penalty: z.enum(KL_TYPES),
   kl_ctrl: z.strictObject({
@@ -215,6 +226,13 @@ export const RunConfigSchema = z.strictObject({
 });
 
 export type RunConfig = z.output<typeof RunConfigSchema>;
+
+type DeepPartial<T> = T extends readonly (infer U)[] ? readonly DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+/**
+ * A run config as the store keeps it: the resolved config of the TurnLab that wrote it, which may
+ * be an earlier one, so any key may be missing; readers fall back where one is.
+ */
+export type StoredRunConfig = DeepPartial<RunConfig>;
 export type CustomEnvConfig = z.output<typeof customEnvSchema>;
 export type EnvSplitConfig = z.output<typeof envSplitSchema>;
 export type AgentProxyConfig = z.output<typeof agentProxySchema>;

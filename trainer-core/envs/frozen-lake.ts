@@ -130,6 +130,11 @@ export class FrozenLakeEnv implements Env {
     return shortestLakePath(this.map, this.player);
   }
 
+  /** Moves on the shortest path, slipping or not: on slippery ice it is the distance a lucky walk needs. */
+  distanceToGoal(): number | null {
+    return shortestLakePath(this.map, this.player)?.length ?? null;
+  }
+
   planTurn(budget: TurnBudget): string[] | null {
     if (this.planner === null || this.planner.maxActionsPerTurn !== budget.maxActionsPerTurn) {
       this.planner = new LakeTurnPlanner(this.map, this.options.is_slippery, budget.maxActionsPerTurn);

@@ -62,6 +62,11 @@ export interface Env {
    * solve() gives null.
    */
   planTurn?(budget: TurnBudget): string[] | null;
+  /**
+   * Moves from the current state to the goal, for solver-guided shaping (`algorithm.turn_shaping`);
+   * null when the goal cannot be reached. Without it the length of `solve()` is used.
+   */
+  distanceToGoal?(): number | null;
   /** Optimal policy's success probability from the current state within `actionBudget` actions. */
   optimalSuccessProbability?(actionBudget: number): number;
 }

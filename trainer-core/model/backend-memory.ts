@@ -36,7 +36,20 @@ export const MICRO_BATCH_KEY: Record<'actor' | 'critic' | 'supervised', string> 
   supervised: "warm_start.batch_size (by default the actor's ppo_micro_batch_size_per_gpu)",
 };
 
-/** The error of a micro-batch's gradient, explained when the backend ran out of memory. */
-export function explainMicroBatchMemory(error: unknown, role: keyof typeof MICRO_BATCH_KEY, rows: number, width: number): unknown {
-  return explainOutOfMemory(error, `computing the gradients of ${rows} rows of up to ${width} tokens`, `lower ${MICRO_BATCH_KEY[role]}`);
+/** What else makes a micro-batch's gradient smaller, when it is one row already or alongside fewer rows. */
+function shorterRows(checkpointing: boolean): string {
+  const recompute = checkpointing ? '' : 'set actor_rollout_ref.model.enable_gradient_checkpointing=true (recomputes each layer in the backward pass), or ';
+  return `${recompute}shorten the rows: lower agent_proxy.max_context_window (turns a row carries), agent_proxy.max_turn or actor_rollout_ref.rollout.response_length`;
+}
+
+/**
+ * The error of a micro-batch's gradient, explained when the backend ran out of memory. A
+ * micro-batch of one row cannot be lowered: the advice is then the keys that shrink a row's
+ * memory instead.
+ */
+export function explainMicroBatchMemory(error: unknown, role: keyof typeof MICRO_BATCH_KEY, rows: number, width: number, checkpointing = false): unknown {
+  const fix = rows > 1
+    ? `lower ${MICRO_BATCH_KEY[role]} (now ${rows}), or ${shorterRows(checkpointing)}`
+    : `the micro-batch is one row already; ${shorterRows(checkpointing)}`;
+  return explainOutOfMemory(error, `computing the gradients of ${rows} ${rows === 1 ? 'row' : 'rows'} of up to ${width} tokens`, fix);
 }

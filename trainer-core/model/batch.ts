@@ -5,7 +5,7 @@
  * positions start at 0 at its first real token, so left- and right-padded layouts agree.
  */
 import * as tf from '@tensorflow/tfjs';
-import { MASKED, type ForwardInput } from './transformer';
+import { MASKED, type ForwardInput } from './forward';
 
 export type PadSide = 'left' | 'right';
 

@@ -7,9 +7,9 @@
  * and v are 4-D with the batch on axis 0 and key positions on axis 2 (any head count and width
  * on axes 1 and 3). The prefix cache slices and stacks caches along those two axes only.
  */
-import type { ForwardInput, ForwardOptions, ForwardOutput, KVCache } from './transformer';
+import type { ForwardInput, ForwardOptions, ForwardOutput, KVCache, LmHead } from './forward';
 
-export type { ForwardInput, ForwardOptions, ForwardOutput, KVCache, LayerCache } from './transformer';
+export type { ForwardInput, ForwardOptions, ForwardOutput, KVCache, LayerCache, LmHead } from './forward';
 
 export interface LanguageModelConfig {
   vocabSize: number;
@@ -31,4 +31,6 @@ export interface LanguageModel {
    * tensors on each layer, which the caller disposes with it). It must not change any result.
    */
   prepareFrozenCache?(cache: KVCache): KVCache;
+  /** The LM head, for scoring that applies it only where tokens are scored. */
+  lmHead?(): LmHead;
 }

@@ -83,6 +83,13 @@ export function decodeSafetensors(bytes: Uint8Array, source = 'safetensors data'
     throw new Error(`${source} has an unreadable header: ${(error as Error).message}`);
   }
   const dataStart = 8 + headerLength;
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) throw new Error(`${source} has an unreadable header: not a JSON object`);
+  // A file cut short (a copy or download that stopped) says so, rather than blaming one tensor.
+  const needed = Object.entries(header).reduce((most, [name, value]) => {
+    const end = name === '__metadata__' ? 0 : (value as Partial<HeaderEntry> | null)?.data_offsets?.[1];
+    return Number.isSafeInteger(end) ? Math.max(most, end as number) : most;
+  }, 0);
+  if (dataStart + needed > buffer.length) throw new Error(`${source} is truncated: its tensors need ${dataStart + needed} bytes but it has ${buffer.length}`);
   const tensors: Record<string, NamedArray> = {};
   let metadata: Record<string, string> = {};
   for (const [name, value] of Object.entries(header)) {
@@ -91,6 +98,7 @@ export function decodeSafetensors(bytes: Uint8Array, source = 'safetensors data'
       continue;
     }
     const entry = value as HeaderEntry;
+    if (entry === null || typeof entry !== 'object' || !Array.isArray(entry.shape)) throw new Error(`${source}: tensor "${name}" has a malformed header entry`);
     const [begin, end] = entry.data_offsets ?? [];
     if (!Number.isInteger(begin) || !Number.isInteger(end) || end < begin || dataStart + end > buffer.length) {
       throw new Error(`${source}: tensor "${name}" has bad data_offsets`);

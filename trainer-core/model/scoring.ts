@@ -2,6 +2,11 @@
  * Full forward-pass scores of given token rows: the per-token logprobs that PPO's ratio, the KL
  * term and the sampler check use, entropies, and critic values.
  *
+ * The LM head runs only where a token is scored (every real token, or the columns of `scored`),
+ * in chunks of rows (chunked-head.ts): a batch of 600-token rows over a 151,936-id vocabulary
+ * never holds its [tokens, vocab] logits. `fullLogits` keeps the plain path (every position's
+ * logits, then a log-softmax) as the reference the chunked one is tested against.
+ *
  * Alignment: column t of every output describes the state just before token t (the prefix
  * tokens[0..t-1]): logprobs[t] = log pi(tokens[t] | prefix), entropy[t] = entropy of that
  * distribution, values[t] = V(prefix). Column 0 has no prefix and holds 0, as do columns past a
@@ -9,7 +14,9 @@
  * the sampler records (verl computes old_log_prob the same way, without top-k/top-p).
  */
 import * as tf from '@tensorflow/tfjs';
-import { oneHotFloat, type ForwardOutput } from './transformer';
+import { oneHotFloat } from './blocks/embedding';
+import { scoreThroughHead } from './chunked-head';
+import type { ForwardOutput, LmHead } from './forward';
 import type { LanguageModel } from './language-model';
 import { attentionBias, forwardInputs, packRows, type PackedRows } from './batch';
 
@@ -31,6 +38,17 @@ export interface ScoreOptions {
    * the broadcast's gradient sums the rows' contributions as separate copies would.
    */
   sharePrefix?: boolean;
+  /**
+   * Per row, 1 at the columns whose logprob and entropy are wanted (the loss mask); the others
+   * hold 0. Without it every real column from 1 on is scored.
+   */
+  scored?: readonly ArrayLike<number>[];
+  /** Recompute each layer's activations in the backward pass (see ForwardOptions.checkpointLayers). */
+  checkpointLayers?: boolean;
+  /** Elements of one chunk of the LM head's logits (see chunked-head.ts). */
+  chunkElements?: number;
+  /** Compute every position's logits (the reference path; memory grows with time x vocabulary). */
+  fullLogits?: boolean;
 }
 
 /** A shared prefix shorter than this costs more in extra ops than it saves. */
@@ -53,7 +71,9 @@ export function scoreTokens(model: LanguageModel, rows: readonly (readonly numbe
   // Each document becomes a row of its own: attention then costs the square of a document's
   // length, not of the whole packed row's, and no mask is needed between documents.
   const documentRows = spans.flatMap((row, b) => row.map((span) => rows[b].slice(span.start, span.start + span.length)));
-  const scores = scoreRows(model, documentRows, { ...options, documents: undefined });
+  const scored = options.scored;
+  const documentScored = scored ? spans.flatMap((row, b) => row.map((span) => Array.from({ length: span.length }, (_, t) => scored[b][span.start + t]))) : undefined;
+  const scores = scoreRows(model, documentRows, { ...options, documents: undefined, scored: documentScored });
   const time = Math.max(...rows.map((row) => row.length));
   const unpack = (x: tf.Tensor2D): tf.Tensor2D => {
     let next = 0;
@@ -102,13 +122,28 @@ function scoreRows(model: LanguageModel, rows: readonly (readonly number[])[], o
   const packed = packRows(rows, 'right', 0);
   const { batch, time } = packed;
   const shared = options.sharePrefix === false ? 0 : sharedPrefixLength(rows);
-  const out = shared > 0
-    ? forwardSharingPrefix(model, packed, shared, wantLogprobs || wantEntropy, wantValues)
-    : forwardAll(model, packed, wantLogprobs || wantEntropy, wantValues);
+  const wantHead = wantLogprobs || wantEntropy;
+  const chunked = wantHead && options.fullLogits !== true && model.lmHead !== undefined;
+  const outputs = { logits: wantHead && !chunked, hidden: chunked, values: wantValues, checkpointLayers: options.checkpointLayers };
+  const out = shared > 0 ? forwardSharingPrefix(model, packed, shared, outputs) : forwardAll(model, packed, outputs);
   const scores: TokenScores = {};
   // Zero for column 0 and for columns past each row's end.
   const keep = tf.tensor2d(shiftedValidity(packed.valid, batch, time), [batch, time]);
   const shiftRight = (x: tf.Tensor2D) => tf.pad(x.slice([0, 0], [batch, time - 1]), [[0, 0], [1, 0]]).mul(keep) as tf.Tensor2D;
+  if (out.hidden) {
+    const picked = scoredColumns(packed, options.scored);
+    if (picked.columns.length === 0) {
+      if (wantLogprobs) scores.logprobs = tf.zeros([batch, time]);
+      if (wantEntropy) scores.entropy = tf.zeros([batch, time]);
+    } else {
+      const width = out.hidden.shape[2];
+      // Column t is scored from the hidden state at t - 1.
+      const states = gatherRows(out.hidden.reshape([batch * time, width]) as tf.Tensor2D, picked.columns.map((c) => c - 1));
+      const head = scoreThroughHead(states, picked.targets, lmHeadOf(model), { temperature, chunkElements: options.chunkElements });
+      if (wantLogprobs) scores.logprobs = scatterColumns(head.logprobs, picked.columns, batch, time);
+      if (wantEntropy) scores.entropy = scatterColumns(head.entropy, picked.columns, batch, time);
+    }
+  }
   if (out.logits) {
     const vocab = model.config.vocabSize;
     const scaled = temperature === 1 ? out.logits : out.logits.div(temperature);
@@ -125,9 +160,57 @@ function scoreRows(model: LanguageModel, rows: readonly (readonly number[])[], o
   return scores;
 }
 
-function forwardAll(model: LanguageModel, packed: PackedRows, logits: boolean, values: boolean): ForwardOutput {
+interface Outputs {
+  logits: boolean;
+  hidden: boolean;
+  values: boolean;
+  checkpointLayers?: boolean;
+}
+
+function lmHeadOf(model: LanguageModel): LmHead {
+  return model.lmHead!();
+}
+
+/** Flat column indices (b * time + t) to score, and the token at each. */
+function scoredColumns(packed: PackedRows, scored: ScoreOptions['scored']): { columns: number[]; targets: Int32Array } {
+  const { batch, time } = packed;
+  if (scored && scored.length !== batch) throw new Error(`${batch} token rows but ${scored.length} rows of scored columns`);
+  const columns: number[] = [];
+  for (let b = 0; b < batch; b++) {
+    for (let t = 1; t < packed.lengths[b]; t++) if (!scored || scored[b][t]) columns.push(b * time + t);
+  }
+  return { columns, targets: Int32Array.from(columns, (c) => packed.ids[c]) };
+}
+
+/** Rows of x at `indices`, with a scatter for the gradient (gather's own needs a kernel wasm lacks). */
+function gatherRows(x: tf.Tensor2D, indices: number[]): tf.Tensor2D {
+  const ids = tf.tensor1d(indices, 'int32');
+  const op = tf.customGrad((...args) => {
+    (args[1] as tf.GradSaveFunc)([ids]);
+    return {
+      value: tf.gather(args[0] as tf.Tensor2D, ids),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.scatterND(saved[0].reshape([-1, 1]), dy, x.shape),
+    };
+  });
+  return op(x) as tf.Tensor2D;
+}
+
+/** A [batch, time] tensor holding `values` at the flat `columns` and 0 elsewhere. */
+function scatterColumns(values: tf.Tensor1D, columns: number[], batch: number, time: number): tf.Tensor2D {
+  const ids = tf.tensor1d(columns, 'int32');
+  const op = tf.customGrad((...args) => {
+    (args[1] as tf.GradSaveFunc)([ids]);
+    return {
+      value: tf.scatterND(ids.reshape([-1, 1]), args[0] as tf.Tensor1D, [batch * time]).reshape([batch, time]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.gather(dy.reshape([-1]), saved[0]),
+    };
+  });
+  return op(values) as tf.Tensor2D;
+}
+
+function forwardAll(model: LanguageModel, packed: PackedRows, outputs: Outputs): ForwardOutput {
   const input = forwardInputs(packed);
-  const out = model.forward(input, { logits, values });
+  const out = model.forward(input, outputs);
   tf.dispose([input.tokens, input.positions, input.bias]);
   return out;
 }
@@ -149,10 +232,10 @@ function sharedPrefixLength(rows: readonly (readonly number[])[]): number {
  * prefix runs once as a batch of one, its keys and values are tiled to the batch for the rest
  * of the rows, and its outputs are tiled in front of theirs.
  */
-function forwardSharingPrefix(model: LanguageModel, packed: PackedRows, shared: number, logits: boolean, values: boolean): ForwardOutput {
+function forwardSharingPrefix(model: LanguageModel, packed: PackedRows, shared: number, outputs: Outputs): ForwardOutput {
   const { batch, time } = packed;
   const rest = time - shared;
-  const head = model.forward(forwardInputs(packRows([Array.from(packed.ids.subarray(0, shared))], 'right')), { logits, values, returnCache: true });
+  const head = model.forward(forwardInputs(packRows([Array.from(packed.ids.subarray(0, shared))], 'right')), { ...outputs, returnCache: true });
   const ids = new Int32Array(batch * rest);
   const positions = new Int32Array(batch * rest);
   for (let b = 0; b < batch; b++) {
@@ -168,10 +251,11 @@ function forwardSharingPrefix(model: LanguageModel, packed: PackedRows, shared: 
       bias: tf.tensor4d(attentionBias(packed.valid, batch, time, rest), [batch, 1, rest, time]),
       cache: head.cache!.map((layer) => ({ k: layer.k.tile([batch, 1, 1, 1]) as tf.Tensor4D, v: layer.v.tile([batch, 1, 1, 1]) as tf.Tensor4D })),
     },
-    { logits, values },
+    outputs,
   );
   const out: ForwardOutput = {};
   if (head.logits && tail.logits) out.logits = tf.concat([head.logits.tile([batch, 1, 1]), tail.logits], 1) as tf.Tensor3D;
+  if (head.hidden && tail.hidden) out.hidden = tf.concat([head.hidden.tile([batch, 1, 1]), tail.hidden], 1) as tf.Tensor3D;
   if (head.values && tail.values) out.values = tf.concat([head.values.tile([batch, 1]), tail.values], 1) as tf.Tensor2D;
   return out;
 }

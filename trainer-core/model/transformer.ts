@@ -10,6 +10,17 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng, deriveSeed } from '../rng';
+import { prepareFrozenCache, selfAttention, type KVCache } from './blocks/attention';
+import { checkpointed } from './blocks/checkpoint';
+import { embedRows } from './blocks/embedding';
+import { linear, matmul, swapLast } from './blocks/linear';
+import { layerNorm } from './blocks/norms';
+import { ropeFrequencies, rotation } from './blocks/rotary';
+import type { ForwardInput, ForwardOptions, ForwardOutput, LmHead } from './forward';
+
+export { MASKED, type ForwardInput, type ForwardOptions, type ForwardOutput, type KVCache, type LayerCache, type LmHead } from './forward';
+export { matmul, swapLast } from './blocks/linear';
+export { oneHotFloat } from './blocks/embedding';
 
 export interface TransformerConfig {
   vocabSize: number;
@@ -45,58 +56,6 @@ export const POSITION_ENCODINGS = ['learned', 'rope'] as const;
 export type PositionEncoding = (typeof POSITION_ENCODINGS)[number];
 
 export type ResolvedTransformerConfig = Required<TransformerConfig>;
-
-/** Keys and values of every past position, per layer: [batch, heads, past, headDim]. */
-export interface LayerCache {
-  k: tf.Tensor4D;
-  v: tf.Tensor4D;
-  /**
-   * The same keys as [batch, heads, dim, past], made once for a frozen cache (the prompt's) by
-   * prepareFrozenCache: each decoding step then multiplies by them directly, where a transposed
-   * operand would be copied into this layout at every step. Same products, same result.
-   */
-  keysByDim?: tf.Tensor4D;
-}
-export type KVCache = LayerCache[];
-
-export interface ForwardInput {
-  /** int32 [batch, time]. */
-  tokens: tf.Tensor2D;
-  /** int32 [batch, time]: position of each token within its own row. */
-  positions: tf.Tensor2D;
-  /** Additive attention bias [batch, 1, time, past + time]: 0 where allowed, a large negative elsewhere. */
-  bias: tf.Tensor4D;
-  /** Keys/values of earlier positions (incremental decoding); the returned cache extends it. */
-  cache?: KVCache;
-  /**
-   * Keys/values of positions before `cache` that are read but never copied: the returned cache
-   * holds only `cache` and the new positions. A sampler passes the prompt's keys here and grows
-   * only the reply's own cache, token by token, instead of copying the whole prompt's keys and
-   * values at every step (on wasm that copy was most of a decoding step). Inference only: its
-   * attention uses plain matmuls, whose gradients are slow on wasm.
-   */
-  frozenCache?: KVCache;
-}
-
-export interface ForwardOptions {
-  logits?: boolean;
-  values?: boolean;
-  /** Return the updated KV cache (prefill and decoding steps). */
-  returnCache?: boolean;
-  /** Compute outputs only for the last position of each row (decoding). */
-  lastPositionOnly?: boolean;
-}
-
-export interface ForwardOutput {
-  /** [batch, time, vocab], or [batch, 1, vocab] with lastPositionOnly. */
-  logits?: tf.Tensor3D;
-  /** [batch, time], or [batch, 1]. */
-  values?: tf.Tensor2D;
-  cache?: KVCache;
-}
-
-/** Large enough that exp() of it is exactly 0 in float32, small enough to stay finite. */
-export const MASKED = -1e9;
 
 const INIT_STD = 0.02;
 
@@ -306,7 +265,15 @@ export class Transformer {
 
   /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
   prepareFrozenCache(cache: KVCache): KVCache {
-    return cache.map((layer) => ({ ...layer, keysByDim: layer.keysByDim ?? (layer.k.transpose([0, 1, 3, 2]) as tf.Tensor4D) }));
+    return prepareFrozenCache(cache);
+  }
+
+  /** The LM head as scoring applies it to hidden states. */
+  lmHead(): LmHead {
+    if (!this.config.lmHead) throw new Error('This model has no LM head (it is a critic)');
+    return this.config.tieEmbeddings
+      ? { weight: this.parameter('tok_emb') as tf.Tensor2D, vocabMajor: true, trainable: true }
+      : { weight: this.parameter('lm_head.weight') as tf.Tensor2D, vocabMajor: false, trainable: true };
   }
 
   /** Creates intermediate tensors: call inside tf.tidy (or a gradient function). */
@@ -326,38 +293,42 @@ export class Transformer {
     const heads = c.nHeads;
     const headDim = d / heads;
     const p = (name: string) => this.parameter(name);
+    const shape = { batch, time, nHeads: heads, nKvHeads: heads, headDim };
 
-    let x = embed(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1]));
-    const rope = c.positionEncoding === 'rope' ? rotation(input.positions, headDim, c.ropeBase) : null;
+    let x = embedRows(p('tok_emb') as tf.Tensor2D, input.tokens.reshape([-1]));
+    const rope = c.positionEncoding === 'rope' ? rotation(input.positions, ropeFrequencies(headDim, c.ropeBase)) : null;
     // Positions stay below past + time, so the table's gradient needs no more rows than that.
-    if (!rope) x = x.add(embed(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1]), Math.min(c.contextLength, past + time)));
+    if (!rope) x = x.add(embedRows(p('pos_emb') as tf.Tensor2D, input.positions.reshape([-1]), Math.min(c.contextLength, past + time)));
     const newCache: KVCache = [];
-    const scale = tf.scalar(1 / Math.sqrt(headDim));
+    // Checkpointing recomputes a layer from its input; a returned cache would be a second output.
+    const checkpoint = options.checkpointLayers === true && !options.returnCache && !input.frozenCache;
     for (let i = 0; i < c.nLayers; i++) {
       const l = `layers.${i}.`;
-      const h = layerNorm(x, p(`${l}ln1.gain`), p(`${l}ln1.bias`), c.layerNormEps);
-      const qkv = linear(h, p(`${l}attn.qkv.weight`), p(`${l}attn.qkv.bias`));
-      // Column slices then 4-D transposes: wasm's rank-5 transpose was 40% of a training step.
-      const split = [0, 1, 2].map(
-        (j) => qkv.slice([0, j * d], [batch * time, d]).reshape([batch, time, heads, headDim]).transpose([0, 2, 1, 3]) as tf.Tensor4D,
-      );
-      let [k, v] = [rope ? rotate(split[1], rope) : split[1], split[2]];
-      const cached = input.cache?.[i];
-      if (cached) {
-        k = tf.concat([cached.k, k], 2);
-        v = tf.concat([cached.v, v], 2);
-      }
-      if (options.returnCache) newCache.push({ k, v });
-      const q = (rope ? rotate(split[0], rope) : split[0]).reshape([batch * heads, time, headDim]).mul(scale) as tf.Tensor3D;
-      const frozen = input.frozenCache?.[i];
-      const attended = frozen
-        ? attendWithFrozen(q, frozen, k, v, input.bias)
-        : attend(q, k, v, input.bias);
-      const merged = attended.reshape([batch, heads, time, headDim]).transpose([0, 2, 1, 3]).reshape([batch * time, d]);
-      x = x.add(linear(merged, p(`${l}attn.out.weight`), p(`${l}attn.out.bias`)));
-      const h2 = layerNorm(x, p(`${l}ln2.gain`), p(`${l}ln2.bias`), c.layerNormEps);
-      const up = linear(h2, p(`${l}mlp.up.weight`), p(`${l}mlp.up.bias`), true);
-      x = x.add(linear(up, p(`${l}mlp.down.weight`), p(`${l}mlp.down.bias`)));
+      const layer = (xIn: tf.Tensor2D, cached: tf.Tensor[], context: tf.Tensor[]): tf.Tensor2D => {
+        const [bias, cos, sin] = context as [tf.Tensor4D, tf.Tensor4D?, tf.Tensor4D?];
+        const h = layerNorm(xIn, p(`${l}ln1.gain`), p(`${l}ln1.bias`), c.layerNormEps);
+        const qkv = linear(h, p(`${l}attn.qkv.weight`), p(`${l}attn.qkv.bias`));
+        // Column slices then 4-D transposes: wasm's rank-5 transpose was 40% of a training step.
+        const [q, k, v] = [0, 1, 2].map((j) => qkv.slice([0, j * d], [batch * time, d]) as tf.Tensor2D);
+        const attended = selfAttention(shape, {
+          q, k, v,
+          rope: cos && sin ? { cos, sin } : null,
+          bias,
+          cache: cached.length > 0 ? { k: cached[0] as tf.Tensor4D, v: cached[1] as tf.Tensor4D } : undefined,
+          frozen: input.frozenCache?.[i],
+          frozenInPlace: true,
+        });
+        if (options.returnCache) newCache.push(attended.cache);
+        const y = xIn.add(linear(attended.merged, p(`${l}attn.out.weight`), p(`${l}attn.out.bias`))) as tf.Tensor2D;
+        const h2 = layerNorm(y, p(`${l}ln2.gain`), p(`${l}ln2.bias`), c.layerNormEps);
+        const up = linear(h2, p(`${l}mlp.up.weight`), p(`${l}mlp.up.bias`), true);
+        return y.add(linear(up, p(`${l}mlp.down.weight`), p(`${l}mlp.down.bias`))) as tf.Tensor2D;
+      };
+      const cached = input.cache?.[i] ? [input.cache[i].k, input.cache[i].v] : [];
+      const context = rope ? [input.bias, rope.cos, rope.sin] : [input.bias];
+      x = checkpoint
+        ? checkpointed(layer, x, cached, context, this.namedVariables().filter(([name]) => name.startsWith(l)).map(([, v]) => v))
+        : layer(x, cached, context);
     }
     let outTime = time;
     if (options.lastPositionOnly && time > 1) {
@@ -366,6 +337,7 @@ export class Transformer {
     }
     const final = layerNorm(x, p('ln_f.gain'), p('ln_f.bias'), c.layerNormEps);
     const output: ForwardOutput = {};
+    if (options.hidden) output.hidden = final.reshape([batch, outTime, d]) as tf.Tensor3D;
     if (wantLogits) {
       const logits = c.tieEmbeddings
         ? matmul(final, swapLast(p('tok_emb')))
@@ -379,134 +351,4 @@ export class Transformer {
     if (options.returnCache) output.cache = newCache;
     return output;
   }
-}
-
-/** Softmax attention of q [batch*heads, time, dim] over k, v [batch, heads, keys, dim]. */
-function attend(q: tf.Tensor3D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor {
-  const [batch, heads, keys, headDim] = k.shape;
-  const time = q.shape[1];
-  const scores = matmul(q, swapLast(k.reshape([batch * heads, keys, headDim])));
-  const weights = tf.softmax(scores.reshape([batch, heads, time, keys]).add(bias));
-  return matmul(weights.reshape([batch * heads, time, keys]), v.reshape([batch * heads, keys, headDim]));
-}
-
-/**
- * The same attention over frozen keys followed by k, v, without concatenating them: scores of
- * both blocks side by side (small), one softmax, and the two weighted sums added. transposeB
- * reads the keys in place, where an explicit transpose would copy them every step.
- */
-function attendWithFrozen(q: tf.Tensor3D, frozen: LayerCache, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor {
-  const [batch, heads, recent, headDim] = k.shape;
-  const before = frozen.k.shape[2];
-  const time = q.shape[1];
-  const rows = batch * heads;
-  const frozenV = frozen.v.reshape([rows, before, headDim]) as tf.Tensor3D;
-  const frozenScores = frozen.keysByDim
-    ? tf.matMul(q, frozen.keysByDim.reshape([rows, headDim, before]) as tf.Tensor3D)
-    : tf.matMul(q, frozen.k.reshape([rows, before, headDim]) as tf.Tensor3D, false, true);
-  const scores = tf.concat([frozenScores, tf.matMul(q, k.reshape([rows, recent, headDim]) as tf.Tensor3D, false, true)], 2);
-  const weights = tf.softmax(scores.reshape([batch, heads, time, before + recent]).add(bias)).reshape([rows, time, before + recent]);
-  const fromFrozen = tf.matMul(weights.slice([0, 0, 0], [rows, time, before]) as tf.Tensor3D, frozenV);
-  const fromRecent = tf.matMul(weights.slice([0, 0, before], [rows, time, recent]) as tf.Tensor3D, v.reshape([rows, recent, headDim]) as tf.Tensor3D);
-  return fromFrozen.add(fromRecent);
-}
-
-/**
- * Row lookup whose gradient is a one-hot matmul: tf.gather's own gradient needs
- * UnsortedSegmentSum, which the wasm backend lacks. Every id is below `used` (by default the
- * table's length), so the one-hot is that wide and the rows past it get a zero gradient: a
- * 1024-position table read up to position 90 no longer pays for 1024 columns (on Sokoban's warm
- * start that matmul was the largest of the step, and its one-hot the most memory).
- */
-function embed(table: tf.Tensor2D, ids: tf.Tensor, used = table.shape[0]): tf.Tensor2D {
-  const rows = table.shape[0];
-  const lookup = tf.customGrad((...args) => {
-    const t = args[0] as tf.Tensor2D;
-    // Saved, not captured: the forward scope disposes everything it did not save.
-    (args[1] as tf.GradSaveFunc)([ids]);
-    return {
-      value: tf.gather(t, ids),
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const grad = tf.matMul(swapLast(oneHotFloat(saved[0], used)), dy);
-        return used < rows ? tf.pad(grad, [[0, rows - used], [0, 0]]) : grad;
-      },
-    };
-  });
-  return lookup(table) as tf.Tensor2D;
-}
-
-interface Rotation {
-  cos: tf.Tensor4D;
-  sin: tf.Tensor4D;
-}
-
-/** RoPE angles position * base^(-2i/headDim) as [batch, 1, time, headDim/2] cos and sin. */
-function rotation(positions: tf.Tensor2D, headDim: number, base: number): Rotation {
-  const half = headDim / 2;
-  const [batch, time] = positions.shape;
-  const inverseFrequency = tf.tensor1d(Array.from({ length: half }, (_, i) => Math.pow(base, (-2 * i) / headDim)));
-  const angles = positions.cast('float32').reshape([batch, 1, time, 1]).mul(inverseFrequency.reshape([1, 1, 1, half]));
-  return { cos: angles.cos() as tf.Tensor4D, sin: angles.sin() as tf.Tensor4D };
-}
-
-/** Rotates each (i, i + headDim/2) pair of [batch, heads, time, headDim] by its angle (GPT-NeoX layout). */
-function rotate(x: tf.Tensor4D, { cos, sin }: Rotation): tf.Tensor4D {
-  const [batch, heads, time, headDim] = x.shape;
-  const half = headDim / 2;
-  const first = x.slice([0, 0, 0, 0], [batch, heads, time, half]);
-  const second = x.slice([0, 0, 0, half], [batch, heads, time, half]);
-  return tf.concat([first.mul(cos).sub(second.mul(sin)), first.mul(sin).add(second.mul(cos))], 3) as tf.Tensor4D;
-}
-
-function layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D {
-  const centred = x.sub(x.mean(-1, true));
-  const inverseStd = centred.square().mean(-1, true).add(eps).rsqrt();
-  return centred.mul(inverseStd).mul(gain).add(bias) as tf.Tensor2D;
-}
-
-/**
- * One-hot rows as float32. Built as int32 and cast: the wasm kernel of tf.oneHot(..., 'float32')
- * writes integer bit patterns (tfjs 4.22), which read back as ~0.
- */
-export function oneHotFloat(ids: tf.Tensor, depth: number): tf.Tensor {
-  return tf.oneHot(ids, depth).cast('float32');
-}
-
-/*
- * Matrix products without transpose flags, forward and backward. On the wasm backend a matmul
- * with transposeA/transposeB (which tf's own matMul gradient uses) runs 10-25x slower than an
- * explicit transpose followed by a plain matmul, and dominated the training step.
- */
-
-export function swapLast(t: tf.Tensor): tf.Tensor {
-  return t.rank === 2 ? t.transpose() : t.transpose([0, 2, 1]);
-}
-
-export function matmul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  const product = tf.customGrad((...args) => {
-    const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-    save([x, y]);
-    return {
-      value: tf.matMul(x as tf.Tensor3D, y as tf.Tensor3D),
-      gradFunc: (dy: tf.Tensor, [xs, ys]: tf.Tensor[]) => [tf.matMul(dy as tf.Tensor3D, swapLast(ys) as tf.Tensor3D), tf.matMul(swapLast(xs) as tf.Tensor3D, dy as tf.Tensor3D)],
-    };
-  });
-  return product(a, b);
-}
-
-/** x @ w + bias (then ReLU), fused in the forward pass. */
-function linear(x: tf.Tensor, w: tf.Tensor, bias: tf.Tensor, relu = false): tf.Tensor2D {
-  const layer = tf.customGrad((...args: Array<tf.Tensor | tf.GradSaveFunc>) => {
-    const [xs, ws, bs, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.Tensor, tf.GradSaveFunc];
-    const y = tf.fused.matMul({ a: xs, b: ws, bias: bs, activation: relu ? 'relu' : 'linear' });
-    save(relu ? [xs, ws, y] : [xs, ws]);
-    return {
-      value: y,
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const g = relu ? dy.mul(tf.step(saved[2])) : dy;
-        return [tf.matMul(g, saved[1].transpose()), tf.matMul(saved[0].transpose(), g), g.sum(0)];
-      },
-    };
-  });
-  return layer(x, w, bias) as tf.Tensor2D;
 }

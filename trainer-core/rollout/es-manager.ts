@@ -1,6 +1,9 @@
+import { distancePotential } from '../algo/turn-shaping';
+import { ConfigError } from '../config/errors';
 import type { RunConfig } from '../config/schema';
 import { parseEnvOptions } from '../envs/options';
 import { getEnvSpec } from '../envs/registry';
+import { hasSolverDistance, solverDistance } from '../envs/solver-distance';
 import type { Env, EnvInfo, EnvSpec, StateRender } from '../envs/types';
 import { violatesFormat, type ParsedResponse } from './parse-response';
 import type { EnvPromptInfo } from './templates';
@@ -77,11 +80,19 @@ export interface EpisodeStatus {
   actionsValid: number;
   /** Executed actions that changed the state. */
   actionsEffective: number;
+  /**
+   * With `potentials`: phi = -(solver distance to the goal) of the state each turn was played
+   * from, then of the state the last turn left, for `algorithm.turn_shaping` (see
+   * algo/turn-shaping.ts).
+   */
+  potentials?: number[];
 }
 
 export interface EnvStateManagerOptions {
   /** Defaults to the built-in registry; use `loadEnvSpecResolver` for configs with custom env modules. */
   resolveSpec?: EnvSpecResolver;
+  /** Record each turn's solver potential (the train rollout of a run with `algorithm.turn_shaping`). */
+  potentials?: boolean;
 }
 
 export interface EnvStateManagerState {
@@ -97,6 +108,7 @@ export class EnvStateManager {
   private readonly formatPenalty: number;
   private resets = 0;
   private episodes: EpisodeStatus[] = [];
+  private readonly trackPotentials: boolean;
 
   constructor(
     cfg: RunConfig,
@@ -111,6 +123,7 @@ export class EnvStateManager {
     this.maxTurn = cfg.agent_proxy.max_turn;
     this.formatPenalty = cfg.es_manager.format_penalty;
     this.entries = [];
+    this.trackPotentials = options.potentials === true;
     const { tags, n_groups } = splitCfg.env_configs;
     tags.forEach((tag, t) => {
       const envCfg = cfg.custom_envs[tag];
@@ -120,6 +133,14 @@ export class EnvStateManager {
       for (let i = 0; i < n_groups[t] * this.groupSize; i++) {
         const envId = this.entries.length;
         const env = spec.create(envOptions);
+        if (i === 0 && split === 'train' && cfg.algorithm.turn_shaping !== null && !hasSolverDistance(env)) {
+          throw new ConfigError([
+            {
+              path: ['algorithm', 'turn_shaping'],
+              message: `\`algorithm.turn_shaping\` shapes rewards by the solver's distance to the goal, but env \`${tag}\` (env_type ${envCfg.env_type}) has no solver (neither distanceToGoal() nor solve()); set algorithm.turn_shaping to null or give the env a solver`,
+            },
+          ]);
+        }
         this.entries.push({
           envId,
           groupId: Math.floor(envId / this.groupSize),
@@ -183,8 +204,14 @@ export class EnvStateManager {
         actionsWritten: 0,
         actionsValid: 0,
         actionsEffective: 0,
+        ...(this.trackPotentials ? { potentials: [this.potential(entry)] } : {}),
       };
     });
+  }
+
+  /** phi of the env's current state; no way to the goal within the budget counts as budget + 1 moves. */
+  private potential(entry: EnvEntry): number {
+    return distancePotential(solverDistance(entry.env), entry.maxActionsPerTraj + 1);
   }
 
   episode(envId: number): EpisodeStatus {
@@ -272,6 +299,11 @@ export class EnvStateManager {
       episode.done = true;
       episode.endReason = endReason;
       episode.success = envDone && outcomes[outcomes.length - 1].info.success === true;
+    }
+    if (episode.potentials) {
+      // An env that ended the episode without success (a hole) left the goal out of reach.
+      const lost = envDone && !episode.success;
+      episode.potentials.push(episode.success ? 0 : lost ? -(entry.maxActionsPerTraj + 1) : this.potential(entry));
     }
     return outcome;
   }

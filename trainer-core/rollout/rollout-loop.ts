@@ -1,3 +1,4 @@
+import { turnShapingBonuses, type TurnShaping } from '../algo/turn-shaping';
 import type { RunConfig } from '../config/schema';
 import type { StateRender } from '../envs/types';
 import { withChatMarkers } from './chat-markers';
@@ -65,6 +66,8 @@ export interface RolloutSettings {
   /** Longest token context the model takes; an episode whose next context cannot fit ends. */
   maxSequenceLength: number;
   useTurnScores: boolean;
+  /** `algorithm.turn_shaping` on the train split (null on validation): needs the episodes' potentials. */
+  turnShaping?: TurnShaping | null;
   rewardNormalization: { grouping: RewardGrouping; method: RewardMethod };
 }
 
@@ -131,6 +134,7 @@ export function rolloutSettingsFromConfig(cfg: RunConfig, split: Split): Rollout
     stop: rollout.stop,
     maxSequenceLength: cfg.model.context_length,
     useTurnScores: cfg.agent_proxy.use_turn_scores,
+    turnShaping: split === 'train' ? cfg.algorithm.turn_shaping : null,
     rewardNormalization: cfg.agent_proxy.reward_normalization,
   };
 }
@@ -268,21 +272,32 @@ function finishRollout(
   // With turn scores each turn's env reward is normalised against all turn rewards of its grouping.
   const placements: RewardPlacement[] = [];
   const trainRewards: number[] = [];
+  const bonuses = records.map((turns, e) => shapingBonuses(episodes[e], turns.length, settings.turnShaping ?? null));
   if (settings.useTurnScores) {
     const flatKeys = records.flatMap((turns, e) => turns.map(() => keys[e]));
     const flat = normalizeScores(records.flatMap((turns) => turns.map((t) => t.envReward)), flatKeys, method);
     let k = 0;
-    records.forEach((turns) => {
+    records.forEach((turns, e) => {
       const perTurn = new Map<number, number>();
-      for (const t of turns) perTurn.set(t.turn, flat[k++] + t.penalty);
+      turns.forEach((t, i) => perTurn.set(t.turn, flat[k++] + t.penalty + (bonuses[e]?.[i] ?? 0)));
       placements.push({ mode: 'turn-ends', perTurn });
       trainRewards.push([...perTurn.values()].reduce((a, b) => a + b, 0));
     });
   } else {
     const normalized = normalizeScores(envScores, keys, method);
     normalized.forEach((score, e) => {
-      placements.push({ mode: 'episode-end', total: score + penalties[e] });
-      trainRewards.push(score + penalties[e]);
+      const bonus = bonuses[e];
+      if (bonus && bonus.length > 0) {
+        // Shaping is per turn, so the episode's reward joins its last turn's bonus.
+        const perTurn = new Map(records[e].map((t, i) => [t.turn, bonus[i]]));
+        const last = records[e][records[e].length - 1].turn;
+        perTurn.set(last, perTurn.get(last)! + score + penalties[e]);
+        placements.push({ mode: 'turn-ends', perTurn });
+        trainRewards.push(score + penalties[e] + bonus.reduce((a, b) => a + b, 0));
+      } else {
+        placements.push({ mode: 'episode-end', total: score + penalties[e] });
+        trainRewards.push(score + penalties[e]);
+      }
     });
   }
 
@@ -336,4 +351,11 @@ function finishRollout(
     record.metrics = episodeMetricValues(summaries[e]);
   });
   return { split: es.split, episodes: out, metrics };
+}
+
+/** Each played turn's shaping bonus, or null without shaping (or without recorded potentials). */
+function shapingBonuses(episode: { potentials?: number[] }, turnsPlayed: number, shaping: TurnShaping | null): number[] | null {
+  if (shaping === null || !episode.potentials) return null;
+  // An episode cut from outside (context full) before its next turn ends in the state it stopped in.
+  return turnShapingBonuses(episode.potentials.slice(0, turnsPlayed + 1), shaping);
 }

@@ -11,7 +11,7 @@ import type { Tokenizer } from '../rollout/tokenizer';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, readCheckpointConfig } from './checkpoint';
 import { episodeReport } from './episode-report';
 import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
-import { PolicyGenerator } from './policy-generator';
+import { PolicyGenerator } from '../model/policy-generator';
 import type { EpisodeReport } from './sink';
 import { expectedModels } from './models';
 import { optimalSuccessByTag } from './validation';

@@ -9,7 +9,7 @@ import type { Adam } from '../model/adam';
 import type { TrainableModel } from '../model/trainable-model';
 import type { ModelRole, NamedArrays } from '../workers/protocol';
 import { contiguousBlocks, type WorkerPool } from '../workers/worker-pool';
-import { microBatchGradients, type LossSpec, type MicroBatch, type MicroBatchGradients } from './micro-batch-loss';
+import { microBatchGradients, type LossSpec, type MicroBatch, type MicroBatchGradients } from '../model/micro-batch-loss';
 
 /** Worker threads holding a copy of the model a function computes with. */
 export interface Parallel {

@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config/schema';
 import { needsReference } from '../algo/kl';
-import { needsCritic } from '../algo/advantages';
+import { needsCritic } from '../algo/estimator-registry';
 import { fitTokenizer, type WordByteTokenizer } from '../model/tokenizer';
 import { Transformer, type TransformerConfig } from '../model/transformer';
 import { deriveSeed, Rng } from '../rng';

@@ -9,7 +9,7 @@ import type { TrainableModel } from '../model/trainable-model';
 import type { Rng } from '../rng';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
-import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from './micro-batch-loss';
+import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from '../model/micro-batch-loss';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 
 export type { Parallel };
@@ -46,14 +46,15 @@ export async function scoreBatch(
       type: 'score',
       role: (parallel as Parallel).role,
       settings,
-      jobs: chunks.slice(start, end).map((rowIds) => ({ rows: rowIds.map((r) => batch.tokens[r]), documents: rowIds.map((r) => batch.documents[r]) })),
+      jobs: chunks.slice(start, end).map((rowIds) => ({ rows: rowIds.map((r) => batch.tokens[r]), documents: rowIds.map((r) => batch.documents[r]), scored: rowIds.map((r) => scoredColumns(batch, r)) })),
     }),
   );
   remote.forEach((p) => p.catch(() => {}));
   for (const rowIds of chunks.slice(blocks[0][0], blocks[0][1])) {
     const rows = rowIds.map((r) => batch.tokens[r]);
     const documents = rowIds.map((r) => batch.documents[r]);
-    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents }) }) as tf.NamedTensorMap);
+    const scored = rowIds.map((r) => scoredColumns(batch, r));
+    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents, scored }) }) as tf.NamedTensorMap);
     // Read back asynchronously: WebGPU under Node has no synchronous read.
     const width = Math.max(...rows.map((r) => r.length));
     place(
@@ -73,6 +74,11 @@ export async function scoreBatch(
   return { logprobs, values };
 }
 
+/** Row r's loss-mask columns: only those logprobs are read (reference logprobs are masked), so the LM head runs there only. */
+function scoredColumns(batch: TrainingBatch, r: number): Float32Array {
+  return batch.mask.slice(r * batch.cols, r * batch.cols + batch.tokens[r].length);
+}
+
 export interface ActorUpdateSettings {
   miniBatchSize: number;
   microBatchSize: number;
@@ -90,6 +96,8 @@ export interface ActorUpdateSettings {
   klLoss: { coef: number; type: KlType; refLogprobs: Float32Array } | null;
   /** See Schedule.packByLength; default true. */
   packByLength?: boolean;
+  /** Recompute each layer's activations in the backward pass (gradient checkpointing); default false. */
+  checkpointLayers?: boolean;
 }
 
 export interface CriticUpdateSettings {
@@ -102,6 +110,7 @@ export interface CriticUpdateSettings {
   normLength: number;
   gradClip: number;
   packByLength?: boolean;
+  checkpointLayers?: boolean;
 }
 
 type Metrics = Record<string, number>;
@@ -225,6 +234,7 @@ export async function updateActor(
       aggMode: settings.aggMode,
       entropyCoeff: settings.entropyCoeff,
       klLoss: settings.klLoss ? { coef: settings.klLoss.coef, type: settings.klLoss.type } : null,
+      checkpointLayers: settings.checkpointLayers ?? false,
     },
   };
   return optimise(policy, optimizer, batch, arrays, settings, rng, spec, parallel);
@@ -240,7 +250,7 @@ export async function updateCritic(
   rng: Rng,
   parallel?: Parallel,
 ): Promise<Metrics> {
-  const spec: LossSpec = { role: 'critic', settings: { cliprange: settings.cliprange, aggMode: settings.aggMode } };
+  const spec: LossSpec = { role: 'critic', settings: { cliprange: settings.cliprange, aggMode: settings.aggMode, checkpointLayers: settings.checkpointLayers ?? false } };
   return optimise(critic, optimizer, batch, { mask: batch.mask, oldValues, returns }, settings, rng, spec, parallel);
 }
 

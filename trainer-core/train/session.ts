@@ -3,7 +3,7 @@
  * model), optimizers, environment managers and random streams, fresh or restored from a
  * checkpoint. The trainer's iterations run on it.
  */
-import type { TrainOptions } from './trainer';
+import type { TrainOptions } from './train-options';
 import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
@@ -21,7 +21,7 @@ import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart, WarmStartStopped } from './warm-start';
 import { playRelabelledEpisodes } from './dagger';
-import { PolicyGenerator } from './policy-generator';
+import { PolicyGenerator } from '../model/policy-generator';
 import type { BackendName } from '../backend';
 import type { ModelRole } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
@@ -74,7 +74,7 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
   const actorOptimizer = adam(policy, cfg.actor_rollout_ref.actor.optim);
   const criticOptimizer = critic ? adam(critic, cfg.critic.optim) : null;
-  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec });
+  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec, potentials: cfg.algorithm.turn_shaping !== null });
   const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
   let state: TrainingState;
   if (models.restored) {

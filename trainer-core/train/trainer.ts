@@ -1,27 +1,29 @@
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
-import { computeAdvantages } from '../algo/advantages';
+import { computeAdvantages } from '../algo/estimator-registry';
 import { applyKlPenalty, type KlType } from '../algo/kl';
 import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
-import { selectBackend, type BackendChoice } from '../backend';
+import { selectBackend } from '../backend';
 import { resolvedConfigToYaml } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { deriveSeed, Rng } from '../rng';
-import { type EnvSpecResolver } from '../rollout/es-manager';
 import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../rollout/rollout-loop';
 import { buildTrainingBatch, type TrainingBatch } from './batch';
 import { checkpointsToPrune, meanValSuccess } from './checkpoint-retention';
 import { saveCheckpoint } from './checkpoint';
 import { WarmStartStopped } from './warm-start';
-import { PolicyGenerator } from './policy-generator';
+import { PolicyGenerator } from '../model/policy-generator';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
-import type { EpisodeReport, RunEndStatus, TrainingSink } from './sink';
+import type { EpisodeReport, RunEndStatus } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { hasWarmStart, openSession, startWorkers, type Session } from './session';
+import type { TrainOptions, TrainResult } from './train-options';
+
+export type { TrainOptions, TrainResult };
 import { ShardedGenerator } from '../workers/sharded-generator';
 import type { ModelRole } from '../workers/protocol';
 import type { Parallel } from './ppo-update';
@@ -30,42 +32,13 @@ import { COLLAPSE_METRIC, WELL_FORMED_METRIC, collapseWarning, initialCollapseSt
 
 
 
-export interface TrainOptions {
-  config: RunConfig;
-  sink: TrainingSink;
-  /** This run's checkpoint folder; checkpoints go to `<dir>/iter-<n>`. */
-  checkpointDir: string;
-  /** Continue from this checkpoint folder (same run, or a fork with edited settings). */
-  resumeFrom?: string;
-  /** The config before `${}` resolution, kept in each checkpoint as config.source.yaml. */
-  configSource?: string;
-  /**
-   * `resumeFrom` starts a new child run (a fork), not the same run again: like a new run, it
-   * validates at its starting point when `val_before_train` is set.
-   */
-  fork?: boolean;
-  /** Polled after each iteration; true ends the run after saving a checkpoint. */
-  shouldStop?: () => boolean;
-  log?: (line: string) => void;
-  resolveSpec?: EnvSpecResolver;
-  /** A backend the caller already started (to fail before storing anything); else one is picked. */
-  backend?: BackendChoice;
-}
-
-export interface TrainResult {
-  status: RunEndStatus;
-  lastIteration: number;
-  backend: string;
-  device: string;
-}
-
-
 export async function train(options: TrainOptions): Promise<TrainResult> {
   const { config: cfg, sink } = options;
   const log = options.log ?? (() => {});
   const backend = options.backend ?? (await selectBackend(cfg.trainer.backend, log));
   let lastIteration = 0;
   let session: Session | null = null;
+  let failed = false;
   try {
     session = await openSession(options, backend.name);
     await startWorkers(session, backend.name, log);
@@ -127,6 +100,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       await sink.runEnded('stopped');
       return { status: 'stopped', lastIteration: 0, backend: backend.name, device: backend.device };
     }
+    failed = true;
     try {
       await sink.runEnded('failed', failureText(error));
     } catch {
@@ -134,7 +108,19 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     }
     throw error;
   } finally {
+    disposeSession(session, failed);
+  }
+}
+
+/**
+ * Frees the session's models. After running out of memory the backend's heap is unusable and
+ * freeing fails too: the error that stopped the run says why, so that one propagates, not this.
+ */
+function disposeSession(session: Session | null, failed: boolean): void {
+  try {
     session?.dispose();
+  } catch (cleanupError) {
+    if (!failed) throw cleanupError;
   }
 }
 
@@ -212,16 +198,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     }
     const adv = computeAdvantages(
       { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
-      {
-        estimator: cfg.algorithm.adv_estimator,
-        gamma: cfg.algorithm.gamma,
-        lambda: cfg.algorithm.lam,
-        biLevelGae: cfg.algorithm.bi_level_gae,
-        highLevelGamma: cfg.algorithm.high_level_gamma,
-        normAdvByStd: cfg.algorithm.norm_adv_by_std_in_grpo,
-        gigpoNormByStd: cfg.algorithm.gigpo.mode === 'mean_std_norm',
-        stepAdvantageWeight: cfg.algorithm.gigpo.step_advantage_w,
-      },
+      cfg.algorithm,
     );
     advantages = adv.advantages;
     if (s.critic && s.criticOptimizer && values) {

@@ -18,6 +18,16 @@ export function lossNormLength(cfg: RunConfig): number {
   return cfg.actor_rollout_ref.actor.loss_scale_factor ?? cfg.actor_rollout_ref.rollout.response_length * cfg.agent_proxy.max_turn;
 }
 
+/**
+ * Whether the updates recompute each layer's activations in the backward pass: the configured
+ * value, else on for a pretrained model (hundreds of tokens per row through a wide MLP and many
+ * layers) and off for TurnLab's own small model, where it would only cost time.
+ */
+export function gradientCheckpointing(cfg: RunConfig): boolean {
+  const m = cfg.actor_rollout_ref.model;
+  return m.enable_gradient_checkpointing ?? m.path !== null;
+}
+
 export function actorUpdateSettings(
   cfg: RunConfig,
   temperature: number,
@@ -37,6 +47,7 @@ export function actorUpdateSettings(
     temperature,
     gradClip: actor.grad_clip,
     klLoss: actor.use_kl_loss && refLogprobs ? { coef: actor.kl_loss_coef, type: actor.kl_loss_type as KlType, refLogprobs } : null,
+    checkpointLayers: gradientCheckpointing(cfg),
   };
 }
 
@@ -50,5 +61,6 @@ export function criticUpdateSettings(cfg: RunConfig): CriticUpdateSettings {
     aggMode: critic.loss_agg_mode,
     normLength: lossNormLength(cfg),
     gradClip: critic.grad_clip,
+    checkpointLayers: gradientCheckpointing(cfg),
   };
 }

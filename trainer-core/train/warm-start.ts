@@ -7,7 +7,7 @@ import { learningRateAt } from '../algo/lr-schedule';
 import type { Demonstration } from './demonstrations';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
-import { microBatchGradients, type MicroBatch } from './micro-batch-loss';
+import { microBatchGradients, type MicroBatch } from '../model/micro-batch-loss';
 
 /** A stop request arrived during the warm start: the run ends there, with nothing to resume from. */
 export class WarmStartStopped extends Error {

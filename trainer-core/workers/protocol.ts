@@ -6,7 +6,7 @@
 import type { BackendName } from '../backend';
 import type { ResolvedTransformerConfig } from '../model/transformer';
 import type { GenerateOptions, GeneratedResponse } from '../rollout/rollout-loop';
-import type { LossSpec, MicroBatch } from '../train/micro-batch-loss';
+import type { LossSpec, MicroBatch } from '../model/micro-batch-loss';
 
 export type ModelRole = 'policy' | 'critic' | 'reference';
 
@@ -15,6 +15,8 @@ export type NamedArrays = Record<string, { shape: number[]; data: Float32Array }
 export interface ScoreJob {
   rows: number[][];
   documents: number[][];
+  /** Per row, 1 at the columns whose logprobs are read (the loss mask): see ScoreOptions.scored. */
+  scored: Float32Array[];
 }
 
 export interface ScoreSettings {

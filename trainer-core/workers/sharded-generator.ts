@@ -7,7 +7,7 @@
  */
 import { deriveSeed, Rng } from '../rng';
 import type { LanguageModel } from '../model/language-model';
-import { PolicyGenerator } from '../train/policy-generator';
+import { PolicyGenerator } from '../model/policy-generator';
 import type { GeneratedResponse, GenerateOptions, ResponseGenerator } from '../rollout/rollout-loop';
 import type { WorkerPool } from './worker-pool';
 

@@ -10,8 +10,8 @@ import { selectBackend } from '../backend';
 import { scoreTokens } from '../model/scoring';
 import { Transformer } from '../model/transformer';
 import { Rng } from '../rng';
-import { PolicyGenerator } from '../train/policy-generator';
-import { microBatchGradients } from '../train/micro-batch-loss';
+import { PolicyGenerator } from '../model/policy-generator';
+import { microBatchGradients } from '../model/micro-batch-loss';
 import type { GradientResult, ModelRole, NamedArrays, ScoreResult, WorkerReply, WorkerRequest } from './protocol';
 
 const models = new Map<ModelRole, Transformer>();
@@ -72,7 +72,7 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
       const target = model(request.role);
       const results: ScoreResult[] = [];
       for (const job of request.jobs) {
-        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents }) }) as tf.NamedTensorMap);
+        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents, scored: job.scored }) }) as tf.NamedTensorMap);
         const width = Math.max(...job.rows.map((r) => r.length));
         const result: ScoreResult = { width };
         if (scores.logprobs) result.logprobs = ((await scores.logprobs.data()) as Float32Array).slice();

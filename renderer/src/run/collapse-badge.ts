@@ -1,7 +1,7 @@
 // The Run view's collapse badge: the trainer logs `rollout/collapse` (1 while the share of
 // well-formed answers has fallen below half its best, RAGEN's echo trap) beside the share itself.
 import type { MetricSeriesDto } from '../../../preload/contract';
-import { COLLAPSE_METRIC, WELL_FORMED_METRIC } from '../../../trainer-core/train/collapse';
+import { COLLAPSE_METRIC, WELL_FORMED_METRIC } from '../../../preload/contract';
 
 export interface CollapseBadge {
   iteration: number;

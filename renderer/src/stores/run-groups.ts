@@ -1,7 +1,7 @@
 // Seed groups among the runs (runs started together that differ only by seed, tagged
 // `seeds:<name>`) and the form's choice of one: pure functions for the Runs view and New run.
 import type { QueuedSeedRunDto, RunDto } from '../../../preload/contract';
-import { parseSeeds, seedGroupOf, seedGroupTag } from '../../../main/services/seed-list';
+import { parseSeeds, seedGroupOf, seedGroupTag } from '../../../preload/seed-list';
 
 export interface RunGroup {
   name: string;

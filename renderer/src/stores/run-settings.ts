@@ -1,8 +1,10 @@
 // The common run settings the forms edit, and how they become `--set` overrides. The trainer
-// validates every value (trainer-core/config/schema.ts); these lists only fill the selects.
+// validates every value (trainer-core/config/schema.ts); the selects offer the names the trainer's
+// own modules define (trainer-core/shared-names.ts, through the contract).
+import { BACKEND_NAMES, ESTIMATOR_NAMES } from '../../../preload/contract';
 
-export const BACKEND_CHOICES = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
-export const ESTIMATOR_CHOICES = ['gae', 'grpo', 'reinforce_plus_plus', 'reinforce_plus_plus_baseline', 'rloo'] as const;
+export const BACKEND_CHOICES = BACKEND_NAMES;
+export const ESTIMATOR_CHOICES = ESTIMATOR_NAMES;
 
 /** Each field as text: '' leaves the config's value as it is. */
 export interface RunSettings {

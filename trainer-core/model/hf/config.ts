@@ -1,9 +1,11 @@
 /**
  * Reads a Hugging Face `config.json` into the one decoder description TurnLab runs. Qwen2,
  * Qwen3 and Llama share one block (RMSNorm, rotary positions, grouped-query attention, SwiGLU);
- * they differ only in the switches kept here: q/k/v biases (Qwen2), per-head q/k RMSNorm
- * (Qwen3), and Llama 3's rescaled rotary frequencies.
+ * each architecture's descriptor (./architectures) says which of the block's options its config
+ * turns on (q/k/v biases, per-head q/k RMSNorm); Llama 3's rescaled rotary frequencies are read
+ * here for all.
  */
+import { BUILT_IN_ARCHITECTURES, findArchitecture, registeredArchitectures } from './architectures';
 
 /** A model folder the user must fix (unsupported architecture, missing file, bad value). */
 export class HfModelError extends Error {
@@ -13,8 +15,9 @@ export class HfModelError extends Error {
   }
 }
 
-export const SUPPORTED_ARCHITECTURES = ['Qwen2ForCausalLM', 'Qwen3ForCausalLM', 'LlamaForCausalLM'] as const;
-export type Architecture = (typeof SUPPORTED_ARCHITECTURES)[number];
+/** The architectures TurnLab ships; registerArchitecture adds more. */
+export const SUPPORTED_ARCHITECTURES: readonly string[] = BUILT_IN_ARCHITECTURES.map((a) => a.name);
+export type Architecture = string;
 
 export interface Llama3RopeScaling {
   type: 'llama3';
@@ -87,18 +90,18 @@ function ropeScaling(json: Json, source: string): Llama3RopeScaling | null {
 /** Parses config.json; refuses architectures TurnLab cannot run, naming the ones it can. */
 export function parseHfConfig(json: Json, source = 'config.json'): HfDecoderConfig {
   const architectures = Array.isArray(json.architectures) ? (json.architectures as unknown[]) : [];
-  const architecture = architectures.find((a): a is Architecture => (SUPPORTED_ARCHITECTURES as readonly unknown[]).includes(a));
-  if (!architecture) {
+  const descriptor = architectures.map((a) => (typeof a === 'string' ? findArchitecture(a) : undefined)).find((d) => d !== undefined);
+  if (!descriptor) {
     const named = architectures.length > 0 ? architectures.map(String).join(', ') : `model_type ${JSON.stringify(json.model_type)}`;
-    throw new HfModelError(`${source}: architecture ${named} is not supported; TurnLab runs ${SUPPORTED_ARCHITECTURES.join(', ')}`);
+    throw new HfModelError(`${source}: architecture ${named} is not supported; TurnLab runs ${registeredArchitectures().join(', ')}`);
   }
+  const architecture = descriptor.name;
   const hiddenSize = integer(json, 'hidden_size', source);
   const nHeads = integer(json, 'num_attention_heads', source);
   const nKvHeads = integer(json, 'num_key_value_heads', source, nHeads);
   if (nHeads % nKvHeads !== 0) throw new HfModelError(`${source}: num_attention_heads (${nHeads}) must be a multiple of num_key_value_heads (${nKvHeads})`);
   const headDim = integer(json, 'head_dim', source, Math.floor(hiddenSize / nHeads));
   if (headDim % 2 !== 0) throw new HfModelError(`${source}: head_dim must be even for rotary positions, got ${headDim}`);
-  const qwen2 = architecture === 'Qwen2ForCausalLM';
   if (json.hidden_act !== undefined && json.hidden_act !== 'silu') throw new HfModelError(`${source}: hidden_act ${JSON.stringify(json.hidden_act)} is not supported; these architectures use "silu"`);
   return {
     architecture,
@@ -113,9 +116,7 @@ export function parseHfConfig(json: Json, source = 'config.json'): HfDecoderConf
     rmsNormEps: positive(json, 'rms_norm_eps', source, 1e-6),
     ropeTheta: positive(json, 'rope_theta', source, 10000),
     ropeScaling: ropeScaling(json, source),
-    // Qwen2 always has q/k/v biases; Llama and Qwen3 have them only with attention_bias.
-    attentionBias: qwen2 || json.attention_bias === true,
-    qkNorm: architecture === 'Qwen3ForCausalLM',
+    ...descriptor.blockOptions(json),
     tieWordEmbeddings: json.tie_word_embeddings === true,
     maxPositionEmbeddings: integer(json, 'max_position_embeddings', source, 32768),
     bosTokenId: Number.isInteger(json.bos_token_id) ? (json.bos_token_id as number) : null,

@@ -14,7 +14,13 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng, deriveSeed } from '../../rng';
-import { matmul, swapLast, type ForwardInput, type ForwardOptions, type ForwardOutput, type KVCache } from '../transformer';
+import { prepareFrozenCache, selfAttention, type KVCache } from '../blocks/attention';
+import { checkpointed } from '../blocks/checkpoint';
+import { embedColumns } from '../blocks/embedding';
+import { frozenMatmul, matmul } from '../blocks/linear';
+import { rmsNorm } from '../blocks/norms';
+import { rotation } from '../blocks/rotary';
+import type { ForwardInput, ForwardOptions, ForwardOutput, LmHead } from '../forward';
 import { baseParameterCount, inverseFrequencies, type HfDecoderConfig } from './config';
 import { LORA_MODULES, initialLoraA, loraScale, type LoraModule, type LoraSettings } from './lora';
 import type { HfTensor } from './weights';
@@ -219,6 +225,18 @@ export class HfDecoder {
     return this.lora ? frozenMatmul(x, weight) : matmul(x, weight);
   }
 
+  /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
+  prepareFrozenCache(cache: KVCache): KVCache {
+    return prepareFrozenCache(cache);
+  }
+
+  /** The LM head as scoring applies it: [hidden, vocab], trainable only without LoRA. */
+  lmHead(): LmHead {
+    if (!this.config.lmHead) throw new Error('This model has no LM head (it is a critic)');
+    const weight = this.base.get(this.hf.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')! as tf.Tensor2D;
+    return { weight, vocabMajor: false, trainable: this.lora === null };
+  }
+
   /** @internal The forward pass, with or without the adapters. */
   run(input: ForwardInput, options: ForwardOptions, adapters: boolean): ForwardOutput {
     const c = this.hf;
@@ -232,8 +250,6 @@ export class HfDecoder {
     if (past + time > this.config.contextLength) {
       throw new Error(`Sequence of ${past + time} tokens exceeds the model's context length ${this.config.contextLength}`);
     }
-    const hd = c.headDim;
-    const rep = c.nHeads / c.nKvHeads;
     const w = (name: string) => this.base.get(name)!;
     const lin = (x: tf.Tensor2D, layer: number, module: LoraModule, bias: boolean): tf.Tensor2D => {
       const name = linearName(layer, module);
@@ -243,47 +259,39 @@ export class HfDecoder {
       if (a) y = y.add(matmul(matmul(x, a), this.trainable.get(`${name}.lora_B`)!).mul(loraScale(this.lora!)));
       return y as tf.Tensor2D;
     };
-    let x = embed(w('model.embed_tokens.weight'), input.tokens.reshape([-1]));
+    let x = embedColumns(w('model.embed_tokens.weight'), input.tokens.reshape([-1]));
     const rope = rotation(input.positions, this.inverseFrequency);
-    const scale = 1 / Math.sqrt(hd);
     const newCache: KVCache = [];
-    const heads = (t: tf.Tensor2D, n: number) => t.reshape([batch, time, n, hd]);
+    const shape = { batch, time, nHeads: c.nHeads, nKvHeads: c.nKvHeads, headDim: c.headDim };
+    // Checkpointing recomputes a layer from its input; a returned cache would be a second output.
+    const checkpoint = options.checkpointLayers === true && !options.returnCache && !input.frozenCache;
     for (let i = 0; i < c.nLayers; i++) {
       const l = `model.layers.${i}.`;
-      const h = rmsNorm(x, w(`${l}input_layernorm.weight`), c.rmsNormEps);
-      let q = heads(lin(h, i, 'q_proj', c.attentionBias), c.nHeads);
-      let k = heads(lin(h, i, 'k_proj', c.attentionBias), c.nKvHeads);
-      const v0 = heads(lin(h, i, 'v_proj', c.attentionBias), c.nKvHeads);
-      if (c.qkNorm) {
-        q = rmsNorm(q, w(`${l}self_attn.q_norm.weight`), c.rmsNormEps);
-        k = rmsNorm(k, w(`${l}self_attn.k_norm.weight`), c.rmsNormEps);
-      }
-      const qr = rotate(q.transpose([0, 2, 1, 3]) as tf.Tensor4D, rope);
-      let kr = rotate(k.transpose([0, 2, 1, 3]) as tf.Tensor4D, rope);
-      let v = v0.transpose([0, 2, 1, 3]) as tf.Tensor4D;
-      const cached = input.cache?.[i];
-      if (cached) {
-        kr = tf.concat([cached.k, kr], 2);
-        v = tf.concat([cached.v, v], 2);
-      }
-      if (options.returnCache) newCache.push({ k: kr, v });
-      // The sampler's prompt cache is read ahead of the growing one and never returned.
-      const frozen = input.frozenCache?.[i];
-      if (frozen) {
-        kr = tf.concat([frozen.k, kr], 2);
-        v = tf.concat([frozen.v, v], 2);
-      }
-      const keys = kr.shape[2];
-      // [batch * kvHeads, rep * time, hd]: the query heads of one group stacked along time.
-      const grouped = qr.mul(scale).reshape([batch * c.nKvHeads, rep * time, hd]);
-      const scores = matmul(grouped, swapLast(kr.reshape([batch * c.nKvHeads, keys, hd])));
-      const weights = tf.softmax(scores.reshape([batch, c.nHeads, time, keys]).add(input.bias));
-      const attended = matmul(weights.reshape([batch * c.nKvHeads, rep * time, keys]), v.reshape([batch * c.nKvHeads, keys, hd]));
-      const merged = attended.reshape([batch, c.nHeads, time, hd]).transpose([0, 2, 1, 3]).reshape([batch * time, c.nHeads * hd]) as tf.Tensor2D;
-      x = x.add(lin(merged, i, 'o_proj', false));
-      const h2 = rmsNorm(x, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
-      const gate = lin(h2, i, 'gate_proj', false);
-      x = x.add(lin(gate.mul(tf.sigmoid(gate)).mul(lin(h2, i, 'up_proj', false)) as tf.Tensor2D, i, 'down_proj', false));
+      const layer = (xIn: tf.Tensor2D, cached: tf.Tensor[], context: tf.Tensor[]): tf.Tensor2D => {
+        const [bias, cos, sin] = context as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
+        const h = rmsNorm(xIn, w(`${l}input_layernorm.weight`), c.rmsNormEps);
+        const attended = selfAttention(shape, {
+          q: lin(h, i, 'q_proj', c.attentionBias),
+          k: lin(h, i, 'k_proj', c.attentionBias),
+          v: lin(h, i, 'v_proj', c.attentionBias),
+          normalize: c.qkNorm
+            ? (q, k) => [rmsNorm(q, w(`${l}self_attn.q_norm.weight`), c.rmsNormEps), rmsNorm(k, w(`${l}self_attn.k_norm.weight`), c.rmsNormEps)]
+            : undefined,
+          rope: { cos, sin },
+          bias,
+          cache: cached.length > 0 ? { k: cached[0] as tf.Tensor4D, v: cached[1] as tf.Tensor4D } : undefined,
+          frozen: input.frozenCache?.[i],
+        });
+        if (options.returnCache) newCache.push(attended.cache);
+        const y: tf.Tensor2D = xIn.add(lin(attended.merged, i, 'o_proj', false)) as tf.Tensor2D;
+        const h2 = rmsNorm(y, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
+        const gate = lin(h2, i, 'gate_proj', false);
+        return y.add(lin(gate.mul(tf.sigmoid(gate)).mul(lin(h2, i, 'up_proj', false)) as tf.Tensor2D, i, 'down_proj', false)) as tf.Tensor2D;
+      };
+      const cached = input.cache?.[i] ? [input.cache[i].k, input.cache[i].v] : [];
+      const context = [input.bias, rope.cos, rope.sin];
+      const params = adapters ? [...this.trainable.entries()].filter(([name]) => name.startsWith(l)).map(([, v]) => v) : [];
+      x = checkpoint ? checkpointed(layer, x, cached, context, params) : layer(x, cached, context);
     }
     let outTime = time;
     if (options.lastPositionOnly && time > 1) {
@@ -292,6 +300,7 @@ export class HfDecoder {
     }
     const final = rmsNorm(x, w('model.norm.weight'), c.rmsNormEps);
     const output: ForwardOutput = {};
+    if (options.hidden) output.hidden = final.reshape([batch, outTime, c.hiddenSize]) as tf.Tensor3D;
     if (wantLogits) {
       const head = c.tieWordEmbeddings ? w('model.embed_tokens.weight') : w('lm_head.weight');
       output.logits = this.product(final, head).reshape([batch, outTime, c.vocabSize]) as tf.Tensor3D;
@@ -314,6 +323,15 @@ export class AdapterlessView {
 
   forward(input: ForwardInput, options: ForwardOptions = {}): ForwardOutput {
     return this.model.run(input, { ...options, values: false }, false);
+  }
+
+  prepareFrozenCache(cache: KVCache): KVCache {
+    return prepareFrozenCache(cache);
+  }
+
+  /** The base model's head: frozen here, whatever the viewed model trains. */
+  lmHead(): LmHead {
+    return { ...this.model.lmHead(), trainable: false };
   }
 
   variables(): tf.Variable[] {
@@ -378,67 +396,4 @@ export function adaptedLinears(c: HfDecoderConfig, modules: readonly LoraModule[
   const out: string[] = [];
   for (let i = 0; i < c.nLayers; i++) for (const m of modules) out.push(linearName(i, m));
   return out;
-}
-
-function rmsNorm<T extends tf.Tensor>(x: T, weight: tf.Tensor, eps: number): T {
-  return x.mul(x.square().mean(-1, true).add(eps).rsqrt()).mul(weight) as T;
-}
-
-interface Rotation {
-  cos: tf.Tensor4D;
-  sin: tf.Tensor4D;
-}
-
-/** Angles position * inverseFrequency, duplicated to the full head width: [batch, 1, time, hd]. */
-function rotation(positions: tf.Tensor2D, inverseFrequency: Float32Array): Rotation {
-  const [batch, time] = positions.shape;
-  const half = inverseFrequency.length;
-  const freq = tf.tensor1d(inverseFrequency).reshape([1, 1, 1, half]);
-  const angles = positions.cast('float32').reshape([batch, 1, time, 1]).mul(freq);
-  const both = tf.concat([angles, angles], 3);
-  return { cos: both.cos() as tf.Tensor4D, sin: both.sin() as tf.Tensor4D };
-}
-
-/** x * cos + rotate_half(x) * sin, with rotate_half([a, b]) = [-b, a] over the head's halves. */
-function rotate(x: tf.Tensor4D, { cos, sin }: Rotation): tf.Tensor4D {
-  const [batch, heads, time, hd] = x.shape;
-  const half = hd / 2;
-  const a = x.slice([0, 0, 0, 0], [batch, heads, time, half]);
-  const b = x.slice([0, 0, 0, half], [batch, heads, time, half]);
-  return x.mul(cos).add(tf.concat([b.neg(), a], 3).mul(sin)) as tf.Tensor4D;
-}
-
-/**
- * Column lookup in the [hidden, vocab] table. Its gradient is a one-hot matmul: tf.gather's own
- * needs UnsortedSegmentSum, which the wasm backend lacks.
- */
-function embed(table: tf.Tensor, ids: tf.Tensor): tf.Tensor2D {
-  const vocab = table.shape[1]!;
-  const lookup = tf.customGrad((...args) => {
-    const t = args[0] as tf.Tensor2D;
-    (args[1] as tf.GradSaveFunc)([ids]);
-    return {
-      value: tf.gather(t, ids, 1).transpose() as tf.Tensor2D,
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => tf.matMul(dy.transpose(), tf.oneHot(saved[0], vocab).cast('float32')),
-    };
-  });
-  return lookup(table) as tf.Tensor2D;
-}
-
-/**
- * x @ w with a gradient for x only. A frozen weight is captured, not an input: tfjs would
- * otherwise form its full gradient (for a tied LM head, a hidden x vocabulary matrix) on every
- * backward pass only to drop it.
- */
-function frozenMatmul(x: tf.Tensor, weight: tf.Tensor): tf.Tensor {
-  const product = tf.customGrad((...args) => {
-    const [xs] = args as [tf.Tensor, tf.GradSaveFunc];
-    return {
-      value: tf.matMul(xs as tf.Tensor2D, weight as tf.Tensor2D),
-      // An explicit transpose, then a plain product: wasm's matMul with transposeB is several
-      // times slower (3.4x on a [120, 151936] x [151936, 64] LM-head gradient, bench notes in README).
-      gradFunc: (dy: tf.Tensor) => tf.matMul(dy as tf.Tensor2D, weight.transpose() as tf.Tensor2D),
-    };
-  });
-  return product(x);
 }

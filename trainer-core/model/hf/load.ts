@@ -9,6 +9,7 @@ import { ChatTemplate } from './chat-template';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from './config';
 import { HfDecoder, type HfDecoderOptions } from './decoder';
 import { HfTokenizer } from './tokenizer';
+import { checkHfWeights } from './weight-headers';
 import { readHfWeights } from './weights';
 
 export interface HfModelFolder {
@@ -25,13 +26,22 @@ export function isHfModelFolder(dir: string): boolean {
   return existsSync(join(dir, 'config.json')) && statSync(dir).isDirectory();
 }
 
-/** Reads the folder's config and tokenizer (cheap); the weights load with loadHfDecoder. */
+/** Reads the folder's config, tokenizer and weight headers (cheap); the weights load with loadHfDecoder. */
 export async function openHfModelFolder(dir: string): Promise<HfModelFolder> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} does not exist`);
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) throw new HfModelError(`${dir} has no config.json: not a Hugging Face model folder`);
-  const configJson = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  let configJson: Record<string, unknown>;
+  try {
+    configJson = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new HfModelError(`${configPath} is not JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (configJson === null || typeof configJson !== 'object' || Array.isArray(configJson)) throw new HfModelError(`${configPath} is not a JSON object`);
   const config = parseHfConfig(configJson, configPath);
+  // The weight files' headers against the config: a mismatch or a cut-short file is refused now,
+  // before a run exists, not as a shape error halfway through loading.
+  checkHfWeights(dir, config, configJson);
   if (!existsSync(join(dir, 'tokenizer.json'))) throw new HfModelError(`${dir} has no tokenizer.json; copy the model's tokenizer files into the folder`);
   const tokenizer = await HfTokenizer.load(dir, config.vocabSize);
   const template = tokenizer.chatTemplate ? new ChatTemplate(tokenizer.chatTemplate) : null;

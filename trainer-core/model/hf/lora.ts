@@ -5,10 +5,10 @@
  * `(alpha / r) * B A`; TurnLab stores A as [in, r] and B as [r, out] (y = x @ W), the transposes
  * of PEFT's lora_A [r, in] and lora_B [out, r].
  */
+import type { LoraModule } from '../../config/lora-targets';
 import { Rng, deriveSeed } from '../../rng';
 
-export const LORA_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
-export type LoraModule = (typeof LORA_MODULES)[number];
+export { LORA_MODULES, resolveTargetModules, type LoraModule } from '../../config/lora-targets';
 
 export interface LoraSettings {
   rank: number;
@@ -16,19 +16,6 @@ export interface LoraSettings {
   targetModules: LoraModule[];
   /** rsLoRA scales by alpha / sqrt(r) instead of alpha / r (PEFT's use_rslora). */
   useRslora?: boolean;
-}
-
-/** Resolves verl's target_modules: a list of module names or "all-linear". */
-export function resolveTargetModules(value: string | readonly string[]): LoraModule[] {
-  if (value === 'all-linear') return [...LORA_MODULES];
-  const list = typeof value === 'string' ? [value] : [...value];
-  for (const name of list) {
-    if (!(LORA_MODULES as readonly string[]).includes(name)) {
-      throw new Error(`target_modules: unknown module "${name}"; use "all-linear" or names from ${LORA_MODULES.join(', ')}`);
-    }
-  }
-  if (list.length === 0) throw new Error('target_modules is empty; use "all-linear" or names from ' + LORA_MODULES.join(', '));
-  return list as LoraModule[];
 }
 
 export function loraScale(settings: LoraSettings): number {

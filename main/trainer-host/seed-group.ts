@@ -1,6 +1,6 @@
-import { loadRunConfigWithSource } from '../../trainer-core/config';
+import { loadRunConfigWithSource } from '../../trainer-core';
 import type { Store } from '../store/db';
-import { freshGroupName, seedGroupOf, seedGroupTag, seedRunName } from './seed-list';
+import { freshGroupName, seedGroupOf, seedGroupTag, seedRunName } from '../../preload/seed-list';
 
 /**
  * Planning a seed group: the `turnlab train` arguments of each of its runs. The runs differ only

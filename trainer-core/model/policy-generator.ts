@@ -1,7 +1,7 @@
 import type { Rng } from '../rng';
-import type { LanguageModel } from '../model/language-model';
-import { PrefixCache } from '../model/prefix-cache';
-import { sampleTokens } from '../model/sampler';
+import type { LanguageModel } from './language-model';
+import { PrefixCache } from './prefix-cache';
+import { sampleTokens } from './sampler';
 import type { GeneratedResponse, GenerateOptions, ResponseGenerator } from '../rollout/rollout-loop';
 
 /**

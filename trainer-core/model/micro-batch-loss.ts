@@ -6,9 +6,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { aggLoss, klLoss, policyLoss, valueLoss, type AggOptions, type LossAggMode } from '../algo/losses';
 import type { KlType } from '../algo/kl';
-import { scoreTokens } from '../model/scoring';
-import type { TrainableModel } from '../model/trainable-model';
-import { explainMicroBatchMemory } from '../model/backend-memory';
+import { scoreTokens } from './scoring';
+import type { TrainableModel } from './trainable-model';
+import { explainMicroBatchMemory } from './backend-memory';
 
 export interface MicroBatch {
   /** Token rows of the micro-batch. */
@@ -32,11 +32,14 @@ export interface ActorLossSettings {
   entropyCoeff: number;
   /** KL to the reference as a loss term (the micro-batch then carries refLogprobs). */
   klLoss: { coef: number; type: KlType } | null;
+  /** Recompute each layer's activations in the backward pass. */
+  checkpointLayers: boolean;
 }
 
 export interface CriticLossSettings {
   cliprange: number;
   aggMode: LossAggMode;
+  checkpointLayers: boolean;
 }
 
 /** The warm start's supervised loss: the demonstrated replies' negative log-likelihood per token. */
@@ -73,7 +76,7 @@ export async function microBatchGradients(model: TrainableModel, micro: MicroBat
   try {
     computed = tf.tidy(() => tf.variableGrads(() => lossOf(model, micro, spec, keep), model.variables()));
   } catch (error) {
-    throw explainMicroBatchMemory(error, spec.role, micro.rows.length, micro.width);
+    throw explainMicroBatchMemory(error, spec.role, micro.rows.length, micro.width, spec.role !== 'supervised' && spec.settings.checkpointLayers);
   }
   const { grads, value } = computed;
   const named: Record<string, tf.Tensor> = {};
@@ -91,22 +94,24 @@ function lossOf(model: TrainableModel, micro: MicroBatch, spec: LossSpec, keep: 
   const tensor = (name: string) => tf.tensor2d(micro.arrays[name], [micro.rows.length, micro.width]);
   const mask = tensor('mask');
   const { aggOptions, rows, documents } = micro;
+  // The LM head runs only where the loss reads a logprob: the mask's columns.
+  const scored = rows.map((row, b) => micro.arrays.mask.subarray(b * micro.width, b * micro.width + row.length));
   if (spec.role === 'supervised') {
     // Normalised by the whole step's token count, so the micro-batches' losses add up to it.
-    const logp = scoreTokens(model, rows, { logprobs: true, documents }).logprobs as tf.Tensor2D;
+    const logp = scoreTokens(model, rows, { logprobs: true, documents, scored }).logprobs as tf.Tensor2D;
     const loss = logp.mul(mask).sum().div(-(aggOptions.globalTokens ?? 1)) as tf.Scalar;
     keep('loss', loss);
     return loss;
   }
   if (spec.role === 'critic') {
-    const values = scoreTokens(model, rows, { logprobs: false, values: true, documents }).values as tf.Tensor2D;
+    const values = scoreTokens(model, rows, { logprobs: false, values: true, documents, checkpointLayers: spec.settings.checkpointLayers }).values as tf.Tensor2D;
     const vl = valueLoss({ values, oldValues: tensor('oldValues'), returns: tensor('returns'), mask, cliprange: spec.settings.cliprange, aggMode: spec.settings.aggMode, aggOptions });
     keep('vf_clipfrac', vl.clipfrac);
     keep('vf_loss', vl.loss);
     return vl.loss;
   }
   const s = spec.settings;
-  const scores = scoreTokens(model, rows, { temperature: s.temperature, logprobs: true, entropy: true, documents });
+  const scores = scoreTokens(model, rows, { temperature: s.temperature, logprobs: true, entropy: true, documents, scored, checkpointLayers: s.checkpointLayers });
   const logp = scores.logprobs as tf.Tensor2D;
   const pg = policyLoss({
     logp,

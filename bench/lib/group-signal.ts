@@ -1,0 +1,52 @@
+/**
+ * How much signal a group-relative estimator (GRPO, RLOO, GiGPO's episode level) gets from a
+ * batch: a group whose episodes all scored alike has zero reward variance and so zero advantage
+ * (RAGEN-2's reward-variance filter drops exactly these), and a room the policy mostly fails is
+ * learnt from only when some episode of its group solves it.
+ */
+
+export interface GroupEpisode {
+  iteration: number;
+  groupId: number;
+  success: boolean;
+  reward: number;
+}
+
+export interface GroupSignal {
+  groups: number;
+  /** Groups whose episodes all have the same reward. */
+  zeroVariance: number;
+  /** Groups whose episodes all succeed / all fail. */
+  allSolved: number;
+  allFailed: number;
+  /** Groups where at most half the episodes succeed but at least one does: failing rooms solved within the group. */
+  mostlyFailedSolvedOnce: number;
+  /** Groups where at most half succeed (solved or not). */
+  mostlyFailed: number;
+  /** Count of groups by the number of successful episodes in them. */
+  successesPerGroup: Map<number, number>;
+}
+
+/** The signal of all groups of the given episodes (a group is one iteration's group id). */
+export function groupSignal(episodes: readonly GroupEpisode[]): GroupSignal {
+  const groups = new Map<string, GroupEpisode[]>();
+  for (const e of episodes) {
+    const key = `${e.iteration}/${e.groupId}`;
+    const members = groups.get(key);
+    if (members) members.push(e);
+    else groups.set(key, [e]);
+  }
+  const out: GroupSignal = { groups: groups.size, zeroVariance: 0, allSolved: 0, allFailed: 0, mostlyFailedSolvedOnce: 0, mostlyFailed: 0, successesPerGroup: new Map() };
+  for (const members of groups.values()) {
+    const solved = members.filter((e) => e.success).length;
+    if (members.every((e) => e.reward === members[0].reward)) out.zeroVariance++;
+    if (solved === members.length) out.allSolved++;
+    if (solved === 0) out.allFailed++;
+    if (solved * 2 <= members.length) {
+      out.mostlyFailed++;
+      if (solved > 0) out.mostlyFailedSolvedOnce++;
+    }
+    out.successesPerGroup.set(solved, (out.successesPerGroup.get(solved) ?? 0) + 1);
+  }
+  return out;
+}

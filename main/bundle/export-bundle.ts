@@ -1,0 +1,67 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { openStore, type Store } from '../store/db';
+import type { RunRecord } from '../store/types';
+import { seedGroupOf } from '../../preload/seed-list';
+import { copyRun } from './copy-run';
+import { BundleError, newManifest, writeManifest } from './manifest';
+
+/**
+ * `turnlab export-run RUN --bundle DIR`: writes a run, with the runs it was forked from (so its
+ * lineage comes along), as a bundle a colleague can import. The bundle is written under a
+ * temporary name beside DIR and renamed when complete, so DIR is never half-written.
+ */
+export function exportRunBundle(store: Store, ref: string, folder: string): { dir: string; runs: RunRecord[] } {
+  const dir = resolve(folder);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new BundleError(`${dir} exists and is not empty; choose a new folder for the bundle`);
+  const run = store.runs.resolve(ref);
+  const chain: RunRecord[] = [run];
+  for (let parent = run.parentRunId; parent !== null; ) {
+    const record = store.runs.get(parent);
+    if (!record || chain.some((r) => r.id === record.id)) break;
+    chain.unshift(record);
+    parent = record.parentRunId;
+  }
+  const temp = join(dirname(dir), `.${basename(dir)}.partial-${process.pid}`);
+  rmSync(temp, { recursive: true, force: true });
+  try {
+    mkdirSync(temp, { recursive: true });
+    writeManifest(
+      temp,
+      newManifest({ host: hostname(), name: run.name, seed: run.seed, seedGroup: seedGroupOf(run.tags), config: run.config }),
+    );
+    const bundle = openStore(temp, { create: true, nativeBinding: process.env.TURNLAB_SQLITE_BINDING || undefined });
+    try {
+      const source = store.connection;
+      source.exec('BEGIN');
+      try {
+        bundle.transaction(() => {
+          const runIds = new Map<number, number>();
+          const checkpointIds = new Map<number, number>();
+          for (const r of chain) {
+            copyRun(source, bundle.connection, r.id, {
+              runIds,
+              checkpointIds,
+              placeCheckpoint: (path, runId) => {
+                const rel = join('checkpoints', `run-${runId}`, basename(path));
+                cpSync(resolve(store.dataDir, path), join(temp, rel), { recursive: true });
+                return rel;
+              },
+            });
+          }
+        });
+      } finally {
+        source.exec('COMMIT');
+      }
+    } finally {
+      bundle.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(temp, dir);
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir, runs: chain };
+}

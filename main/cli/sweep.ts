@@ -1,0 +1,267 @@
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import type { ClusterJob } from '../cluster/jobs';
+import type { SlurmResources } from '../cluster/slurm';
+import type { GridAxis } from '../cluster/sweep-plan';
+import type { Store } from '../store/db';
+import { UserError } from './errors';
+import { renderTable } from './format';
+import { collectSet } from './play';
+import { seedsOption } from './train';
+import { asTrainingUserError } from './training-errors';
+import { withStore } from './with-store';
+
+interface SweepOptions {
+  config: string;
+  set?: string[];
+  grid?: string[];
+  seeds: number[];
+  name?: string;
+  executor: 'local' | 'slurm';
+  concurrency?: number;
+  cluster?: string;
+  remoteDir?: string;
+  localDir?: string;
+  ssh?: string;
+  partition?: string;
+  time?: string;
+  cpusPerTask?: number;
+  gres?: string;
+  sbatch?: string[];
+  turnlab?: string;
+  detach?: boolean;
+}
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`'${value}' is not a whole number of 1 or more`);
+  return Number(value);
+}
+
+/** Keys of a `--cluster` file: the flags' names in snake case. */
+const CLUSTER_KEYS = ['ssh', 'remote_dir', 'local_dir', 'partition', 'time', 'cpus_per_task', 'gres', 'sbatch', 'turnlab'] as const;
+
+/** Flags win over the `--cluster` file, which wins over the defaults. */
+function clusterSettings(options: SweepOptions): { remoteDir: string; localDir?: string; loginHost: string | null; turnlab?: string; resources: SlurmResources } {
+  let file: Record<string, unknown> = {};
+  if (options.cluster) {
+    try {
+      file = (parseYaml(readFileSync(options.cluster, 'utf8')) ?? {}) as Record<string, unknown>;
+    } catch (error) {
+      throw new UserError(`cannot read --cluster ${options.cluster}: ${(error as Error).message}`);
+    }
+    for (const key of Object.keys(file)) {
+      if (!(CLUSTER_KEYS as readonly string[]).includes(key)) throw new UserError(`${options.cluster}: unknown key '${key}'; the keys are ${CLUSTER_KEYS.join(', ')}`);
+    }
+  }
+  const text = (key: string): string | undefined => (file[key] === undefined || file[key] === null ? undefined : String(file[key]));
+  const remoteDir = options.remoteDir ?? text('remote_dir');
+  if (!remoteDir) throw new UserError('--executor slurm needs --remote-dir (a folder on a filesystem that the cluster nodes and this machine share), or remote_dir in --cluster');
+  const sbatchLines = [...((file.sbatch as string[] | undefined) ?? []), ...(options.sbatch ?? [])];
+  return {
+    remoteDir,
+    localDir: options.localDir ?? text('local_dir'),
+    loginHost: options.ssh ?? text('ssh') ?? null,
+    turnlab: options.turnlab ?? text('turnlab'),
+    resources: {
+      partition: options.partition ?? text('partition'),
+      time: options.time ?? text('time'),
+      cpusPerTask: options.cpusPerTask ?? (file.cpus_per_task === undefined ? undefined : Number(file.cpus_per_task)),
+      gres: options.gres ?? text('gres'),
+      extra: sbatchLines,
+    },
+  };
+}
+
+export function jobsTable(jobs: ClusterJob[]): string {
+  return renderTable(
+    ['job', 'run', 'group', 'slurm job', 'state', 'reason', 'iteration', 'local run'],
+    jobs.map((j) => [j.id, j.name, j.seedGroup, j.jobId ?? '-', j.state, j.reason ?? '-', j.lastIteration ?? '-', j.runId ?? '-']),
+  );
+}
+
+function pollMs(): number {
+  return Number(process.env.TURNLAB_JOB_POLL_MS) || 2000;
+}
+
+/** Follows jobs until every one has ended and been imported; Ctrl-C stops following, not the jobs. */
+async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Promise<ClusterJob[]> {
+  const { refreshJobs } = await import('../cluster/slurm-sweep');
+  const { ClusterJobs } = await import('../cluster/jobs');
+  const { ENDED_STATES } = await import('../cluster/slurm');
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+    process.stderr.write('stopped following; the jobs go on (turnlab jobs --watch follows them again)\n');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    for (;;) {
+      for (const change of await refreshJobs(store, { only })) {
+        const j = change.job;
+        const what = change.imported ? `imported as run ${j.runId}` : `${j.state}${j.reason ? ` (${j.reason})` : ''}`;
+        if (change.imported || change.was !== j.state) process.stderr.write(`[${j.name}] job ${j.jobId} ${what}${j.lastIteration !== null ? `, iteration ${j.lastIteration}` : ''}\n`);
+      }
+      const jobs = new ClusterJobs(store).list().filter(only);
+      if (interrupted || jobs.every((j) => ENDED_STATES.has(j.state) && j.importedAttempt === j.attempt)) return jobs;
+      await new Promise((r) => setTimeout(r, pollMs()));
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function throwIfNotCompleted(jobs: ClusterJob[]): void {
+  const bad = jobs.filter((j) => j.state !== 'completed');
+  if (bad.length > 0) throw new UserError(`${bad.length} of ${jobs.length} tasks did not complete: ${bad.map((j) => `${j.name} ${j.state}`).join(', ')}`);
+}
+
+async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
+  const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }] = await Promise.all([
+    import('../cluster/sweep-plan'),
+    import('../../trainer-core'),
+    import('./train-seeds'),
+  ]);
+  const overrides = options.set ?? [];
+  const base = options.name ?? loadRunConfigWithSource(options.config, overrides).cfg.trainer.experiment_name;
+  const plan = planSweep(base, axes, options.seeds, []);
+  for (const run of plan.runs) loadRunConfigWithSource(options.config, [...overrides, ...run.overrides]);
+  const settings = expandGrid(axes);
+  for (const setting of settings) {
+    await trainSeedGroup(store, {
+      configPath: options.config,
+      overrides: [...overrides, ...setting.overrides],
+      name: setting.label ? `${base}-${setting.label}` : base,
+      seeds: options.seeds,
+      concurrency: options.concurrency,
+    });
+  }
+}
+
+async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
+  const { submitSlurmSweep } = await import('../cluster/slurm-sweep');
+  const settings = clusterSettings(options);
+  const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
+    configPath: options.config,
+    overrides: options.set ?? [],
+    name: options.name,
+    axes,
+    seeds: options.seeds,
+    ...settings,
+  });
+  const groups = [...new Set(jobs.map((j) => j.seedGroup))];
+  process.stderr.write(`sweep ${sweep}: ${jobs.length} runs in ${groups.length} seed groups (${groups.join(', ')}), sbatch array job ${arrayJobId}${settings.loginHost ? ` on ${settings.loginHost}` : ''}\n`);
+  if (options.detach) {
+    process.stdout.write(`${jobsTable(jobs)}\n`);
+    return;
+  }
+  const ended = await watchJobs(store, (j) => j.sweep === sweep);
+  process.stdout.write(`sweep ${sweep}\n${jobsTable(ended)}\n`);
+  throwIfNotCompleted(ended);
+}
+
+export function register(program: Command): void {
+  program
+    .command('sweep')
+    .description('a grid of settings x seeds: one seed group per setting, trained here (--executor local) or on a Slurm cluster (--executor slurm)')
+    .requiredOption('--config <file>', 'run config (YAML); see configs/')
+    .option('--set <key=value>', 'override a config key for every run (repeatable)', collectSet)
+    .option('--grid <key=v1,v2>', 'a config key and its values to sweep (repeatable: the grid is every combination)', collectSet)
+    .requiredOption('--seeds <n|list>', 'seeds of each setting: 3 means 0..2, 0,1,2 those seeds', seedsOption)
+    .option('--name <name>', 'base of the group and run names (default: trainer.experiment_name)')
+    .addOption(new Option('--executor <where>', 'local: the queue of this machine; slurm: one sbatch --array').choices(['local', 'slurm']).default('local'))
+    .option('--concurrency <n>', 'local: runs trained at once', positiveInt)
+    .option('--cluster <file>', 'slurm: YAML with ssh, remote_dir, local_dir, partition, time, cpus_per_task, gres, sbatch (list), turnlab')
+    .option('--remote-dir <dir>', 'slurm: folder on the shared filesystem for the run bundles, as the nodes see it')
+    .option('--local-dir <dir>', 'slurm: the same folder as this machine sees it (default: --remote-dir)')
+    .option('--ssh <host>', 'slurm: submit on this login node over ssh (default: this machine)')
+    .option('--partition <name>', 'slurm: #SBATCH --partition')
+    .option('--time <limit>', 'slurm: #SBATCH --time, e.g. 02:00:00')
+    .option('--cpus-per-task <n>', 'slurm: #SBATCH --cpus-per-task (default 1)', positiveInt)
+    .option('--gres <gres>', 'slurm: #SBATCH --gres, e.g. gpu:1')
+    .option('--sbatch <line>', 'slurm: an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)', collectSet)
+    .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
+    .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
+    .action(async (options: SweepOptions, command: Command) => {
+      const { parseGridAxis } = await import('../cluster/sweep-plan');
+      let axes: GridAxis[];
+      try {
+        axes = (options.grid ?? []).map(parseGridAxis);
+      } catch (error) {
+        throw new UserError((error as Error).message);
+      }
+      if (options.executor === 'local' && (options.remoteDir || options.ssh || options.cluster || options.detach)) {
+        throw new UserError('--remote-dir, --ssh, --cluster and --detach apply to --executor slurm');
+      }
+      if (options.executor === 'slurm' && options.concurrency !== undefined) throw new UserError('--concurrency applies to --executor local; the scheduler decides for slurm');
+      await withStore(
+        command,
+        async (store) => {
+          try {
+            if (options.executor === 'slurm') await slurmSweep(store, options, axes);
+            else await localSweep(store, options, axes);
+          } catch (error) {
+            const userError = asTrainingUserError(error);
+            if (userError instanceof Error && !(userError instanceof UserError) && /^(--grid|the sweep has)/.test(userError.message)) throw new UserError(userError.message);
+            throw userError;
+          }
+        },
+        { create: true },
+      );
+    });
+
+  program
+    .command('jobs')
+    .description('the cluster jobs of sweeps: polls the scheduler, imports the runs of ended tasks, prints their states')
+    .option('--watch', 'follow until every job has ended and been imported')
+    .option('--json', 'print JSON')
+    .action(async (options: { watch?: boolean; json?: boolean }, command: Command) => {
+      await withStore(command, async (store) => {
+        const { refreshJobs } = await import('../cluster/slurm-sweep');
+        const { ClusterJobs } = await import('../cluster/jobs');
+        try {
+          if (options.watch) await watchJobs(store, () => true);
+          else await refreshJobs(store);
+        } catch (error) {
+          throw asTrainingUserError(error);
+        }
+        const jobs = new ClusterJobs(store).list();
+        if (options.json) process.stdout.write(`${JSON.stringify(jobs, null, 2)}\n`);
+        else process.stdout.write(jobs.length === 0 ? 'no cluster jobs yet\n' : `${jobsTable(jobs)}\n`);
+      });
+    });
+
+  program
+    .command('cancel-job')
+    .description('stop a cluster task (scancel): its trainer saves a checkpoint and ends; resume-job continues it')
+    .argument('<job>', 'job number from turnlab jobs, Slurm job id (12_3) or run name')
+    .action(async (ref: string, _options: unknown, command: Command) => {
+      await withStore(command, async (store) => {
+        const { cancelJob } = await import('../cluster/slurm-sweep');
+        const job = await cancelJob(store, ref).catch((error: unknown) => {
+          throw asTrainingUserError(error);
+        });
+        process.stdout.write(`${job.name}: job ${job.jobId} ${job.state}\n`);
+      });
+    });
+
+  program
+    .command('resume-job')
+    .description('continue a cancelled, timed-out or failed cluster task as a new job from its last checkpoint')
+    .argument('<job>', 'job number from turnlab jobs, Slurm job id (12_3) or run name')
+    .option('--watch', 'follow the new job until it has ended and been imported')
+    .action(async (ref: string, options: { watch?: boolean }, command: Command) => {
+      await withStore(command, async (store) => {
+        const { resumeJob } = await import('../cluster/slurm-sweep');
+        const job = await resumeJob(store, ref).catch((error: unknown) => {
+          throw asTrainingUserError(error);
+        });
+        process.stderr.write(`${job.name}: resumed as job ${job.jobId} (attempt ${job.attempt})\n`);
+        if (options.watch) {
+          const [ended] = await watchJobs(store, (j) => j.id === job.id);
+          process.stdout.write(`${jobsTable([ended])}\n`);
+          throwIfNotCompleted([ended]);
+        }
+      });
+    });
+}

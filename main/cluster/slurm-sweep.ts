@@ -1,0 +1,265 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { loadRunConfigWithSource } from '../../trainer-core';
+import { bundleRuns, openBundle } from '../bundle/bundle-file';
+import { importBundles } from '../bundle/import-bundles';
+import { newManifest, writeManifest } from '../bundle/manifest';
+import { dbPath } from '../paths';
+import type { Store } from '../store/db';
+import { seedGroupOf } from '../../preload/seed-list';
+import { ClusterJobs, type ClusterJob } from './jobs';
+import { createShell, type Shell } from './shell';
+import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
+import { folderName, planSweep, type GridAxis } from './sweep-plan';
+
+/**
+ * The Slurm executor of `turnlab sweep`: one `sbatch --array` per sweep, each task training one
+ * run into its own bundle folder on the shared filesystem; states polled with `scontrol` and
+ * kept in cluster_jobs; ended tasks imported into the local store; `scancel` to stop; a cancelled
+ * or timed-out task resumed as a new job from its bundle's last checkpoint.
+ */
+
+export interface SlurmSweepRequest {
+  configPath: string;
+  overrides: string[];
+  name?: string;
+  axes: GridAxis[];
+  seeds: number[];
+  /** The sweep's folder on the shared filesystem, as the nodes see it. */
+  remoteDir: string;
+  /** The same folder as this machine sees it (default: remoteDir). */
+  localDir?: string;
+  /** `ssh` destination of the login node; null submits on this machine. */
+  loginHost: string | null;
+  /** How a node starts turnlab (default: this node binary and this checkout's bin/turnlab.js). */
+  turnlab?: string;
+  resources: SlurmResources;
+}
+
+export function defaultTurnlabCommand(): string {
+  return `${process.execPath} ${resolve(import.meta.dirname, '../../bin/turnlab.js')}`;
+}
+
+function sweepStamp(now: Date): string {
+  return now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest, shell: Shell = createShell(request.loginHost)): Promise<{ sweep: string; arrayJobId: string; jobs: ClusterJob[] }> {
+  const configPath = resolve(request.configPath);
+  const base = request.name ?? loadRunConfigWithSource(configPath, request.overrides).cfg.trainer.experiment_name;
+  const jobsTable = new ClusterJobs(store);
+  const taken = [
+    ...store.runs.progress().flatMap((r) => seedGroupOf(JSON.parse(r.tags) as string[]) ?? []),
+    ...jobsTable.list().map((j) => j.seedGroup),
+  ];
+  const plan = planSweep(base, request.axes, request.seeds, taken);
+  // Every run's config is read here, so a bad key or value refuses the sweep before anything is submitted.
+  const configs = plan.runs.map((run) => loadRunConfigWithSource(configPath, [...request.overrides, ...run.overrides]).cfg);
+  const sweep = `${folderName(base)}-${sweepStamp(new Date())}`;
+  const localRoot = join(resolve(request.localDir ?? request.remoteDir), sweep);
+  const remoteRoot = join(request.remoteDir, sweep);
+  if (existsSync(localRoot)) throw new SlurmError(`${localRoot} exists already; wait a second or choose another --remote-dir`);
+  const turnlab = request.turnlab ?? defaultTurnlabCommand();
+  const tasks = plan.runs.map((run) => ({
+    run,
+    local: join(localRoot, folderName(run.name)),
+    remote: join(remoteRoot, folderName(run.name)),
+    args: ['train', '--config', configPath, ...[...request.overrides, ...run.overrides].flatMap((o) => ['--set', o]), '--name', run.name, '--tag', run.tag],
+  }));
+  let rows: ClusterJob[] = [];
+  try {
+    tasks.forEach((task, i) => {
+      mkdirSync(task.local, { recursive: true });
+      writeManifest(task.local, newManifest({ name: task.run.name, seed: task.run.seed, seedGroup: task.run.seedGroup, sweep, config: configs[i] }));
+    });
+    const script = arrayScript({
+      jobName: `turnlab-${sweep}`,
+      outputDir: remoteRoot,
+      turnlab,
+      tasks: tasks.map((t) => ({ bundleDir: t.remote, args: t.args })),
+      resources: request.resources,
+    });
+    writeFileSync(join(localRoot, 'sweep.sbatch'), script);
+    rows = jobsTable.insert(
+      tasks.map((t) => ({
+        sweep,
+        seedGroup: t.run.seedGroup,
+        name: t.run.name,
+        seed: t.run.seed,
+        loginHost: request.loginHost,
+        bundleDir: t.local,
+        remoteBundleDir: t.remote,
+        trainArgs: t.args,
+        turnlab,
+        resources: request.resources,
+      })),
+    );
+    const arrayJobId = await sbatch(shell, join(remoteRoot, 'sweep.sbatch'));
+    store.transaction(() => rows.forEach((row, i) => jobsTable.update(row.id, { jobId: `${arrayJobId}_${i}`, state: 'pending' })));
+    return { sweep, arrayJobId, jobs: rows.map((r) => jobsTable.get(r.id)!) };
+  } catch (error) {
+    // A sweep that was not submitted leaves nothing behind, here or on the shared filesystem.
+    jobsTable.remove(rows.map((r) => r.id));
+    rmSync(localRoot, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** What the bundle's own file says: the run's status and last iteration (null before it has one). */
+function readBundleProgress(dir: string): { status: string | null; lastIteration: number | null } {
+  if (!existsSync(dbPath(dir))) return { status: null, lastIteration: null };
+  try {
+    const bundle = openBundle(dir);
+    try {
+      const run = bundleRuns(bundle).pop();
+      const row = bundle.db.prepare('SELECT max(iteration) AS last FROM metrics').get() as { last: number | null };
+      return { status: run?.status ?? null, lastIteration: row.last };
+    } finally {
+      bundle.db.close();
+    }
+  } catch {
+    return { status: null, lastIteration: null };
+  }
+}
+
+/** The last `turnlab:` line the task printed: why it failed, in turnlab's words. */
+function failureLine(job: ClusterJob): string | null {
+  const [array, task] = (job.jobId ?? '').split('_');
+  const file = task === undefined ? join(job.bundleDir, `slurm-${array}.out`) : join(job.bundleDir, '..', `slurm-${array}_${task}.out`);
+  if (!existsSync(file)) return null;
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('turnlab: '));
+  return lines.pop()?.slice('turnlab: '.length) ?? null;
+}
+
+/** When the scheduler has forgotten a job: what its bundle says it ended as. */
+function stateFromBundle(status: string | null): JobState {
+  if (status === 'completed') return 'completed';
+  if (status === 'stopped') return 'cancelled';
+  if (status === 'failed' || status === 'interrupted') return 'failed';
+  return 'unknown';
+}
+
+export interface JobChange {
+  job: ClusterJob;
+  /** The state before this refresh. */
+  was: JobState;
+  imported: boolean;
+}
+
+/**
+ * Polls the scheduler for every job not yet ended and imported, records states, last iterations
+ * and failure reasons, and imports each ended task's bundle into the store (again when a resumed
+ * task ended). Returns the jobs whose state changed or that were imported.
+ */
+export async function refreshJobs(store: Store, options: { shell?: (host: string | null) => Shell; only?: (job: ClusterJob) => boolean } = {}): Promise<JobChange[]> {
+  const table = new ClusterJobs(store);
+  const shellOf = options.shell ?? ((host) => createShell(host));
+  const open = table.list().filter((j) => (options.only?.(j) ?? true) && j.jobId !== null && (!ENDED_STATES.has(j.state) || j.importedAttempt !== j.attempt));
+  const changes: JobChange[] = [];
+  const byHost = new Map<string | null, ClusterJob[]>();
+  for (const job of open) byHost.set(job.loginHost, [...(byHost.get(job.loginHost) ?? []), job]);
+  for (const [host, jobs] of byHost) {
+    const infos = await queryJobs(
+      shellOf(host),
+      jobs.map((j) => j.jobId!.split('_')[0]),
+    );
+    for (const job of jobs) {
+      const info = infos.get(job.jobId!);
+      const progress = readBundleProgress(job.bundleDir);
+      let state: JobState = info?.state ?? job.state;
+      let reason = info ? info.reason : job.reason;
+      if (!info && !ENDED_STATES.has(job.state)) state = stateFromBundle(progress.status);
+      if (state === 'failed') reason = failureLine(job) ?? reason;
+      let imported = false;
+      let runId = job.runId;
+      let importedAttempt = job.importedAttempt;
+      if (ENDED_STATES.has(state) && importedAttempt !== job.attempt) {
+        if (progress.status === null) {
+          importedAttempt = job.attempt; // the task never wrote a run: nothing to bring home
+        } else {
+          const outcome = importBundles(store, [job.bundleDir]).at(-1);
+          if (outcome && outcome.action !== 'live') {
+            runId = outcome.runId;
+            importedAttempt = job.attempt;
+            imported = true;
+          }
+        }
+      }
+      const patch = { state, reason, lastIteration: progress.lastIteration ?? job.lastIteration, runId, importedAttempt };
+      if (state !== job.state || imported || patch.lastIteration !== job.lastIteration || reason !== job.reason) {
+        table.update(job.id, patch);
+        changes.push({ job: table.get(job.id)!, was: job.state, imported });
+      }
+    }
+  }
+  return changes;
+}
+
+export async function cancelJob(store: Store, ref: string, shell?: Shell): Promise<ClusterJob> {
+  const job = findJob(store, ref);
+  if (ENDED_STATES.has(job.state)) throw new SlurmError(`job ${job.jobId} (${job.name}) has already ended (${job.state})`);
+  await scancel(shell ?? createShell(job.loginHost), job.jobId!);
+  // slurmctld records the cancellation a moment after scancel returns.
+  const table = new ClusterJobs(store);
+  for (let tries = 0; tries < 50; tries++) {
+    await refreshJobs(store, { only: (j) => j.id === job.id, shell: shell && (() => shell) });
+    if (ENDED_STATES.has(table.get(job.id)!.state)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return table.get(job.id)!;
+}
+
+export function findJob(store: Store, ref: string): ClusterJob {
+  const job = new ClusterJobs(store).resolve(ref);
+  if (!job) throw new SlurmError(`no cluster job '${ref}' (see turnlab jobs)`);
+  return job;
+}
+
+/**
+ * A cancelled, timed-out or failed task continues as a new job: `turnlab resume` in its bundle,
+ * from the last checkpoint (or trained again from the start when it never saved one).
+ */
+export async function resumeJob(store: Store, ref: string, shell?: Shell): Promise<ClusterJob> {
+  const job = findJob(store, ref);
+  if (!ENDED_STATES.has(job.state) || job.state === 'completed') {
+    throw new SlurmError(`job ${job.jobId} (${job.name}) is ${job.state}; only a cancelled, timed-out or failed task can be resumed`);
+  }
+  const file = dbPath(job.bundleDir);
+  let hasCheckpoint = false;
+  if (existsSync(file)) {
+    // The job has ended, so no trainer writes the bundle: its run is released here, as Slurm
+    // says its process is gone (another node's heartbeat would otherwise hold it for minutes).
+    const db = new Database(file, { fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      const live = db
+        .prepare(`SELECT 1 FROM runs WHERE status IN ('running', 'stopping') AND trainer_heartbeat_at > ?`)
+        .get(Date.now() - 10_000);
+      if (live) throw new SlurmError(`the task of ${job.name} is still saving its checkpoint; resume it in a few seconds`);
+      db.prepare(
+        `UPDATE runs SET trainer_pid = NULL, trainer_host = NULL, trainer_started_at = NULL, trainer_heartbeat_at = NULL,
+          status = CASE WHEN status IN ('queued', 'running', 'stopping') THEN 'interrupted' ELSE status END`,
+      ).run();
+      hasCheckpoint = (db.prepare('SELECT count(*) AS n FROM checkpoints').get() as { n: number }).n > 0;
+    } finally {
+      db.close();
+    }
+  }
+  if (!hasCheckpoint) {
+    for (const leftover of ['turnlab.sqlite', 'turnlab.sqlite-journal', 'checkpoints']) rmSync(join(job.bundleDir, leftover), { recursive: true, force: true });
+  }
+  const attempt = job.attempt + 1;
+  const script = singleScript({
+    jobName: `turnlab-${job.name}`,
+    bundleDir: job.remoteBundleDir,
+    turnlab: job.turnlab,
+    args: hasCheckpoint ? ['resume', job.name] : job.trainArgs,
+    resources: job.resources,
+  });
+  writeFileSync(join(job.bundleDir, `resume-${attempt}.sbatch`), script);
+  const jobId = await sbatch(shell ?? createShell(job.loginHost), join(job.remoteBundleDir, `resume-${attempt}.sbatch`));
+  const table = new ClusterJobs(store);
+  table.update(job.id, { jobId, attempt, state: 'pending', reason: null });
+  return table.get(job.id)!;
+}

@@ -1,0 +1,94 @@
+// Sweeps: a grid of config settings crossed with seeds. Pure, so the CLI and the New run form
+// expand a sweep the same way: one seed group per combination of settings, named by the
+// settings that differ, and one run per seed in it.
+import { freshGroupName, seedGroupTag, seedRunName } from '../../preload/seed-list';
+
+export interface GridAxis {
+  key: string;
+  values: string[];
+}
+
+/** Most runs one sweep may hold, as MAX_GROUP_SEEDS for one group: a typo should not queue thousands. */
+export const MAX_SWEEP_RUNS = 256;
+
+/** `key=v1,v2`; throws a message fit for the command line. */
+export function parseGridAxis(text: string): GridAxis {
+  const eq = text.indexOf('=');
+  const key = eq < 0 ? '' : text.slice(0, eq).trim();
+  if (!/^[A-Za-z_][\w.]*$/.test(key)) throw new Error(`--grid '${text}' is not key=value1,value2 (e.g. --grid actor_rollout_ref.actor.optim.lr=1e-3,3e-4)`);
+  const values = text.slice(eq + 1).split(',').map((v) => v.trim());
+  if (values.some((v) => v === '')) throw new Error(`--grid '${text}' has an empty value; separate values by single commas`);
+  if (new Set(values).size !== values.length) throw new Error(`--grid '${text}' names a value twice`);
+  return { key, values };
+}
+
+export interface SweepSetting {
+  /** `--set` overrides of this combination, in the order of the axes. */
+  overrides: string[];
+  /** The settings that differ between combinations, e.g. `lr=0.001,steps=4` (empty for one combination). */
+  label: string;
+}
+
+/** The last part of a dotted key: short enough for a run name, as a reader would say it. */
+function shortKey(key: string, axes: readonly GridAxis[]): string {
+  const last = key.split('.').pop()!;
+  return axes.filter((a) => a.key.split('.').pop() === last).length > 1 ? key : last;
+}
+
+export function expandGrid(axes: readonly GridAxis[]): SweepSetting[] {
+  const keys = axes.map((a) => a.key);
+  const twice = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (twice) throw new Error(`--grid names ${twice} twice; give all its values in one --grid ${twice}=a,b`);
+  let combos: string[][] = [[]];
+  for (const axis of axes) combos = combos.flatMap((c) => axis.values.map((v) => [...c, v]));
+  return combos.map((values) => ({
+    overrides: values.map((v, i) => `${axes[i].key}=${v}`),
+    label: values
+      .map((v, i) => (axes[i].values.length > 1 ? `${shortKey(axes[i].key, axes)}=${v}` : null))
+      .filter((part): part is string => part !== null)
+      .join(','),
+  }));
+}
+
+export interface SweepRunPlan {
+  seedGroup: string;
+  name: string;
+  seed: number;
+  /** The combination's overrides followed by the seed's. */
+  overrides: string[];
+  tag: string;
+}
+
+export interface SweepPlan {
+  groups: Array<{ name: string; label: string; overrides: string[] }>;
+  runs: SweepRunPlan[];
+}
+
+/** Every run of the sweep; group names avoid those already taken (`base#2`...). */
+export function planSweep(base: string, axes: readonly GridAxis[], seeds: readonly number[], takenGroups: Iterable<string>): SweepPlan {
+  const settings = expandGrid(axes);
+  if (settings.length * seeds.length > MAX_SWEEP_RUNS) {
+    throw new Error(`the sweep has ${settings.length} settings x ${seeds.length} seeds = ${settings.length * seeds.length} runs; at most ${MAX_SWEEP_RUNS}`);
+  }
+  const taken = new Set(takenGroups);
+  const groups = settings.map((setting) => {
+    const name = freshGroupName(setting.label ? `${base}-${setting.label}` : base, taken);
+    taken.add(name);
+    return { name, label: setting.label, overrides: setting.overrides };
+  });
+  const runs = groups.flatMap((group) =>
+    seeds.map((seed) => ({
+      seedGroup: group.name,
+      name: seedRunName(group.name, seed),
+      seed,
+      overrides: [...group.overrides, `trainer.seed=${seed}`],
+      tag: seedGroupTag(group.name),
+    })),
+  );
+  return { groups, runs };
+}
+
+/** A run name as a folder name on any filesystem. */
+export function folderName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._=+-]/g, '_');
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { groupSignal, type GroupEpisode } from '../../bench/lib/group-signal';
+
+const group = (iteration: number, groupId: number, outcomes: Array<[boolean, number]>): GroupEpisode[] =>
+  outcomes.map(([success, reward]) => ({ iteration, groupId, success, reward }));
+
+describe('groupSignal', () => {
+  it('counts groups without reward variance and failing rooms solved within their group', () => {
+    const s = groupSignal([
+      ...group(1, 0, [[true, 10], [true, 10], [true, 10], [true, 10]]), // all solved alike: no signal
+      ...group(1, 1, [[false, -1], [false, -1], [false, -1], [false, -1]]), // all failed alike: no signal
+      ...group(1, 2, [[false, -1], [false, -0.5], [false, -1], [false, -1]]), // all failed, rewards differ
+      ...group(1, 3, [[true, 10.5], [false, -1], [false, -1], [false, -1]]), // a failing room solved once
+      ...group(2, 0, [[true, 10.5], [true, 10.6], [false, -1], [true, 10.7]]), // same group id, next iteration
+    ]);
+    expect(s).toMatchObject({ groups: 5, zeroVariance: 2, allSolved: 1, allFailed: 2, mostlyFailed: 3, mostlyFailedSolvedOnce: 1 });
+    expect([...s.successesPerGroup.entries()].sort()).toEqual([
+      [0, 2],
+      [1, 1],
+      [3, 1],
+      [4, 1],
+    ]);
+  });
+});

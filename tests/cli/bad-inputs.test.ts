@@ -1,0 +1,212 @@
+// Bad inputs a new user meets first, each answered by one line naming what is wrong and how to
+// fix it, exit code 2, and nothing stored for a run that never started: data folders that cannot
+// be created or written, a warm start the env cannot give, step counts out of range, exports
+// to a full disk or a folder, eval counts, a model folder whose config or weights are wrong,
+// and Dawn's warnings kept out of the output.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { makeFixtureDataDir, makeTempDir } from '../helpers/fixtures';
+import { repoRoot, runTurnlab, TINY_OVERRIDES, TINY_TRAIN } from '../helpers/turnlab-cli';
+
+const tmp = makeTempDir('turnlab-bad-inputs-');
+chmodSync(tmp.dir, 0o755);
+afterAll(() => tmp.cleanup());
+
+const bandit = join(repoRoot, 'configs/bandit.yaml');
+const countdown = join(repoRoot, 'configs/countdown.yaml');
+
+/** The one line on stderr, with exit code 2. */
+function expectRefused(result: { code: number | null; stderr: string }, line: string): void {
+  expect(result.stderr).toBe(`turnlab: ${line}\n`);
+  expect(result.code).toBe(2);
+}
+
+/** No run left behind in `dataDir` (an empty store, or no store at all). */
+function expectNoRuns(dataDir: string): void {
+  const listed = runTurnlab(['runs', '--json'], { dataDir });
+  if (listed.code === 0) expect(JSON.parse(listed.stdout)).toEqual([]);
+  else expect(listed.stderr).toMatch(/does not exist|no TurnLab database/);
+}
+
+// Tests run as root, whom file modes do not stop: the unprivileged cases run as `nobody`.
+const asRoot = process.getuid?.() === 0;
+const canDropPrivileges = !asRoot || spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
+function turnlabAsUser(args: string[]) {
+  const argv = [join(repoRoot, 'bin/turnlab.js'), ...args];
+  const result = asRoot
+    ? spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], { cwd: tmpdir(), encoding: 'utf8', timeout: 120_000 })
+    : spawnSync(process.execPath, argv, { cwd: tmpdir(), encoding: 'utf8', timeout: 120_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('data folders that cannot be created or written', () => {
+  it('refuses /proc and /sys at once instead of spinning or printing a stack trace', () => {
+    const proc = runTurnlab(['--data-dir', '/proc/turnlab', 'train', '--config', bandit]);
+    expectRefused(proc, 'cannot create the data folder /proc/turnlab: /proc: its file system does not accept new folders (ENOENT); choose another with --data-dir or TURNLAB_DATA_DIR');
+    const serve = runTurnlab(['--data-dir', '/proc/turnlab', 'serve', '--no-open']);
+    expectRefused(serve, 'cannot create the data folder /proc/turnlab: /proc: its file system does not accept new folders (ENOENT); choose another with --data-dir or TURNLAB_DATA_DIR');
+    const sys = runTurnlab(['--data-dir', '/sys/turnlab/data', 'train', '--config', bandit]);
+    expect(sys.stderr).toMatch(/^turnlab: cannot create the data folder \/sys\/turnlab\/data: \/sys: the system does not allow new folders in it \((EPERM|EACCES|EROFS)\); choose another with --data-dir or TURNLAB_DATA_DIR\n$/);
+    expect(sys.code).toBe(2);
+  });
+
+  it('names a file standing where a parent folder should be', () => {
+    const file = join(tmp.dir, 'a-file');
+    writeFileSync(file, 'x');
+    expectRefused(
+      runTurnlab(['--data-dir', join(file, 'data'), 'train', '--config', bandit]),
+      `cannot create the data folder ${join(file, 'data')}: ${file}: it is a file, not a folder (ENOTDIR); choose another with --data-dir or TURNLAB_DATA_DIR`,
+    );
+  });
+
+  it.skipIf(!canDropPrivileges)('refuses a parent the user cannot write, and still lists the runs of a folder it cannot write', () => {
+    const locked = join(tmp.dir, 'locked');
+    mkdirSync(locked, { mode: 0o755 });
+    expectRefused(
+      turnlabAsUser(['--data-dir', join(locked, 'data'), 'train', '--config', bandit]),
+      `cannot create the data folder ${join(locked, 'data')}: ${locked}: this user may not create folders in it (EACCES); choose another with --data-dir or TURNLAB_DATA_DIR`,
+    );
+    // A colleague's results: readable, not writable. Reading commands work; training says why not.
+    const shared = makeFixtureDataDir();
+    try {
+      chmodSync(shared.dir, 0o755);
+      chmodSync(join(shared.dir, 'turnlab.sqlite'), 0o644);
+      const before = readFileSync(join(shared.dir, 'turnlab.sqlite'));
+      const listed = turnlabAsUser(['--data-dir', shared.dir, 'runs', '--json']);
+      expect(listed.stderr).toBe('');
+      expect((JSON.parse(listed.stdout) as Array<{ id: number }>).map((r) => r.id)).toEqual(shared.runs.map((r) => r.run.id));
+      const shown = turnlabAsUser(['--data-dir', shared.dir, 'show', '1', '--json']);
+      expect(shown.code, shown.stderr).toBe(0);
+      const exported = turnlabAsUser(['--data-dir', shared.dir, 'export', '--all', '--what', 'runs', '--format', 'jsonl']);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stdout.trim().split('\n')).toHaveLength(shared.runs.length);
+      expectRefused(
+        turnlabAsUser(['--data-dir', shared.dir, 'train', '--config', bandit]),
+        `data folder ${shared.dir} is not writable by this user (reading commands such as 'turnlab runs' still work; choose another with --data-dir to train)`,
+      );
+      expect(readFileSync(join(shared.dir, 'turnlab.sqlite')).equals(before)).toBe(true);
+    } finally {
+      shared.cleanup();
+    }
+  });
+});
+
+describe('configs refused before a run exists', () => {
+  it('refuses warm_start.mode random-valid on a free-text env with the key and the fix', () => {
+    const dataDir = join(tmp.dir, 'warm');
+    const result = runTurnlab(['train', '--config', countdown, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--set', 'warm_start.mode=random-valid'], { dataDir });
+    expectRefused(result, "warm_start.mode: random-valid picks among named actions, but env tag 'Countdown' takes free text; use warm_start.mode: expert (or none)");
+    expectNoRuns(dataDir);
+  });
+
+  it('bounds trainer.total_training_steps: at most a million, and 0 only with a warm start', () => {
+    const dataDir = join(tmp.dir, 'steps');
+    expectRefused(
+      runTurnlab(['train', '--config', bandit, '--set', 'trainer.total_training_steps=1e12'], { dataDir }),
+      '--set trainer.total_training_steps=1e12: `trainer.total_training_steps` must be <= 1000000, got 1000000000000',
+    );
+    expectRefused(
+      runTurnlab(['train', '--config', bandit, '--set', 'trainer.total_training_steps=0', '--set', 'warm_start.mode=none'], { dataDir }),
+      '--set trainer.total_training_steps=0: `trainer.total_training_steps` is 0 and there is no warm start, so the run would train nothing; give 1 or more (or a `warm_start` to train the warm start alone)',
+    );
+    expectNoRuns(dataDir);
+    const warmOnly = runTurnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0'], { dataDir });
+    expect(warmOnly.code, warmOnly.stderr).toBe(0);
+    expect(warmOnly.stdout).toBe('run 1 (bandit) completed at iteration 0 (the warm start alone: trainer.total_training_steps is 0)\n');
+  });
+});
+
+describe('exports and evaluations', () => {
+  let dataDir: string;
+  let cleanup: () => void;
+  beforeAll(() => {
+    const fixture = makeFixtureDataDir({ iterations: 2 });
+    dataDir = fixture.dir;
+    cleanup = fixture.cleanup;
+  });
+  afterAll(() => cleanup());
+
+  it('names the file when the disk is full, leaving the device in place', () => {
+    const before = statSync('/dev/full');
+    expectRefused(
+      runTurnlab(['export', '1', '--what', 'turns', '--out', '/dev/full', '--force'], { dataDir }),
+      'cannot write /dev/full: the disk is full; free space or choose another --out (ENOSPC); nothing was exported',
+    );
+    const after = statSync('/dev/full');
+    expect(after.isCharacterDevice()).toBe(true);
+    expect(after.rdev).toBe(before.rdev);
+  });
+
+  it('says a folder is a folder, even with --force', () => {
+    const folder = join(tmp.dir, 'an-export-folder');
+    mkdirSync(folder);
+    expectRefused(runTurnlab(['export', '1', '--what', 'turns', '--out', folder, '--force'], { dataDir }), `cannot write ${folder}: it is a folder; give --out a file name (EISDIR)`);
+    expect(statSync(folder).isDirectory()).toBe(true);
+  });
+
+  it('words every bad --episodes alike', () => {
+    for (const value of ['0', '-5', 'two', '1.5']) {
+      expectRefused(runTurnlab(['eval', '1', `--episodes=${value}`], { dataDir }), `--episodes must be an integer of at least 1, got ${value}`);
+    }
+  });
+});
+
+describe('pretrained model folders', () => {
+  let mismatched: string;
+  let truncated: string;
+  let size: number;
+  beforeAll(async () => {
+    mismatched = await writeRandomHfModel(join(tmp.dir, 'mismatched'), { ...PRESETS['tiny-qwen2'] }, { seed: 3 });
+    const config = JSON.parse(readFileSync(join(mismatched, 'config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(mismatched, 'config.json'), JSON.stringify({ ...config, hidden_size: 96 }));
+    truncated = await writeRandomHfModel(join(tmp.dir, 'truncated'), PRESETS['tiny-qwen2'], { seed: 3 });
+    size = statSync(join(truncated, 'model.safetensors')).size;
+    truncateSync(join(truncated, 'model.safetensors'), size - 1000);
+  });
+
+  it('names config.json key that disagrees with the weights, before a run exists', () => {
+    const line = `${join(mismatched, 'model.safetensors')}: tensor "model.embed_tokens.weight" has shape [151936,64], the config needs [151936,96]: hidden_size is 96 in ${join(mismatched, 'config.json')} but the weights have 64; use the config.json that came with the weights`;
+    expectRefused(runTurnlab(['generate', '--model', mismatched, '--prompt', 'hi']), line);
+    const dataDir = join(tmp.dir, 'pretrained');
+    expectRefused(runTurnlab(['train', '--config', bandit, '--set', `actor_rollout_ref.model.path=${mismatched}`], { dataDir }), line);
+    expectNoRuns(dataDir);
+  });
+
+  it('says a cut-short weight file is truncated', () => {
+    expectRefused(
+      runTurnlab(['generate', '--model', truncated, '--prompt', 'hi']),
+      `${join(truncated, 'model.safetensors')} is truncated: its tensors need ${size} bytes but the file has ${size - 1000}; copy or download it again`,
+    );
+  });
+});
+
+describe("Dawn's and tfjs's own warnings", () => {
+  // VK_DRIVER_FILES pointing nowhere is a machine without Vulkan, as far as the loader can tell.
+  const noVulkan = { ...process.env, VK_DRIVER_FILES: join(tmp.dir, 'no-driver.json'), VK_ICD_FILENAMES: join(tmp.dir, 'no-driver.json') };
+  const turnlab = (args: string[], env: NodeJS.ProcessEnv) => {
+    const result = spawnSync(process.execPath, [join(repoRoot, 'bin/turnlab.js'), ...args], { cwd: tmpdir(), encoding: 'utf8', env, timeout: 120_000 });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+
+  it('leaves only TurnLab lines in backends and train output, with or without Vulkan', () => {
+    for (const env of [noVulkan, process.env]) {
+      const listed = turnlab(['backends'], env);
+      expect(listed.code).toBe(0);
+      expect(listed.stderr).toBe('');
+      expect(listed.stdout).not.toMatch(/Warning|node-webgpu|tfjs-node for more details/);
+    }
+    const dataDir = join(tmp.dir, 'quiet');
+    const trained = turnlab(
+      ['--data-dir', dataDir, 'train', '--config', bandit, ...TINY_OVERRIDES.filter((o) => o !== 'trainer.backend=wasm').flatMap((o) => ['--set', o]), '--set', 'trainer.backend=auto', '--set', 'trainer.total_training_steps=1', '--set', 'trainer.test_freq=0'],
+      noVulkan,
+    );
+    expect(trained.code, trained.stderr).toBe(0);
+    const lines = trained.stderr.split('\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^backend: wasm on CPU \(WebAssembly SIMD, 1 thread\); not used: tensorflow: .*; webgpu: no WebGPU adapter/);
+    expect(trained.stderr).not.toMatch(/Warning:|node-webgpu|vkCreateInstance|install our node backend/);
+  });
+});

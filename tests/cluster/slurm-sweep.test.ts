@@ -1,0 +1,142 @@
+// `turnlab sweep --executor slurm` on a real one-node Slurm cluster (scripts/slurm-local.sh):
+// the sweep's runs train as tasks of one sbatch --array into bundles and come home row for row;
+// importing again adds nothing, a truncated bundle is refused; a task cancelled with scancel
+// resumes as a new job from its checkpoint and the run holds every iteration once.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRunRows } from '../helpers/run-rows';
+import { hasSlurm, startSlurm, stopSlurm } from '../helpers/slurm-cluster';
+import { repoRoot as repo, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { until } from '../helpers/until';
+
+const root = mkdtempSync(join(tmpdir(), 'turnlab-slurm-'));
+const home = join(root, 'home');
+const shared = join(root, 'shared');
+const turnlab = (...args: string[]) => runTurnlab(args, { dataDir: home });
+const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1'];
+
+beforeAll(() => {
+  if (!hasSlurm) return;
+  process.env.TURNLAB_JOB_POLL_MS = '300';
+  startSlurm();
+});
+afterAll(() => {
+  if (hasSlurm) stopSlurm();
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface Job {
+  id: number;
+  name: string;
+  seedGroup: string;
+  jobId: string;
+  state: string;
+  lastIteration: number | null;
+  runId: number | null;
+  bundleDir: string;
+}
+interface Run {
+  id: number;
+  name: string;
+  status: string;
+  tags: string[];
+  iterations: number;
+}
+const jobs = () => JSON.parse(turnlab('jobs', '--json').stdout) as Job[];
+const runs = () => JSON.parse(turnlab('runs', '--json').stdout) as Run[];
+const count = (file: string, sql: string) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare(sql).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster', () => {
+  it('trains 2 settings x 3 seeds as one array job and brings all 6 runs home, grouped, row for row', () => {
+    const sweep = turnlab(
+      'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=2',
+      '--grid', 'actor_rollout_ref.actor.optim.lr=1e-3,3e-4', '--seeds', '0,1,2', '--executor', 'slurm', '--remote-dir', shared,
+    );
+    expect(sweep.stderr).toMatch(/sweep bandit-\S+: 6 runs in 2 seed groups \(bandit-lr=1e-3, bandit-lr=3e-4\), sbatch array job \d+/);
+    expect(sweep.code).toBe(0);
+    const script = readFileSync(join(shared, readdirSync(shared)[0], 'sweep.sbatch'), 'utf8');
+    expect(script).toMatch(/#SBATCH --array=0-5\n/);
+
+    const all = jobs();
+    expect(all.map((j) => j.state)).toEqual(Array(6).fill('completed'));
+    const local = runs();
+    expect(local).toHaveLength(6);
+    expect(local.map((r) => [r.name, r.status, r.tags]).sort()).toEqual(
+      ['1e-3', '3e-4'].flatMap((lr) => [0, 1, 2].map((s) => [`bandit-lr=${lr}-s${s}`, 'completed', [`seeds:bandit-lr=${lr}`]])),
+    );
+    for (const job of all) {
+      expect(job.runId).not.toBeNull();
+      const bundle = readRunRows(join(job.bundleDir, 'turnlab.sqlite'), 1);
+      expect(bundle.episodes.length * bundle.turns.length * bundle.metrics.length).toBeGreaterThan(0);
+      expect(readRunRows(join(home, 'turnlab.sqlite'), job.runId!)).toEqual(bundle);
+    }
+    expect(turnlab('runs').stdout).toMatch(/cluster jobs[\s\S]*bandit-lr=3e-4-s2 .*completed/);
+  }, 240_000);
+
+  it('adds nothing when the bundles are imported again, and refuses a truncated one naming the file', () => {
+    const bundles = jobs().map((j) => j.bundleDir);
+    const before = count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n');
+    const again = turnlab('import', ...bundles);
+    expect(again.code).toBe(0);
+    expect(again.stdout.match(/unchanged/g)).toHaveLength(6);
+    expect(count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n')).toBe(before);
+
+    // A copy as a colleague might send it (another bundle), beside one whose SQLite file was cut short.
+    const copy = join(root, 'copy');
+    cpSync(bundles[0], copy, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(copy, 'turnlab-bundle.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(copy, 'turnlab-bundle.json'), JSON.stringify({ ...manifest, bundleId: 'copy-of-a-bundle' }));
+    const cut = join(root, 'cut');
+    cpSync(bundles[1], cut, { recursive: true });
+    truncateSync(join(cut, 'turnlab.sqlite'), 8192);
+    const refused = turnlab('import', copy, cut);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`^turnlab: ${join(cut, 'turnlab.sqlite')} is damaged or truncated`));
+    expect(count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n')).toBe(before);
+  }, 60_000);
+
+  it('shows a task cancelled mid-run as cancelled at its last iteration, and resumes it as a new job from its checkpoint', async () => {
+    const submitted = turnlab(
+      'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
+      '--name', 'long', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
+    );
+    expect(submitted.code).toBe(0);
+    const first = await until('the task to train 2 iterations', () => jobs().find((j) => j.name === 'long-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
+    expect(first.state).toBe('running');
+    const cancelled = turnlab('cancel-job', 'long-s0');
+    expect(cancelled.stdout).toMatch(/long-s0: job \d+_0 cancelled/);
+    const ended = await until('the cancelled task to be imported', () => jobs().find((j) => j.name === 'long-s0' && j.runId !== null), 60_000);
+    expect(ended.state).toBe('cancelled');
+    expect(ended.lastIteration).toBeGreaterThanOrEqual(2);
+    expect(ended.lastIteration).toBeLessThan(30);
+    expect(turnlab('runs').stdout).toMatch(new RegExp(`long-s0 .*│ cancelled +│ - +│ ${ended.lastIteration} `));
+    const stopped = runs().find((r) => r.id === ended.runId)!;
+    expect([stopped.status, stopped.iterations]).toEqual(['stopped', ended.lastIteration]);
+
+    const resumed = turnlab('resume-job', 'long-s0', '--watch');
+    expect(resumed.stderr).toMatch(/long-s0: resumed as job \d+ \(attempt 2\)/);
+    expect(resumed.code).toBe(0);
+    const done = jobs().find((j) => j.name === 'long-s0')!;
+    expect([done.state, done.lastIteration, done.runId, done.jobId]).toEqual(['completed', 30, ended.runId, expect.stringMatching(/^\d+$/)]);
+    const file = join(home, 'turnlab.sqlite');
+    // Every iteration once: each of 1..30 has its metrics and its 32 training episodes, no more.
+    expect(count(file, `SELECT count(DISTINCT iteration) AS n FROM metrics WHERE run_id = ${done.runId} AND iteration >= 1`)).toBe(30);
+    const perIteration = new Database(file, { readonly: true })
+      .prepare(`SELECT iteration, count(*) AS n FROM episodes WHERE run_id = ? AND split = 'train' GROUP BY iteration`)
+      .all(done.runId) as Array<{ iteration: number; n: number }>;
+    expect(perIteration.map((r) => r.iteration)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(new Set(perIteration.map((r) => r.n))).toEqual(new Set([32]));
+    expect(readRunRows(file, done.runId!)).toEqual(readRunRows(join(done.bundleDir, 'turnlab.sqlite'), 1));
+    expect(runs().filter((r) => r.name === 'long-s0')).toHaveLength(1);
+  }, 300_000);
+});

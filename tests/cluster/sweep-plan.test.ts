@@ -1,0 +1,65 @@
+// Expanding a sweep and reading Slurm's answers back: pure functions, checked without a cluster.
+import { describe, expect, it } from 'vitest';
+import { arrayScript, jobStateOf, parseScontrol } from '../../main/cluster/slurm';
+import { parseGridAxis, planSweep } from '../../main/cluster/sweep-plan';
+
+describe('sweep plans', () => {
+  it('names each seed group by the settings that differ and each run by its seed', () => {
+    const axes = [parseGridAxis('actor_rollout_ref.actor.optim.lr=1e-3,3e-4'), parseGridAxis('trainer.total_training_steps=10'), parseGridAxis('algorithm.gamma=0.9,1.0')];
+    const plan = planSweep('bandit', axes, [0, 1], ['bandit-lr=1e-3,gamma=0.9']);
+    expect(plan.groups.map((g) => g.name)).toEqual(['bandit-lr=1e-3,gamma=0.9#2', 'bandit-lr=1e-3,gamma=1.0', 'bandit-lr=3e-4,gamma=0.9', 'bandit-lr=3e-4,gamma=1.0']);
+    expect(plan.runs).toHaveLength(8);
+    expect(plan.runs[3]).toEqual({
+      seedGroup: 'bandit-lr=1e-3,gamma=1.0',
+      name: 'bandit-lr=1e-3,gamma=1.0-s1',
+      seed: 1,
+      overrides: ['actor_rollout_ref.actor.optim.lr=1e-3', 'trainer.total_training_steps=10', 'algorithm.gamma=1.0', 'trainer.seed=1'],
+      tag: 'seeds:bandit-lr=1e-3,gamma=1.0',
+    });
+    expect(planSweep('bandit', [], [0, 1, 2], []).runs.map((r) => r.name)).toEqual(['bandit-s0', 'bandit-s1', 'bandit-s2']);
+  });
+
+  it('refuses a malformed --grid, a key given twice and a sweep too large', () => {
+    expect(() => parseGridAxis('lr')).toThrow(/--grid 'lr' is not key=value1,value2/);
+    expect(() => parseGridAxis('a.lr=1,,2')).toThrow(/empty value/);
+    expect(() => planSweep('b', [parseGridAxis('a=1,2'), parseGridAxis('a=3')], [0], [])).toThrow(/names a twice/);
+    const big = parseGridAxis(`a=${Array.from({ length: 100 }, (_, i) => i).join(',')}`);
+    expect(() => planSweep('b', [big], [0, 1, 2], [])).toThrow(/300 runs; at most 256/);
+  });
+});
+
+describe('Slurm tools', () => {
+  it('reads scontrol show job -o for array tasks, pending ranges and plain jobs', () => {
+    const text = [
+      'JobId=7 ArrayJobId=7 ArrayTaskId=2-3 JobName=x JobState=PENDING Reason=Resources Dependency=(null) ExitCode=0:0',
+      'JobId=9 ArrayJobId=7 ArrayTaskId=1 JobName=x JobState=FAILED Reason=NonZeroExitCode ExitCode=2:0',
+      'JobId=8 ArrayJobId=7 ArrayTaskId=0 JobName=x JobState=CANCELLED Reason=None ExitCode=0:15',
+      'JobId=12 JobName=y JobState=TIMEOUT Reason=TimeLimit ExitCode=0:0',
+    ].join('\n');
+    expect(parseScontrol(text)).toEqual([
+      { id: '7_2', state: 'pending', reason: 'Resources' },
+      { id: '7_3', state: 'pending', reason: 'Resources' },
+      { id: '7_1', state: 'failed', reason: 'NonZeroExitCode, exit code 2:0' },
+      { id: '7_0', state: 'cancelled', reason: null },
+      { id: '12', state: 'timeout', reason: null },
+    ]);
+    expect(jobStateOf('CANCELLED+')).toBe('cancelled');
+    expect(jobStateOf('COMPLETING')).toBe('running');
+  });
+
+  it('writes one array script whose tasks exec turnlab in their own bundle, with the #SBATCH settings', () => {
+    const script = arrayScript({
+      jobName: 'turnlab-s',
+      outputDir: '/shared/s',
+      turnlab: '/usr/bin/node /opt/turnlab/bin/turnlab.js',
+      tasks: [
+        { bundleDir: '/shared/s/a', args: ['train', '--config', '/c.yaml', '--name', "it's"] },
+        { bundleDir: '/shared/s/b', args: ['train', '--config', '/c.yaml'] },
+      ],
+      resources: { partition: 'gpu', time: '01:00:00', gres: 'gpu:1', extra: ['--account=abc', '#SBATCH --mem=8G'] },
+    });
+    expect(script).toContain('#SBATCH --array=0-1\n#SBATCH --output=/shared/s/slurm-%A_%a.out\n#SBATCH --partition=gpu\n#SBATCH --time=01:00:00\n#SBATCH --cpus-per-task=1\n#SBATCH --gres=gpu:1\n#SBATCH --account=abc\n#SBATCH --mem=8G\n');
+    expect(script).toContain(`  0) bundle=/shared/s/a; set -- train --config /c.yaml --name 'it'\\''s' ;;`);
+    expect(script).toContain('exec /usr/bin/node /opt/turnlab/bin/turnlab.js --data-dir "$bundle" "$@"');
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The LM head applied only to the hidden states that are scored, in chunks of rows: each chunk's
+ * logits, log-softmax, the target's logprob and the entropy are computed and dropped before the
+ * next chunk, and the backward pass recomputes a chunk's logits instead of keeping them (the
+ * idea of Liger-Kernel's fused linear cross-entropy and of cut-cross-entropy, arXiv 2411.09009).
+ * No [scored tokens, vocab] tensor larger than one chunk exists, forward or backward.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { oneHotFloat } from './blocks/embedding';
+import type { LmHead } from './forward';
+
+/** Elements of one chunk's [rows, vocab] logits: 16 MB of float32. */
+export const DEFAULT_CHUNK_ELEMENTS = 1 << 22;
+
+export interface HeadScores {
+  /** [rows]: log p(target) under softmax(logits / temperature). */
+  logprobs: tf.Tensor1D;
+  /** [rows]: the entropy of that distribution. */
+  entropy: tf.Tensor1D;
+}
+
+export interface HeadScoreOptions {
+  temperature: number;
+  /** Elements of one chunk's logits; rows per chunk = max(1, floor(this / vocab)). */
+  chunkElements?: number;
+}
+
+/**
+ * Logprobs of `targets` and entropies for hidden states [rows, width] through `head`.
+ * Differentiable with respect to `hidden` and, for a trainable head, its weight.
+ */
+export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head: LmHead, options: HeadScoreOptions): HeadScores {
+  const rows = hidden.shape[0];
+  if (targets.length !== rows) throw new Error(`${rows} hidden rows but ${targets.length} targets`);
+  // [width, vocab]; a vocabulary-major table (a tied embedding) is transposed once, on the tape.
+  const weight = (head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D;
+  const vocab = weight.shape[1];
+  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
+  const chunks = Math.ceil(rows / perChunk);
+  // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
+  // and is freed after the last (a transpose per chunk would copy the whole head each time).
+  const shared = { transposed: null as tf.Tensor2D | null, pending: chunks };
+  const transposedFor = (w: tf.Tensor2D): tf.Tensor2D => {
+    if (!shared.transposed) shared.transposed = tf.keep(w.transpose() as tf.Tensor2D);
+    return shared.transposed;
+  };
+  const release = () => {
+    if (--shared.pending === 0 && shared.transposed) {
+      shared.transposed.dispose();
+      shared.transposed = null;
+    }
+  };
+  const parts: tf.Tensor[] = [];
+  for (let start = 0; start < rows; start += perChunk) {
+    const size = Math.min(perChunk, rows - start);
+    const h = rows === size ? hidden : hidden.slice([start, 0], [size, hidden.shape[1]]);
+    const ids = tf.tensor1d(targets.subarray(start, start + size), 'int32');
+    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release)(h, weight) : chunkOp(ids, options.temperature, weight, transposedFor, release)(h));
+  }
+  const both = parts.length === 1 ? parts[0] : tf.concat(parts, 0);
+  return {
+    logprobs: both.slice([0, 0], [rows, 1]).reshape([rows]) as tf.Tensor1D,
+    entropy: both.slice([0, 1], [rows, 1]).reshape([rows]) as tf.Tensor1D,
+  };
+}
+
+/** One chunk as a custom op: [rows, 2] (logprob, entropy), its gradient from recomputed logits. */
+function chunkOp(
+  ids: tf.Tensor1D,
+  temperature: number,
+  frozenWeight: tf.Tensor2D | null,
+  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D,
+  release: () => void,
+): (...inputs: tf.Tensor[]) => tf.Tensor {
+  return tf.customGrad((...args) => {
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    const h = args[0] as tf.Tensor2D;
+    const w = frozenWeight ?? (args[1] as tf.Tensor2D);
+    // Saved, not captured: the forward scope disposes everything it did not save. A frozen
+    // weight is a variable and outlives the pass.
+    save(frozenWeight ? [h, ids] : [h, ids, w]);
+    const { logprob, entropy } = headStatistics(h, w, ids, temperature);
+    return {
+      value: tf.stack([logprob, entropy], 1),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [hs, targets] = saved as [tf.Tensor2D, tf.Tensor1D];
+        const ws = frozenWeight ?? (saved[2] as tf.Tensor2D);
+        const transposed = transposedFor(ws);
+        // Inside tidy: the chunk's [rows, vocab] intermediates are freed before the next chunk's.
+        const grads = tf.tidy(() => {
+          const { z, lse, entropy: ent } = headStatistics(hs, ws, targets, temperature);
+          const vocab = z.shape[1];
+          const a = dy.slice([0, 0], [-1, 1]);
+          const b = dy.slice([0, 1], [-1, 1]);
+          const logp = z.sub(lse);
+          const p = logp.exp();
+          // d logp(y)/dz = onehot(y) - p;  d H/dz = -p (log p + H).
+          const gz = oneHotFloat(targets, vocab).mul(a).sub(p.mul(a.add(b.mul(logp.add(ent.reshape([-1, 1])))))).div(temperature);
+          const gh = tf.matMul(gz, transposed);
+          return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
+        });
+        release();
+        return grads;
+      },
+    };
+  }) as (...inputs: tf.Tensor[]) => tf.Tensor;
+}
+
+function headStatistics(h: tf.Tensor2D, w: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): { z: tf.Tensor2D; lse: tf.Tensor2D; logprob: tf.Tensor1D; entropy: tf.Tensor1D } {
+  const logits = tf.matMul(h, w);
+  const z = (temperature === 1 ? logits : logits.div(temperature)) as tf.Tensor2D;
+  const [rows, vocab] = z.shape;
+  const max = z.max(1, true);
+  const lse = z.sub(max).exp().sum(1, true).log().add(max) as tf.Tensor2D;
+  // The target's logit by a flat gather: row r's target sits at r * vocab + id.
+  const flat = ids.add(tf.range(0, rows, 1, 'int32').mul(tf.scalar(vocab, 'int32')));
+  const logprob = z.reshape([-1]).gather(flat).sub(lse.reshape([rows])) as tf.Tensor1D;
+  // -sum p log p over log-probabilities, not lse - sum p z: the latter cancels two large numbers.
+  const logp = z.sub(lse);
+  const entropy = logp.exp().mul(logp).sum(1).neg() as tf.Tensor1D;
+  return { z, lse, logprob, entropy };
+}
