@@ -446,7 +446,7 @@ export interface StartSweepRequest {
   /** local: trainings at once. */
   concurrency?: number;
   /** slurm: where and how the tasks run (as `turnlab sweep`'s flags). */
-  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string };
+  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string; turnlab?: string };
 }
 
 export interface SweepStartedDto {

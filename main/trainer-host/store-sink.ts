@@ -15,6 +15,8 @@ export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
  * database busy past its timeout (another process deleting a large run) does not fail the
  * run: every write waits and tries again, with backoff, for up to `maxBusyWaitMs`.
  */
+export const WARM_START_LOSS_METRIC = 'warm_start/loss';
+
 export class StoreSink implements TrainingSink {
   constructor(
     private readonly store: Store,
@@ -43,6 +45,22 @@ export class StoreSink implements TrainingSink {
       device: info.device,
       parameterCount: info.parameterCount,
     }));
+  }
+
+  /**
+   * The warm start's loss curve, as `warm_start/loss` at iterations 1-n .. 0: the steps before
+   * RL's first iteration, the last one at iteration 0 (where the warm-started policy is validated).
+   */
+  async warmStartLoss(losses: number[]): Promise<void> {
+    const wallTime = Date.now();
+    const points = losses.map((value, i) => ({
+      runId: this.runId,
+      name: WARM_START_LOSS_METRIC,
+      iteration: i + 1 - losses.length,
+      value: Number.isFinite(value) ? value : null,
+      wallTime,
+    }));
+    await this.write('warm start loss', () => this.store.metrics.insert(points));
   }
 
   async iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): Promise<void> {

@@ -77,6 +77,8 @@ export interface TrainingSink {
   checkpoint(report: CheckpointReport): void | Promise<void>;
   /** Checkpoints pruned by `keep_last_n`. */
   checkpointsRemoved?(paths: string[]): void | Promise<void>;
+  /** The supervised warm start's loss at each of its steps (1..n), once it has finished. */
+  warmStartLoss?(losses: number[]): void | Promise<void>;
   runEnded(status: RunEndStatus, error?: string): void | Promise<void>;
 }
 
@@ -88,6 +90,11 @@ export class MemorySink implements TrainingSink {
   readonly checkpoints: CheckpointReport[] = [];
   status: RunEndStatus | null = null;
   error: string | undefined;
+  warmStart: number[] = [];
+
+  warmStartLoss(losses: number[]): void {
+    this.warmStart = losses.slice();
+  }
 
   runStarted(info: RunStartInfo): void {
     this.start = info;
