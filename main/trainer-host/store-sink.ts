@@ -4,37 +4,9 @@ import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
 import type { NewEpisode } from '../store/types';
 
-/** A reported episode as the store takes it. */
+/** A reported episode as the store takes it: the same shape, with its run. */
 export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
-  return {
-    runId,
-    iteration: e.iteration,
-    split: e.split,
-    envTag: e.envTag,
-    groupId: e.groupId,
-    envIndex: e.envIndex,
-    seed: e.seed,
-    totalReward: e.totalReward,
-    success: e.success,
-    numTurns: e.numTurns,
-    numActions: e.numActions,
-    truncated: e.truncated,
-    filteredOut: e.filteredOut,
-    turns: e.turns.map((t) => ({
-      turnIndex: t.index,
-      observation: t.observation,
-      state: t.state,
-      response: t.response,
-      actions: t.actions,
-      numValidActions: t.validActions,
-      reward: t.reward,
-      done: t.done,
-      info: t.info,
-      numTokens: t.tokenCount,
-      logprobSum: t.logprobSum,
-      advantageMean: t.advantageMean,
-    })),
-  };
+  return { runId, ...e };
 }
 
 /**

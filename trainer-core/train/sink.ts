@@ -19,19 +19,26 @@ export interface RunStartInfo {
   totalIterations: number;
 }
 
+/**
+ * A played turn and episode as the trainer reports them. These are the source of the stored
+ * shapes: the store's records and the contract's DTOs (preload/contract.ts) are these plus ids.
+ */
 export interface TurnReport {
-  index: number;
+  /** Position in the episode, from 0. */
+  turnIndex: number;
   /** The observation the model was shown before replying. */
   observation: string;
   /** Structured state before the turn, for the graphical replay. */
   state: StateRender;
   response: string;
   actions: string[];
-  validActions: number;
+  /** How many of its actions were valid. */
+  numValidActions: number;
   reward: number;
   done: boolean;
   info: Record<string, unknown>;
-  tokenCount: number;
+  /** Tokens the model generated in this turn. */
+  numTokens: number;
   logprobSum: number;
   /** Mean advantage over this turn's generated tokens (null for validation episodes). */
   advantageMean: number | null;
