@@ -208,6 +208,7 @@ const ROUTES: RouteTable = {
             time: z.string().min(1).max(50).optional(),
             cpusPerTask: z.number().int().min(1).max(1024).optional(),
             gres: z.string().min(1).max(200).optional(),
+            turnlab: z.string().min(1).max(1000).optional(),
           })
           .optional(),
       }),
@@ -488,6 +489,13 @@ const ROUTES: RouteTable = {
     handle: (store, _options, runIds, names, maxPoints) => {
       for (const runId of runIds) requireRun(store, runId);
       return seriesBatch(store, runIds, names, maxPoints);
+    },
+  },
+  compareMetricNames: {
+    args: z.tuple([z.array(id).min(1).max(200)]),
+    handle: (store, _options, runIds) => {
+      for (const runId of runIds) requireRun(store, runId);
+      return [...new Set(runIds.flatMap((runId) => store.metrics.names(runId)))].sort();
     },
   },
   replaySettings: {
