@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import type { ClusterJob } from '../cluster/jobs';
 import type { SlurmResources } from '../cluster/slurm';
-import type { GridAxis } from '../cluster/sweep-plan';
+import type { GridAxis } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
 import { UserError } from './errors';
 import { renderTable } from './format';
@@ -118,7 +118,7 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
   const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }] = await Promise.all([
-    import('../cluster/sweep-plan'),
+    import('../../preload/sweep-plan'),
     import('../../trainer-core'),
     import('./train-seeds'),
   ]);
@@ -183,7 +183,7 @@ export function register(program: Command): void {
     .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
     .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
     .action(async (options: SweepOptions, command: Command) => {
-      const { parseGridAxis } = await import('../cluster/sweep-plan');
+      const { parseGridAxis } = await import('../../preload/sweep-plan');
       let axes: GridAxis[];
       try {
         axes = (options.grid ?? []).map(parseGridAxis);
