@@ -6,6 +6,7 @@
  * head are stacked along time and multiplied with that head's keys in one batched matmul.
  */
 import * as tf from '@tensorflow/tfjs';
+import { fusedKernels, recordingGradients } from '../fused-kernels';
 import { matmul, swapLast } from './linear';
 import { rotate, type Rotation } from './rotary';
 
@@ -72,6 +73,11 @@ export function selfAttention(shape: AttentionShape, input: AttentionInputs): { 
     k = tf.concat([frozen.k, k], 2);
     v = tf.concat([frozen.v, v], 2);
     frozen = undefined;
+  }
+  if (!frozen && time === 1 && !recordingGradients()) {
+    // One new token per row (decoding): [batch, heads, 1, dim] is already the merged layout.
+    const fused = fusedKernels().decodeAttention?.(q, k, v, input.bias);
+    if (fused) return { merged: fused.reshape([batch, nHeads * headDim]), cache };
   }
   const rep = nHeads / nKvHeads;
   // [batch * kvHeads, rep * time, headDim]: the query heads of one group stacked along time.

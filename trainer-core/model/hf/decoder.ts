@@ -17,6 +17,7 @@ import { Rng, deriveSeed } from '../../rng';
 import { prepareFrozenCache, selfAttention, type KVCache } from '../blocks/attention';
 import { checkpointed } from '../blocks/checkpoint';
 import { embedColumns } from '../blocks/embedding';
+import { swiglu } from '../blocks/gated-mlp';
 import { frozenMatmul, matmul } from '../blocks/linear';
 import { rmsNorm } from '../blocks/norms';
 import { rotation } from '../blocks/rotary';
@@ -286,7 +287,7 @@ export class HfDecoder {
         const y: tf.Tensor2D = xIn.add(lin(attended.merged, i, 'o_proj', false)) as tf.Tensor2D;
         const h2 = rmsNorm(y, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
         const gate = lin(h2, i, 'gate_proj', false);
-        return y.add(lin(gate.mul(tf.sigmoid(gate)).mul(lin(h2, i, 'up_proj', false)) as tf.Tensor2D, i, 'down_proj', false)) as tf.Tensor2D;
+        return y.add(lin(swiglu(gate, lin(h2, i, 'up_proj', false)) as tf.Tensor2D, i, 'down_proj', false)) as tf.Tensor2D;
       };
       const cached = input.cache?.[i] ? [input.cache[i].k, input.cache[i].v] : [];
       const context = [input.bias, rope.cos, rope.sin];
