@@ -20,6 +20,11 @@ export interface FusedKernels {
    * Inference only (no gradient).
    */
   decodeAttention?(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor4D | null;
+  /**
+   * x @ w (+ bias) (+ scale (x a) b) for the few rows of a decoding step; null where the rows
+   * are too many for the kernel. Inference only.
+   */
+  linear?(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor, lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number }): tf.Tensor2D | null;
   /** silu(gate) * up, with its gradient. */
   swiglu?(gate: tf.Tensor, up: tf.Tensor): tf.Tensor;
 }
@@ -45,4 +50,10 @@ export function fusedKernels(): FusedKernels {
 /** Whether a gradient tape is recording: inference-only kernels must not run under one. */
 export function recordingGradients(): boolean {
   return (tf.engine() as unknown as { isTapeOn(): boolean }).isTapeOn();
+}
+
+/** The fused inference-only linear layer where it applies (no gradient recorded, few rows), else null. */
+export function fusedInferenceLinear(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor, lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number }): tf.Tensor2D | null {
+  const kernel = fusedKernels().linear;
+  return kernel && !recordingGradients() ? kernel(x, w, bias, lora) : null;
 }

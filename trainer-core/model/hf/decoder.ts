@@ -18,6 +18,7 @@ import { prepareFrozenCache, selfAttention, type KVCache } from '../blocks/atten
 import { checkpointed } from '../blocks/checkpoint';
 import { embedColumns } from '../blocks/embedding';
 import { swiglu } from '../blocks/gated-mlp';
+import { fusedInferenceLinear } from '../fused-kernels';
 import { frozenMatmul, matmul } from '../blocks/linear';
 import { rmsNorm } from '../blocks/norms';
 import { rotation } from '../blocks/rotary';
@@ -254,10 +255,13 @@ export class HfDecoder {
     const w = (name: string) => this.base.get(name)!;
     const lin = (x: tf.Tensor2D, layer: number, module: LoraModule, bias: boolean): tf.Tensor2D => {
       const name = linearName(layer, module);
+      const a = adapters ? this.trainable.get(`${name}.lora_A`) : undefined;
+      const lora = a ? { a: a as tf.Tensor2D, b: this.trainable.get(`${name}.lora_B`)! as tf.Tensor2D, scale: loraScale(this.lora!) } : undefined;
+      const fused = fusedInferenceLinear(x, w(`${name}.weight`) as tf.Tensor2D, bias ? w(`${name}.bias`) : undefined, lora);
+      if (fused) return fused;
       let y = this.product(x, w(`${name}.weight`));
       if (bias) y = y.add(w(`${name}.bias`));
-      const a = adapters ? this.trainable.get(`${name}.lora_A`) : undefined;
-      if (a) y = y.add(matmul(matmul(x, a), this.trainable.get(`${name}.lora_B`)!).mul(loraScale(this.lora!)));
+      if (lora) y = y.add(matmul(matmul(x, lora.a), lora.b).mul(lora.scale));
       return y as tf.Tensor2D;
     };
     let x = embedColumns(w('model.embed_tokens.weight'), input.tokens.reshape([-1]));
