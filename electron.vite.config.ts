@@ -28,7 +28,11 @@ export default defineConfig({
       outDir: resolve(__dirname, 'out/renderer'),
       // Minified: `turnlab serve` sends these files over the network (compressed, see main/http.ts).
       minify: 'esbuild',
-      rollupOptions: { input: { index: resolve(__dirname, 'renderer/index.html') } },
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'renderer/index.html') },
+        // The charts library in a chunk of its own name, loaded with the first view that draws charts.
+        output: { manualChunks: (id: string) => (/node_modules\/(echarts|zrender)\//.test(id) ? 'charts' : undefined) },
+      },
     },
   },
 });

@@ -9,10 +9,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchmarksNamed } from './lib/benchmark-names';
 
 const folder = dirname(fileURLToPath(import.meta.url));
-const names = new Set(readdirSync(folder).filter((n) => n.endsWith('.ts') && n !== 'index.ts').map((n) => n.replace(/\.ts$/, '')));
+/** Tools run on their own with `npx tsx bench/<name>.ts`, not benchmarks. */
+const TOOLS = new Set(['big-store.ts']);
+const names = new Set(readdirSync(folder).filter((n) => n.endsWith('.ts') && n !== 'index.ts' && !TOOLS.has(n)).map((n) => n.replace(/\.ts$/, '')));
 const only = benchmarksNamed(process.argv.slice(2), names);
 const modules = readdirSync(folder)
-  .filter((name) => /\.ts$/.test(name) && name !== 'index.ts' && !name.endsWith('.d.ts'))
+  .filter((name) => /\.ts$/.test(name) && name !== 'index.ts' && !name.endsWith('.d.ts') && !TOOLS.has(name))
   .sort()
   .filter((name) => only.length === 0 || only.includes(name.replace(/\.ts$/, '')));
 

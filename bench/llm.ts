@@ -1,10 +1,11 @@
 /**
- * Pretrained-model throughput: random weights in the shapes of SmolLM2-135M and
- * Qwen2.5-0.5B (with the Qwen vocabulary of 151,936 rows), rollout tokens/s with the KV cache
- * and LoRA training tokens/s (forward + backward through the frozen base + Adam on the
- * adapters) on the selected backend.
- * Run alone: npx tsx bench/llm.ts [auto|wasm|cpu|webgpu|tensorflow] [preset ...]
+ * Pretrained-model throughput and memory: random weights in the shapes of SmolLM2-135M and
+ * Qwen2.5-0.5B (with the Qwen vocabulary of 151,936 rows), rollout tokens/s with the KV cache,
+ * and a LoRA training step (forward + backward through the frozen base + Adam on the adapters)
+ * on rows of several lengths, each with the process's peak memory, on the selected backend.
+ * `npm run bench -- llm --help` lists the options.
  */
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
@@ -21,33 +22,80 @@ import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, sampling
 import { PRESETS, randomHfTensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
-const TRAIN = { rows: 2, length: 64, steps: 1 };
 const LORA = { rank: 8, alpha: 16, targetModules: resolveTargetModules('all-linear') };
+
+const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N]
+  --backend        auto (default), wasm, cpu, webgpu or tensorflow
+  --presets        model shapes with random weights, default smollm2-135m,qwen2.5-0.5b; any of ${Object.keys(PRESETS).join(', ')}
+  --lengths        token lengths of the one-row training steps, default 100,300,600 (the second half of a row is scored, as a reply is)
+  --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
+  --steps          timed training steps per length, default 1
+  --rows           row counts of the batched-sampling line, default ${SAMPLING_ROWS.join(',')}
+  --layers         build each preset with this many layers (same per-layer structure), default the preset's
+  --vocab          build each preset with this many vocabulary rows (llvmpipe binds at most 128 MiB
+                   per buffer, and Qwen's embedding is 520 MiB), default the preset's
+Also prints GPU dispatches per decoding step (per layer and fixed, from 1- and 2-layer models of
+the shape), readbacks per step, pipelines compiled in a repeated rollout, and the same counts of
+a training step.
+Prints tokens/s of sampling and of each training step, and the process's peak resident memory
+(VmHWM) and the backend's tensor bytes after each; phases run from the smallest to the largest,
+so each peak is that phase's unless an earlier one was larger.`;
+
+interface Options {
+  backend: BackendRequest;
+  presets: string[];
+  lengths: number[];
+  checkpointing: boolean;
+  steps: number;
+  rows: number[];
+  layers: number;
+  vocab: number;
+}
+
+export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
+  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0 };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    const value = args[++i];
+    if (value === undefined) throw new Error(`bench llm: ${arg} needs a value (see --help)`);
+    if (arg === '--backend') options.backend = value as BackendRequest;
+    else if (arg === '--presets') options.presets = value.split(',');
+    else if (arg === '--lengths') options.lengths = value.split(',').map(Number);
+    else if (arg === '--checkpointing') options.checkpointing = value !== 'off';
+    else if (arg === '--steps') options.steps = Number(value);
+    else if (arg === '--rows') options.rows = value.split(',').map(Number);
+    else if (arg === '--layers') options.layers = Number(value);
+    else if (arg === '--vocab') options.vocab = Number(value);
+    else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
+  }
+  for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
+  if (!options.lengths.every((n) => Number.isInteger(n) && n >= 4)) throw new Error('bench llm: --lengths takes whole numbers of at least 4');
+  return options;
+}
+
+/** The process's peak resident set so far (Linux VmHWM), else the current one. */
+function peakRssMiB(): number {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (kb) return Number(kb[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+function memory(): string {
+  return `peak RSS ${peakRssMiB().toFixed(0)} MiB, tensors ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`;
+}
 
 function randomRows(rng: Rng, rows: number, length: number, vocab: number): number[][] {
   // Ordinary BPE ids (below the special tokens), so no row stops early.
   return Array.from({ length: rows }, () => Array.from({ length }, () => rng.int(Math.min(150000, vocab - 300))));
 }
 
-/**
- * Environment knobs for llvmpipe: TURNLAB_BENCH_LAYERS builds the preset with that many layers
- * (the per-layer structure is unchanged), TURNLAB_BENCH_VOCAB with that many vocabulary rows
- * (llvmpipe binds at most 128 MiB per buffer, and Qwen's embedding is 520 MiB), and
- * TURNLAB_BENCH_ROWS lists the row counts of the batched-sampling line.
- */
-function presetShape(name: string): Record<string, unknown> {
-  const layers = Number(process.env.TURNLAB_BENCH_LAYERS ?? 0);
-  const vocab = Number(process.env.TURNLAB_BENCH_VOCAB ?? 0);
-  return { ...PRESETS[name], ...(layers > 0 ? { num_hidden_layers: layers } : {}), ...(vocab > 0 ? { vocab_size: vocab } : {}) };
-}
-
-function vocabOf(name: string): number {
-  return presetShape(name).vocab_size as number;
-}
-
-function samplingRows(): number[] {
-  const listed = process.env.TURNLAB_BENCH_ROWS;
-  return listed ? listed.split(',').map(Number) : SAMPLING_ROWS;
+function presetShape(name: string, options: Options): Record<string, unknown> {
+  return { ...PRESETS[name], ...(options.layers > 0 ? { num_hidden_layers: options.layers } : {}), ...(options.vocab > 0 ? { vocab_size: options.vocab } : {}) };
 }
 
 /**
@@ -61,60 +109,74 @@ async function perLayerDecode(name: string): Promise<{ perLayer: number; fixed: 
     const shape = { ...PRESETS[name], num_hidden_layers: layers, vocab_size: 4096 };
     const model = HfDecoder.fromHfTensors(parseHfConfig(shape), randomHfTensors(shape, 1), { lora: LORA, seed: 1, contextLength: 512 });
     const rng = new Rng(1);
-    const prompts = Array.from({ length: ROLLOUT.rows }, () => Array.from({ length: ROLLOUT.promptLength }, () => rng.int(4000)));
-    counts.push((await decodeCounts(asPolicy(model), prompts, rng)).dispatchesPerStep);
+    counts.push((await decodeCounts(asPolicy(model), randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, 4096), rng)).dispatchesPerStep);
     model.dispose();
   }
   return { perLayer: counts[1] - counts[0], fixed: 2 * counts[0] - counts[1] };
 }
 
-async function benchPreset(name: string): Promise<void> {
+async function benchPreset(name: string, options: Options): Promise<void> {
   const split = await perLayerDecode(name);
   console.log(`${name}: ${split.perLayer.toFixed(1)} dispatches per layer + ${split.fixed.toFixed(1)} per decoding step (1- and 2-layer models of this shape)`);
-  const config = parseHfConfig(presetShape(name));
+  const shape = presetShape(name, options);
+  const vocab = shape.vocab_size as number;
+  const config = parseHfConfig(shape);
   let start = performance.now();
-  const model = HfDecoder.fromHfTensors(config, randomHfTensors(presetShape(name), 1), { lora: LORA, seed: 1, contextLength: 4096 });
+  const model = HfDecoder.fromHfTensors(config, randomHfTensors(shape, 1), { lora: LORA, seed: 1, contextLength: 4096 });
   const loadSeconds = (performance.now() - start) / 1000;
-  console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s)`);
+  console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s; ${memory()})`);
   const rng = new Rng(1);
   const policy = asPolicy(model);
-  const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, vocabOf(name));
-  const options = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
-  await sampleTokens(policy, prompts, { ...options, maxNewTokens: 2 });
+  const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, vocab);
+  const sampling = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
+  await sampleTokens(policy, prompts, { ...sampling, maxNewTokens: 2 });
   start = performance.now();
-  await sampleTokens(policy, prompts, options);
+  await sampleTokens(policy, prompts, sampling);
   const rolloutSeconds = (performance.now() - start) / 1000;
   const generated = ROLLOUT.rows * ROLLOUT.newTokens;
-  console.log(`  rollout:  ${(generated / rolloutSeconds).toFixed(1)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache)`);
+  console.log(`  rollout:  ${(generated / rolloutSeconds).toFixed(1)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache; ${memory()})`);
 
   console.log(`  decoding (${ROLLOUT.rows} rows, ${config.nLayers} layers): ${describeDecode(await decodeCounts(policy, prompts, rng))}`);
   const rates: string[] = [];
-  for (const rows of samplingRows()) {
-    rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => r.int(Math.min(150000, vocabOf(name) - 300)))).toFixed(1)}`);
-  }
+  for (const rows of options.rows) rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0])).toFixed(1)}`);
   console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
-  const batch = randomRows(rng, TRAIN.rows, TRAIN.length, vocabOf(name));
-  const loss = () => scoreTokens(policy, batch, { logprobs: true }).logprobs!.mean().neg() as tf.Scalar;
-  const trainSeconds = await timeTrainingSteps(model, optimizer, loss, TRAIN.steps);
-  console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), TRAIN.rows * TRAIN.length))}`);
+  for (const [i, length] of options.lengths.entries()) {
+    const rows = randomRows(rng, 1, length, vocab);
+    const scored = [Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0))];
+    const loss = () => scoreTokens(policy, rows, { logprobs: true, scored, checkpointLayers: options.checkpointing }).logprobs!.sum().neg() as tf.Scalar;
+    try {
+      const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps);
+      console.log(`  training: ${((length * options.steps) / seconds).toFixed(1)} tokens/s on a ${length}-token row (${length / 2} scored; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
+      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), length))}`);
+    } catch (error) {
+      console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
+      break;
+    }
+  }
   optimizer.dispose();
   model.dispose();
-  console.log(`  training: ${((TRAIN.rows * TRAIN.length * TRAIN.steps) / trainSeconds).toFixed(1)} tokens/s (LoRA rank ${LORA.rank} on all linear layers, ${TRAIN.rows} x ${TRAIN.length} tokens, forward + backward + Adam)`);
 }
 
-export default async function benchLlm(backend: BackendRequest = 'auto', presets: string[] = ['smollm2-135m', 'qwen2.5-0.5b']): Promise<void> {
-  const choice = await selectBackend(backend, (line) => console.log(line));
-  console.log(`backend: ${choice.name} on ${choice.device}`);
-  for (const name of presets) {
-    if (!PRESETS[name]) throw new Error(`unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
-    await benchPreset(name);
+/** The options after `llm` on the command line (`npm run bench -- llm --lengths 100`); none when run with every benchmark. */
+function argsAfterName(): string[] {
+  const at = process.argv.indexOf('llm');
+  return at < 0 ? [] : process.argv.slice(at + 1);
+}
+
+export default async function benchLlm(args: readonly string[] = argsAfterName()): Promise<void> {
+  const options = parseLlmBenchArgs(args);
+  if (options === 'help') {
+    console.log(HELP);
+    return;
   }
+  const choice = await selectBackend(options.backend, (line) => console.log(line));
+  console.log(`backend: ${choice.name} on ${choice.device}`);
+  for (const name of options.presets) await benchPreset(name, options);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [backend, ...presets] = process.argv.slice(2);
-  await benchLlm((backend as BackendRequest | undefined) ?? 'auto', presets.length > 0 ? presets : undefined);
+  await benchLlm(process.argv.slice(2));
   await releaseBackend();
 }

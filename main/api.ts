@@ -27,6 +27,7 @@ import { withoutEditedFile } from './services/edited-start';
 import { ClusterJobs, type ClusterJob } from './cluster/jobs';
 import { SlurmError } from './cluster/slurm';
 import { cancelJob, refreshJobs } from './cluster/slurm-sweep';
+import { startSweep } from './cluster/start-sweep';
 
 /** A refusal the caller can act on; `code` picks the HTTP status. */
 export class ApiError extends Error {
@@ -186,6 +187,38 @@ const ROUTES: RouteTable = {
         }
       }
       return { jobs: table.list().map(clusterJobDto), pollError };
+    },
+  },
+  startSweep: {
+    args: z.tuple([
+      z.strictObject({
+        configPath: yamlPath,
+        overrides,
+        name: runName,
+        grid: z.array(z.string().min(1).max(2000)).max(8),
+        seeds: z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(MAX_GROUP_SEEDS),
+        executor: z.enum(['local', 'slurm']),
+        concurrency,
+        slurm: z
+          .strictObject({
+            remoteDir: z.string().min(1).max(4096),
+            localDir: z.string().min(1).max(4096).optional(),
+            ssh: z.string().min(1).max(255).optional(),
+            partition: z.string().min(1).max(200).optional(),
+            time: z.string().min(1).max(50).optional(),
+            cpusPerTask: z.number().int().min(1).max(1024).optional(),
+            gres: z.string().min(1).max(200).optional(),
+          })
+          .optional(),
+      }),
+    ]),
+    handle: async (store, options, request) => {
+      try {
+        return await startSweep(store, request.executor === 'local' ? requireManager(options) : options.runManager, request);
+      } catch (error) {
+        // The user's to fix: a bad grid or config key, sbatch refusing, a missing shared folder.
+        throw error instanceof ApiError || !(error instanceof Error) ? error : new ApiError('REFUSED', error.message.replace(/\n/g, '; '));
+      }
     },
   },
   cancelClusterJob: {

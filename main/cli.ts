@@ -44,6 +44,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`turnlab: ${error.message}\n`);
       return error.exitCode;
     }
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if ((error as NodeJS.ErrnoException | null)?.syscall === 'write' && typeof code === 'string') {
+      // stdout sent to a full disk or a closed pipe: the user's redirection, not a bug.
+      process.stderr.write(`turnlab: cannot write the output: ${(error as Error).message.split('\n')[0]}; check where stdout goes\n`);
+      return 2;
+    }
     process.stderr.write(`turnlab: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;
   }

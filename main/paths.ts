@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 export const PRODUCT_NAME = 'TurnLab';
 export const DB_FILE_NAME = 'turnlab.sqlite';
+/** The file that makes a data folder a run bundle (main/bundle/manifest.ts); the store reads it too. */
+export const BUNDLE_MANIFEST = 'turnlab-bundle.json';
 
 /**
  * Electron's `app.getPath('userData')` for the product name, computed without Electron so the

@@ -444,6 +444,31 @@ export interface TurnLabApi {
   listClusterJobs(): Promise<ClusterJobsDto>;
   /** Stops a cluster task (`scancel`); its trainer saves a checkpoint and ends. */
   cancelClusterJob(jobId: number): Promise<ClusterJobDto>;
+  /** Starts a sweep (`turnlab sweep`): a seed group per setting of the grid, here or on Slurm. */
+  startSweep(request: StartSweepRequest): Promise<SweepStartedDto>;
+}
+
+export interface StartSweepRequest {
+  configPath: string;
+  overrides?: string[];
+  name?: string;
+  /** `key=v1,v2` axes; the grid is every combination. */
+  grid: string[];
+  seeds: number[];
+  executor: 'local' | 'slurm';
+  /** local: trainings at once. */
+  concurrency?: number;
+  /** slurm: where and how the tasks run (as `turnlab sweep`'s flags). */
+  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string };
+}
+
+export interface SweepStartedDto {
+  /** The seed groups, one per setting. */
+  groups: string[];
+  runs: number;
+  /** slurm: the sweep's name and its array job. */
+  sweep: string | null;
+  arrayJobId: string | null;
 }
 
 /** A run of a sweep sent to a cluster (`turnlab sweep --executor slurm`), as last polled. */
@@ -509,6 +534,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   resimulateEpisode: true,
   listClusterJobs: true,
   cancelClusterJob: true,
+  startSweep: true,
 };
 export const API_METHODS = Object.keys(API_METHOD_SET) as readonly ApiMethod[];
 export const IPC_CHANNEL_PREFIX = 'turnlab:';

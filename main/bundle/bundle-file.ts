@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { readCheckpointFiles } from '../../trainer-core/train/checkpoint-files';
+import { readCheckpointFiles } from '../../trainer-core';
 import { dbPath } from '../paths';
 import { loadMigrations, pendingMigrations, readAppliedMigrations } from '../store/migrate';
 import { BundleError, readManifest, type BundleManifest } from './manifest';

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { BUNDLE_MANIFEST } from '../paths';
 
 /**
  * A run bundle is a data folder of its own: `turnlab.sqlite` (rollback journal, not WAL, since WAL
@@ -11,7 +12,7 @@ import { z } from 'zod';
  * which is how a cluster task trains; `turnlab import` merges it into the local store.
  */
 
-export const BUNDLE_MANIFEST = 'turnlab-bundle.json';
+export { BUNDLE_MANIFEST };
 export const BUNDLE_FORMAT_VERSION = 1;
 
 const manifestSchema = z.object({

@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .description('list the compute backends and whether each can start here (and why not)')
     .option('--json', 'print a JSON array instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const { probeBackends } = await import('../../trainer-core/backend');
+      const { probeBackends } = await import('../../trainer-core/compute');
       const backends = await probeBackends();
       if (options.json) {
         process.stdout.write(`${JSON.stringify(backends)}\n`);

@@ -35,10 +35,7 @@ export function register(program: Command): void {
       const first = count('--seed', options.seed, 0);
       const maxSteps = count('--steps', options.steps, 1);
       const actionBudget = count('--budget', options.budget, 1);
-      const { EnvConfigError, isEnvModulePath, parseEnvOptions } = await import('../../trainer-core/envs');
-      const { readCustomEnvSpec } = await import('../../trainer-core/envs/custom-loader');
-      const { getEnvSpec } = await import('../../trainer-core/envs/registry');
-      const { checkEnv } = await import('../../trainer-core/envs/env-check');
+      const { EnvConfigError, isEnvModulePath, parseEnvOptions, readCustomEnvSpec, getEnvSpec, checkEnv } = await import('../../trainer-core');
       const { resolve } = await import('node:path');
       const isModule = isEnvModulePath(envName);
       const label = isModule ? `custom environment ${resolve(envName)}` : `environment ${envName}`;

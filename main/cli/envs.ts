@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { describeEnvOptions, listEnvSpecs } from '../../trainer-core/envs';
+import { describeEnvOptions, listEnvSpecs } from '../../trainer-core';
 import { renderTable } from './format';
 
 function formatDefault(value: unknown): string {

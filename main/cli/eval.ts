@@ -53,7 +53,7 @@ export function register(program: Command): void {
         const { recordEvaluation } = await import('../services/stored-evaluation');
         const { resolve } = await import('node:path');
         const checkpoint = resolveCheckpoint(store, ref);
-        const { evaluateCheckpoint } = await import('../../trainer-core/train/evaluate');
+        const { evaluateCheckpoint } = await import('../../trainer-core/compute');
         await evaluating(async () => {
           const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides: options.set ?? [], log: logLine });
           const stored = recordEvaluation(store, checkpoint, result, { overrides: options.set ?? [], startSeed: seed ?? null });
@@ -74,8 +74,8 @@ export function register(program: Command): void {
 const logLine = (line: string) => process.stderr.write(`${line}\n`);
 
 async function evaluateModelFolder(model: string, configPath: string, options: { episodes?: number; seed?: number; overrides: string[] }, json: boolean): Promise<void> {
-  const { loadRunConfig } = await import('../../trainer-core/config/load');
-  const { evaluatePretrainedModel } = await import('../../trainer-core/train/evaluate');
+  const { loadRunConfig } = await import('../../trainer-core');
+  const { evaluatePretrainedModel } = await import('../../trainer-core/compute');
   const { resolve } = await import('node:path');
   await evaluating(async () => {
     const cfg = loadRunConfig(configPath, options.overrides);
@@ -92,7 +92,7 @@ async function evaluateModelFolder(model: string, configPath: string, options: {
 
 /** Runs an evaluation with the backend released after and user errors as one line. */
 async function evaluating(body: () => Promise<void>): Promise<void> {
-  const { releaseBackend } = await import('../../trainer-core/backend');
+  const { releaseBackend } = await import('../../trainer-core/compute');
   try {
     await body();
   } catch (error) {

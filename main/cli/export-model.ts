@@ -24,7 +24,7 @@ export function register(program: Command): void {
       if (dtype !== 'f32' && dtype !== 'bf16') throw new UserError(`--dtype expects f32 or bf16, got '${flags.dtype}'`);
       await withStore(command, async (store) => {
         const { exportModel } = await import('../services/model-export');
-        const { releaseBackend } = await import('../../trainer-core/backend');
+        const { releaseBackend } = await import('../../trainer-core/compute');
         try {
           const result = await exportModel(store, ref, flags.out, {
             merged: flags.merged === true,

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from './errors';
-import type { HfDecoder } from '../../trainer-core/model/hf/decoder';
-import type { HfModelFolder } from '../../trainer-core/model/hf/load';
+import type { HfDecoder, HfModelFolder } from '../../trainer-core';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 
@@ -45,9 +44,7 @@ export function register(program: Command): void {
       const maxNewTokens = number('--max-new-tokens', flags.maxNewTokens, true);
       const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, false);
       const seed = number('--seed', flags.seed, false);
-      const { selectBackend, releaseBackend } = await import('../../trainer-core/backend');
-      const { isHfModelFolder, openHfModelFolder, loadHfDecoder } = await import('../../trainer-core/model/hf/load');
-      const { generate } = await import('../../trainer-core/model/hf/generate');
+      const { selectBackend, releaseBackend, isHfModelFolder, openHfModelFolder, loadHfDecoder, generate } = await import('../../trainer-core/compute');
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const run = async (folder: HfModelFolder, model: HfDecoder) => {
         log(`loaded ${flags.model}: ${model.parameterSummary()}`);
@@ -71,7 +68,7 @@ export function register(program: Command): void {
           await selectBackend(flags.backend as never, log);
           await withStore(command, async (store) => {
             const { resolveCheckpoint } = await import('../services/training');
-            const { openCheckpointPolicy } = await import('../../trainer-core/train/pretrained-models');
+            const { openCheckpointPolicy } = await import('../../trainer-core/compute');
             const { resolve } = await import('node:path');
             const models = await openCheckpointPolicy(resolve(store.dataDir, resolveCheckpoint(store, flags.model).path));
             try {

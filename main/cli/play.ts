@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { EnvConfigError, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core/envs';
-import { matchActionName } from '../../trainer-core/envs/actions';
+import { EnvConfigError, matchActionName, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
 import { UserError } from './errors';
 
 /** Commander collector for a repeatable `--set key=value`. */

@@ -3,12 +3,12 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import type { ClusterJob } from '../cluster/jobs';
 import type { SlurmResources } from '../cluster/slurm';
-import type { GridAxis } from '../cluster/sweep-plan';
+import type { GridAxis } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
-import { parseSeeds } from '../../preload/seed-list';
 import { UserError } from './errors';
 import { renderTable } from './format';
 import { collectSet } from './play';
+import { seedsOption } from './train';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 
@@ -31,14 +31,6 @@ interface SweepOptions {
   sbatch?: string[];
   turnlab?: string;
   detach?: boolean;
-}
-
-function seedsOption(value: string): number[] {
-  try {
-    return parseSeeds(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
 }
 
 function positiveInt(value: string): number {
@@ -126,8 +118,8 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
   const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }] = await Promise.all([
-    import('../cluster/sweep-plan'),
-    import('../../trainer-core/config'),
+    import('../../preload/sweep-plan'),
+    import('../../trainer-core'),
     import('./train-seeds'),
   ]);
   const overrides = options.set ?? [];
@@ -191,7 +183,7 @@ export function register(program: Command): void {
     .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
     .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
     .action(async (options: SweepOptions, command: Command) => {
-      const { parseGridAxis } = await import('../cluster/sweep-plan');
+      const { parseGridAxis } = await import('../../preload/sweep-plan');
       let axes: GridAxis[];
       try {
         axes = (options.grid ?? []).map(parseGridAxis);

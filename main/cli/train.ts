@@ -16,7 +16,8 @@ interface TrainOptions {
   concurrency?: number;
 }
 
-function seedsOption(value: string): number[] {
+/** `--seeds` of train and sweep: a count or a list, refused as commander refuses a bad option. */
+export function seedsOption(value: string): number[] {
   try {
     return parseSeeds(value);
   } catch (error) {
@@ -147,7 +148,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     host?.close();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
-    const { releaseBackend } = await import('../../trainer-core/backend');
+    const { releaseBackend } = await import('../../trainer-core/compute');
     // After an out-of-memory the backend may fail to release as well; the run's own error is the
     // one to show, so a failure here is only thrown when the run succeeded.
     await releaseBackend().catch((releaseError: unknown) => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadRunConfigWithSource } from '../../trainer-core/config';
+import { loadRunConfigWithSource } from '../../trainer-core';
 import { bundleRuns, openBundle } from '../bundle/bundle-file';
 import { importBundles } from '../bundle/import-bundles';
 import { newManifest, writeManifest } from '../bundle/manifest';
@@ -11,7 +11,7 @@ import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
-import { folderName, planSweep, type GridAxis } from './sweep-plan';
+import { folderName, planSweep, type GridAxis } from '../../preload/sweep-plan';
 
 /**
  * The Slurm executor of `turnlab sweep`: one `sbatch --array` per sweep, each task training one

@@ -1,8 +1,4 @@
-import { loadRunConfig, parseRunConfig, ConfigError } from '../../trainer-core/config';
-import { formatPath } from '../../trainer-core/config/errors';
-import { YamlSource } from '../../trainer-core/config/yaml-source';
-import { HfModelError } from '../../trainer-core/model/hf/config';
-import { openHfModelFolder } from '../../trainer-core/model/hf/load';
+import { loadRunConfig, parseRunConfig, ConfigError, formatPath, YamlSource, HfModelError } from '../../trainer-core';
 import type { ConfigProblemDto, RunConfigCheckRequest } from '../../preload/contract';
 
 /** How edited text is named in messages: never by a file the workbench wrote for it. */
@@ -36,6 +32,8 @@ export async function checkRunConfig(request: RunConfigCheckRequest): Promise<Co
   }
   const modelPath = cfg.actor_rollout_ref.model.path;
   if (modelPath !== null) {
+    // Loaded only when a config names a model: the module brings TensorFlow.js with it.
+    const { openHfModelFolder } = await import('../../trainer-core/compute');
     try {
       await openHfModelFolder(modelPath);
     } catch (error) {

@@ -22,9 +22,9 @@ export async function exportModel(
   options: { merged: boolean; dtype?: 'F32' | 'BF16'; log?: (line: string) => void },
 ): Promise<ModelExportResult> {
   const checkpoint = resolveCheckpoint(store, ref);
-  const { selectBackend } = await import('../../trainer-core/backend');
-  const { openCheckpointPolicy } = await import('../../trainer-core/train/pretrained-models');
-  const { exportHfFolder } = await import('../../trainer-core/model/hf/export');
+  const { selectBackend } = await import('../../trainer-core/compute');
+  const { openCheckpointPolicy } = await import('../../trainer-core/compute');
+  const { exportHfFolder } = await import('../../trainer-core/compute');
   await selectBackend('auto', options.log);
   const models = await openCheckpointPolicy(resolve(store.dataDir, checkpoint.path));
   try {

@@ -1,11 +1,5 @@
-import type { RunConfig } from '../../trainer-core/config/schema';
-import { selectBackend, type BackendChoice } from '../../trainer-core/backend';
-import { EnvConfigError } from '../../trainer-core/envs/errors';
-import { loadEnvSpecResolver } from '../../trainer-core/rollout/env-specs';
-import { EnvStateManager, type EnvSpecResolver } from '../../trainer-core/rollout/es-manager';
-import { checkpointVocabSize, verifyCheckpoint } from '../../trainer-core/train/checkpoint';
-import { expectedModels } from '../../trainer-core/train/models';
-import { openHfModelFolder } from '../../trainer-core/model/hf/load';
+import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver } from '../../trainer-core';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder } from '../../trainer-core/compute';
 
 /** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
 function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {

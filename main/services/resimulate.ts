@@ -4,12 +4,7 @@
 // the stored trajectory is what the environment produces; a mismatch says where it diverged.
 import { z } from 'zod';
 import type { ReplaySettingsDto, ResimulationDto, TurnCheckDto } from '../../preload/contract';
-import { TEMPLATES, customEnvSchema } from '../../trainer-core/config/schema';
-import { parseEnvOptions } from '../../trainer-core/envs/options';
-import { resolveEnvSpec } from '../../trainer-core/envs/registry';
-import type { Env, EnvSpec } from '../../trainer-core/envs/types';
-import { matchActionNames, violatesFormat, type ParsedResponse } from '../../trainer-core/rollout/parse-response';
-import { createTemplate } from '../../trainer-core/rollout/templates';
+import { TEMPLATES, customEnvSchema, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, matchActionNames, violatesFormat, type ParsedResponse, createTemplate } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { EpisodeRecord, TurnRecord } from '../store/types';
 

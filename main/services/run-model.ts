@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { RunModelDto } from '../../preload/contract';
-import { LORA_MODULES } from '../../trainer-core/model/hf/lora';
+import { LORA_MODULES } from '../../trainer-core';
 import type { RunRecord } from '../store/types';
 
 type ConfigTree = Record<string, unknown>;

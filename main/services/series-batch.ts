@@ -2,7 +2,7 @@
 // so a Compare of 20 runs over 10,000 iterations sends thousands of points, not millions.
 import type { MetricRunsSeriesDto, SeriesPointDto } from '../../preload/contract';
 import type { Store } from '../store/db';
-import { minMaxIndices } from './min-max-downsample';
+import { minMaxIndices } from '../../preload/min-max-downsample';
 
 export const DEFAULT_MAX_POINTS = 2000;
 

@@ -1,6 +1,6 @@
 // Keeping an evaluation of a checkpoint: its figures, the config it played with and every
 // episode with its turns, so the Checkpoints view lists it after a reload and Replay opens it.
-import type { EvaluationResult } from '../../trainer-core/train/evaluate';
+import type { EvaluationResult } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { CheckpointRecord, EvaluationRecord } from '../store/types';
 import { newEpisode } from '../trainer-host/store-sink';

@@ -1,13 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource } from '../../trainer-core/config';
-import type { RunConfig } from '../../trainer-core/config/schema';
-import { sourceWithAbsoluteModulePaths, withAbsoluteModulePaths } from '../../trainer-core/rollout/env-specs';
-import { readCheckpointConfig, readCheckpointSourceConfig } from '../../trainer-core/train/checkpoint';
-import { verifyRunCheckpoint } from '../../trainer-core/train/checkpoint-check';
-import type { EpisodeReport, TrainingSink } from '../../trainer-core/train/sink';
-import { train, type TrainResult } from '../../trainer-core/train/trainer';
+import { ConfigError, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
+import { readCheckpointConfig, readCheckpointSourceConfig, verifyRunCheckpoint, train } from '../../trainer-core/compute';
 import { checkpointsDir } from '../paths';
 import type { Store } from '../store/db';
 import { describeWriteError, StoreError } from '../store/errors';

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ConfigError } from '../../trainer-core/config/errors';
-import { YamlSource } from '../../trainer-core/config/yaml-source';
+import { ConfigError, YamlSource } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { CheckpointRecord } from '../store/types';
 import { exportRows, type ExportRequest } from './export';

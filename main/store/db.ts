@@ -1,8 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { BUNDLE_MANIFEST } from '../bundle/manifest';
-import { dbPath } from '../paths';
+import { BUNDLE_MANIFEST, dbPath } from '../paths';
 import { StoreError } from './errors';
 import { applyMigrations, loadMigrations, pendingMigrations, readAppliedMigrations } from './migrate';
 import { CheckpointsRepository } from './repositories/checkpoints';

@@ -1,4 +1,4 @@
-import { loadRunConfigWithSource } from '../../trainer-core/config';
+import { loadRunConfigWithSource } from '../../trainer-core';
 import type { Store } from '../store/db';
 import { freshGroupName, seedGroupOf, seedGroupTag, seedRunName } from '../../preload/seed-list';
 

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { CheckpointReport, EpisodeReport, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core/train/sink';
+import type { CheckpointReport, EpisodeReport, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core';
 import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
 import type { NewEpisode } from '../store/types';
@@ -63,7 +63,8 @@ export class StoreSink implements TrainingSink {
   async runStarted(info: RunStartInfo): Promise<void> {
     await this.write('run start', () => this.store.runs.update(this.runId, {
       status: 'running',
-      startedAt: Date.now(),
+      // A resumed run keeps the time it first started; only a new run (or fork) starts now.
+      startedAt: this.store.runs.get(this.runId)?.startedAt ?? Date.now(),
       finishedAt: null,
       error: null,
       backend: info.backend,

@@ -2,9 +2,10 @@
 // path-based history cannot work, and the browser mode then shares the same links (#/runs/7).
 import { createRouter, createWebHashHistory, type RouteLocationNormalized, type RouteRecordRaw } from 'vue-router';
 
-// Each view is its own chunk, fetched when first opened, so the first page downloads only what
-// the Runs view needs (the charts library comes with the views that draw charts).
-const RunsView = () => import('./views/RunsView.vue');
+// The Runs view, where the app opens, comes with the first page (its modules preloaded in
+// parallel, not one after another); every other view is its own chunk, fetched when first opened,
+// so the charts library comes only with the views that draw charts.
+import RunsView from './views/RunsView.vue';
 const RunView = () => import('./views/RunView.vue');
 const CheckpointsView = () => import('./views/CheckpointsView.vue');
 const CompareView = () => import('./views/CompareView.vue');

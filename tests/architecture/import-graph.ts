@@ -12,6 +12,8 @@ export interface ImportEdge {
   to: string;
   /** `import type`, `export type`, or every named binding marked `type`: erased at run time. */
   typeOnly: boolean;
+  /** `import('...')`: loaded when the code runs there, not when the importing module loads. */
+  dynamic: boolean;
 }
 
 const SOURCE_EXTENSIONS = ['.ts', '.vue', '.mts'];
@@ -47,9 +49,9 @@ function resolveSpecifier(root: string, from: string, specifier: string): string
   return hit === undefined ? undefined : relative(root, hit);
 }
 
-function importsOf(path: string, text: string): Array<{ specifier: string; typeOnly: boolean }> {
+function importsOf(path: string, text: string): Array<{ specifier: string; typeOnly: boolean; dynamic?: boolean }> {
   const source = ts.createSourceFile(path, scriptText(path, text), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const found: Array<{ specifier: string; typeOnly: boolean }> = [];
+  const found: Array<{ specifier: string; typeOnly: boolean; dynamic?: boolean }> = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
@@ -64,7 +66,7 @@ function importsOf(path: string, text: string): Array<{ specifier: string; typeO
       found.push({ specifier: node.moduleSpecifier.text, typeOnly });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
-      if (arg && ts.isStringLiteralLike(arg)) found.push({ specifier: arg.text, typeOnly: false });
+      if (arg && ts.isStringLiteralLike(arg)) found.push({ specifier: arg.text, typeOnly: false, dynamic: true });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ specifier: node.argument.literal.text, typeOnly: true });
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
@@ -77,13 +79,18 @@ function importsOf(path: string, text: string): Array<{ specifier: string; typeO
   return found;
 }
 
+/** Every specifier a file imports (packages included), for checks on what a module may load. */
+export function specifiersOf(root: string, file: string): Array<{ specifier: string; typeOnly: boolean; dynamic: boolean }> {
+  return importsOf(file, readFileSync(join(root, file), 'utf8')).map((i) => ({ ...i, dynamic: i.dynamic ?? false }));
+}
+
 /** The edges between the given files' imports and the repository's own files. */
 export function importGraph(root: string, files: readonly string[]): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const from of files) {
-    for (const { specifier, typeOnly } of importsOf(from, readFileSync(join(root, from), 'utf8'))) {
+    for (const { specifier, typeOnly, dynamic = false } of importsOf(from, readFileSync(join(root, from), 'utf8'))) {
       const to = resolveSpecifier(root, from, specifier);
-      if (to !== undefined) edges.push({ from, to, typeOnly });
+      if (to !== undefined) edges.push({ from, to, typeOnly, dynamic });
     }
   }
   return edges;

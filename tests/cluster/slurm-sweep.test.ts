@@ -17,15 +17,14 @@ const home = join(root, 'home');
 const shared = join(root, 'shared');
 const turnlab = (...args: string[]) => runTurnlab(args, { dataDir: home });
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1'];
-let startedHere = false;
 
 beforeAll(() => {
   if (!hasSlurm) return;
   process.env.TURNLAB_JOB_POLL_MS = '300';
-  startedHere = startSlurm();
+  startSlurm();
 });
 afterAll(() => {
-  if (startedHere) stopSlurm();
+  if (hasSlurm) stopSlurm();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -109,7 +108,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
   it('shows a task cancelled mid-run as cancelled at its last iteration, and resumes it as a new job from its checkpoint', async () => {
     const submitted = turnlab(
       'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
-      '--name', 'long', '--seeds', '0,1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
+      '--name', 'long', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
     );
     expect(submitted.code).toBe(0);
     const first = await until('the task to train 2 iterations', () => jobs().find((j) => j.name === 'long-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
@@ -139,6 +138,5 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(new Set(perIteration.map((r) => r.n))).toEqual(new Set([32]));
     expect(readRunRows(file, done.runId!)).toEqual(readRunRows(join(done.bundleDir, 'turnlab.sqlite'), 1));
     expect(runs().filter((r) => r.name === 'long-s0')).toHaveLength(1);
-    await until('the other task to end', () => jobs().find((j) => j.name === 'long-s1' && j.runId !== null), 120_000);
   }, 300_000);
 });

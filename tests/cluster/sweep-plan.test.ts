@@ -1,7 +1,7 @@
 // Expanding a sweep and reading Slurm's answers back: pure functions, checked without a cluster.
 import { describe, expect, it } from 'vitest';
 import { arrayScript, jobStateOf, parseScontrol } from '../../main/cluster/slurm';
-import { parseGridAxis, planSweep } from '../../main/cluster/sweep-plan';
+import { parseGridAxis, planSweep } from '../../preload/sweep-plan';
 
 describe('sweep plans', () => {
   it('names each seed group by the settings that differ and each run by its seed', () => {

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasSlurm, startSlurm, stopSlurm } from '../helpers/slurm-cluster';
-import { repoRoot, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlab, TINY_OVERRIDES, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { seriousViolations } from './axe';
 import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-e2e-slurm-'));
 const dataDir = join(root, 'data');
-let startedHere = false;
 let serve: Serve;
 let browser: OpenBrowser;
 let page: Page;
@@ -27,7 +27,7 @@ interface Job {
 describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () => {
   beforeAll(async () => {
     ensureBuilt();
-    startedHere = startSlurm();
+    startSlurm();
     // Each task asks for both of the node's cores (here 2), so one runs and the other waits.
     const cpus = Number(spawnSync('sinfo', ['-h', '-o', '%c'], { encoding: 'utf8' }).stdout.trim());
     expect(cpus).toBeGreaterThan(0);
@@ -49,7 +49,7 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
     for (const job of JSON.parse(runTurnlab(['jobs', '--json'], { dataDir }).stdout || '[]') as Job[]) {
       if (job.state === 'pending' || job.state === 'running') runTurnlab(['cancel-job', job.name], { dataDir });
     }
-    if (startedHere) stopSlurm();
+    if (hasSlurm) stopSlurm();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -57,14 +57,15 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
 
   it('shows the queued task pending with its reason and the running one with its iteration; Stop cancels through scancel', async () => {
     await page.goto(serve.url);
-    await expect.poll(() => row('ui-s0').locator('.job-state').textContent(), { timeout: 60_000 }).toMatch(/running/);
-    await expect.poll(() => row('ui-s1').locator('.job-state').textContent(), { timeout: 10_000 }).toMatch(/pending \(Resources\)/);
+    // The other Slurm test file may hold the node for a while: generous waits, no timing asserted.
+    await expect.poll(() => row('ui-s0').locator('.job-state').textContent(), { timeout: 180_000 }).toMatch(/running/);
+    await expect.poll(() => row('ui-s1').locator('.job-state').textContent(), { timeout: 10_000 }).toMatch(/pending \((Resources|Priority)\)/);
     await expect.poll(async () => Number(await row('ui-s0').locator('.job-iteration').textContent()), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
 
     await row('ui-s0').getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => row('ui-s0').locator('.job-state').textContent(), { timeout: 30_000 }).toMatch(/cancelled/);
     // The freed node takes the waiting task.
-    await expect.poll(() => row('ui-s1').locator('.job-state').textContent(), { timeout: 30_000 }).toMatch(/running/);
+    await expect.poll(() => row('ui-s1').locator('.job-state').textContent(), { timeout: 180_000 }).toMatch(/running/);
     // Once its trainer has saved its checkpoint, the cancelled run is imported and linked.
     await expect.poll(() => row('ui-s0').getByRole('link').count(), { timeout: 60_000 }).toBe(1);
     await expect.poll(() => page.locator('tr', { hasText: 'ui-s0' }).filter({ hasText: 'stopped' }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
@@ -74,5 +75,33 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
     // The scheduler agrees: scontrol, read by the CLI, says the same.
     const jobs = JSON.parse(runTurnlab(['jobs', '--json'], { dataDir }).stdout) as Job[];
     expect(jobs.map((j) => [j.name, j.state])).toEqual([['ui-s0', 'cancelled'], ['ui-s1', 'cancelled']]);
+  }, 300_000);
+
+  it('sends a sweep from the New run form to the cluster and brings its runs home', async () => {
+    await page.locator('.new-run-button').click();
+    await page.locator('select[name=config]').selectOption({ label: 'bandit' });
+    await page.locator('input[name=runName]').fill('form');
+    await page.locator('input[name=totalIterations]').fill('2');
+    await page.locator('textarea[name=extra]').fill(TINY_OVERRIDES.join('\n'));
+    await page.locator('input[name=seeds]').fill('1');
+    await page.locator('textarea[name=grid]').fill('algorithm.gamma=0.9,1.0');
+    await page.locator('select[name=executor]').selectOption('slurm');
+    const start = page.locator('button.start');
+    expect(await page.locator('.sweep-fields .problem').innerText()).toMatch(/needs a shared folder/);
+    expect(await start.isDisabled()).toBe(true);
+    await page.locator('input[name=remote-dir]').fill(join(root, 'shared'));
+    expect(await page.locator('.sweep-fields .hint').innerText()).toBe('2 setting(s) x the seeds, a seed group each, as one sbatch --array');
+    await expect.poll(() => start.isEnabled(), { timeout: 30_000, interval: 200 }).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await start.click();
+    for (const name of ['form-gamma=0.9-s0', 'form-gamma=1.0-s0']) {
+      await expect.poll(() => row(name).getByRole('link').count(), { timeout: 180_000 }).toBe(1);
+      expect(await row(name).locator('.job-state').textContent()).toMatch(/completed/);
+    }
+    const runs = JSON.parse(runTurnlab(['runs', '--json'], { dataDir }).stdout) as Array<{ name: string; status: string; tags: string[] }>;
+    expect(runs.filter((r) => r.name.startsWith('form-')).map((r) => [r.name, r.status, r.tags]).sort()).toEqual([
+      ['form-gamma=0.9-s0', 'completed', ['seeds:form-gamma=0.9']],
+      ['form-gamma=1.0-s0', 'completed', ['seeds:form-gamma=1.0']],
+    ]);
   }, 300_000);
 });

@@ -215,7 +215,9 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     expect(await page.locator('.stop-run').count()).toBe(0);
 
     await page.locator('.resume-run').click();
-    await expect.poll(() => status.innerText(), { timeout: 60_000 }).toMatch(/^(queued|running)$/);
+    // The buttons wait for the trainer process to start: the view says so meanwhile.
+    await expect.poll(() => page.locator('.action-status').innerText(), { interval: 50 }).toMatch(/^Resuming: starting a trainer process/);
+    await expect.poll(() => status.innerText(), { timeout: 60_000 }).toMatch(/^(resuming|running)$/);
     await expect
       .poll(async () => Number(/iteration (\d+)/.exec(await page.locator('.progress-text').innerText())![1]), { timeout: 120_000 })
       .toBeGreaterThan(stoppedAt);

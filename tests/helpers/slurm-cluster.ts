@@ -1,24 +1,42 @@
 // The one-node Slurm cluster of scripts/slurm-local.sh, started for the Slurm tests: the real
 // slurmctld, slurmd and munged; sbatch, squeue, scontrol and scancel then reach it through
 // SLURM_CONF, which the turnlab processes a test starts inherit.
+//
+// Test files run in parallel workers, so starting and stopping go under one lock, and each file
+// registers itself while it uses the cluster: the last file to leave stops it, and only when the
+// tests started it (a cluster someone ran before is left running).
 import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NEEDS_SLURM } from '../setup/requirements';
 import { repoRoot } from './turnlab-cli';
 
 export const hasSlurm = NEEDS_SLURM.present();
 
-/** Starts the cluster unless it runs already; returns whether this call started it. */
-export function startSlurm(): boolean {
-  const script = join(repoRoot, 'scripts/slurm-local.sh');
-  const wasRunning = spawnSync('bash', [script, 'status'], { encoding: 'utf8' }).status === 0;
-  const started = spawnSync('bash', [script, 'start'], { encoding: 'utf8', timeout: 60_000 });
+const script = join(repoRoot, 'scripts/slurm-local.sh');
+const dir = process.env.TURNLAB_SLURM_DIR || '/tmp/turnlab-slurm';
+const lock = join(tmpdir(), 'turnlab-slurm.lock');
+
+function underLock(shell: string): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync('flock', [lock, 'bash', '-c', shell, 'slurm-cluster', script, dir, String(process.pid)], { encoding: 'utf8', timeout: 60_000 });
+}
+
+/** Starts the cluster unless it runs already, and registers this test file as using it. */
+export function startSlurm(): void {
+  const started = underLock(`
+    set -e
+    if ! bash "$1" status >/dev/null; then bash "$1" start >/dev/null; mkdir -p "$2"; touch "$2/started-by-tests"; fi
+    mkdir -p "$2/users" && touch "$2/users/$3"
+    bash "$1" start`);
   const conf = /export SLURM_CONF=(\S+)/.exec(started.stdout)?.[1];
   if (started.status !== 0 || !conf) throw new Error(`scripts/slurm-local.sh start failed: ${started.stderr.trim()}`);
   process.env.SLURM_CONF = conf;
-  return !wasRunning;
 }
 
+/** Unregisters this test file; the last one out stops a cluster the tests started. */
 export function stopSlurm(): void {
-  spawnSync('bash', [join(repoRoot, 'scripts/slurm-local.sh'), 'stop'], { encoding: 'utf8', timeout: 60_000 });
+  underLock(`
+    rm -f "$2/users/$3"
+    for user in "$2"/users/*; do [ -e "$user" ] && kill -0 "\${user##*/}" 2>/dev/null && exit 0; done
+    if [ -f "$2/started-by-tests" ]; then bash "$1" stop; rm -f "$2/started-by-tests"; fi`);
 }

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { minMaxIndices } from '../../main/services/min-max-downsample';
+import { minMaxIndices } from '../../preload/min-max-downsample';
 import { buildPlot, downsamplePlot, xExtent, type PlotOptions, type RunSeries } from '../../renderer/src/compare/plot';
 import { PLOT_CSV_COLUMNS, plotToCsv } from '../../renderer/src/compare/plot-csv';
 import { buildChartOption, tooltipHtml, zoomWindow } from '../../renderer/src/compare/chart-option';

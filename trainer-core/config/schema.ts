@@ -226,6 +226,13 @@ export const RunConfigSchema = z.strictObject({
 });
 
 export type RunConfig = z.output<typeof RunConfigSchema>;
+
+type DeepPartial<T> = T extends readonly (infer U)[] ? readonly DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+/**
+ * A run config as the store keeps it: the resolved config of the TurnLab that wrote it, which may
+ * be an earlier one, so any key may be missing; readers fall back where one is.
+ */
+export type StoredRunConfig = DeepPartial<RunConfig>;
 export type CustomEnvConfig = z.output<typeof customEnvSchema>;
 export type EnvSplitConfig = z.output<typeof envSplitSchema>;
 export type AgentProxyConfig = z.output<typeof agentProxySchema>;

@@ -46,15 +46,14 @@ export async function scoreBatch(
       type: 'score',
       role: (parallel as Parallel).role,
       settings,
-      jobs: chunks.slice(start, end).map((rowIds) => ({ rows: rowIds.map((r) => batch.tokens[r]), documents: rowIds.map((r) => batch.documents[r]) })),
+      jobs: chunks.slice(start, end).map((rowIds) => ({ rows: rowIds.map((r) => batch.tokens[r]), documents: rowIds.map((r) => batch.documents[r]), scored: rowIds.map((r) => scoredColumns(batch, r)) })),
     }),
   );
   remote.forEach((p) => p.catch(() => {}));
   for (const rowIds of chunks.slice(blocks[0][0], blocks[0][1])) {
     const rows = rowIds.map((r) => batch.tokens[r]);
     const documents = rowIds.map((r) => batch.documents[r]);
-    // Only the loss mask's columns are read (reference logprobs are masked): the LM head runs there only.
-    const scored = rowIds.map((r) => batch.mask.subarray(r * batch.cols, r * batch.cols + batch.tokens[r].length));
+    const scored = rowIds.map((r) => scoredColumns(batch, r));
     const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents, scored }) }) as tf.NamedTensorMap);
     // Read back asynchronously: WebGPU under Node has no synchronous read.
     const width = Math.max(...rows.map((r) => r.length));
@@ -73,6 +72,11 @@ export async function scoreBatch(
     results.forEach((scores, j) => place(chunks[blocks[i + 1][0] + j], scores, scores.width));
   }
   return { logprobs, values };
+}
+
+/** Row r's loss-mask columns: only those logprobs are read (reference logprobs are masked), so the LM head runs there only. */
+function scoredColumns(batch: TrainingBatch, r: number): Float32Array {
+  return batch.mask.slice(r * batch.cols, r * batch.cols + batch.tokens[r].length);
 }
 
 export interface ActorUpdateSettings {

@@ -15,6 +15,8 @@ export type NamedArrays = Record<string, { shape: number[]; data: Float32Array }
 export interface ScoreJob {
   rows: number[][];
   documents: number[][];
+  /** Per row, 1 at the columns whose logprobs are read (the loss mask): see ScoreOptions.scored. */
+  scored: Float32Array[];
 }
 
 export interface ScoreSettings {

@@ -72,7 +72,7 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
       const target = model(request.role);
       const results: ScoreResult[] = [];
       for (const job of request.jobs) {
-        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents }) }) as tf.NamedTensorMap);
+        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents, scored: job.scored }) }) as tf.NamedTensorMap);
         const width = Math.max(...job.rows.map((r) => r.length));
         const result: ScoreResult = { width };
         if (scores.logprobs) result.logprobs = ((await scores.logprobs.data()) as Float32Array).slice();

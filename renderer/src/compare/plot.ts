@@ -4,7 +4,7 @@
 import type { SeriesPointDto } from '../../../preload/contract';
 import { emaSmooth } from './ema';
 import { aggregateBand, type BandMode } from './seed-groups';
-import { minMaxIndices } from '../../../main/services/min-max-downsample';
+import { minMaxIndices } from '../../../preload/min-max-downsample';
 
 /** `relative` is seconds since the run's first logged point; `wall` is epoch milliseconds. */
 export type XAxisKind = 'iteration' | 'relative' | 'wall';

@@ -8,11 +8,14 @@ import { at, totalIterationsOf } from '../stores/run-settings';
 const PACE_WINDOW = 10;
 
 /**
- * The status to show: `warming up` for a new queued run whose config has a warm start (a resumed
- * run starts from its checkpoint and does not warm up again).
+ * The status to show: `warming up` for a new queued run whose config has a warm start, whether
+ * the app or the CLI started it, and `resuming` for a queued run that has trained before (it
+ * starts from its checkpoint and does not warm up again).
  */
 export function displayStatus(run: Pick<RunDto, 'status' | 'config' | 'iterations'>): string {
-  if (run.status !== 'queued' || (run.iterations ?? 0) > 0) return run.status;
+  if (run.status !== 'queued') return run.status;
+  // A run with iterations behind it that waits for its trainer is being resumed from a checkpoint.
+  if ((run.iterations ?? 0) > 0) return 'resuming';
   const mode = at(run.config, 'warm_start.mode');
   const steps = at(run.config, 'warm_start.steps');
   return typeof mode === 'string' && mode !== 'none' && typeof steps === 'number' && steps > 0 ? 'warming up' : 'queued';

@@ -1,7 +1,7 @@
 // Sweeps: a grid of config settings crossed with seeds. Pure, so the CLI and the New run form
 // expand a sweep the same way: one seed group per combination of settings, named by the
 // settings that differ, and one run per seed in it.
-import { freshGroupName, seedGroupTag, seedRunName } from '../../preload/seed-list';
+import { freshGroupName, seedGroupTag, seedRunName } from './seed-list';
 
 export interface GridAxis {
   key: string;

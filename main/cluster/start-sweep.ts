@@ -1,0 +1,53 @@
+import { resolve } from 'node:path';
+import type { StartSweepRequest, SweepStartedDto } from '../../preload/contract';
+import { loadRunConfigWithSource } from '../../trainer-core';
+import type { Store } from '../store/db';
+import type { RunManager } from '../trainer-host/run-manager';
+import { submitSlurmSweep } from './slurm-sweep';
+import { expandGrid, parseGridAxis, planSweep } from '../../preload/sweep-plan';
+
+/**
+ * A sweep started from the New run form, as `turnlab sweep` starts it: locally the seed groups
+ * queue one after the other on the run manager (each at most `concurrency` at once), on Slurm
+ * one array job is submitted. Every run's config is read before anything starts.
+ */
+export async function startSweep(store: Store, manager: RunManager | undefined, request: StartSweepRequest): Promise<SweepStartedDto> {
+  const axes = request.grid.map(parseGridAxis);
+  const overrides = request.overrides ?? [];
+  if (request.executor === 'slurm') {
+    if (!request.slurm) throw new Error('a Slurm sweep needs a shared folder (remoteDir)');
+    const { remoteDir, localDir, ssh, partition, time, cpusPerTask, gres } = request.slurm;
+    const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
+      configPath: request.configPath,
+      overrides,
+      name: request.name,
+      axes,
+      seeds: request.seeds,
+      remoteDir,
+      localDir,
+      loginHost: ssh ?? null,
+      resources: { partition, time, cpusPerTask, gres },
+    });
+    return { groups: [...new Set(jobs.map((j) => j.seedGroup))], runs: jobs.length, sweep, arrayJobId };
+  }
+  if (!manager) throw new Error('this server cannot start runs');
+  const configPath = resolve(request.configPath);
+  const base = request.name ?? loadRunConfigWithSource(configPath, overrides).cfg.trainer.experiment_name;
+  const plan = planSweep(base, axes, request.seeds, []);
+  for (const run of plan.runs) loadRunConfigWithSource(configPath, [...overrides, ...run.overrides]);
+  const settings = expandGrid(axes);
+  const groups: string[] = [];
+  // Each group starts when the one before has ended, so the machine trains `concurrency` at a time.
+  const startGroup = (index: number): Promise<void> => {
+    const setting = settings[index];
+    const group = manager.startSeedGroup(
+      { configPath, overrides: [...overrides, ...setting.overrides], name: setting.label ? `${base}-${setting.label}` : base, seeds: request.seeds },
+      { concurrency: request.concurrency },
+    );
+    groups.push(group.group);
+    if (index + 1 < settings.length) void group.done.then(() => startGroup(index + 1));
+    return group.firstRunId.then(() => undefined);
+  };
+  await startGroup(0);
+  return { groups: settings.map((s, i) => groups[i] ?? (s.label ? `${base}-${s.label}` : base)), runs: plan.runs.length, sweep: null, arrayJobId: null };
+}

@@ -1,0 +1,58 @@
+// The New run form's sweep fields read into a startSweep request: pure, so the form and its
+// tests read them the same way, with the CLI's own grid parser.
+import type { StartSweepRequest } from '../../../preload/contract';
+import { expandGrid, parseGridAxis } from '../../../preload/sweep-plan';
+
+export interface SweepChoice {
+  /** One `key=v1,v2` a line. */
+  gridText: string;
+  executor: 'local' | 'slurm';
+  remoteDir: string;
+  ssh: string;
+  partition: string;
+  time: string;
+  gres: string;
+  cpusPerTask: string;
+}
+
+export interface SweepFieldValue {
+  /** A grid or a cluster was asked for: Start starts a sweep instead of a run or a seed group. */
+  active: boolean;
+  request: Pick<StartSweepRequest, 'grid' | 'executor' | 'slurm'>;
+  /** The number of settings of the grid. */
+  settings: number;
+  problem: string | null;
+}
+
+export const NO_SWEEP: SweepFieldValue = { active: false, request: { grid: [], executor: 'local' }, settings: 1, problem: null };
+
+export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
+  const grid = choice.gridText.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const active = grid.length > 0 || choice.executor === 'slurm';
+  if (!active) return NO_SWEEP;
+  let settings = 1;
+  try {
+    settings = expandGrid(grid.map(parseGridAxis)).length;
+  } catch (error) {
+    return { active, request: { grid, executor: choice.executor }, settings, problem: (error as Error).message };
+  }
+  if (choice.executor === 'local') return { active, request: { grid, executor: 'local' }, settings, problem: null };
+  const text = (value: string) => value.trim() || undefined;
+  const remoteDir = choice.remoteDir.trim();
+  const cpus = choice.cpusPerTask.trim();
+  const problem = !remoteDir
+    ? 'a Slurm sweep needs a shared folder: where the nodes write the run bundles'
+    : cpus && !/^[1-9]\d*$/.test(cpus)
+      ? `cpus per task '${cpus}' is not a whole number of 1 or more`
+      : null;
+  return {
+    active,
+    request: {
+      grid,
+      executor: 'slurm',
+      slurm: { remoteDir, ssh: text(choice.ssh), partition: text(choice.partition), time: text(choice.time), gres: text(choice.gres), cpusPerTask: cpus && !problem ? Number(cpus) : undefined },
+    },
+    settings,
+    problem,
+  };
+}

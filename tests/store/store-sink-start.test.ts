@@ -1,0 +1,33 @@
+// A resumed run keeps the time it first started: the trainer's "run started" sets started_at only
+// on a run that never started (a new run or a fork).
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
+import { StoreSink } from '../../main/trainer-host/store-sink';
+import { makeTempDir, type TempDir } from '../helpers/fixtures';
+
+let tmp: TempDir | undefined;
+
+afterEach(() => tmp?.cleanup());
+
+const START = { backend: 'wasm', device: 'cpu', backendNotes: [], parameterCount: 10, startIteration: 1, totalIterations: 4 };
+
+describe('run start time', () => {
+  it('is set when a run first starts and kept when it is resumed', async () => {
+    tmp = makeTempDir();
+    const store = openStore(tmp.dir, { create: true });
+    try {
+      const run = store.runs.create({ name: 'r', config: {}, seed: 1, envTags: ['Bandit'], algorithm: 'grpo' });
+      const before = Date.now();
+      await new StoreSink(store, run.id).runStarted(START);
+      const first = store.runs.get(run.id)!.startedAt!;
+      expect(first).toBeGreaterThanOrEqual(before);
+
+      store.runs.update(run.id, { status: 'stopped' });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new StoreSink(store, run.id).runStarted({ ...START, startIteration: 3 });
+      expect(store.runs.get(run.id)).toMatchObject({ status: 'running', startedAt: first });
+    } finally {
+      store.close();
+    }
+  });
+});
