@@ -6,6 +6,7 @@
  * and how a benchmark measures before and after.
  */
 import * as tf from '@tensorflow/tfjs';
+import type { LayerCache } from './blocks/attention';
 import type { Rotation } from './blocks/rotary';
 
 export interface FusedKernels {
@@ -14,12 +15,12 @@ export interface FusedKernels {
   /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */
   rotate?(x: tf.Tensor4D, rotation: Rotation): tf.Tensor4D | null;
   /**
-   * Softmax attention of one new token per row: q [batch, heads, 1, dim] (unscaled) over
-   * k, v [batch, kvHeads, keys, dim] with an additive bias [batch, 1, 1, keys]; returns
-   * [batch, heads, 1, dim], or null where the shape is outside what the kernel handles.
-   * Inference only (no gradient).
+   * Softmax attention of one new token per row: q [batch, heads, 1, dim] (unscaled) over the
+   * keys and values [batch, kvHeads, keys, dim] of `frozen` (if any) followed by k, v, with an
+   * additive bias [batch, 1, 1, all keys]; returns [batch, heads, 1, dim], or null where the
+   * shape is outside what the kernel handles. Inference only (no gradient).
    */
-  decodeAttention?(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor4D | null;
+  decodeAttention?(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D, frozen?: LayerCache): tf.Tensor4D | null;
   /**
    * x @ w (+ bias) (+ scale (x a) b) for the few rows of a decoding step; null where the rows
    * are too many for the kernel. Inference only.
