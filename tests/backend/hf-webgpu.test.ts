@@ -1,18 +1,18 @@
 // The pretrained decoders on WebGPU, where the fused kernels run: every position's logprob
 // against the independent float64 implementation (tests/helpers/hf_reference.py, numpy), and
 // KV-cache decoding (fused decode attention and linear layers) against full forward passes.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyHfModels } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { hasNumpy, referenceLogprobs } from '../helpers/hf-reference';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const child = join(root, 'tests/backend/fixtures/hf-webgpu-child.ts');
-const reference = join(root, 'tests/helpers/hf_reference.py');
 
 interface Sampled {
   tokens: number[][];
@@ -23,15 +23,6 @@ interface Family {
   logprobs: number[];
   cached: Sampled;
   uncached: Sampled;
-}
-
-function hasNumpy(): boolean {
-  try {
-    execFileSync('python3', ['-c', 'import numpy'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 let temp: TempDir;
@@ -60,7 +51,7 @@ describe('the pretrained decoders on WebGPU with the fused kernels (software Vul
       expect(f.cached.tokens, family).toEqual(f.uncached.tokens);
       f.cached.logprobs.forEach((row, i) => row.forEach((lp, t) => expect(Math.abs(lp - f.uncached.logprobs[i][t]), `${family} row ${i} token ${t}`).toBeLessThan(1e-4)));
       if (!hasNumpy()) continue;
-      const theirs = (JSON.parse(execFileSync('python3', [reference, folders[family], JSON.stringify([f.ids])], { encoding: 'utf8', maxBuffer: 1 << 24 })) as number[][])[0];
+      const theirs = referenceLogprobs(folders[family], [f.ids])[0];
       expect(f.logprobs).toHaveLength(theirs.length);
       expect(Math.max(...f.logprobs.map((v, i) => Math.abs(v - theirs[i]))), family).toBeLessThan(1e-3);
       expect(Math.max(...theirs) - Math.min(...theirs)).toBeGreaterThan(5);
