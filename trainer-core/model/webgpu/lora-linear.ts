@@ -3,44 +3,77 @@
  * takes a matmul, a bias add, and for the LoRA term two matmuls, a scale and an add. x A (rank
  * columns) is formed first by tfjs's matmul, so a LoRA layer is two dispatches in all.
  *
- * One thread per output element, reading a column of W: meant for the few rows of a decoding
- * step (at most MAX_ROWS), where the weight read dominates and adjacent threads read adjacent
- * columns. Inference only (no gradient); training keeps tfjs's tiled matmuls.
+ * Meant for the few rows of a decoding step (at most MAX_ROWS), where reading the weight
+ * dominates: adjacent threads read adjacent columns, and each thread serves a block of rows.
+ * Inference only (no gradient); training keeps tfjs's tiled matmuls.
  */
 import * as tf from '@tensorflow/tfjs';
-import { elementwiseProgram, registerProgramKernel, runKernel } from './program';
+import type { WebGPUProgram } from '@tensorflow/tfjs-backend-webgpu';
+import { registerProgramKernel, runKernel } from './program';
 
 const LINEAR = 'TurnLabLoraLinear';
 export const MAX_ROWS = 64;
+const ROWS_PER_THREAD = 8;
 
 export function registerLoraLinearKernels(): void {
   registerProgramKernel(LINEAR, (inputs, { scale }) => {
     const { x, w, bias, xa, b } = inputs;
+    const [rows] = x.shape;
+    const cols = w.shape[1];
     const names = ['X', 'W', ...(bias ? ['Bias'] : []), ...(xa ? ['XA', 'B'] : [])];
-    const program = elementwiseProgram(
-      `lora_linear_${bias ? 'bias' : 'nobias'}_${xa ? 'lora' : 'base'}`,
-      names,
-      [x.shape[0], w.shape[1]],
-      `
-          let inner = uniforms.xShape.y;
-          let cols = uniforms.wShape.y;
-          let row = index / cols;
-          let col = index - row * cols;
-          var sum = 0.0;
-          for (var i = 0; i < inner; i = i + 1) { sum = sum + X[row * inner + i] * W[i * cols + col]; }
-          ${bias ? 'sum = sum + Bias[col];' : ''}
-          ${
-            xa
-              ? `let rank = uniforms.xAShape.y;
-          var low = 0.0;
-          for (var j = 0; j < rank; j = j + 1) { low = low + XA[row * rank + j] * B[j * cols + col]; }
-          sum = sum + low * uniforms.scale;`
-              : ''
+    const threads = cols * Math.ceil(rows / ROWS_PER_THREAD);
+    const workgroupSize: [number, number, number] = [64, 1, 1];
+    // One thread per (column, block of ROWS_PER_THREAD rows): each weight element is read once
+    // per block, not once per row.
+    const program: WebGPUProgram = {
+      shaderKey: `turnlab_lora_linear_${bias ? 'bias' : 'nobias'}_${xa ? 'lora' : 'base'}`,
+      variableNames: names,
+      outputShape: [rows, cols],
+      dispatchLayout: { x: [0, 1] },
+      dispatch: [Math.ceil(threads / workgroupSize[0]), 1, 1],
+      workgroupSize,
+      uniforms: 'scale : f32, threads : i32,',
+      getUserCode: () => `
+      fn main(index : i32) {
+        if (index >= uniforms.threads) { return; }
+        let inner = uniforms.xShape.y;
+        let rows = uniforms.xShape.x;
+        let cols = uniforms.wShape.y;
+        let col = index % cols;
+        let first = (index / cols) * ${ROWS_PER_THREAD};
+        var sums : array<f32, ${ROWS_PER_THREAD}>;
+        for (var i = 0; i < inner; i = i + 1) {
+          let weight = W[i * cols + col];
+          for (var r = 0; r < ${ROWS_PER_THREAD}; r = r + 1) {
+            if (first + r < rows) { sums[r] = sums[r] + X[(first + r) * inner + i] * weight; }
           }
-          setOutputAtIndex(index, sum);`,
-      'scale : f32,',
-    );
-    return { program, inputs: [x, w, ...(bias ? [bias] : []), ...(xa ? [xa, b] : [])], uniforms: [{ type: 'float32', data: [scale ?? 1] }] };
+        }
+        for (var r = 0; r < ${ROWS_PER_THREAD}; r = r + 1) {
+          let row = first + r;
+          if (row < rows) {
+            var y = sums[r];
+            ${bias ? 'y = y + Bias[col];' : ''}
+            ${
+              xa
+                ? `let rank = uniforms.xAShape.y;
+            var low = 0.0;
+            for (var j = 0; j < rank; j = j + 1) { low = low + XA[row * rank + j] * B[j * cols + col]; }
+            y = y + low * uniforms.scale;`
+                : ''
+            }
+            result[row * cols + col] = y;
+          }
+        }
+      }`,
+    };
+    return {
+      program,
+      inputs: [x, w, ...(bias ? [bias] : []), ...(xa ? [xa, b] : [])],
+      uniforms: [
+        { type: 'float32', data: [scale ?? 1] },
+        { type: 'int32', data: [threads] },
+      ],
+    };
   });
 }
 
