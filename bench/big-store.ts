@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { openStore } from '../main/store/db';
 import type { MetricPoint, NewEpisode, NewTurn } from '../main/store/types';
 import { Rng } from '../trainer-core/rng';
+import type { StoredRunConfig } from '../trainer-core';
 
 export interface BigStoreOptions {
   runs: number;
@@ -55,7 +56,7 @@ export const BIG_STORE_METRICS: string[] = [
 ];
 const VAL_METRICS = [`val/${ENV}/success`, `val/${ENV}/optimal_success`, `val/${ENV}/reward`, `val/${ENV}/format_ok`];
 
-function configOf(index: number, seed: number, iterations: number) {
+function configOf(index: number, seed: number, iterations: number): StoredRunConfig {
   return {
     trainer: { experiment_name: `sweep-${Math.floor(index / 5)}`, seed, total_training_steps: iterations, test_freq: 5, save_freq: 10, backend: 'wasm' },
     model: { n_layer: 2, n_head: 2, d_model: 64, d_ff: 128, context_length: 256 },

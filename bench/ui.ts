@@ -114,13 +114,16 @@ async function measure(page: Page, at: (hash: string) => string, url: string, ru
       await page.waitForFunction((id) => (globalThis as unknown as { document: Document_ }).document.querySelector('.run-row')?.getAttribute('data-run-id') !== id, firstBefore);
     }));
     await page.locator('th.sortable[data-sort="id"]').click();
+    // The table draws its rows 200 at a time as the end comes into view: scroll until the last run is drawn.
     results['runs: scroll to last'].push(await timed(async () => {
-      await page.evaluate(() => {
-        const box = (globalThis as unknown as { document: Document_ }).document.querySelector('.runs-table-scroll');
-        box?.scrollTo(0, box.scrollHeight);
-        (globalThis as unknown as { document: Document_ }).document.documentElement.scrollTo(0, (globalThis as unknown as { document: Document_ }).document.documentElement.scrollHeight);
-      });
-      await page.waitForFunction((id) => (globalThis as unknown as { document: Document_ }).document.querySelector(`.run-row[data-run-id="${id}"]`) !== null, runs);
+      while ((await page.locator(`.run-row[data-run-id="${runs}"]`).count()) === 0) {
+        const before = await rowCount();
+        await page.evaluate(() => {
+          const root = (globalThis as unknown as { document: Document_ }).document.documentElement;
+          root.scrollTo(0, root.scrollHeight);
+        });
+        await page.waitForFunction((n) => (globalThis as unknown as { document: Document_ }).document.querySelectorAll('.run-row').length > n, before);
+      }
     }));
 
     const ids = Array.from({ length: 20 }, (_, k) => 1 + Math.floor((k * runs) / 20));

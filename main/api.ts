@@ -208,6 +208,7 @@ const ROUTES: RouteTable = {
             time: z.string().min(1).max(50).optional(),
             cpusPerTask: z.number().int().min(1).max(1024).optional(),
             gres: z.string().min(1).max(200).optional(),
+            turnlab: z.string().min(1).max(1000).optional(),
           })
           .optional(),
       }),

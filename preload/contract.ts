@@ -7,24 +7,31 @@
 
 /** Names both sides share, from the trainer modules that own them (the forms' choices, metric names). */
 export { BUILT_IN_ESTIMATOR_NAMES as ESTIMATOR_NAMES, BACKENDS as BACKEND_NAMES, COLLAPSE_METRIC, WELL_FORMED_METRIC } from '../trainer-core/shared-names';
+import type { EpisodeReport, StoredRunConfig, TurnReport } from '../trainer-core/shared-names';
 
 export interface AppInfo {
   version: string;
   dataDir: string;
 }
 
-export type RunStatusDto = 'queued' | 'running' | 'stopping' | 'stopped' | 'completed' | 'failed' | 'interrupted';
-export type SplitDto = 'train' | 'val';
+// The stored shapes are defined once, here (runs, checkpoints, metric points) or in the trainer's
+// reports (episodes, turns); main/store/types.ts names them as the store's records.
 
-export interface RunDto {
+export const RUN_STATUSES = ['queued', 'running', 'stopping', 'stopped', 'completed', 'failed', 'interrupted'] as const;
+export type RunStatusDto = (typeof RUN_STATUSES)[number];
+export const SPLITS = ['train', 'val'] as const satisfies ReadonlyArray<EpisodeReport['split']>;
+export type SplitDto = (typeof SPLITS)[number];
+
+/** A run as the store keeps it. */
+export interface StoredRunDto {
   id: number;
   name: string;
   status: RunStatusDto;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
-  /** The resolved training config, as stored. */
-  config: unknown;
+  /** The resolved training config, as stored (by this or an earlier TurnLab: keys may be missing). */
+  config: StoredRunConfig;
   configHash: string;
   seed: number;
   envTags: string[];
@@ -43,12 +50,16 @@ export interface RunDto {
   /** When that process took the run, and its last heartbeat. */
   trainerStartedAt: number | null;
   trainerHeartbeatAt: number | null;
+  /** Every parameter of the policy as its trainer built it; null before the trainer started. */
+  parameterCount: number | null;
+}
+
+/** A run as the run list shows it. */
+export interface RunDto extends StoredRunDto {
   /** The highest iteration any metric was logged at; null before the first one. */
   iterations: number | null;
   /** The best value of any `val/<tag>/success` metric; null when none was logged. */
   bestValSuccess: number | null;
-  /** Every parameter of the policy as its trainer built it; null before the trainer started. */
-  parameterCount: number | null;
 }
 
 /** verl's LoRA settings of a pretrained run. */
@@ -124,39 +135,15 @@ export interface EpisodeFilterDto {
   filteredOut?: boolean;
 }
 
-export interface EpisodeDto {
-  id: number;
-  runId: number;
-  iteration: number;
-  split: SplitDto;
-  envTag: string;
-  groupId: number;
-  envIndex: number;
-  seed: number;
-  totalReward: number;
-  success: boolean;
-  numTurns: number;
-  numActions: number;
-  truncated: boolean;
-  filteredOut: boolean;
-}
+/** A stored episode: what the trainer reported, without its turns, with its ids. */
+export type EpisodeDto = { id: number; runId: number } & Omit<EpisodeReport, 'turns'>;
 
-export interface TurnDto {
-  id: number;
-  episodeId: number;
-  turnIndex: number;
-  observation: string;
-  state: unknown;
-  response: string;
-  actions: string[];
-  numValidActions: number;
-  reward: number;
-  done: boolean;
-  info: Record<string, unknown>;
-  numTokens: number;
-  logprobSum: number | null;
-  advantageMean: number | null;
-}
+/**
+ * A stored turn: what the trainer reported, with its ids. Its state is the JSON stored (runs of
+ * older versions and custom environments may hold any), and a turn imported without a logprob
+ * sum holds null.
+ */
+export type TurnDto = { id: number; episodeId: number } & Omit<TurnReport, 'state' | 'logprobSum'> & { state: unknown; logprobSum: number | null };
 
 /** A ready run config the app can start (from the configs/ folder). */
 export interface ConfigFileDto {
@@ -459,7 +446,7 @@ export interface StartSweepRequest {
   /** local: trainings at once. */
   concurrency?: number;
   /** slurm: where and how the tasks run (as `turnlab sweep`'s flags). */
-  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string };
+  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string; turnlab?: string };
 }
 
 export interface SweepStartedDto {

@@ -26,7 +26,7 @@ write_config() {
   mkdir -p "$dir/state" "$dir/spool"
   cat > "$conf" <<CONF
 ClusterName=turnlab-local
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=${TURNLAB_SLURMCTLD_PORT:-6817}
@@ -54,7 +54,7 @@ ReturnToService=2
 JobCompType=jobcomp/filetxt
 JobCompLoc=$dir/jobcomp.txt
 KillWait=10
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 }

@@ -61,3 +61,6 @@ export type { HfModelFolder } from './model/hf/load';
 export { HfModelError } from './model/hf/config';
 export { readCheckpointFiles } from './train/checkpoint-files';
 export { BACKENDS } from './backend-names';
+
+// Folders a user names (data folders, export targets), made without Node's recursive mkdir
+export { makeFolder, FolderError } from './make-folder';

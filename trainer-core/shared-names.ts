@@ -5,3 +5,7 @@
 export { BUILT_IN_ESTIMATOR_NAMES } from './algo/estimators';
 export { BACKENDS } from './backend-names';
 export { COLLAPSE_METRIC, WELL_FORMED_METRIC } from './train/collapse';
+
+// Shapes the contract derives its DTOs from (types only: nothing of them is loaded).
+export type { EpisodeReport, TurnReport } from './train/sink';
+export type { StoredRunConfig } from './config/schema';

@@ -4,12 +4,12 @@ import Database from 'better-sqlite3';
 import { loadRunConfigWithSource } from '../../trainer-core';
 import { bundleRuns, openBundle } from '../bundle/bundle-file';
 import { importBundles } from '../bundle/import-bundles';
-import { newManifest, writeManifest } from '../bundle/manifest';
+import { BundleError, newManifest, writeManifest } from '../bundle/manifest';
 import { dbPath } from '../paths';
 import type { Store } from '../store/db';
 import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
-import { createShell, type Shell } from './shell';
+import { createShell, shellQuote, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
 import { folderName, planSweep, type GridAxis } from '../../preload/sweep-plan';
 
@@ -37,8 +37,14 @@ export interface SlurmSweepRequest {
   resources: SlurmResources;
 }
 
+/**
+ * How a node starts turnlab unless told: this Node binary and this checkout's bin/turnlab.js,
+ * which suits a checkout on the shared filesystem. The desktop app's binary is Electron, which a
+ * node would not have: there, the `turnlab` command on the nodes' PATH.
+ */
 export function defaultTurnlabCommand(): string {
-  return `${process.execPath} ${resolve(import.meta.dirname, '../../bin/turnlab.js')}`;
+  if (process.versions.electron) return 'turnlab';
+  return `${shellQuote(process.execPath)} ${shellQuote(resolve(import.meta.dirname, '../../bin/turnlab.js'))}`;
 }
 
 function sweepStamp(now: Date): string {
@@ -132,12 +138,18 @@ function failureLine(job: ClusterJob): string | null {
   return lines.pop()?.slice('turnlab: '.length) ?? null;
 }
 
-/** When the scheduler has forgotten a job: what its bundle says it ended as. */
-function stateFromBundle(status: string | null): JobState {
-  if (status === 'completed') return 'completed';
-  if (status === 'stopped') return 'cancelled';
-  if (status === 'failed' || status === 'interrupted') return 'failed';
-  return 'unknown';
+/**
+ * When the scheduler has forgotten a job before it was seen ending: what its bundle says. A run
+ * that never ended there lost its trainer with the job (killed, node lost).
+ */
+function endFromBundle(status: string | null): { state: JobState; reason: string | null } {
+  if (status === 'completed') return { state: 'completed', reason: null };
+  if (status === 'stopped') return { state: 'cancelled', reason: null };
+  if (status === 'failed') return { state: 'failed', reason: null };
+  return {
+    state: 'failed',
+    reason: status === null ? 'the scheduler no longer knows the job, and it never started training' : 'the scheduler no longer knows the job, and its run did not end (its trainer was killed)',
+  };
 }
 
 export interface JobChange {
@@ -169,7 +181,7 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
       const progress = readBundleProgress(job.bundleDir);
       let state: JobState = info?.state ?? job.state;
       let reason = info ? info.reason : job.reason;
-      if (!info && !ENDED_STATES.has(job.state)) state = stateFromBundle(progress.status);
+      if (!info && !ENDED_STATES.has(job.state)) ({ state, reason } = endFromBundle(progress.status));
       if (state === 'failed') reason = failureLine(job) ?? reason;
       let imported = false;
       let runId = job.runId;
@@ -178,11 +190,18 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
         if (progress.status === null) {
           importedAttempt = job.attempt; // the task never wrote a run: nothing to bring home
         } else {
-          const outcome = importBundles(store, [job.bundleDir]).at(-1);
-          if (outcome && outcome.action !== 'live') {
-            runId = outcome.runId;
+          try {
+            const outcome = importBundles(store, [job.bundleDir]).at(-1);
+            if (outcome && outcome.action !== 'live') {
+              runId = outcome.runId;
+              importedAttempt = job.attempt;
+              imported = true;
+            }
+          } catch (error) {
+            // A damaged bundle is this job's problem, not the other jobs': said in its reason.
+            if (!(error instanceof BundleError)) throw error;
+            reason = `not imported: ${error.message}`;
             importedAttempt = job.attempt;
-            imported = true;
           }
         }
       }

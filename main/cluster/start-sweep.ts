@@ -16,7 +16,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   const overrides = request.overrides ?? [];
   if (request.executor === 'slurm') {
     if (!request.slurm) throw new Error('a Slurm sweep needs a shared folder (remoteDir)');
-    const { remoteDir, localDir, ssh, partition, time, cpusPerTask, gres } = request.slurm;
+    const { remoteDir, localDir, ssh, partition, time, cpusPerTask, gres, turnlab } = request.slurm;
     const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
       configPath: request.configPath,
       overrides,
@@ -26,6 +26,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
       remoteDir,
       localDir,
       loginHost: ssh ?? null,
+      turnlab,
       resources: { partition, time, cpusPerTask, gres },
     });
     return { groups: [...new Set(jobs.map((j) => j.seedGroup))], runs: jobs.length, sweep, arrayJobId };

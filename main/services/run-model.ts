@@ -1,16 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { RunModelDto } from '../../preload/contract';
-import { LORA_MODULES } from '../../trainer-core';
+import { resolveTargetModules } from '../../trainer-core';
 import type { RunRecord } from '../store/types';
-
-type ConfigTree = Record<string, unknown>;
-
-function section(tree: unknown, ...keys: string[]): ConfigTree {
-  let node = tree;
-  for (const key of keys) node = node && typeof node === 'object' ? (node as ConfigTree)[key] : undefined;
-  return node && typeof node === 'object' ? (node as ConfigTree) : {};
-}
 
 /** The folder's config.json names its architecture; a folder moved away since reads null. */
 function architectureOf(folder: string): string | null {
@@ -22,31 +14,34 @@ function architectureOf(folder: string): string | null {
   }
 }
 
+/** The adapted modules as the trainer resolves them; a list a later TurnLab no longer knows is shown as stored. */
+function targetModules(value: string | readonly string[] | undefined): string[] {
+  try {
+    return resolveTargetModules(value ?? 'all-linear');
+  } catch {
+    return typeof value === 'string' ? [value] : [...(value ?? [])];
+  }
+}
+
 /**
- * The policy a run trains, read from its stored config (the resolved one, so every key is there)
- * and its stored parameter count; only the architecture comes from the model folder itself.
+ * The policy a run trains, read from its stored config (the resolved one, so every key is there
+ * for runs of this version; older ones may lack keys) and its stored parameter count; only the
+ * architecture comes from the model folder itself.
  */
 export function describeRunModel(run: RunRecord): RunModelDto {
-  const pretrained = section(run.config, 'actor_rollout_ref', 'model');
-  const path = pretrained.path;
+  const pretrained = run.config.actor_rollout_ref?.model;
+  const path = pretrained?.path;
   if (typeof path === 'string' && path !== '') {
-    const rank = Number(pretrained.lora_rank ?? 0);
-    const modules = pretrained.target_modules;
+    const rank = pretrained?.lora_rank ?? 0;
     return {
       kind: 'pretrained',
       path,
       name: basename(resolve(path)),
       architecture: architectureOf(resolve(path)),
       parameterCount: run.parameterCount,
-      lora: rank > 0
-        ? {
-            rank,
-            alpha: Number(pretrained.lora_alpha),
-            targetModules: modules === 'all-linear' ? [...LORA_MODULES] : Array.isArray(modules) ? modules.map(String) : [String(modules)],
-          }
-        : null,
+      lora: rank > 0 ? { rank, alpha: Number(pretrained?.lora_alpha), targetModules: targetModules(pretrained?.target_modules) } : null,
     };
   }
-  const model = section(run.config, 'model');
-  return { kind: 'scratch', layers: Number(model.n_layer), dModel: Number(model.d_model), parameterCount: run.parameterCount };
+  const model = run.config.model;
+  return { kind: 'scratch', layers: Number(model?.n_layer), dModel: Number(model?.d_model), parameterCount: run.parameterCount };
 }

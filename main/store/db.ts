@@ -1,7 +1,8 @@
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BUNDLE_MANIFEST, dbPath } from '../paths';
+import { FolderError, makeFolder } from '../../trainer-core';
 import { StoreError } from './errors';
 import { applyMigrations, loadMigrations, pendingMigrations, readAppliedMigrations } from './migrate';
 import { CheckpointsRepository } from './repositories/checkpoints';
@@ -114,40 +115,13 @@ function fsCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
 }
 
-const FS_REASONS: Record<string, string> = {
-  EACCES: 'this user may not create folders in it',
-  EPERM: 'the system does not allow new folders in it',
-  EROFS: 'it is on a read-only file system',
-  ENOSPC: 'its disk is full',
-  ENOTDIR: 'it is a file, not a folder',
-  // /proc and similar pseudo file systems answer ENOENT to every mkdir.
-  ENOENT: 'its file system does not accept new folders',
-};
-
-/**
- * Creates `dataDir` one level at a time. Node's recursive mkdirSync spins forever on /proc
- * (every mkdir there answers ENOENT, so it keeps retrying the parent), and its errors name
- * neither the folder the user chose nor why.
- */
+/** Creates the data folder, or says which parent refused and why. */
 function createDataDir(dataDir: string): void {
-  const missing: string[] = [];
-  let dir = resolve(dataDir);
-  while (!existsSync(dir) && dirname(dir) !== dir) {
-    missing.unshift(dir);
-    dir = dirname(dir);
-  }
-  for (const folder of missing) {
-    try {
-      mkdirSync(folder);
-    } catch (error) {
-      const code = fsCode(error);
-      if (code === 'EEXIST' && statSync(folder).isDirectory()) continue;
-      const reason = (code && FS_REASONS[code]) ?? (error as Error).message;
-      throw new StoreError(
-        'DATA_DIR_UNWRITABLE',
-        `cannot create the data folder ${dataDir}: ${dirname(folder)}: ${reason} (${code ?? 'error'}); choose another with --data-dir or TURNLAB_DATA_DIR`,
-      );
-    }
+  try {
+    makeFolder(dataDir);
+  } catch (error) {
+    if (!(error instanceof FolderError)) throw error;
+    throw new StoreError('DATA_DIR_UNWRITABLE', `cannot create the data folder ${dataDir}: ${error.message}; choose another with --data-dir or TURNLAB_DATA_DIR`);
   }
 }
 

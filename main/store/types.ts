@@ -1,145 +1,65 @@
 // The records the repositories take and return. Times are epoch milliseconds; JSON columns
-// come back parsed; booleans are booleans. A metric value of null records a NaN.
+// come back parsed; booleans are booleans. A metric value of null records a NaN. The records the
+// workbench shows are the contract's shapes (preload/contract.ts), named here as the store's.
+import type {
+  CheckpointDto,
+  EpisodeDto,
+  EpisodeFilterDto,
+  LatestMetricDto,
+  RunDto,
+  RunStatusDto,
+  SeriesPointDto,
+  SplitDto,
+  StoredEvaluationDto,
+  StoredRunDto,
+  TurnDto,
+} from '../../preload/contract';
+import type { EpisodeReport, StoredRunConfig, TurnReport } from '../../trainer-core';
 
-export const RUN_STATUSES = ['queued', 'running', 'stopping', 'stopped', 'completed', 'failed', 'interrupted'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export { RUN_STATUSES, SPLITS } from '../../preload/contract';
+export type RunStatus = RunStatusDto;
+export type Split = SplitDto;
 
-export const SPLITS = ['train', 'val'] as const;
-export type Split = (typeof SPLITS)[number];
-
-export interface RunRecord {
-  id: number;
-  name: string;
-  status: RunStatus;
-  createdAt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-  config: unknown;
-  configHash: string;
-  seed: number;
-  envTags: string[];
-  algorithm: string;
-  backend: string | null;
-  device: string | null;
-  parentRunId: number | null;
-  parentCheckpointId: number | null;
-  parentIteration: number | null;
-  error: string | null;
-  tags: string[];
-  notes: string;
-  /** The process that owns (trains) the run, for recovery and refusals; null once it ended. */
-  trainerPid: number | null;
-  trainerHost: string | null;
-  /** When that process took the run, and its last heartbeat (main/services/run-owner.ts). */
-  trainerStartedAt: number | null;
-  trainerHeartbeatAt: number | null;
-  /** Every parameter of the policy as its trainer built it; null before the trainer started. */
-  parameterCount: number | null;
-}
-
+export type RunRecord = StoredRunDto;
 /** A run as the run list shows it. */
-export interface RunSummary extends RunRecord {
-  /** The highest iteration any metric was logged at; null before the first one. */
-  iterations: number | null;
-  /** The best value of any `val/<tag>/success` metric; null when none was logged. */
-  bestValSuccess: number | null;
-}
+export type RunSummary = RunDto;
 
-export interface NewRun {
-  name: string;
-  config: unknown;
-  seed: number;
-  envTags: string[];
-  algorithm: string;
-  status?: RunStatus;
-  /** Defaults to `hashConfig(config)`. */
-  configHash?: string;
-  createdAt?: number;
-  startedAt?: number | null;
-  backend?: string | null;
-  device?: string | null;
-  parentRunId?: number | null;
-  parentCheckpointId?: number | null;
-  parentIteration?: number | null;
-  tags?: string[];
-  notes?: string;
-}
+/** A run to create: the record's own fields, the rest defaulted (configHash to `hashConfig(config)`). */
+export type NewRun = Pick<RunRecord, 'name' | 'config' | 'seed' | 'envTags' | 'algorithm'> &
+  Partial<
+    Pick<RunRecord, 'status' | 'configHash' | 'createdAt' | 'startedAt' | 'backend' | 'device' | 'parentRunId' | 'parentCheckpointId' | 'parentIteration' | 'tags' | 'notes'>
+  >;
 
 export type RunPatch = Partial<
   Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes' | 'config' | 'parameterCount'>
 >;
 
-export interface MetricPoint {
-  runId: number;
-  name: string;
-  iteration: number;
-  value: number | null;
-  /** Epoch milliseconds (fractions allowed). */
-  wallTime: number;
-}
+/** A metric value to store: a series point of one run's metric (wallTime in epoch ms, fractions allowed). */
+export type MetricPoint = { runId: number; name: string } & SeriesPointDto;
 
-export interface SeriesPoint {
-  iteration: number;
-  value: number | null;
-  wallTime: number;
-}
+export type SeriesPoint = SeriesPointDto;
+export type LatestMetric = LatestMetricDto;
 
-export interface LatestMetric extends SeriesPoint {
-  name: string;
-}
-
-export interface NewTurn {
+/** A turn to store: as the trainer reports it; the fields a caller may leave out default. */
+export type NewTurn = Omit<TurnReport, 'turnIndex' | 'state' | 'info' | 'logprobSum' | 'advantageMean'> & {
   /** Defaults to the turn's position in its episode. */
   turnIndex?: number;
-  observation: string;
   /** Structured environment state for replay (JSON). */
   state?: unknown;
-  response: string;
-  actions: string[];
-  numValidActions: number;
-  reward: number;
-  done: boolean;
   info?: Record<string, unknown>;
-  numTokens: number;
   logprobSum?: number | null;
   advantageMean?: number | null;
-}
+};
 
-export interface TurnRecord {
-  id: number;
-  episodeId: number;
-  turnIndex: number;
-  observation: string;
-  state: unknown;
-  response: string;
-  actions: string[];
-  numValidActions: number;
-  reward: number;
-  done: boolean;
-  info: Record<string, unknown>;
-  numTokens: number;
-  logprobSum: number | null;
-  advantageMean: number | null;
-}
+export type TurnRecord = TurnDto;
 
-export interface NewEpisode {
-  runId: number;
-  iteration: number;
-  split: Split;
-  envTag: string;
-  groupId: number;
-  envIndex: number;
-  seed: number;
-  totalReward: number;
-  success: boolean;
-  /** Defaults to `turns.length`. */
+/** An episode to store: as the trainer reports it, with its run; numTurns defaults to its turns' count. */
+export type NewEpisode = { runId: number } & Omit<EpisodeReport, 'turns' | 'numTurns' | 'filteredOut'> & {
   numTurns?: number;
-  numActions: number;
-  truncated: boolean;
   /** True when the rollout filter dropped the episode's group from the update. */
   filteredOut?: boolean;
   turns: NewTurn[];
-}
+};
 
 /** An evaluation of a checkpoint with the episodes it played (split `val`, its checkpoint's iteration). */
 export interface NewEvaluation {
@@ -148,7 +68,7 @@ export interface NewEvaluation {
   iteration: number;
   createdAt?: number;
   /** The config the episodes were played with: the run's, with `overrides` applied. */
-  config: unknown;
+  config: StoredRunConfig;
   overrides?: string[];
   startSeed?: number | null;
   backend?: string | null;
@@ -157,68 +77,16 @@ export interface NewEvaluation {
   episodes: Array<Omit<NewEpisode, 'runId' | 'iteration' | 'split'>>;
 }
 
-export interface EvaluationRecord {
-  id: number;
-  runId: number;
-  /** Null once the checkpoint was deleted or pruned; `iteration` still names it. */
-  checkpointId: number | null;
-  iteration: number;
-  createdAt: number;
-  config: unknown;
-  overrides: string[];
-  numEpisodes: number;
-  startSeed: number | null;
-  backend: string | null;
-  device: string | null;
-  metrics: Record<string, number | null>;
-}
+/** A stored evaluation: the contract's, with the config its episodes were played with. */
+export type EvaluationRecord = StoredEvaluationDto & { config: StoredRunConfig };
 
-export interface EpisodeRecord {
-  id: number;
-  runId: number;
-  iteration: number;
-  split: Split;
-  envTag: string;
-  groupId: number;
-  envIndex: number;
-  seed: number;
-  totalReward: number;
-  success: boolean;
-  numTurns: number;
-  numActions: number;
-  truncated: boolean;
-  filteredOut: boolean;
-}
+export type EpisodeRecord = EpisodeDto;
+export type EpisodeFilter = EpisodeFilterDto;
 
-export interface EpisodeFilter {
-  split?: Split;
-  success?: boolean;
-  groupId?: number;
-  envTag?: string;
-  filteredOut?: boolean;
-}
+/** A checkpoint to index; its path relative to the data folder keeps the folder movable. */
+export type NewCheckpoint = Omit<CheckpointRecord, 'id' | 'createdAt' | 'metrics'> & Partial<Pick<CheckpointRecord, 'createdAt' | 'metrics'>>;
 
-export interface NewCheckpoint {
-  runId: number;
-  iteration: number;
-  /** Where the checkpoint lies; relative to the data folder keeps the folder movable. */
-  path: string;
-  sizeBytes: number;
-  sha256: string;
-  createdAt?: number;
-  metrics?: Record<string, number | null>;
-}
-
-export interface CheckpointRecord {
-  id: number;
-  runId: number;
-  iteration: number;
-  path: string;
-  sizeBytes: number;
-  sha256: string;
-  createdAt: number;
-  metrics: Record<string, number | null>;
-}
+export type CheckpointRecord = CheckpointDto;
 
 /** One row of an export: database column names, JSON parsed, booleans as booleans. */
 export type ExportRow = Record<string, unknown>;

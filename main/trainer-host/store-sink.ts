@@ -4,37 +4,9 @@ import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
 import type { NewEpisode } from '../store/types';
 
-/** A reported episode as the store takes it. */
+/** A reported episode as the store takes it: the same shape, with its run. */
 export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
-  return {
-    runId,
-    iteration: e.iteration,
-    split: e.split,
-    envTag: e.envTag,
-    groupId: e.groupId,
-    envIndex: e.envIndex,
-    seed: e.seed,
-    totalReward: e.totalReward,
-    success: e.success,
-    numTurns: e.numTurns,
-    numActions: e.numActions,
-    truncated: e.truncated,
-    filteredOut: e.filteredOut,
-    turns: e.turns.map((t) => ({
-      turnIndex: t.index,
-      observation: t.observation,
-      state: t.state,
-      response: t.response,
-      actions: t.actions,
-      numValidActions: t.validActions,
-      reward: t.reward,
-      done: t.done,
-      info: t.info,
-      numTokens: t.tokenCount,
-      logprobSum: t.logprobSum,
-      advantageMean: t.advantageMean,
-    })),
-  };
+  return { runId, ...e };
 }
 
 /**
@@ -43,6 +15,8 @@ export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
  * database busy past its timeout (another process deleting a large run) does not fail the
  * run: every write waits and tries again, with backoff, for up to `maxBusyWaitMs`.
  */
+export const WARM_START_LOSS_METRIC = 'warm_start/loss';
+
 export class StoreSink implements TrainingSink {
   constructor(
     private readonly store: Store,
@@ -71,6 +45,22 @@ export class StoreSink implements TrainingSink {
       device: info.device,
       parameterCount: info.parameterCount,
     }));
+  }
+
+  /**
+   * The warm start's loss curve, as `warm_start/loss` at iterations 1-n .. 0: the steps before
+   * RL's first iteration, the last one at iteration 0 (where the warm-started policy is validated).
+   */
+  async warmStartLoss(losses: number[]): Promise<void> {
+    const wallTime = Date.now();
+    const points = losses.map((value, i) => ({
+      runId: this.runId,
+      name: WARM_START_LOSS_METRIC,
+      iteration: i + 1 - losses.length,
+      value: Number.isFinite(value) ? value : null,
+      wallTime,
+    }));
+    await this.write('warm start loss', () => this.store.metrics.insert(points));
   }
 
   async iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): Promise<void> {

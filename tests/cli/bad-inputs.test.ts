@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { HfModelError, makeHfFolder } from '../../trainer-core/model/hf/config';
 import { makeFixtureDataDir, makeTempDir } from '../helpers/fixtures';
 import { repoRoot, runTurnlab, TINY_OVERRIDES, TINY_TRAIN } from '../helpers/turnlab-cli';
 
@@ -174,6 +175,12 @@ describe('pretrained model folders', () => {
     const dataDir = join(tmp.dir, 'pretrained');
     expectRefused(runTurnlab(['train', '--config', bandit, '--set', `actor_rollout_ref.model.path=${mismatched}`], { dataDir }), line);
     expectNoRuns(dataDir);
+  });
+
+  it('refuses an export folder that cannot be made, at once (Node\'s recursive mkdir spins forever under /proc)', () => {
+    expect(() => makeHfFolder('/proc/turnlab/model')).toThrow(
+      new HfModelError('cannot create /proc/turnlab/model: /proc: its file system does not accept new folders (ENOENT); choose another folder'),
+    );
   });
 
   it('says a cut-short weight file is truncated', () => {

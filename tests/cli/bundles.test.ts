@@ -47,7 +47,9 @@ beforeAll(() => {
   ok(runTurnlab(['train', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=4', '--name', 'origin', '--tag', 'seeds:grp'], { dataDir: away }));
   ok(runTurnlab(['eval', 'origin', '--episodes', '4'], { dataDir: away }));
   ok(runTurnlab(['resume', 'ckpt:1', '--fork', '--name', 'child', '--set', 'trainer.total_training_steps=4'], { dataDir: away }));
-});
+}, 300_000);
+/** Several trainings a test, on a loaded 2-core machine. */
+const SLOW = 180_000;
 
 describe('turnlab export-run / import', () => {
   it('exports a run with its lineage as a bundle in rollback-journal mode, and imports it with new ids, row for row', () => {
@@ -79,13 +81,13 @@ describe('turnlab export-run / import', () => {
     expect(readdirSync(join(home, 'checkpoints/run-2')).sort()).toEqual(['iter-2', 'iter-4']);
     // The imported checkpoint resumes here.
     ok(runTurnlab(['resume', '3', '--fork', '--name', 'grandchild', '--set', 'trainer.total_training_steps=6'], { dataDir: home }));
-  });
+  }, SLOW);
 
   it('adds nothing when the same bundle is imported again', () => {
     const before = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(home, t));
     expect(ok(runTurnlab(['import', bundle], { dataDir: home }))).toMatch(/origin\).*unchanged[\s\S]*child\).*unchanged/);
     expect(['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(home, t))).toEqual(before);
-  });
+  }, SLOW);
 
   it('brings a bundle that grew since (its run resumed inside it) up to date in place', () => {
     ok(runTurnlab(['resume', 'child', '--set', 'trainer.total_training_steps=6'], { dataDir: bundle }));
@@ -95,7 +97,7 @@ describe('turnlab export-run / import', () => {
     expect(readRunRows(sqlite(home), 3)).toEqual(readRunRows(sqlite(bundle), 2));
     expect(readdirSync(join(home, 'checkpoints/run-3')).sort()).toEqual(readdirSync(join(bundle, 'checkpoints/run-2')).sort());
     expect(readdirSync(join(home, 'checkpoints/run-3'))).toContain('iter-6');
-  });
+  }, SLOW);
 
   it('refuses a bundle whose SQLite file is truncated, naming the file, and writes nothing of that import', () => {
     const other = join(root, 'other');
@@ -109,7 +111,7 @@ describe('turnlab export-run / import', () => {
     expect(result.stderr.trim()).toBe(`turnlab: ${sqlite(damaged)} is damaged or truncated (SQLite says: database disk image is malformed); copy or export the bundle again`);
     expect(runs(fresh)).toEqual([]);
     expect(existsSync(join(fresh, 'checkpoints')) ? readdirSync(join(fresh, 'checkpoints')) : []).toEqual([]);
-  });
+  }, SLOW);
 
   it('refuses a bundle from a newer TurnLab and a folder that is not a bundle', () => {
     const newer = join(root, 'newer');
@@ -122,5 +124,5 @@ describe('turnlab export-run / import', () => {
     const notBundle = runTurnlab(['import', root], { dataDir: home });
     expect(notBundle.code).toBe(2);
     expect(notBundle.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\)/);
-  });
+  }, SLOW);
 });

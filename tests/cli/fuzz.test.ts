@@ -1,8 +1,8 @@
-// Generated bad inputs through the real `turnlab` entry point (main(), in this process, so a few
-// hundred run in seconds): configs with keys, types and values the schema refuses, random --set
-// pairs, random bytes as config, checkpoint and model files, random argument lists. For every
-// one: exit code 0 or 2, never "internal error" or a stack trace, no run left behind by a
-// refused input, and a database that passes SQLite's integrity_check.
+// Generated bad inputs, 200 by default, through the real `turnlab` entry point (main(), in this
+// process, so they run in seconds): configs with keys, types and values the schema refuses,
+// random --set pairs, random bytes as config, checkpoint and model files, random argument lists.
+// For every one: exit code 0 or 2, never "internal error" or a stack trace, no run left behind
+// by a refused input, and a database that passes SQLite's integrity_check.
 // FUZZ_SEED and FUZZ_N run other and longer series: FUZZ_SEED=7 FUZZ_N=2000 npx vitest run tests/cli/fuzz.test.ts
 import { openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { makeFixtureDataDir, makeTempDir, type FixtureDataDir } from '../helpers
 import { repoRoot, TINY_OVERRIDES } from '../helpers/turnlab-cli';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 42);
-const N = Number(process.env.FUZZ_N ?? 240);
+const N = Number(process.env.FUZZ_N ?? 200);
 const tmp = makeTempDir('turnlab-fuzz-');
 afterAll(() => tmp.cleanup());
 const bandit = join(repoRoot, 'configs/bandit.yaml');

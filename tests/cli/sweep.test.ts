@@ -21,7 +21,7 @@ describe('turnlab sweep', () => {
       ['bandit-gamma=0.9-s0', 'completed', ['seeds:bandit-gamma=0.9'], 0.9],
       ['bandit-gamma=1.0-s0', 'completed', ['seeds:bandit-gamma=1.0'], 1],
     ]);
-  });
+  }, 180_000);
 
   it('refuses a bad grid key before anything is submitted, and slurm without a shared folder', () => {
     const shared = join(root, 'shared');
@@ -36,5 +36,5 @@ describe('turnlab sweep', () => {
     expect(noDir.stderr).toMatch(/^turnlab: --executor slurm needs --remote-dir/);
     expect(noDir.code).toBe(2);
     expect(JSON.parse(turnlab('jobs', '--json').stdout)).toEqual([]);
-  });
+  }, 180_000);
 });

@@ -2,8 +2,9 @@
 // the sweep's runs train as tasks of one sbatch --array into bundles and come home row for row;
 // importing again adds nothing, a truncated bundle is refused; a task cancelled with scancel
 // resumes as a new job from its checkpoint and the run holds every iteration once.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +77,8 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     );
     for (const job of all) {
       expect(job.runId).not.toBeNull();
+      // The task recorded where it ran in its bundle's manifest.
+      expect(JSON.parse(readFileSync(join(job.bundleDir, 'turnlab-bundle.json'), 'utf8'))).toMatchObject({ host: hostname(), jobId: job.jobId, name: job.name });
       const bundle = readRunRows(join(job.bundleDir, 'turnlab.sqlite'), 1);
       expect(bundle.episodes.length * bundle.turns.length * bundle.metrics.length).toBeGreaterThan(0);
       expect(readRunRows(join(home, 'turnlab.sqlite'), job.runId!)).toEqual(bundle);
@@ -139,4 +142,21 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(readRunRows(file, done.runId!)).toEqual(readRunRows(join(done.bundleDir, 'turnlab.sqlite'), 1));
     expect(runs().filter((r) => r.name === 'long-s0')).toHaveLength(1);
   }, 300_000);
+
+  it('shows a held task pending with the reason, and a task that fails on the node failed with turnlab\'s own words', async () => {
+    // The config is read again on the node: a copy that is gone by the time the task runs.
+    const config = join(root, 'gone.yaml');
+    cpSync(join(repo, 'configs/bandit.yaml'), config);
+    const held = turnlab('sweep', '--config', config, ...tiny, '--name', 'held', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--sbatch=--hold', '--detach');
+    expect(held.code).toBe(0);
+    const pending = jobs().find((j) => j.name === 'held-s0')!;
+    expect([pending.state, (pending as Job & { reason: string }).reason]).toEqual(['pending', 'JobHeldUser']);
+    rmSync(config);
+    const released = spawnSync('scontrol', ['release', pending.jobId.split('_')[0]], { encoding: 'utf8' });
+    expect(released.status).toBe(0);
+    const failed = await until('the task to fail', () => (jobs() as Array<Job & { reason: string }>).find((j) => j.name === 'held-s0' && j.state === 'failed'), 60_000);
+    expect(failed.reason).toBe(`${config}: cannot read the config: file not found`);
+    expect(failed.runId).toBeNull();
+    expect(turnlab('runs').stdout).toMatch(/held-s0 .*│ failed +│ .*cannot read the config/);
+  }, 120_000);
 });

@@ -3,7 +3,8 @@
 // opens on validation success with a type-ahead metric picker (the Run view's search is the same
 // picker), fetches every run's series in one call, names all six runs without paging, keeps a
 // rate's axis at 1, shows raw beside smoothed values in the tooltip with one cursor over every
-// panel; the Run view's search belongs to one run, and a fork draws its parent up to the fork.
+// panel; the Run view's search belongs to one run, the warm start's loss curve is drawn, and a
+// fork draws its parent up to the fork.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
@@ -38,6 +39,8 @@ function addRuns(dataDir: string): void {
       const config = { trainer: { experiment_name: 'bandit-seeds', seed, total_training_steps: ITERATIONS } };
       const run = store.runs.create({ name: `bandit-s${seed}`, config, seed, envTags: ['bandit'], algorithm: 'grpo', status: 'completed' });
       store.metrics.insert(metricsOf(run.id, seed, 1));
+      // The warm start's loss curve, as the trainer stores it: the steps before iteration 1.
+      store.metrics.insert([-4, -3, -2, -1, 0].map((it) => ({ runId: run.id, name: 'warm_start/loss', iteration: it, value: 3 + it / 2, wallTime: 1_750_000_000_000 })));
       runIds.push(run.id);
     }
     const fork = store.runs.create({
@@ -142,6 +145,10 @@ describe.skipIf(!hasChromium)('chart details', () => {
       await search.fill('entropy');
       await expect.poll(() => page.locator('.headline-charts').count()).toBe(0);
       await page.keyboard.press('Escape');
+      // The warm start's loss curve is drawn with the run's metrics.
+      await page.locator('.metric-search').fill('warm');
+      await expect.poll(() => page.locator('.metric-group [data-metric="warm_start/loss"] canvas').count()).toBe(1);
+      await page.locator('.metric-search').fill('entropy');
 
       await page.goto(wb.serve.at(`/runs/${forkId}`));
       await page.locator('.headline-charts .metric-chart').first().waitFor();

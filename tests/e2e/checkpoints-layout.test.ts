@@ -25,7 +25,7 @@ function addRunWithCheckpoints(dataDir: string): number {
   try {
     const config = {
       trainer: { total_training_steps: 30 },
-      actor_rollout_ref: { actor: { optim: { lr: 0.001, lr_scheduler_type: 'cosine', min_lr_ratio: 0.2, lr_warmup_steps_ratio: 0.1 } } },
+      actor_rollout_ref: { actor: { optim: { lr: 0.001, lr_scheduler_type: 'cosine' as const, min_lr_ratio: 0.2, lr_warmup_steps_ratio: 0.1 } } },
     };
     const run = store.runs.create({ name: 'fl-small-s3', config, seed: 3, envTags: ['FrozenLake'], algorithm: 'grpo', status: 'completed' });
     const names = [

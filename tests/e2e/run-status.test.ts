@@ -16,7 +16,7 @@ let resuming = 0;
 function addQueuedRuns(dataDir: string): void {
   const store = openStore(dataDir);
   try {
-    const config = { trainer: { total_training_steps: 20 }, warm_start: { mode: 'random-valid', steps: 200 } };
+    const config = { trainer: { total_training_steps: 20 }, warm_start: { mode: 'random-valid' as const, steps: 200 } };
     const fresh = store.runs.create({ name: 'cli-warm', config, seed: 0, envTags: ['Bandit'], algorithm: 'grpo', status: 'queued' });
     const old = store.runs.create({ name: 'being-resumed', config, seed: 1, envTags: ['Bandit'], algorithm: 'grpo', status: 'queued', startedAt: 1_750_000_000_000 });
     store.metrics.insert(

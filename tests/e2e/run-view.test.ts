@@ -27,7 +27,7 @@ let collapsedRunId: number;
 function addRichRun(dataDir: string): number {
   const store = openStore(dataDir);
   try {
-    const config = { trainer: { total_training_steps: TOTAL }, warm_start: { mode: 'none', steps: 0 } };
+    const config = { trainer: { total_training_steps: TOTAL }, warm_start: { mode: 'none' as const, steps: 0 } };
     const run = store.runs.create({ name: 'bandit-rich', config, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'running' });
     const names = [
       'val/bandit/success', 'val/bandit/optimal_success', 'train/bandit/success', 'train/bandit/reward',

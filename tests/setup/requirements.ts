@@ -30,7 +30,7 @@ export const NEEDS_CHROMIUM: Requirement = {
   missing: missingExecutable('Chromium', CHROMIUM_PATH),
   install: 'sudo scripts/install-system-deps.sh (or: sudo apt-get install chromium)',
   present: () => existsSync(CHROMIUM_PATH),
-  suites: ['tests/e2e/compare.test.ts', 'tests/e2e/replay.test.ts', 'tests/e2e/workbench.test.ts', 'tests/e2e/workbench-flows.test.ts'],
+  suites: ['tests/e2e/compare.test.ts', 'tests/e2e/replay.test.ts', 'tests/e2e/workbench.test.ts', 'tests/e2e/workbench-flows.test.ts', 'tests/e2e/cluster-jobs.test.ts'],
 };
 
 /** The electron package writes path.txt once its (skipped during npm install) download ran. */

@@ -44,7 +44,7 @@ const EPISODE = {
   truncated: false,
   filteredOut: false,
   turns: [
-    { index: 0, observation: 'o', state: { kind: 'text' as const, text: 'o' }, response: 'r', actions: ['a'], validActions: 1, reward: 1, done: true, info: {}, tokenCount: 3, logprobSum: -1, advantageMean: 0.5 },
+    { turnIndex: 0, observation: 'o', state: { kind: 'text' as const, text: 'o' }, response: 'r', actions: ['a'], numValidActions: 1, reward: 1, done: true, info: {}, numTokens: 3, logprobSum: -1, advantageMean: 0.5 },
   ],
 };
 

@@ -1,8 +1,9 @@
 // A resumed run keeps the time it first started: the trainer's "run started" sets started_at only
-// on a run that never started (a new run or a fork).
+// on a run that never started (a new run or a fork). The warm start's loss curve is stored as a
+// metric over the iterations before the first (its last step at iteration 0).
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { StoreSink } from '../../main/trainer-host/store-sink';
+import { StoreSink, WARM_START_LOSS_METRIC } from '../../main/trainer-host/store-sink';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 
 let tmp: TempDir | undefined;
@@ -26,6 +27,21 @@ describe('run start time', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       await new StoreSink(store, run.id).runStarted({ ...START, startIteration: 3 });
       expect(store.runs.get(run.id)).toMatchObject({ status: 'running', startedAt: first });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('stores the warm start loss curve before iteration 1', async () => {
+    tmp = makeTempDir();
+    const store = openStore(tmp.dir, { create: true });
+    try {
+      const run = store.runs.create({ name: 'r', config: {}, seed: 1, envTags: ['Bandit'], algorithm: 'grpo' });
+      await new StoreSink(store, run.id).warmStartLoss([5.3, 4.1, Number.NaN, 2.3]);
+      const series = store.metrics.series(run.id, WARM_START_LOSS_METRIC);
+      expect(series.map((p) => [p.iteration, p.value])).toEqual([[-3, 5.3], [-2, 4.1], [-1, null], [0, 2.3]]);
+      // Not counted as training iterations.
+      expect(store.runs.summary(run.id)?.iterations).toBe(0);
     } finally {
       store.close();
     }

@@ -16,12 +16,17 @@ describe('a warm start', () => {
       'trainer.val_before_train=false',
     ]);
     const lines: string[] = [];
-    const { result } = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
+    const { result, sink } = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
     expect(result.status).toBe('completed');
     const steps = lines.filter((line) => line.startsWith('warm start: step'));
     expect(steps.map((line) => line.match(/step (\d+)\/20/)?.[1])).toEqual(['2', '4', '6', '8', '10', '12', '14', '16', '18']);
     for (const line of steps) expect(line).toMatch(/, loss \d+\.\d{4}$/);
     const last = lines.findIndex((line) => line.startsWith('warm start (random-valid): 20 steps'));
     expect(last).toBeGreaterThan(lines.indexOf(steps[steps.length - 1]));
+    // The sink gets the whole loss curve, one value a step, the last one the final loss logged.
+    expect(sink.warmStart).toHaveLength(20);
+    expect(sink.warmStart.every((loss) => Number.isFinite(loss) && loss > 0)).toBe(true);
+    expect(lines[last]).toContain(`final loss ${sink.warmStart[19].toFixed(4)}`);
+    expect(sink.warmStart[19]).toBeLessThan(sink.warmStart[0]);
   }, 120_000);
 });

@@ -76,26 +76,25 @@ function chunkOp(
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const h = args[0] as tf.Tensor2D;
     const w = frozenWeight ?? (args[1] as tf.Tensor2D);
+    const { lse, logprob, entropy } = headStatistics(h, w, ids, temperature);
     // Saved, not captured: the forward scope disposes everything it did not save. A frozen
-    // weight is a variable and outlives the pass.
-    save(frozenWeight ? [h, ids] : [h, ids, w]);
-    const { logprob, entropy } = headStatistics(h, w, ids, temperature);
+    // weight is a variable and outlives the pass. The per-row log-sum-exp and entropy are kept
+    // (two numbers a row), so the backward pass recomputes only the logits.
+    save(frozenWeight ? [h, ids, lse, entropy] : [h, ids, lse, entropy, w]);
     return {
       value: tf.stack([logprob, entropy], 1),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [hs, targets] = saved as [tf.Tensor2D, tf.Tensor1D];
-        const ws = frozenWeight ?? (saved[2] as tf.Tensor2D);
+        const [hs, targets, lseSaved, entropySaved] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor2D, tf.Tensor1D];
+        const ws = frozenWeight ?? (saved[4] as tf.Tensor2D);
         const transposed = transposedFor(ws);
         // Inside tidy: the chunk's [rows, vocab] intermediates are freed before the next chunk's.
         const grads = tf.tidy(() => {
-          const { z, lse, entropy: ent } = headStatistics(hs, ws, targets, temperature);
-          const vocab = z.shape[1];
+          const logp = logits(hs, ws, temperature).sub(lseSaved) as tf.Tensor2D;
+          const vocab = logp.shape[1];
           const a = dy.slice([0, 0], [-1, 1]);
           const b = dy.slice([0, 1], [-1, 1]);
-          const logp = z.sub(lse);
-          const p = logp.exp();
           // d logp(y)/dz = onehot(y) - p;  d H/dz = -p (log p + H).
-          const gz = oneHotFloat(targets, vocab).mul(a).sub(p.mul(a.add(b.mul(logp.add(ent.reshape([-1, 1])))))).div(temperature);
+          const gz = oneHotFloat(targets, vocab).mul(a).sub(logp.exp().mul(a.add(b.mul(logp.add(entropySaved.reshape([-1, 1])))))).div(temperature);
           const gh = tf.matMul(gz, transposed);
           return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
         });
@@ -106,9 +105,14 @@ function chunkOp(
   }) as (...inputs: tf.Tensor[]) => tf.Tensor;
 }
 
-function headStatistics(h: tf.Tensor2D, w: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): { z: tf.Tensor2D; lse: tf.Tensor2D; logprob: tf.Tensor1D; entropy: tf.Tensor1D } {
-  const logits = tf.matMul(h, w);
-  const z = (temperature === 1 ? logits : logits.div(temperature)) as tf.Tensor2D;
+/** The chunk's logits at the temperature: [rows, vocab]. */
+function logits(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number): tf.Tensor2D {
+  const z = tf.matMul(h, w);
+  return (temperature === 1 ? z : z.div(temperature)) as tf.Tensor2D;
+}
+
+function headStatistics(h: tf.Tensor2D, w: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): { lse: tf.Tensor2D; logprob: tf.Tensor1D; entropy: tf.Tensor1D } {
+  const z = logits(h, w, temperature);
   const [rows, vocab] = z.shape;
   const max = z.max(1, true);
   const lse = z.sub(max).exp().sum(1, true).log().add(max) as tf.Tensor2D;
@@ -118,5 +122,5 @@ function headStatistics(h: tf.Tensor2D, w: tf.Tensor2D, ids: tf.Tensor1D, temper
   // -sum p log p over log-probabilities, not lse - sum p z: the latter cancels two large numbers.
   const logp = z.sub(lse);
   const entropy = logp.exp().mul(logp).sum(1).neg() as tf.Tensor1D;
-  return { z, lse, logprob, entropy };
+  return { lse, logprob, entropy };
 }

@@ -10,16 +10,16 @@ export function episodeReport(e: EpisodeRecord, iteration: number, filteredOut: 
   const turns: TurnReport[] = e.turns.map((t, i) => {
     const shown = turnIndex.get(t.turn);
     return {
-      index: i,
+      turnIndex: i,
       observation: t.observationBefore,
       state: t.stateBefore,
       response: t.responseText,
       actions: t.parsed.actions,
-      validActions: t.parsed.validActions.length,
+      numValidActions: t.parsed.validActions.length,
       reward: t.reward,
       done: t.done,
       info: t.info,
-      tokenCount: t.generatedIds.length,
+      numTokens: t.generatedIds.length,
       logprobSum: t.logprobs.reduce((a, b) => a + b, 0),
       advantageMean: advantageMeans && shown !== undefined ? advantageMeans[shown] : null,
     };

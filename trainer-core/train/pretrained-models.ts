@@ -14,6 +14,7 @@ import type { RunConfig } from '../config/schema';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from '../model/hf/config';
 import { HfDecoder, trainableShapes, type HfDecoderOptions } from '../model/hf/decoder';
 import { openHfModelFolder, type HfModelFolder } from '../model/hf/load';
+import { findArchitecture } from '../model/hf/architectures';
 import { resolveTargetModules, type LoraSettings } from '../model/hf/lora';
 import { peftAdapterConfig, peftTensors } from '../model/hf/peft';
 import type { HfTokenizer } from '../model/hf/tokenizer';
@@ -28,10 +29,14 @@ export function usesPretrainedModel(cfg: RunConfig): boolean {
   return cfg.actor_rollout_ref.model.path !== null;
 }
 
-/** verl's lora_rank / lora_alpha / target_modules; null when every weight trains (rank 0). */
-export function pretrainedLora(cfg: RunConfig): LoraSettings | null {
+/**
+ * verl's lora_rank / lora_alpha / target_modules; null when every weight trains (rank 0).
+ * "all-linear" is what the architecture's descriptor lists.
+ */
+export function pretrainedLora(cfg: RunConfig, architecture: string): LoraSettings | null {
   const m = cfg.actor_rollout_ref.model;
-  return m.lora_rank > 0 ? { rank: m.lora_rank, alpha: m.lora_alpha, targetModules: resolveTargetModules(m.target_modules) } : null;
+  if (m.lora_rank === 0) return null;
+  return { rank: m.lora_rank, alpha: m.lora_alpha, targetModules: resolveTargetModules(m.target_modules, findArchitecture(architecture)?.loraTargets) };
 }
 
 export interface PretrainedModels {
@@ -56,7 +61,7 @@ export async function openPretrainedModels(
 ): Promise<PretrainedModels> {
   const folder = await openHfModelFolder(modelPath(cfg));
   const tensors = await readHfWeights(folder.dir);
-  const lora = pretrainedLora(cfg);
+  const lora = pretrainedLora(cfg, folder.config.architecture);
   const seed = cfg.trainer.seed;
   const contextLength = Math.min(cfg.model.context_length, folder.config.maxPositionEmbeddings);
   const build = (options: HfDecoderOptions) => HfDecoder.fromHfTensors(folder.config, tensors, { contextLength, ...options });
@@ -146,7 +151,7 @@ export function readPretrainedConfig(cfg: RunConfig): HfDecoderConfig {
 export function verifyPretrainedCheckpoint(dir: string, cfg: RunConfig, roles: { critic: boolean }, iteration?: number): TrainingState {
   const base = readCheckpointBase(dir, iteration);
   const hf = readPretrainedConfig(cfg);
-  const lora = pretrainedLora(cfg);
+  const lora = pretrainedLora(cfg, hf.architecture);
   const policyShapes = trainableShapes(hf, { lora });
   checkArrays(dir, 'policy.safetensors', trainedArrays(dir, base, 'policy.safetensors'), policyShapes);
   checkOptimizerState(base.actorOptimizer, policyShapes, dir, 'optimizer.actor.safetensors');

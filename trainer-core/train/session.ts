@@ -244,8 +244,10 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   const steps = cfg.warm_start.steps;
   // A long warm start says how far it is, about ten times, so a terminal is never silent for minutes.
   const every = Math.max(1, Math.round(steps / 10));
+  const losses: number[] = [];
   const result = await warmStart({
     onStep: (step, loss) => {
+      losses[step - 1] = loss;
       if (step % every === 0 && step < steps) options.log?.(`warm start: step ${step}/${steps}, loss ${loss.toFixed(4)}`);
     },
     parallel: pool ? { pool, role: 'policy' } : undefined,
@@ -262,6 +264,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   }).finally(() => pool?.dispose());
   if (result.stoppedAfter !== undefined) throw new WarmStartStopped(result.stoppedAfter, steps);
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
+  await options.sink.warmStartLoss?.(losses);
 }
 
 

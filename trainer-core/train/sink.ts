@@ -19,19 +19,26 @@ export interface RunStartInfo {
   totalIterations: number;
 }
 
+/**
+ * A played turn and episode as the trainer reports them. These are the source of the stored
+ * shapes: the store's records and the contract's DTOs (preload/contract.ts) are these plus ids.
+ */
 export interface TurnReport {
-  index: number;
+  /** Position in the episode, from 0. */
+  turnIndex: number;
   /** The observation the model was shown before replying. */
   observation: string;
   /** Structured state before the turn, for the graphical replay. */
   state: StateRender;
   response: string;
   actions: string[];
-  validActions: number;
+  /** How many of its actions were valid. */
+  numValidActions: number;
   reward: number;
   done: boolean;
   info: Record<string, unknown>;
-  tokenCount: number;
+  /** Tokens the model generated in this turn. */
+  numTokens: number;
   logprobSum: number;
   /** Mean advantage over this turn's generated tokens (null for validation episodes). */
   advantageMean: number | null;
@@ -70,6 +77,8 @@ export interface TrainingSink {
   checkpoint(report: CheckpointReport): void | Promise<void>;
   /** Checkpoints pruned by `keep_last_n`. */
   checkpointsRemoved?(paths: string[]): void | Promise<void>;
+  /** The supervised warm start's loss at each of its steps (1..n), once it has finished. */
+  warmStartLoss?(losses: number[]): void | Promise<void>;
   runEnded(status: RunEndStatus, error?: string): void | Promise<void>;
 }
 
@@ -81,6 +90,11 @@ export class MemorySink implements TrainingSink {
   readonly checkpoints: CheckpointReport[] = [];
   status: RunEndStatus | null = null;
   error: string | undefined;
+  warmStart: number[] = [];
+
+  warmStartLoss(losses: number[]): void {
+    this.warmStart = losses.slice();
+  }
 
   runStarted(info: RunStartInfo): void {
     this.start = info;

@@ -13,6 +13,8 @@ export interface SweepChoice {
   time: string;
   gres: string;
   cpusPerTask: string;
+  /** How a node starts turnlab; empty: the server's default. */
+  turnlab: string;
 }
 
 export interface SweepFieldValue {
@@ -50,7 +52,7 @@ export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
     request: {
       grid,
       executor: 'slurm',
-      slurm: { remoteDir, ssh: text(choice.ssh), partition: text(choice.partition), time: text(choice.time), gres: text(choice.gres), cpusPerTask: cpus && !problem ? Number(cpus) : undefined },
+      slurm: { remoteDir, ssh: text(choice.ssh), partition: text(choice.partition), time: text(choice.time), gres: text(choice.gres), turnlab: text(choice.turnlab), cpusPerTask: cpus && !problem ? Number(cpus) : undefined },
     },
     settings,
     problem,

@@ -7,6 +7,8 @@
  */
 import { BUILT_IN_ARCHITECTURES, findArchitecture, registeredArchitectures } from './architectures';
 
+import { FolderError, makeFolder } from '../../make-folder';
+
 /** A model folder the user must fix (unsupported architecture, missing file, bad value). */
 export class HfModelError extends Error {
   constructor(message: string) {
@@ -16,6 +18,16 @@ export class HfModelError extends Error {
 }
 
 /** The architectures TurnLab ships; registerArchitecture adds more. */
+/** Makes an output folder, or says in one line which parent refused and why. */
+export function makeHfFolder(dir: string): void {
+  try {
+    makeFolder(dir);
+  } catch (error) {
+    if (error instanceof FolderError) throw new HfModelError(`cannot create ${dir}: ${error.message}; choose another folder`);
+    throw error;
+  }
+}
+
 export const SUPPORTED_ARCHITECTURES: readonly string[] = BUILT_IN_ARCHITECTURES.map((a) => a.name);
 export type Architecture = string;
 

@@ -5,9 +5,9 @@
  * and the adapter beside them in PEFT's layout (adapter/).
  */
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HfModelError } from './config';
+import { HfModelError, makeHfFolder } from './config';
 import { linearName, type HfDecoder } from './decoder';
 import type { HfModelFolder } from './load';
 import { loraScale } from './lora';
@@ -18,7 +18,7 @@ const TOKENIZER_FILES = /^(tokenizer\.json|tokenizer_config\.json|special_tokens
 
 export async function exportHfFolder(folder: HfModelFolder, model: HfDecoder, out: string, options: { merged: boolean; dtype?: 'F32' | 'BF16' }): Promise<void> {
   if (existsSync(out) && (await readdir(out)).length > 0) throw new HfModelError(`${out} exists and is not empty; choose a new folder for the export`);
-  await mkdir(out, { recursive: true });
+  makeHfFolder(out);
   const dtype = options.dtype ?? 'F32';
   const tensors = await model.baseTensors();
   if (options.merged && model.lora) {

@@ -5,9 +5,9 @@
  * `base_model.model.<linear>.lora_A.weight` [r, in] and `...lora_B.weight` [out, r].
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HfModelError } from './config';
+import { HfModelError, makeHfFolder } from './config';
 import { linearName, type HfDecoder } from './decoder';
 import { resolveTargetModules, type LoraSettings } from './lora';
 import { readHfSafetensors, writeHfSafetensors, type HfTensor } from './weights';
@@ -51,7 +51,7 @@ export async function peftTensors(model: HfDecoder): Promise<Record<string, HfTe
 }
 
 export async function savePeftAdapter(dir: string, model: HfDecoder, baseModel: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  makeHfFolder(dir);
   await writeFile(join(dir, 'adapter_config.json'), `${JSON.stringify(peftAdapterConfig(model.lora!, baseModel), null, 2)}\n`);
   await writeHfSafetensors(join(dir, 'adapter_model.safetensors'), await peftTensors(model), 'F32');
 }

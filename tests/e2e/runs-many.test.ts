@@ -1,0 +1,64 @@
+// End to end: the Runs view with hundreds of runs (issue 40: the workbench at a thousand runs),
+// at 1024 and 1440 px. It draws the first 200 rows and more as the reader scrolls to the end
+// (or presses "Show more"); search and sort still see every run.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
+import { hasChromium, openWorkbench, type OpenWorkbench } from './harness';
+
+const MANY = 450;
+let wb: OpenWorkbench;
+let page: Page;
+let total = 0;
+
+function addMany(dataDir: string): void {
+  const store = openStore(dataDir);
+  try {
+    for (let i = 0; i < MANY; i++) {
+      store.runs.create({ name: `many-${i}`, config: { trainer: { seed: i % 5 } }, seed: i % 5, envTags: ['Bandit'], algorithm: 'grpo', status: 'completed' });
+    }
+    total = store.runs.allIds().length;
+  } finally {
+    store.close();
+  }
+}
+
+const rows = () => page.locator('.run-row').count();
+const scrollToEnd = () =>
+  page.evaluate(() => {
+    const root = (globalThis as unknown as { document: { documentElement: { scrollHeight: number; scrollTo(x: number, y: number): void } } }).document.documentElement;
+    root.scrollTo(0, root.scrollHeight);
+  });
+
+describe.skipIf(!hasChromium)('Runs view with hundreds of runs', () => {
+  beforeAll(async () => {
+    wb = await openWorkbench({ fixture: { iterations: 1 }, addRuns: addMany, browser: { viewport: { width: 1024, height: 800 } } });
+    page = wb.page;
+  });
+
+  afterAll(async () => {
+    await wb?.close();
+  });
+
+  it.each([1024, 1440])('draws 200 rows, then more at the end, and searches all at %i px', async (width) => {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto(wb.serve.at('/runs'));
+    await page.reload();
+    await page.locator('.run-row').first().waitFor();
+    expect(await rows()).toBe(200);
+    expect(await page.locator('.show-more-runs').innerText()).toBe(`Show 200 more of ${total - 200} runs`);
+
+    // A run beyond the drawn rows is found by the search.
+    await page.locator('.runs-search').fill(`many-${MANY - 3}`);
+    await expect.poll(rows).toBe(1);
+    await page.locator('.runs-search').fill('');
+    await expect.poll(rows).toBe(200);
+
+    // Scrolling to the end draws the next rows, until every run is there.
+    await scrollToEnd();
+    await expect.poll(rows).toBe(400);
+    await scrollToEnd();
+    await expect.poll(rows).toBe(total);
+    expect(await page.locator('.rows-beyond').count()).toBe(0);
+  });
+});
