@@ -78,8 +78,9 @@ export function registerDecodeAttentionKernels(): void {
           runningMax = chunkMax;
           workgroupBarrier();
         }
-        if (tid < dim) { result[qBase + tid] = acc0 / total; }
-        if (col1 < dim) { result[qBase + col1] = acc1 / total; }`,
+        let valid = group < uniforms.qShape.x * heads;
+        if (valid && tid < dim) { result[qBase + tid] = acc0 / total; }
+        if (valid && col1 < dim) { result[qBase + col1] = acc1 / total; }`,
     );
     return { program, inputs: [q, k, v, bias, ...(frozen ? [fk, fv] : [])] };
   });

@@ -37,6 +37,9 @@ export function elementwiseProgram(key: string, variableNames: string[], outputS
 /**
  * A program with one workgroup of ROW_THREADS threads per `groups` (a row, a head): `body` sees
  * `group` (which workgroup) and `tid` (which thread), and may declare workgroup memory in `decls`.
+ * Past 65,535 groups tfjs folds the dispatch into two dimensions and may round it up: `body`
+ * must not write for a `group` past the last, and cannot return early (its barriers must be
+ * reached by every thread), so it guards its writes.
  */
 export function groupProgram(key: string, variableNames: string[], outputShape: number[], groups: number, decls: string, body: string, uniforms?: string): WebGPUProgram {
   return {

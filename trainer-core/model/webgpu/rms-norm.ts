@@ -31,7 +31,9 @@ export function registerRmsNormKernels(): void {
         partial[tid] = s;
         ${TREE_SUM('partial')}
         let r = 1.0 / sqrt(partial[0] / f32(n) + uniforms.eps);
-        for (var i = tid; i < n; i = i + ${ROW_THREADS}) { result[base + i] = X[base + i] * r * W[i]; }`,
+        if (group < uniforms.xShape.x) {
+          for (var i = tid; i < n; i = i + ${ROW_THREADS}) { result[base + i] = X[base + i] * r * W[i]; }
+        }`,
       'eps : f32,',
     );
     return { program, inputs: [x, w], uniforms: [{ type: 'float32', data: [eps] }] };
@@ -59,7 +61,7 @@ export function registerRmsNormKernels(): void {
         dots[tid] = d;
         ${TREE_SUM('squares')}
         ${TREE_SUM('dots')}
-        if (tid == 0) {
+        if (tid == 0 && group < uniforms.xShape.x) {
           result[group * 2] = 1.0 / sqrt(squares[0] / f32(n) + uniforms.eps);
           result[group * 2 + 1] = dots[0];
         }`,
