@@ -7,7 +7,7 @@
  * tries each; it prints the database size, the server's peak memory and the query plans of the
  * queries those views run.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -166,11 +166,13 @@ export default async function uiBenchmark(): Promise<void> {
     const browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
     try {
       const times = await measure(browser.page, serve.at, serve.url, runs);
+      const peak = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${serve.pid}/status`, 'utf8'))?.[1];
       const db = statSync(join(dataDir, 'turnlab.sqlite')).size;
       const counts = new Database(join(dataDir, 'turnlab.sqlite'), { readonly: true });
       const turns = (counts.prepare('SELECT COUNT(*) AS n FROM turns').get() as { n: number }).n;
       counts.close();
-      rows.push(`${runs} runs (${turns} turns, database ${(db / 1e6).toFixed(0)} MB):`);
+      const memory = peak ? `, server peak memory ${(Number(peak) / 1024).toFixed(0)} MB` : '';
+      rows.push(`${runs} runs (${turns} turns, database ${(db / 1e6).toFixed(0)} MB${memory}):`);
       for (const [label, ms] of Object.entries(times)) rows.push(`  ${label.padEnd(22)} ${ms.toFixed(0).padStart(6)} ms`);
       rows.push('  query plans and one run of each on the server\'s file:');
       rows.push(...queryPlans(dataDir));

@@ -491,6 +491,13 @@ const ROUTES: RouteTable = {
       return seriesBatch(store, runIds, names, maxPoints);
     },
   },
+  compareMetricNames: {
+    args: z.tuple([z.array(id).min(1).max(200)]),
+    handle: (store, _options, runIds) => {
+      for (const runId of runIds) requireRun(store, runId);
+      return [...new Set(runIds.flatMap((runId) => store.metrics.names(runId)))].sort();
+    },
+  },
   replaySettings: {
     args: z.tuple([id, z.string().min(1).max(200)]),
     handle: (store, _options, runId, envTag) => {

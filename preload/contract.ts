@@ -423,6 +423,8 @@ export interface TurnLabApi {
    * minimum and maximum and the last point, so spikes and final values survive.
    */
   compareSeriesBatch(runIds: number[], names: string[], maxPoints?: number): Promise<MetricRunsSeriesDto[]>;
+  /** Every metric name any of the runs logged, sorted: Compare's panel choices, in one call. */
+  compareMetricNames(runIds: number[]): Promise<string[]>;
   /** Action names and reply format of one env tag of a run, from its stored config. */
   replaySettings(runId: number, envTag: string): Promise<ReplaySettingsDto>;
   /** Replays an episode's stored actions through its env from the seed and compares every turn. */
@@ -517,6 +519,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   exportCheckpointModel: true,
   compareSeries: true,
   compareSeriesBatch: true,
+  compareMetricNames: true,
   replaySettings: true,
   resimulateEpisode: true,
   listClusterJobs: true,

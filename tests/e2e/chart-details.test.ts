@@ -78,9 +78,9 @@ describe.skipIf(!hasChromium)('chart details', () => {
     it('opens Compare on validation success, one series call, a searchable picker, six runs named, rates capped at 1', async () => {
       await page.setViewportSize({ width, height: 900 });
       await page.evaluate(() => (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear());
-      const seriesCalls: string[] = [];
+      const apiCalls: string[] = [];
       const onRequest = (request: { url(): string }) => {
-        if (/\/api\/compareSeries/.test(request.url())) seriesCalls.push(request.url());
+        if (/\/api\//.test(request.url())) apiCalls.push(new URL(request.url()).pathname);
       };
       page.on('request', onRequest);
       await page.goto(wb.serve.at(`/compare?runs=${runIds.join(',')}`));
@@ -89,8 +89,10 @@ describe.skipIf(!hasChromium)('chart details', () => {
       // Every run's series of every panel and summary metric in one call, not one per run and metric.
       await expect.poll(() => page.locator('.summary-table tbody tr').count()).toBe(6);
       page.off('request', onRequest);
-      expect(seriesCalls.every((url) => url.endsWith('/api/compareSeriesBatch'))).toBe(true);
-      expect(seriesCalls.length).toBeLessThanOrEqual(2);
+      // Six runs' names and series in two calls, not one per run and metric (17 before).
+      expect(apiCalls.filter((path) => /^\/api\/(compareSeries|metricNames|metricSeries)$/.test(path))).toEqual([]);
+      expect(apiCalls.filter((path) => path === '/api/compareMetricNames')).toHaveLength(1);
+      expect(apiCalls.filter((path) => path === '/api/compareSeriesBatch')).toHaveLength(1);
 
       // All six runs in the legend, none paged away, each inside the window.
       const legend = page.locator('.panel-chart').first().locator('.legend-item');

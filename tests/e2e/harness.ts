@@ -44,6 +44,8 @@ export function ensureBuilt(...alsoNeeded: string[]): void {
 export interface Serve {
   /** The one line `turnlab serve` prints: the address with its token. */
   url: string;
+  /** The server process's id (the UI benchmark reads its peak memory). */
+  pid: number;
   token: string;
   /** The exit code once the process has ended, null while it runs. */
   readonly exitCode: number | null;
@@ -70,6 +72,7 @@ export async function startServe(dataDir: string): Promise<Serve> {
   });
   return {
     url,
+    pid: child.pid!,
     token: new URL(url).searchParams.get('token')!,
     get exitCode() {
       return child.exitCode;

@@ -76,3 +76,12 @@ describe('compareSeriesBatch', () => {
     await expect(api.call('compareSeriesBatch', [[1], []])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
 });
+
+describe('compareMetricNames', () => {
+  it('answers the sorted union of the runs\' metric names in one call', async () => {
+    const ids = fixture.runs.map((r) => r.run.id);
+    const expected = [...new Set((await Promise.all(ids.map((runId) => api.metricNames(runId)))).flat())].sort();
+    expect(await api.compareMetricNames(ids)).toEqual(expected);
+    await expect(api.call('compareMetricNames', [[9999]])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

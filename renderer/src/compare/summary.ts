@@ -38,11 +38,6 @@ export function summarize(points: ReadonlyArray<SeriesPointDto>, direction: Dire
   };
 }
 
-/** Names present in any of the runs, sorted. */
-export function unionOfNames(perRun: ReadonlyArray<ReadonlyArray<string>>): string[] {
-  return [...new Set(perRun.flat())].sort();
-}
-
 /** Mean and standard deviation (n - 1) of the members' values; null when none has one. */
 export function meanStd(values: ReadonlyArray<number | null>): { mean: number; std: number; n: number } | null {
   const present = values.filter((v): v is number => v !== null);
