@@ -4,11 +4,14 @@ import { groupSignal, type GroupEpisode } from '../../bench/lib/group-signal';
 const group = (iteration: number, groupId: number, outcomes: Array<[boolean, number]>): GroupEpisode[] =>
   outcomes.map(([success, reward]) => ({ iteration, groupId, success, reward }));
 
+// Ten steps at -0.1 summed in order: -0.9999999999999999, not -1.
+const tenSteps = Array<number>(10).fill(-0.1).reduce((a, b) => a + b);
+
 describe('groupSignal', () => {
   it('counts groups without reward variance and failing rooms solved within their group', () => {
     const s = groupSignal([
       ...group(1, 0, [[true, 10], [true, 10], [true, 10], [true, 10]]), // all solved alike: no signal
-      ...group(1, 1, [[false, -1], [false, -1], [false, -1], [false, -1]]), // all failed alike: no signal
+      ...group(1, 1, [[false, -1], [false, tenSteps], [false, -1], [false, -1]]), // all failed alike (to float rounding): no signal
       ...group(1, 2, [[false, -1], [false, -0.5], [false, -1], [false, -1]]), // all failed, rewards differ
       ...group(1, 3, [[true, 10.5], [false, -1], [false, -1], [false, -1]]), // a failing room solved once
       ...group(2, 0, [[true, 10.5], [true, 10.6], [false, -1], [true, 10.7]]), // same group id, next iteration

@@ -8,10 +8,12 @@
  * - `absorbing` (the default): the state after the last turn counts as phi = 0 (Grzes, 2017). The
  *   gamma-discounted sum of the bonuses telescopes to `-coef * phi(s_0)`, the same for every episode
  *   from one start state, so the ranking of policies by their discounted return does not change.
- *   By the same token an estimator that compares episodes from one start (GRPO, RLOO) or turns
- *   from one state with the shaping's gamma (GiGPO's step groups) sees exactly what it saw
- *   without it; the shaping reaches the estimators that bootstrap from a critic (GAE, bi-level GAE)
- *   or that credit a turn by its own return-to-go (REINFORCE++).
+ *   By the same token, with gamma 1 an estimator that compares the undiscounted sums of episodes
+ *   from one start (GRPO, RLOO) sees exactly what it saw without it, and so do GiGPO's step groups
+ *   (turns from one state) when its own gamma is the shaping's; with gamma < 1 the undiscounted
+ *   sum also holds `coef * (1 - gamma) * (the distances along the way)`, a charge for time spent
+ *   far from the goal. The shaping always reaches the estimators that bootstrap from a critic
+ *   (GAE, bi-level GAE) or credit a turn by its own return-to-go (REINFORCE++).
  * - `bootstrap`: the turn budget running out is a cut, not an end (Pardo et al., 2018), so the
  *   last state keeps its own potential (a solved room 0, a fall or a dead end the unreachable
  *   distance). An episode that ends nearer the goal then scores higher, which every estimator sees;
