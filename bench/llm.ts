@@ -17,7 +17,8 @@ import { resolveTargetModules } from '../trainer-core/model/hf/lora';
 import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
 import { Rng } from '../trainer-core/rng';
-import { timeTrainingSteps } from './model';
+import { timeTrainingSteps, trainingStep } from './model';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
 import { PRESETS, randomHfTensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
@@ -29,6 +30,13 @@ const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--len
   --lengths        token lengths of the one-row training steps, default 100,300,600 (the second half of a row is scored, as a reply is)
   --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
   --steps          timed training steps per length, default 1
+  --rows           row counts of the batched-sampling line, default ${SAMPLING_ROWS.join(',')}
+  --layers         build each preset with this many layers (same per-layer structure), default the preset's
+  --vocab          build each preset with this many vocabulary rows (llvmpipe binds at most 128 MiB
+                   per buffer, and Qwen's embedding is 520 MiB), default the preset's
+Also prints GPU dispatches per decoding step (per layer and fixed, from 1- and 2-layer models of
+the shape), readbacks per step, pipelines compiled in a repeated rollout, and the same counts of
+a training step.
 Prints tokens/s of sampling and of each training step, and the process's peak resident memory
 (VmHWM) and the backend's tensor bytes after each; phases run from the smallest to the largest,
 so each peak is that phase's unless an earlier one was larger.`;
@@ -39,10 +47,13 @@ interface Options {
   lengths: number[];
   checkpointing: boolean;
   steps: number;
+  rows: number[];
+  layers: number;
+  vocab: number;
 }
 
 export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1 };
+  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0 };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
@@ -53,6 +64,9 @@ export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
     else if (arg === '--lengths') options.lengths = value.split(',').map(Number);
     else if (arg === '--checkpointing') options.checkpointing = value !== 'off';
     else if (arg === '--steps') options.steps = Number(value);
+    else if (arg === '--rows') options.rows = value.split(',').map(Number);
+    else if (arg === '--layers') options.layers = Number(value);
+    else if (arg === '--vocab') options.vocab = Number(value);
     else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
   }
   for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
@@ -75,20 +89,45 @@ function memory(): string {
   return `peak RSS ${peakRssMiB().toFixed(0)} MiB, tensors ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`;
 }
 
-function randomRows(rng: Rng, rows: number, length: number): number[][] {
+function randomRows(rng: Rng, rows: number, length: number, vocab: number): number[][] {
   // Ordinary BPE ids (below the special tokens), so no row stops early.
-  return Array.from({ length: rows }, () => Array.from({ length }, () => rng.int(150000)));
+  return Array.from({ length: rows }, () => Array.from({ length }, () => rng.int(Math.min(150000, vocab - 300))));
+}
+
+function presetShape(name: string, options: Options): Record<string, unknown> {
+  return { ...PRESETS[name], ...(options.layers > 0 ? { num_hidden_layers: options.layers } : {}), ...(options.vocab > 0 ? { vocab_size: options.vocab } : {}) };
+}
+
+/**
+ * Dispatches of one decoding step split into a per-layer part and a fixed part (embedding, final
+ * norm, LM head, sampling), from 1- and 2-layer models of the preset's shape. The vocabulary is
+ * cut to 4,096 rows: it changes the head's size, not how many dispatches it takes.
+ */
+async function perLayerDecode(name: string): Promise<{ perLayer: number; fixed: number }> {
+  const counts: number[] = [];
+  for (const layers of [1, 2]) {
+    const shape = { ...PRESETS[name], num_hidden_layers: layers, vocab_size: 4096 };
+    const model = HfDecoder.fromHfTensors(parseHfConfig(shape), randomHfTensors(shape, 1), { lora: LORA, seed: 1, contextLength: 512 });
+    const rng = new Rng(1);
+    counts.push((await decodeCounts(asPolicy(model), randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, 4096), rng)).dispatchesPerStep);
+    model.dispose();
+  }
+  return { perLayer: counts[1] - counts[0], fixed: 2 * counts[0] - counts[1] };
 }
 
 async function benchPreset(name: string, options: Options): Promise<void> {
-  const config = parseHfConfig(PRESETS[name]);
+  const split = await perLayerDecode(name);
+  console.log(`${name}: ${split.perLayer.toFixed(1)} dispatches per layer + ${split.fixed.toFixed(1)} per decoding step (1- and 2-layer models of this shape)`);
+  const shape = presetShape(name, options);
+  const vocab = shape.vocab_size as number;
+  const config = parseHfConfig(shape);
   let start = performance.now();
-  const model = HfDecoder.fromHfTensors(config, randomHfTensors(PRESETS[name], 1), { lora: LORA, seed: 1, contextLength: 4096 });
+  const model = HfDecoder.fromHfTensors(config, randomHfTensors(shape, 1), { lora: LORA, seed: 1, contextLength: 4096 });
   const loadSeconds = (performance.now() - start) / 1000;
   console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s; ${memory()})`);
   const rng = new Rng(1);
   const policy = asPolicy(model);
-  const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength);
+  const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, vocab);
   const sampling = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
   await sampleTokens(policy, prompts, { ...sampling, maxNewTokens: 2 });
   start = performance.now();
@@ -97,14 +136,20 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   const generated = ROLLOUT.rows * ROLLOUT.newTokens;
   console.log(`  rollout:  ${(generated / rolloutSeconds).toFixed(1)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache; ${memory()})`);
 
+  console.log(`  decoding (${ROLLOUT.rows} rows, ${config.nLayers} layers): ${describeDecode(await decodeCounts(policy, prompts, rng))}`);
+  const rates: string[] = [];
+  for (const rows of options.rows) rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0])).toFixed(1)}`);
+  console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
-  for (const length of options.lengths) {
-    const rows = randomRows(rng, 1, length);
+  for (const [i, length] of options.lengths.entries()) {
+    const rows = randomRows(rng, 1, length, vocab);
     const scored = [Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0))];
     const loss = () => scoreTokens(policy, rows, { logprobs: true, scored, checkpointLayers: options.checkpointing }).logprobs!.sum().neg() as tf.Scalar;
     try {
       const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps);
       console.log(`  training: ${((length * options.steps) / seconds).toFixed(1)} tokens/s on a ${length}-token row (${length / 2} scored; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
+      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), length))}`);
     } catch (error) {
       console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
       break;

@@ -15,6 +15,7 @@ import { scoreTokens } from '../trainer-core/model/scoring';
 import { Transformer, type ResolvedTransformerConfig, type TransformerConfig } from '../trainer-core/model/transformer';
 import { Rng } from '../trainer-core/rng';
 import { resolveWorkerCount } from '../trainer-core/workers/worker-count';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
 import { PPO_STEP, ppoStepTokensPerSecond } from './lib/ppo-step';
 import { torchStepTokensPerSecond } from './lib/torch-step';
 
@@ -50,19 +51,26 @@ function randomRows(rng: Rng, rows: number, length: number, vocab: number): numb
   return Array.from({ length: rows }, () => Array.from({ length }, () => 2 + rng.int(vocab - 2)));
 }
 
-/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step. */
-export async function timeTrainingSteps(
-  model: { variables(): tf.Variable[]; nameGradients(grads: tf.NamedTensorMap): Record<string, tf.Tensor> },
-  optimizer: Adam,
-  loss: () => tf.Scalar,
-  steps: number,
-): Promise<number> {
-  const step = async () => {
+type Trainable = { variables(): tf.Variable[]; nameGradients(grads: tf.NamedTensorMap): Record<string, tf.Tensor> };
+
+/** One optimizer step on `loss` (forward + backward + Adam), ending in one readback of the loss. */
+export function trainingStep(model: Trainable, optimizer: Adam, loss: () => tf.Scalar): () => Promise<void> {
+  return async () => {
     const { value, grads } = tf.variableGrads(loss, model.variables());
     optimizer.apply(model.nameGradients(grads));
     await value.data();
     tf.dispose([value, ...Object.values(grads)]);
   };
+}
+
+/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step. */
+export async function timeTrainingSteps(
+  model: Trainable,
+  optimizer: Adam,
+  loss: () => tf.Scalar,
+  steps: number,
+): Promise<number> {
+  const step = trainingStep(model, optimizer, loss);
   await step();
   const start = performance.now();
   for (let i = 0; i < steps; i++) await step();
@@ -100,6 +108,14 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
   const trainTokens = TRAIN.rows * TRAIN.length * TRAIN.steps;
   const trainFlops = 3 * trainTokens * forwardFlopsPerToken(c, TRAIN.length);
 
+  const decode = await decodeCounts(model, prompts, rng);
+  const training = await trainingCounts(trainingStep(model, optimizer, loss), TRAIN.rows * TRAIN.length);
+  const rates: string[] = [];
+  for (const rows of SAMPLING_ROWS) {
+    const rate = await samplingRate(model, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => 2 + r.int(c.vocabSize - 2));
+    rates.push(`${rows} rows ${rate.toFixed(0)}`);
+  }
+
   const raw = await rawMatmulGflops();
   optimizer.dispose();
   model.dispose();
@@ -112,6 +128,9 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
     `training: ${(trainTokens / trainSeconds).toFixed(0)} tokens/s (${TRAIN.rows} x ${TRAIN.length} tokens, forward + backward + Adam), ${(trainFlops / trainSeconds / 1e9).toFixed(2)} GFLOP/s`,
   );
   console.log(`raw matmul (512 x 512, float32): ${raw.toFixed(2)} GFLOP/s`);
+  console.log(`batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+  console.log(`decoding (${ROLLOUT.rows} rows): ${describeDecode(decode)}`);
+  console.log(describeTraining(training));
 
   const shape = `${PPO_STEP.rows} x ${PPO_STEP.length} tokens, clipped policy loss + entropy, backward, clip, Adam`;
   const alone = await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, 1);

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { installWasmKernels } from './model/wasm-kernels';
 import { installWebgpuKernels } from './model/webgpu-kernels';
+import { installFusedWebgpuKernels } from './model/webgpu/install';
 
 export const BACKEND_REQUESTS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
 export type BackendRequest = (typeof BACKEND_REQUESTS)[number];
@@ -273,6 +274,7 @@ async function probeWebgpu(auto: boolean): Promise<Attempt> {
   if (!ok) return { ok: false, why: 'tfjs-backend-webgpu could not initialise on the adapter' };
   await tf.ready();
   installWebgpuKernels();
+  installFusedWebgpuKernels();
   webgpuDevice = (tf.backend() as unknown as { device: { destroy(): void } }).device;
   return { ok: true, tfBackend: 'webgpu', device };
 }

@@ -79,7 +79,13 @@ function compare(model: Model): void {
   const { rows, mask } = batch(4);
   const full = run(model, { fullLogits: true }, rows, mask);
   // Three rows per chunk: the scored tokens span several chunks.
-  for (const options of [{ scored: mask, chunkElements: 3 * VOCAB }, { scored: mask, chunkElements: 3 * VOCAB, checkpointLayers: true }, {}] as ScoreOptions[]) {
+  const variants: ScoreOptions[] = [
+    { scored: mask, chunkElements: 3 * VOCAB },
+    { scored: mask, chunkElements: 3 * VOCAB, checkpointLayers: true },
+    { scored: mask, chunkElements: 3 * VOCAB, transposedCopy: false },
+    {},
+  ];
+  for (const options of variants) {
     const chunked = run(model, options, rows, mask);
     expectClose(chunked.logprobs, full.logprobs, 1e-5, 'logprobs');
     expectClose(chunked.entropy, full.entropy, 1e-5, 'entropy');

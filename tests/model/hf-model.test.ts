@@ -17,28 +17,16 @@ import { scoreTokens } from '../../trainer-core/model/scoring';
 import { Rng } from '../../trainer-core/rng';
 import { PRESETS, writeTinyHfModels } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { hasNumpy, referenceLogprobs } from '../helpers/hf-reference';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/turnlab.js');
-const reference = join(root, 'tests/helpers/hf_reference.py');
 
 let temp: TempDir;
 let folders: { qwen2: string; qwen3: string; llama: string };
 
-function hasNumpy(): boolean {
-  try {
-    execFileSync('python3', ['-c', 'import numpy'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 const numpy = hasNumpy();
 if (!numpy) console.log('hf-model tests: python3 with numpy not found, skipping the independent-implementation comparisons');
-
-function referenceLogprobs(dir: string, rows: number[][]): number[][] {
-  return JSON.parse(execFileSync('python3', [reference, dir, JSON.stringify(rows)], { encoding: 'utf8', maxBuffer: 1 << 24 })) as number[][];
-}
 
 async function turnlab(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });

@@ -40,7 +40,7 @@ describe('algorithm.turn_shaping in training', () => {
     const env = frozenLakeSpec.create(frozenLakeSpec.optionsSchema.parse(config.custom_envs.FrozenLakeNonSlip.env_config));
     trained.forEach((episode, row) => {
       env.reset(episode.seed);
-      const distance = Math.min(env.solve()?.length ?? 11, 11);
+      const distance = Math.min(env.solve?.()?.length ?? 11, 11);
       let sum = 0;
       for (let c = 0; c < input.cols; c++) sum += input.rewards[row * input.cols + c];
       expect(sum).toBeCloseTo(episode.totalReward + 0.5 * distance, 5);

@@ -23,7 +23,16 @@ export interface HeadScoreOptions {
   temperature: number;
   /** Elements of one chunk's logits; rows per chunk = max(1, floor(this / vocab)). */
   chunkElements?: number;
+  /**
+   * Give the backward pass one transposed copy of the head ([vocab, width]) for all chunks, or
+   * multiply by the head with transposeB. The copy is the faster on wasm (an explicit transpose
+   * and a plain product beat transposeB several times over) but costs the head's size again;
+   * by default it is made for heads up to 64 MB.
+   */
+  transposedCopy?: boolean;
 }
+
+const TRANSPOSED_COPY_LIMIT = 1 << 24;
 
 /**
  * Logprobs of `targets` and entropies for hidden states [rows, width] through `head`.
@@ -40,7 +49,9 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
   // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
   // and is freed after the last (a transpose per chunk would copy the whole head each time).
   const shared = { transposed: null as tf.Tensor2D | null, pending: chunks };
-  const transposedFor = (w: tf.Tensor2D): tf.Tensor2D => {
+  const copy = options.transposedCopy ?? weight.size <= TRANSPOSED_COPY_LIMIT;
+  const transposedFor = (w: tf.Tensor2D): tf.Tensor2D | null => {
+    if (!copy) return null;
     if (!shared.transposed) shared.transposed = tf.keep(w.transpose() as tf.Tensor2D);
     return shared.transposed;
   };
@@ -69,7 +80,7 @@ function chunkOp(
   ids: tf.Tensor1D,
   temperature: number,
   frozenWeight: tf.Tensor2D | null,
-  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D,
+  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
   release: () => void,
 ): (...inputs: tf.Tensor[]) => tf.Tensor {
   return tf.customGrad((...args) => {
@@ -95,7 +106,7 @@ function chunkOp(
           const b = dy.slice([0, 1], [-1, 1]);
           // d logp(y)/dz = onehot(y) - p;  d H/dz = -p (log p + H).
           const gz = oneHotFloat(targets, vocab).mul(a).sub(logp.exp().mul(a.add(b.mul(logp.add(entropySaved.reshape([-1, 1])))))).div(temperature);
-          const gh = tf.matMul(gz, transposed);
+          const gh = transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
           return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
         });
         release();

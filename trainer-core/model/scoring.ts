@@ -47,6 +47,8 @@ export interface ScoreOptions {
   checkpointLayers?: boolean;
   /** Elements of one chunk of the LM head's logits (see chunked-head.ts). */
   chunkElements?: number;
+  /** See HeadScoreOptions.transposedCopy. */
+  transposedCopy?: boolean;
   /** Compute every position's logits (the reference path; memory grows with time x vocabulary). */
   fullLogits?: boolean;
 }
@@ -139,7 +141,7 @@ function scoreRows(model: LanguageModel, rows: readonly (readonly number[])[], o
       const width = out.hidden.shape[2];
       // Column t is scored from the hidden state at t - 1.
       const states = gatherRows(out.hidden.reshape([batch * time, width]) as tf.Tensor2D, picked.columns.map((c) => c - 1));
-      const head = scoreThroughHead(states, picked.targets, lmHeadOf(model), { temperature, chunkElements: options.chunkElements });
+      const head = scoreThroughHead(states, picked.targets, lmHeadOf(model), { temperature, chunkElements: options.chunkElements, transposedCopy: options.transposedCopy });
       if (wantLogprobs) scores.logprobs = scatterColumns(head.logprobs, picked.columns, batch, time);
       if (wantEntropy) scores.entropy = scatterColumns(head.entropy, picked.columns, batch, time);
     }

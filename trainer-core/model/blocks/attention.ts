@@ -6,6 +6,7 @@
  * head are stacked along time and multiplied with that head's keys in one batched matmul.
  */
 import * as tf from '@tensorflow/tfjs';
+import { fusedKernels, recordingGradients } from '../fused-kernels';
 import { matmul, swapLast } from './linear';
 import { rotate, type Rotation } from './rotary';
 
@@ -58,7 +59,8 @@ export function selfAttention(shape: AttentionShape, input: AttentionInputs): { 
   let q4 = input.q.reshape([batch, time, nHeads, headDim]) as tf.Tensor4D;
   let k4 = input.k.reshape([batch, time, nKvHeads, headDim]) as tf.Tensor4D;
   if (input.normalize) [q4, k4] = input.normalize(q4, k4);
-  const toHeads = (t: tf.Tensor4D) => t.transpose([0, 2, 1, 3]) as tf.Tensor4D;
+  // With one position per row, [batch, 1, heads, dim] and [batch, heads, 1, dim] are the same layout.
+  const toHeads = (t: tf.Tensor4D) => (time === 1 ? t.reshape([batch, t.shape[2], 1, headDim]) : t.transpose([0, 2, 1, 3])) as tf.Tensor4D;
   const q = input.rope ? rotate(toHeads(q4), input.rope) : toHeads(q4);
   let k = input.rope ? rotate(toHeads(k4), input.rope) : toHeads(k4);
   let v = toHeads(input.v.reshape([batch, time, nKvHeads, headDim]) as tf.Tensor4D);
@@ -68,6 +70,11 @@ export function selfAttention(shape: AttentionShape, input: AttentionInputs): { 
   }
   const cache = { k, v };
   let frozen = input.frozen;
+  if (time === 1 && !recordingGradients()) {
+    // One new token per row (decoding): [batch, heads, 1, dim] is already the merged layout.
+    const fused = fusedKernels().decodeAttention?.(q, k, v, input.bias, frozen);
+    if (fused) return { merged: fused.reshape([batch, nHeads * headDim]), cache };
+  }
   if (frozen && !input.frozenInPlace) {
     k = tf.concat([frozen.k, k], 2);
     v = tf.concat([frozen.v, v], 2);

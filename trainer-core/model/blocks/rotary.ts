@@ -3,6 +3,7 @@
  * pairs with element i + headDim/2, and the pair turns by position * inverseFrequency[i].
  */
 import * as tf from '@tensorflow/tfjs';
+import { fusedKernels } from '../fused-kernels';
 
 export interface Rotation {
   /** [batch, 1, time, headDim/2] */
@@ -25,7 +26,10 @@ export function rotation(positions: tf.Tensor2D, inverseFrequency: ArrayLike<num
 }
 
 /** Rotates each (i, i + headDim/2) pair of [batch, heads, time, headDim] by its angle. */
-export function rotate(x: tf.Tensor4D, { cos, sin }: Rotation): tf.Tensor4D {
+export function rotate(x: tf.Tensor4D, rotation: Rotation): tf.Tensor4D {
+  const fused = fusedKernels().rotate?.(x, rotation);
+  if (fused) return fused;
+  const { cos, sin } = rotation;
   const [batch, heads, time, headDim] = x.shape;
   const half = headDim / 2;
   const first = x.slice([0, 0, 0, 0], [batch, heads, time, half]);

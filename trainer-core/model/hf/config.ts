@@ -5,9 +5,8 @@
  * turns on (q/k/v biases, per-head q/k RMSNorm); Llama 3's rescaled rotary frequencies are read
  * here for all.
  */
-import { BUILT_IN_ARCHITECTURES, findArchitecture, registeredArchitectures } from './architectures';
-
 import { FolderError, makeFolder } from '../../make-folder';
+import { BUILT_IN_ARCHITECTURES, findArchitecture, registeredArchitectures } from './architectures';
 
 /** A model folder the user must fix (unsupported architecture, missing file, bad value). */
 export class HfModelError extends Error {
@@ -17,7 +16,6 @@ export class HfModelError extends Error {
   }
 }
 
-/** The architectures TurnLab ships; registerArchitecture adds more. */
 /** Makes an output folder, or says in one line which parent refused and why. */
 export function makeHfFolder(dir: string): void {
   try {
@@ -28,6 +26,7 @@ export function makeHfFolder(dir: string): void {
   }
 }
 
+/** The architectures TurnLab ships; registerArchitecture adds more. */
 export const SUPPORTED_ARCHITECTURES: readonly string[] = BUILT_IN_ARCHITECTURES.map((a) => a.name);
 export type Architecture = string;
 

@@ -17,6 +17,8 @@ import { Rng, deriveSeed } from '../../rng';
 import { prepareFrozenCache, selfAttention, type KVCache } from '../blocks/attention';
 import { checkpointed } from '../blocks/checkpoint';
 import { embedColumns } from '../blocks/embedding';
+import { swiglu } from '../blocks/gated-mlp';
+import { fusedInferenceLinear } from '../fused-kernels';
 import { frozenMatmul, matmul } from '../blocks/linear';
 import { rmsNorm } from '../blocks/norms';
 import { rotation } from '../blocks/rotary';
@@ -253,10 +255,13 @@ export class HfDecoder {
     const w = (name: string) => this.base.get(name)!;
     const lin = (x: tf.Tensor2D, layer: number, module: LoraModule, bias: boolean): tf.Tensor2D => {
       const name = linearName(layer, module);
+      const a = adapters ? this.trainable.get(`${name}.lora_A`) : undefined;
+      const lora = a ? { a: a as tf.Tensor2D, b: this.trainable.get(`${name}.lora_B`)! as tf.Tensor2D, scale: loraScale(this.lora!) } : undefined;
+      const fused = fusedInferenceLinear(x, w(`${name}.weight`) as tf.Tensor2D, bias ? w(`${name}.bias`) : undefined, lora);
+      if (fused) return fused;
       let y = this.product(x, w(`${name}.weight`));
       if (bias) y = y.add(w(`${name}.bias`));
-      const a = adapters ? this.trainable.get(`${name}.lora_A`) : undefined;
-      if (a) y = y.add(matmul(matmul(x, a), this.trainable.get(`${name}.lora_B`)!).mul(loraScale(this.lora!)));
+      if (lora) y = y.add(matmul(matmul(x, lora.a), lora.b).mul(lora.scale));
       return y as tf.Tensor2D;
     };
     let x = embedColumns(w('model.embed_tokens.weight'), input.tokens.reshape([-1]));
@@ -286,7 +291,7 @@ export class HfDecoder {
         const y: tf.Tensor2D = xIn.add(lin(attended.merged, i, 'o_proj', false)) as tf.Tensor2D;
         const h2 = rmsNorm(y, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
         const gate = lin(h2, i, 'gate_proj', false);
-        return y.add(lin(gate.mul(tf.sigmoid(gate)).mul(lin(h2, i, 'up_proj', false)) as tf.Tensor2D, i, 'down_proj', false)) as tf.Tensor2D;
+        return y.add(lin(swiglu(gate, lin(h2, i, 'up_proj', false)) as tf.Tensor2D, i, 'down_proj', false)) as tf.Tensor2D;
       };
       const cached = input.cache?.[i] ? [input.cache[i].k, input.cache[i].v] : [];
       const context = [input.bias, rope.cos, rope.sin];

@@ -1,0 +1,68 @@
+/**
+ * Where a model's GPU time goes, in counts that any backend can give (see gpu-counters.ts):
+ * dispatches per decoding step and per training token, pipelines compiled while timing, readbacks
+ * per step, and batched-sampling throughput at several row counts.
+ */
+import { countGpuWork, type GpuCounts } from '../../trainer-core/model/gpu-counters';
+import type { LanguageModel } from '../../trainer-core/model/language-model';
+import { sampleTokens } from '../../trainer-core/model/sampler';
+import type { Rng } from '../../trainer-core/rng';
+
+export const SAMPLING_ROWS = [1, 16, 64];
+
+export interface DecodeCounts {
+  /** Per decoding step (one new token for every row of the batch). */
+  dispatchesPerStep: number;
+  kernelsPerStep: number;
+  readbacksPerStep: number;
+  /** Compiled during a second, identical rollout: what every rollout after the first pays. */
+  pipelinesCompiled: number;
+}
+
+/**
+ * Counts of one decoding step, from two rollouts that differ only in their length (so the
+ * prefill cancels out), each run after a warm-up of the same shape.
+ */
+export async function decodeCounts(model: LanguageModel, prompts: number[][], rng: Rng, steps = 4): Promise<DecodeCounts> {
+  const run = async (maxNewTokens: number): Promise<GpuCounts> => {
+    const options = { maxNewTokens, temperature: 1, stopIds: [], rng };
+    await sampleTokens(model, prompts, options);
+    return (await countGpuWork(() => sampleTokens(model, prompts, options))).counts;
+  };
+  const short = await run(2);
+  const long = await run(2 + steps);
+  return {
+    dispatchesPerStep: (long.dispatches - short.dispatches) / steps,
+    kernelsPerStep: (long.kernels - short.kernels) / steps,
+    readbacksPerStep: (long.readbacks - short.readbacks) / steps,
+    pipelinesCompiled: long.pipelinesCompiled,
+  };
+}
+
+/** Counts of one training step (forward, backward and `apply`), after a warm-up step. */
+export async function trainingCounts(step: () => Promise<void>, tokens: number): Promise<GpuCounts & { dispatchesPerToken: number }> {
+  await step();
+  const { counts } = await countGpuWork(step);
+  return { ...counts, dispatchesPerToken: counts.dispatches / tokens };
+}
+
+/** Generated tokens per second for a rollout of `rows` rows, after a short warm-up of that shape. */
+export async function samplingRate(model: LanguageModel, rows: number, promptLength: number, newTokens: number, rng: Rng, draw: (rng: Rng) => number): Promise<number> {
+  const prompts = Array.from({ length: rows }, () => Array.from({ length: promptLength }, () => draw(rng)));
+  const options = { maxNewTokens: newTokens, temperature: 1, stopIds: [], rng };
+  await sampleTokens(model, prompts, { ...options, maxNewTokens: 2 });
+  const start = performance.now();
+  await sampleTokens(model, prompts, options);
+  return (rows * newTokens) / ((performance.now() - start) / 1000);
+}
+
+export function describeDecode(c: DecodeCounts): string {
+  return (
+    `${c.dispatchesPerStep.toFixed(1)} dispatches per decoding step (${c.kernelsPerStep.toFixed(1)} tfjs kernels), ` +
+    `${c.readbacksPerStep.toFixed(1)} readbacks per step, ${c.pipelinesCompiled} pipelines compiled in a repeated rollout`
+  );
+}
+
+export function describeTraining(c: GpuCounts & { dispatchesPerToken: number }): string {
+  return `training step: ${c.dispatches} dispatches (${c.dispatchesPerToken.toFixed(2)} per token, ${c.kernels} tfjs kernels), ${c.readbacks} readbacks, ${c.pipelinesCompiled} pipelines compiled after warm-up`;
+}

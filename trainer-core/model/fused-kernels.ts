@@ -1,0 +1,60 @@
+/**
+ * Fused kernels by backend: the decoder blocks ask here whether the active backend has a fused
+ * version of a step, and run the tfjs reference when it has none. Backends register their
+ * kernels when they start (see webgpu/install.ts); `setFusedKernels(false)` (or the environment
+ * variable TURNLAB_FUSED_KERNELS=0) turns them all off, which is how the reference is compared
+ * and how a benchmark measures before and after.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { LayerCache } from './blocks/attention';
+import type { Rotation } from './blocks/rotary';
+
+export interface FusedKernels {
+  /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
+  rmsNorm?(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor;
+  /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */
+  rotate?(x: tf.Tensor4D, rotation: Rotation): tf.Tensor4D | null;
+  /**
+   * Softmax attention of one new token per row: q [batch, heads, 1, dim] (unscaled) over the
+   * keys and values [batch, kvHeads, keys, dim] of `frozen` (if any) followed by k, v, with an
+   * additive bias [batch, 1, 1, all keys]; returns [batch, heads, 1, dim], or null where the
+   * shape is outside what the kernel handles. Inference only (no gradient).
+   */
+  decodeAttention?(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D, frozen?: LayerCache): tf.Tensor4D | null;
+  /**
+   * x @ w (+ bias) (+ scale (x a) b) for the few rows of a decoding step; null where the rows
+   * are too many for the kernel. Inference only.
+   */
+  linear?(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor, lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number }): tf.Tensor2D | null;
+  /** silu(gate) * up, with its gradient. */
+  swiglu?(gate: tf.Tensor, up: tf.Tensor): tf.Tensor;
+}
+
+const registry = new Map<string, FusedKernels>();
+let enabled = process.env.TURNLAB_FUSED_KERNELS !== '0';
+
+export function registerFusedKernels(backend: string, kernels: FusedKernels): void {
+  registry.set(backend, kernels);
+}
+
+/** Switches every fused kernel on or off (off: the tfjs reference runs everywhere). */
+export function setFusedKernels(on: boolean): void {
+  enabled = on;
+}
+
+/** The fused kernels of the active backend (none when switched off). */
+export function fusedKernels(): FusedKernels {
+  if (!enabled) return {};
+  return registry.get(tf.getBackend()) ?? {};
+}
+
+/** Whether a gradient tape is recording: inference-only kernels must not run under one. */
+export function recordingGradients(): boolean {
+  return (tf.engine() as unknown as { isTapeOn(): boolean }).isTapeOn();
+}
+
+/** The fused inference-only linear layer where it applies (no gradient recorded, few rows), else null. */
+export function fusedInferenceLinear(x: tf.Tensor2D, w: tf.Tensor2D, bias?: tf.Tensor, lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number }): tf.Tensor2D | null {
+  const kernel = fusedKernels().linear;
+  return kernel && !recordingGradients() ? kernel(x, w, bias, lora) : null;
+}
