@@ -17,8 +17,10 @@ const script = join(repoRoot, 'scripts/slurm-local.sh');
 const dir = process.env.TURNLAB_SLURM_DIR || '/tmp/turnlab-slurm';
 const lock = join(tmpdir(), 'turnlab-slurm.lock');
 
+// flock -o: the daemons a start spawns (munged keeps every fd) must not inherit the lock, or the
+// next test file waits on it until munged exits.
 function underLock(shell: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync('flock', [lock, 'bash', '-c', shell, 'slurm-cluster', script, dir, String(process.pid)], { encoding: 'utf8', timeout: 60_000 });
+  return spawnSync('flock', ['-o', lock, 'bash', '-c', shell, 'slurm-cluster', script, dir, String(process.pid)], { encoding: 'utf8', timeout: 60_000 });
 }
 
 /** Starts the cluster unless it runs already, and registers this test file as using it. */
