@@ -6,8 +6,7 @@
  * and how a benchmark measures before and after.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { LayerCache } from './blocks/attention';
-import type { Rotation } from './blocks/rotary';
+import type { LayerCache, Rotation } from './blocks/tensor-shapes';
 
 export interface FusedKernels {
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */

@@ -9,19 +9,9 @@ import * as tf from '@tensorflow/tfjs';
 import { fusedKernels, recordingGradients } from '../fused-kernels';
 import { matmul, swapLast } from './linear';
 import { rotate, type Rotation } from './rotary';
+import type { KVCache, LayerCache } from './tensor-shapes';
 
-/** Keys and values of every past position, per layer: [batch, kvHeads, past, headDim]. */
-export interface LayerCache {
-  k: tf.Tensor4D;
-  v: tf.Tensor4D;
-  /**
-   * The same keys as [batch, kvHeads, dim, past], made once for a frozen cache (the prompt's) by
-   * prepareFrozenCache: each decoding step then multiplies by them directly, where a transposed
-   * operand would be copied into this layout at every step. Same products, same result.
-   */
-  keysByDim?: tf.Tensor4D;
-}
-export type KVCache = LayerCache[];
+export type { KVCache, LayerCache };
 
 export interface AttentionShape {
   batch: number;

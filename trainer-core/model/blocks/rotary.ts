@@ -5,11 +5,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernels } from '../fused-kernels';
 
-export interface Rotation {
-  /** [batch, 1, time, headDim/2] */
-  cos: tf.Tensor4D;
-  sin: tf.Tensor4D;
-}
+import type { Rotation } from './tensor-shapes';
+
+export type { Rotation };
 
 /** theta^(-2i/headDim) for i < headDim/2, computed in float64. */
 export function ropeFrequencies(headDim: number, base: number): Float64Array {

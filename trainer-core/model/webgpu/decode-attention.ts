@@ -10,7 +10,7 @@
  * Head dimensions up to 2 x ROW_THREADS (128) are handled: each thread owns two output columns.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { LayerCache } from '../blocks/attention';
+import type { LayerCache } from '../blocks/tensor-shapes';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
 
 const DECODE = 'TurnLabDecodeAttention';
