@@ -1,10 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { selectBackend } from '../../trainer-core/backend';
 import { countGpuWork, startGpuCounter } from '../../trainer-core/model/gpu-counters';
 
 describe('GPU work counters', () => {
   beforeAll(async () => {
-    await tf.setBackend('cpu');
+    await selectBackend('cpu');
   });
 
   it('counts kernels (as dispatches off WebGPU) and readbacks of a section, and nothing outside it', async () => {
