@@ -1,5 +1,5 @@
-import type { Rng } from '../rng';
-import { EnvConfigError } from './errors';
+import type { Rng } from '../../rng';
+import { EnvConfigError } from '../errors';
 
 /** Gym's tile letters: S start, F frozen, H hole, G goal. Row-major, `size * size` long. */
 export type LakeTile = 'S' | 'F' | 'H' | 'G';
