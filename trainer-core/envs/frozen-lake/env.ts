@@ -1,7 +1,8 @@
 import { deriveSeed, Rng } from '../../rng';
 import { invalidActionResult, matchActionName } from '../actions';
 import type { Env, StateRender, StepResult, TurnBudget } from '../types';
-import { generateLakeMap, parseLakeMap, type LakeMap } from './map';
+import { generateLakeMap } from './generator';
+import { parseLakeMap, type LakeMap } from './map';
 import type { FrozenLakeOptions } from './options';
 import { LakeTurnPlanner } from './planner';
 import { lakeStateRender, renderLake } from './render';

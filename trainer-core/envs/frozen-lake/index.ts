@@ -5,7 +5,8 @@ import { frozenLakeOptionsSchema, type FrozenLakeOptions } from './options';
 
 export { FrozenLakeEnv } from './env';
 export { frozenLakeOptionsSchema, type FrozenLakeOptions } from './options';
-export { generateLakeMap, hasPath, parseLakeMap, type LakeMap } from './map';
+export { generateLakeMap } from './generator';
+export { hasPath, parseLakeMap, type LakeMap } from './map';
 export { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, shortestLakePath, slipDirections } from './solver';
 export { LakeTurnPlanner } from './planner';
 
