@@ -12,6 +12,9 @@ function checkPoint(point: MetricPoint): void {
 }
 
 export class MetricsRepository {
+  // Prepared once per connection: a trainer writes a batch every iteration, a bulk import many.
+  private upsert?: Database.Statement;
+
   constructor(private readonly db: Database.Database) {}
 
   /**
@@ -23,10 +26,10 @@ export class MetricsRepository {
   insert(points: MetricPoint[]): void {
     if (points.length === 0) return;
     for (const point of points) checkPoint(point);
-    const statement = this.db.prepare(
+    const statement = (this.upsert ??= this.db.prepare(
       `INSERT INTO metrics (run_id, name, iteration, value, wall_time) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (run_id, name, iteration) DO UPDATE SET value = excluded.value, wall_time = excluded.wall_time`,
-    );
+    ));
     this.db.transaction(() => {
       for (const p of points) {
         const value = p.value === null || Number.isNaN(p.value) ? null : p.value;
