@@ -112,16 +112,22 @@ function filterChoices(db: Database.Database): RunFilterChoicesDto {
   };
 }
 
-/** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
-export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageDto {
+/** The page's two statements (its rows, and how many match) and their parameters; the UI benchmark prints their plans. */
+export function runPageSql(query: RunPageQueryDto): { rows: string; count: string; params: Record<string, string> } {
   const { sql: where, params } = whereOf(query);
   const key = SORT_SQL[query.sort ?? 'id'];
   const direction = query.descending ? 'DESC' : 'ASC';
   const limit = Math.min(RUN_PAGE_MAX_LIMIT, Math.max(1, query.limit ?? RUN_PAGE_DEFAULT_LIMIT));
   const offset = Math.max(0, query.offset ?? 0);
   const order = key === 'id' ? `id ${direction}` : `(${key}) IS NULL, ${key} ${direction}, id`;
-  const rows = db.prepare(`${ROW_SQL} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).all(params) as RowRaw[];
-  const total = (db.prepare(`SELECT COUNT(*) AS n FROM runs ${where}`).get(params) as { n: number }).n;
+  return { rows: `${ROW_SQL} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params };
+}
+
+/** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
+export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageDto {
+  const sql = runPageSql(query);
+  const rows = db.prepare(sql.rows).all(sql.params) as RowRaw[];
+  const total = (db.prepare(sql.count).get(sql.params) as { n: number }).n;
   if (!query.withChoices) return { rows: rows.map(toRow), total, choices: null, seedGroupRuns: null };
   const grouped = db
     .prepare(`${ROW_SQL} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
