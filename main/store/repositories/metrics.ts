@@ -38,8 +38,22 @@ export class MetricsRepository {
     })();
   }
 
+  /**
+   * The run's metric names, sorted. Read as a skip scan, one primary-key seek per name: a plain
+   * DISTINCT reads every row of the run (6,000 for 100 iterations of 60 metrics, 8 ms), and
+   * Compare asks for 20 runs at once.
+   */
   names(runId: number): string[] {
-    const rows = this.db.prepare('SELECT DISTINCT name FROM metrics WHERE run_id = ? ORDER BY name').all(runId);
+    const rows = this.db
+      .prepare(
+        `WITH RECURSIVE names(name) AS (
+           SELECT MIN(name) FROM metrics WHERE run_id = @run
+           UNION ALL
+           SELECT (SELECT MIN(m.name) FROM metrics m WHERE m.run_id = @run AND m.name > names.name) FROM names WHERE names.name IS NOT NULL
+         )
+         SELECT name FROM names WHERE name IS NOT NULL`,
+      )
+      .all({ run: runId });
     return (rows as Array<{ name: string }>).map((r) => r.name);
   }
 
