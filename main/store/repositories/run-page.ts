@@ -74,21 +74,18 @@ function toRow(raw: RowRaw): RunRowDto {
 function whereOf(query: RunPageQueryDto): { sql: string; params: Record<string, string> } {
   const terms: string[] = [];
   const params: Record<string, string> = {};
-  if (query.status) {
-    terms.push('status = @status');
-    params.status = query.status;
+  for (const key of ['status', 'algorithm'] as const) {
+    const value = query[key];
+    if (!value) continue;
+    terms.push(`${key} = @${key}`);
+    params[key] = value;
   }
-  if (query.algorithm) {
-    terms.push('algorithm = @algorithm');
-    params.algorithm = query.algorithm;
-  }
-  if (query.env) {
-    terms.push('EXISTS (SELECT 1 FROM json_each(runs.env_tags) j WHERE j.value = @env)');
-    params.env = query.env;
-  }
-  if (query.tag) {
-    terms.push('EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE j.value = @tag)');
-    params.tag = query.tag;
+  // A JSON array column holding the value as one of its items.
+  for (const [key, column] of [['env', 'env_tags'], ['tag', 'tags']] as const) {
+    const value = query[key];
+    if (!value) continue;
+    terms.push(`EXISTS (SELECT 1 FROM json_each(runs.${column}) j WHERE j.value = @${key})`);
+    params[key] = value;
   }
   const search = query.search?.trim().toLowerCase();
   if (search) {
