@@ -11,6 +11,14 @@ function checkPoint(point: MetricPoint): void {
   }
 }
 
+/** A run's metric names (@run), sorted, as a skip scan of the primary key: one seek per name. */
+export const METRIC_NAMES_SQL = `WITH RECURSIVE names(name) AS (
+    SELECT MIN(name) FROM metrics WHERE run_id = @run
+    UNION ALL
+    SELECT (SELECT MIN(m.name) FROM metrics m WHERE m.run_id = @run AND m.name > names.name) FROM names WHERE names.name IS NOT NULL
+  )
+  SELECT name FROM names WHERE name IS NOT NULL`;
+
 export class MetricsRepository {
   // Prepared once per connection: a trainer writes a batch every iteration, a bulk import many.
   private upsert?: Database.Statement;
@@ -45,14 +53,7 @@ export class MetricsRepository {
    */
   names(runId: number): string[] {
     const rows = this.db
-      .prepare(
-        `WITH RECURSIVE names(name) AS (
-           SELECT MIN(name) FROM metrics WHERE run_id = @run
-           UNION ALL
-           SELECT (SELECT MIN(m.name) FROM metrics m WHERE m.run_id = @run AND m.name > names.name) FROM names WHERE names.name IS NOT NULL
-         )
-         SELECT name FROM names WHERE name IS NOT NULL`,
-      )
+      .prepare(METRIC_NAMES_SQL)
       .all({ run: runId });
     return (rows as Array<{ name: string }>).map((r) => r.name);
   }

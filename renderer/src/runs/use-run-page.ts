@@ -5,7 +5,7 @@ import { computed, ref, shallowRef, watch, type Ref } from 'vue';
 import type { RunFilterChoicesDto, RunPageQueryDto, RunRowDto } from '../../../preload/contract';
 import { api } from '../api';
 
-export const RUN_PAGE_STEP = 200;
+export const RUN_PAGE_STEP = 100;
 /** The most rows a refresh asks for in one page (the server's limit). */
 const REFRESH_LIMIT = 1000;
 
