@@ -20,7 +20,8 @@ export function nearestIteration(stored: readonly number[], wanted: number | nul
 export function useReplaySource(runId: () => number) {
   const route = useRoute();
   const router = useRouter();
-  const runs = ref<RunDto[]>([]);
+  // The run picker's choices: the newest runs (a store of 10,000 is not listed whole) and this one.
+  const runs = ref<Array<Pick<RunDto, 'id' | 'name'>>>([]);
   const run = ref<RunDto | null>(null);
   const iterations = ref<number[]>([]);
   const evaluations = ref<StoredEvaluationDto[]>([]);
@@ -48,9 +49,15 @@ export function useReplaySource(runId: () => number) {
     run.value = null;
     iterations.value = [];
     try {
-      const [all, one, its, evals] = await Promise.all([api.listRuns(), api.getRun(id), api.episodeIterations(id), api.listEvaluations(id)]);
+      const [newest, one, its, evals] = await Promise.all([
+        api.runPage({ sort: 'id', descending: true, limit: 200 }),
+        api.getRun(id),
+        api.episodeIterations(id),
+        api.listEvaluations(id),
+      ]);
       if (id !== runId()) return;
-      runs.value = all;
+      const all = newest.rows.some((r) => r.id === id) ? newest.rows : [one, ...newest.rows];
+      runs.value = all.map((r) => ({ id: r.id, name: r.name })).sort((a, b) => a.id - b.id);
       run.value = one;
       iterations.value = its;
       evaluations.value = evals;
