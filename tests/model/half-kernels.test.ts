@@ -9,6 +9,7 @@ import { HalfMatrix, halfToFloat, kernelHolds, widenHalves, type HalfFormat } fr
 import { halfAxpy, halfDot, halfGather } from '../../trainer-core/model/half-ops';
 import { toBf16Bits } from '../../trainer-core/model/hf/weights';
 import { Rng } from '../../trainer-core/rng';
+import { relativeError } from '../helpers/compare';
 
 /** Random weights as 16-bit patterns; every 97th an edge case (zero, negative zero, subnormal, largest). */
 function randomHalves(size: number, format: HalfFormat, seed: number): Uint16Array {
@@ -27,18 +28,8 @@ function randomTensor(shape: [number, number], seed: number): tf.Tensor2D {
   return tf.tensor2d(Float32Array.from({ length: shape[0] * shape[1] }, () => rng.normal()), shape);
 }
 
-/** max |a - b| / max |b|. */
-function relativeError(a: tf.Tensor, b: tf.Tensor): number {
-  const x = a.dataSync();
-  const y = b.dataSync();
-  let diff = 0;
-  let scale = 0;
-  for (let i = 0; i < y.length; i++) {
-    diff = Math.max(diff, Math.abs(x[i] - y[i]));
-    scale = Math.max(scale, Math.abs(y[i]));
-  }
-  return diff / scale;
-}
+/** The error relative to the reference's scale, of two tensors. */
+const relativeTo = (a: tf.Tensor, b: tf.Tensor): number => relativeError(a.dataSync(), b.dataSync());
 
 for (const backend of ['wasm', 'cpu'] as const) {
   describe(`16-bit weights on ${backend}`, () => {
@@ -83,12 +74,12 @@ for (const backend of ['wasm', 'cpu'] as const) {
         tf.tidy(() => {
           const x = randomTensor([rows, k], 1);
           const dy = randomTensor([rows, n], 2);
-          expect(relativeError(halfDot(x, w), tf.matMul(x, wide, false, true))).toBeLessThan(1e-5);
-          expect(relativeError(halfAxpy(dy, w), tf.matMul(dy, wide))).toBeLessThan(1e-5);
+          expect(relativeTo(halfDot(x, w), tf.matMul(x, wide, false, true))).toBeLessThan(1e-5);
+          expect(relativeTo(halfAxpy(dy, w), tf.matMul(dy, wide))).toBeLessThan(1e-5);
           // Through the tape: the custom gradient is the same product.
           const ours = tf.grad((xs: tf.Tensor) => halfLinear(xs as tf.Tensor2D, w).mul(dy).sum())(x);
           const reference = tf.grad((xs: tf.Tensor) => tf.matMul(xs as tf.Tensor2D, wide, false, true).mul(dy).sum())(x);
-          expect(relativeError(ours, reference)).toBeLessThan(1e-5);
+          expect(relativeTo(ours, reference)).toBeLessThan(1e-5);
         });
         w.dispose();
         wide.dispose();
