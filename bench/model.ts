@@ -63,15 +63,16 @@ export function trainingStep(model: Trainable, optimizer: Adam, loss: () => tf.S
   };
 }
 
-/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step. */
+/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step unless `warmUp` is false. */
 export async function timeTrainingSteps(
   model: Trainable,
   optimizer: Adam,
   loss: () => tf.Scalar,
   steps: number,
+  warmUp = true,
 ): Promise<number> {
   const step = trainingStep(model, optimizer, loss);
-  await step();
+  if (warmUp) await step();
   const start = performance.now();
   for (let i = 0; i < steps; i++) await step();
   return (performance.now() - start) / 1000;

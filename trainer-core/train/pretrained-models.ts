@@ -64,7 +64,8 @@ export async function openPretrainedModels(
   const lora = pretrainedLora(cfg, folder.config.architecture);
   const seed = cfg.trainer.seed;
   const contextLength = Math.min(cfg.model.context_length, folder.config.maxPositionEmbeddings);
-  const build = (options: HfDecoderOptions) => HfDecoder.fromHfTensors(folder.config, tensors, { contextLength, ...options });
+  const dtype = cfg.actor_rollout_ref.model.dtype;
+  const build = (options: HfDecoderOptions) => HfDecoder.fromHfTensors(folder.config, tensors, { contextLength, dtype, ...options });
   const made: Array<{ dispose(): void }> = [];
   try {
     const policy = build({ lora, seed: deriveSeed(seed, 'init', 'policy') });
