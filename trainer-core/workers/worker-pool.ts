@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../backend';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Transformer } from '../model/transformer';
-import type { ModelRole, NamedArrays, WorkerReply, WorkerRequest, WorkerResults } from './protocol';
+import type { ModelRole, NamedArrays, WorkerModelSpec, WorkerReply, WorkerRequest, WorkerResults } from './protocol';
 
 const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
 
@@ -85,15 +85,11 @@ class WorkerThread {
 export class WorkerPool {
   private constructor(private readonly threads: WorkerThread[]) {}
 
-  /** Starts `threads` workers on `backend` holding copies of `models`. */
-  static async start(threads: number, backend: BackendName, models: Partial<Record<ModelRole, Transformer>>): Promise<WorkerPool> {
+  /** Starts `threads` workers on `backend`, each building the models `models` describes. */
+  static async start(threads: number, backend: BackendName, models: Partial<Record<ModelRole, WorkerModelSpec>>): Promise<WorkerPool> {
     const pool = new WorkerPool(Array.from({ length: threads }, (_, i) => new WorkerThread(i + 1)));
     try {
-      const init: Extract<WorkerRequest, { type: 'init' }>['models'] = {};
-      for (const [role, model] of Object.entries(models) as Array<[ModelRole, Transformer]>) {
-        init[role] = { config: model.config, arrays: await model.toArrays() };
-      }
-      await Promise.all(pool.threads.map((t) => t.call({ type: 'init', backend, models: init })));
+      await Promise.all(pool.threads.map((t) => t.call({ type: 'init', backend, models })));
     } catch (error) {
       await pool.dispose();
       throw error;
@@ -123,6 +119,11 @@ export class WorkerPool {
 }
 
 export type { WorkerThread };
+
+/** TurnLab's transformer as a worker builds it: its config and current weights. */
+export async function transformerSpec(model: Transformer): Promise<WorkerModelSpec> {
+  return { kind: 'transformer', config: model.config, arrays: await model.toArrays() };
+}
 
 /**
  * Splits `count` jobs into `shards` contiguous blocks of near-equal size, as [start, end) pairs:
