@@ -71,6 +71,22 @@ describe('training a pretrained LoRA policy', () => {
     expect(tf.memory().numTensors).toBe(tensorsBefore);
   }, SLOW);
 
+  it('shares rollout and update with a worker thread, and repeats itself exactly for the same seed and workers', async () => {
+    // PPO with a critic and a KL loss: every role (policy, critic, the adapters-off reference) is
+    // built on the worker from the model folder and scored or trained there.
+    const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.actor.use_kl_loss=true', 'trainer.total_training_steps=2', 'trainer.workers=2', 'trainer.save_freq=0']);
+    const logs: string[] = [];
+    const runs = [];
+    for (const name of ['workers-a', 'workers-b']) runs.push(await trainInMemory(config, { checkpointDir: join(tmp.dir, name), log: (line) => logs.push(line) }));
+    expect(logs).toContain('workers: 2 (the main thread and 1 worker thread)');
+    const [a, b] = runs;
+    expect(a.result.status).toBe('completed');
+    expect(a.sink.metrics.get(2)!['perf/workers']).toBe(2);
+    expect(a.sink.metrics.get(2)!['actor/kl_loss']).toBeGreaterThan(0);
+    for (const iteration of [1, 2]) expect(withoutTimings(b.sink.metrics.get(iteration)!)).toEqual(withoutTimings(a.sink.metrics.get(iteration)!));
+    expect(b.sink.episodes).toEqual(a.sink.episodes);
+  }, SLOW);
+
   it('runs PPO with a critic that starts from the same base with a value head', async () => {
     const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'trainer.total_training_steps=1']);
     const run = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'ppo') });
