@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../backend';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Transformer } from '../model/transformer';
+import { workerFailure } from './worker-memory';
 import type { ModelRole, NamedArrays, WorkerModelSpec, WorkerReply, WorkerRequest, WorkerResults } from './protocol';
 
 const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
@@ -51,12 +52,13 @@ class WorkerThread {
       if (reply.ok) waiting.resolve(reply.result);
       else waiting.reject(workerError(this.index, reply));
     });
+    // The first cause is the one told: a worker that failed then exits, and the exit says less.
     const fail = (error: Error) => {
-      this.failure = error;
-      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.failure ??= error;
+      for (const waiting of this.pending.values()) waiting.reject(this.failure);
       this.pending.clear();
     };
-    this.worker.on('error', (error) => fail(new Error(`worker ${this.index} failed: ${error.stack ?? error.message}`)));
+    this.worker.on('error', (error) => fail(workerFailure(this.index, error)));
     this.worker.on('exit', (code) => fail(new Error(`worker ${this.index} exited (code ${code})`)));
   }
 

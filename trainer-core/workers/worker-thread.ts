@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../backend';
 import { scoreTokens } from '../model/scoring';
+import { explainOutOfMemory, scoredRows } from '../model/backend-memory';
 import { hfDecoderBuilder } from '../model/hf/load';
 import type { HfDecoder } from '../model/hf/decoder';
 import type { FrozenModel, TrainableModel } from '../model/trainable-model';
@@ -15,6 +16,7 @@ import { Transformer } from '../model/transformer';
 import { Rng } from '../rng';
 import { PolicyGenerator } from '../model/policy-generator';
 import { microBatchGradients } from '../model/micro-batch-loss';
+import { WORKER_MEMORY_FIX } from './worker-memory';
 import type { GradientResult, ModelRole, NamedArrays, ScoreResult, WorkerModelSpec, WorkerReply, WorkerRequest } from './protocol';
 
 /** A worker's models; a reference may be a view that trains nothing. */
@@ -52,7 +54,9 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
   switch (request.type) {
     case 'init': {
       await selectBackend(request.backend);
-      await buildModels(request.models);
+      await buildModels(request.models).catch((error: unknown) => {
+        throw explainOutOfMemory(error, 'building the run\'s models on a worker thread', WORKER_MEMORY_FIX);
+      });
       return { result: null, transfer: [] };
     }
     case 'weights': {
@@ -95,8 +99,8 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
       const target = model(request.role);
       const results: ScoreResult[] = [];
       for (const job of request.jobs) {
-        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents, scored: job.scored }) }) as tf.NamedTensorMap);
         const width = Math.max(...job.rows.map((r) => r.length));
+        const scores = scoredRows(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents, scored: job.scored }) }) as tf.NamedTensorMap, job.rows.length, width);
         const result: ScoreResult = { width };
         if (scores.logprobs) result.logprobs = ((await scores.logprobs.data()) as Float32Array).slice();
         if (scores.values) result.values = ((await scores.values.data()) as Float32Array).slice();
