@@ -9,11 +9,10 @@
 //
 // Changed beyond the model keys, and why:
 // - `trainer.backend=wasm`: the backend the issue names (auto would pick a GPU where there is one).
-// - `warm_start.mode=none`: the shipped warm start imitates the environment's solver for 2400-2500
-//   steps, the recipe for TurnLab's own model trained from scratch (the configs' comments say so);
-//   it takes hours with Qwen's vocabulary on two cores, and a pretrained model is what replaces it.
-// - `warm_start.expert_think=empty` (Sokoban only): the config check refuses `plan` thinking
-//   without the expert warm start it belongs to.
+// - `warm_start.steps=0`, as the README's pretrained example sets it: the shipped warm start
+//   imitates the environment's solver for 2400-2500 steps, the recipe for TurnLab's own model
+//   trained from scratch (the configs' comments say so); it would take hours with Qwen's
+//   vocabulary on two cores, and a pretrained model is what replaces it.
 //
 // It takes minutes, not seconds (see docs/pretrained-models.md for the figure), so it runs only
 // with TURNLAB_LONG_TESTS=1; pretrained-ragen-configs.test.ts trains the same row shapes on fewer
@@ -42,8 +41,7 @@ function config(file: string) {
     'actor_rollout_ref.model.lora_rank=4',
     'actor_rollout_ref.model.lora_alpha=8',
     'micro_batch_size_per_gpu=4',
-    'warm_start.mode=none',
-    ...(file === 'sokoban.yaml' ? ['warm_start.expert_think=empty'] : []),
+    'warm_start.steps=0',
   ]);
 }
 
