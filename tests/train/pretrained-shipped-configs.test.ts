@@ -23,7 +23,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRunConfig } from '../../trainer-core/config';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
-import { tempDir, trainInMemory } from './helpers';
+import { pretrainedModelKeys, tempDir, trainInMemory } from './helpers';
 
 const LONG = process.env.TURNLAB_LONG_TESTS === '1';
 const tmp = tempDir('pretrained-shipped');
@@ -36,11 +36,7 @@ afterAll(() => tmp.cleanup());
 
 function config(file: string) {
   return loadRunConfig(join(import.meta.dirname, '../../configs', file), [
-    'trainer.backend=wasm',
-    `actor_rollout_ref.model.path=${modelDir}`,
-    'actor_rollout_ref.model.lora_rank=4',
-    'actor_rollout_ref.model.lora_alpha=8',
-    'micro_batch_size_per_gpu=4',
+    ...pretrainedModelKeys(modelDir),
     'warm_start.steps=0',
   ]);
 }
