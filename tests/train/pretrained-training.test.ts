@@ -74,7 +74,7 @@ describe('training a pretrained LoRA policy', () => {
   it('shares rollout and update with a worker thread, and repeats itself exactly for the same seed and workers', async () => {
     // PPO with a critic and a KL loss: every role (policy, critic, the adapters-off reference) is
     // built on the worker from the model folder and scored or trained there.
-    const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.actor.use_kl_loss=true', 'trainer.total_training_steps=2', 'trainer.workers=2', 'trainer.save_freq=0']);
+    const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.actor.use_kl_loss=true', 'trainer.total_training_steps=2', 'trainer.workers=2']);
     const logs: string[] = [];
     const runs = [];
     for (const name of ['workers-a', 'workers-b']) runs.push(await trainInMemory(config, { checkpointDir: join(tmp.dir, name), log: (line) => logs.push(line) }));
@@ -85,6 +85,9 @@ describe('training a pretrained LoRA policy', () => {
     expect(a.sink.metrics.get(2)!['actor/kl_loss']).toBeGreaterThan(0);
     for (const iteration of [1, 2]) expect(withoutTimings(b.sink.metrics.get(iteration)!)).toEqual(withoutTimings(a.sink.metrics.get(iteration)!));
     expect(b.sink.episodes).toEqual(a.sink.episodes);
+    // Resumed with workers, the threads start from the checkpoint's adapters and value head.
+    const resumed = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'workers-c'), resumeFrom: a.sink.checkpoints[0].path });
+    expect(withoutTimings(resumed.sink.metrics.get(2)!)).toEqual(withoutTimings(a.sink.metrics.get(2)!));
   }, SLOW);
 
   it('runs PPO with a critic that starts from the same base with a value head', async () => {
