@@ -313,6 +313,12 @@ function decodingOf(options: SampleOptions): Decoding {
 }
 
 /**
+ * The probabilities of the row being drawn, reused across calls: a fresh vocabulary-sized array
+ * per token (1.2 MB for Qwen's vocabulary) cost the garbage collector about as long as the draw.
+ */
+let scratch = new Float64Array(0);
+
+/**
  * Draws one token from row `offset` of `logits`. Works in float64; the returned logprob is under
  * the full temperature-scaled distribution whatever top-k/top-p kept.
  */
@@ -333,8 +339,9 @@ export function pickToken(
       argmax = i;
     }
   }
+  if (scratch.length < vocab) scratch = new Float64Array(vocab);
+  const probs = scratch;
   let sum = 0;
-  const probs = new Float64Array(vocab);
   for (let i = 0; i < vocab; i++) {
     const p = Math.exp(logits[offset + i] * inv - max);
     probs[i] = p;
@@ -358,17 +365,27 @@ export function pickToken(
   }
   const order = candidates ?? null;
   const count = order ? order.length : vocab;
-  let total = 0;
-  for (let j = 0; j < count; j++) total += probs[order ? order[j] : j];
+  // Without truncation the kept mass is the sum above, added in the same order: the same number.
+  let total = order ? 0 : sum;
+  if (order) for (let j = 0; j < count; j++) total += probs[order[j]];
   const target = rng.next() * total;
   let cumulative = 0;
   let token = order ? order[count - 1] : vocab - 1;
-  for (let j = 0; j < count; j++) {
-    const id = order ? order[j] : j;
-    cumulative += probs[id];
-    if (target < cumulative) {
-      token = id;
-      break;
+  if (order) {
+    for (let j = 0; j < count; j++) {
+      cumulative += probs[order[j]];
+      if (target < cumulative) {
+        token = order[j];
+        break;
+      }
+    }
+  } else {
+    for (let j = 0; j < count; j++) {
+      cumulative += probs[j];
+      if (target < cumulative) {
+        token = j;
+        break;
+      }
     }
   }
   return { token, logprob: logprobOf(token) };
