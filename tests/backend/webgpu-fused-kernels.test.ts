@@ -23,7 +23,7 @@ describe('fused WebGPU kernels against the tfjs reference (software Vulkan in CI
     expect(result.error).toBeUndefined();
     // A shader Dawn rejects is skipped silently and its output left as it was.
     expect(`${stdout}${stderr}`).not.toMatch(/Invalid (ComputePipeline|BindGroup|CommandBuffer|ShaderModule)/);
-    expect(result.registered.sort()).toEqual(['decodeAttention', 'linear', 'rmsNorm', 'rotate', 'swiglu']);
+    expect(result.registered.sort()).toEqual(['decodeAttention', 'decoding', 'linear', 'rmsNorm', 'rotate', 'swiglu']);
     expect(Object.keys(result.results).sort()).toEqual(['decodeAttention', 'decodeAttentionFrozen', 'decodeAttentionWide', 'linear', 'loraLinear', 'rmsNorm', 'rmsNorm4d', 'rotary', 'swiglu']);
     for (const [name, c] of Object.entries(result.results)) {
       expect(c.forward, `${name} forward`).toBeLessThan(1e-5);

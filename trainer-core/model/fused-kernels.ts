@@ -8,7 +8,46 @@
 import * as tf from '@tensorflow/tfjs';
 import type { LayerCache, Rotation } from './blocks/tensor-shapes';
 
+export type DecodeLinearForm = 'single' | 'qkv' | 'gated';
+
+export interface DecodeLinearInputs {
+  x: tf.Tensor2D;
+  /** One weight [in, out] (single), three (qkv: q, k, v) or two (gated: gate, then up). */
+  weights: tf.Tensor2D[];
+  /** [out] (single) or [q + k + v] packed (qkv). */
+  bias?: tf.Tensor;
+  /** A [in, segments * rank] and B [rank, every weight's columns], each packed along its columns. */
+  lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number };
+  /** Added to the output (single form): the block's residual stream. */
+  residual?: tf.Tensor2D;
+}
+
+/**
+ * What a decoding step that never leaves the GPU is made of (see hf/decode-session.ts): one
+ * dispatch each, inference only, for at most maxRows rows and head dimensions up to maxHeadDim.
+ */
+export interface DecodingKernels {
+  maxRows: number;
+  maxHeadDim: number;
+  /** Most LoRA columns (segments x rank) one linear layer may have. */
+  maxLoraColumns: number;
+  /** single: x W (+ bias) (+ s (x A) B) (+ residual); qkv: the three packed; gated: silu(gate) * up. */
+  linear(form: DecodeLinearForm, inputs: DecodeLinearInputs): tf.Tensor2D | null;
+  /** A zeroed reply cache [2 * batch (keys, then values), kvHeads, columns, headDim]. */
+  allocateReplyCache(batch: number, kvHeads: number, columns: number, headDim: number): tf.Tensor;
+  /** Stores the rotated k and the v of each row's new token (from packed qkv) at `column`, in place. */
+  writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number): void;
+  /** The new token's attention over the frozen prompt cache and the first `used` reply columns: [batch, heads * headDim]. */
+  attend(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: LayerCache, heads: number, used: number): tf.Tensor2D;
+  /** Embedding columns at the ids in column 0 of ids [batch, k] (float). */
+  embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
+  /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+}
+
 export interface FusedKernels {
+  /** A whole decoding step on the device (the KV cache written in place, sampling included). */
+  decoding?: DecodingKernels;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
   rmsNorm?(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor;
   /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */

@@ -11,6 +11,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { LayerCache } from '../blocks/tensor-shapes';
+import { onlineSoftmaxLoop } from './online-softmax';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
 
 const DECODE = 'TurnLabDecodeAttention';
@@ -35,7 +36,12 @@ export function registerDecodeAttentionKernels(): void {
       [...q.shape],
       batch * heads,
       `var<workgroup> scores : array<f32, ${ROW_THREADS}>;
-      ${readers(frozen)}`,
+      ${readers(frozen)}
+      fn scoreOf(j : i32, qBase : i32, scale : f32, b : i32, kvRow : i32, keys : i32, dim : i32, ownKeys : i32, frozenKeys : i32) -> f32 {
+        var dot = 0.0;
+        for (var e = 0; e < dim; e = e + 1) { dot = dot + Q[qBase + e] * scale * readKey(kvRow, j, e, dim, ownKeys, frozenKeys); }
+        return dot + Bias[b * keys + j];
+      }`,
       `
         let heads = uniforms.qShape.y;
         let dim = uniforms.qShape.w;
@@ -47,37 +53,10 @@ export function registerDecodeAttentionKernels(): void {
         let kvRow = b * kvHeads + (group % heads) / (heads / kvHeads);
         let qBase = group * dim;
         let scale = 1.0 / sqrt(f32(dim));
-        var runningMax = -3.0e38;
-        var total = 0.0;
-        var acc0 = 0.0;
-        var acc1 = 0.0;
-        let col1 = tid + ${ROW_THREADS};
-        for (var start = 0; start < keys; start = start + ${ROW_THREADS}) {
-          let j = start + tid;
-          var score = -3.0e38;
-          if (j < keys) {
-            var dot = 0.0;
-            for (var e = 0; e < dim; e = e + 1) { dot = dot + Q[qBase + e] * scale * readKey(kvRow, j, e, dim, ownKeys, frozenKeys); }
-            score = dot + Bias[b * keys + j];
-          }
-          scores[tid] = score;
-          workgroupBarrier();
-          let count = min(${ROW_THREADS}, keys - start);
-          var chunkMax = runningMax;
-          for (var i = 0; i < count; i = i + 1) { chunkMax = max(chunkMax, scores[i]); }
-          let correction = exp(runningMax - chunkMax);
-          total = total * correction;
-          acc0 = acc0 * correction;
-          acc1 = acc1 * correction;
-          for (var i = 0; i < count; i = i + 1) {
-            let p = exp(scores[i] - chunkMax);
-            total = total + p;
-            if (tid < dim) { acc0 = acc0 + p * readValue(kvRow, start + i, tid, dim, ownKeys, frozenKeys); }
-            if (col1 < dim) { acc1 = acc1 + p * readValue(kvRow, start + i, col1, dim, ownKeys, frozenKeys); }
-          }
-          runningMax = chunkMax;
-          workgroupBarrier();
-        }
+        ${onlineSoftmaxLoop(
+          `scoreOf(j, qBase, scale, b, kvRow, keys, dim, ownKeys, frozenKeys)`,
+          (key, e) => `readValue(kvRow, ${key}, ${e}, dim, ownKeys, frozenKeys)`,
+        )}
         let valid = group < uniforms.qShape.x * heads;
         if (valid && tid < dim) { result[qBase + tid] = acc0 / total; }
         if (valid && col1 < dim) { result[qBase + col1] = acc1 / total; }`,

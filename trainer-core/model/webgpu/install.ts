@@ -1,5 +1,8 @@
 /** Registers TurnLab's fused WebGPU kernels with tfjs and with the blocks' fused-kernel registry. */
 import { registerFusedKernels } from '../fused-kernels';
+import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
+import { embedColumnsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
+import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
 import { fusedLoraLinear, registerLoraLinearKernels } from './lora-linear';
 import { fusedRmsNorm, registerRmsNormKernels } from './rms-norm';
@@ -12,5 +15,19 @@ export function installFusedWebgpuKernels(): void {
   registerDecodeAttentionKernels();
   registerSwigluKernels();
   registerLoraLinearKernels();
-  registerFusedKernels('webgpu', { rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
+  registerDecodeLinearKernels();
+  registerKvCacheKernels();
+  registerDecodeSamplingKernels();
+  const decoding = {
+    maxRows: MAX_DECODE_ROWS,
+    maxHeadDim: MAX_HEAD_DIM,
+    maxLoraColumns: MAX_LORA_COLUMNS,
+    linear: fusedDecodeLinear,
+    allocateReplyCache,
+    writeReplyCache,
+    attend: cachedDecodeAttention,
+    embed: embedColumnsById,
+    sample: sampleRows,
+  };
+  registerFusedKernels('webgpu', { decoding, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }
