@@ -19,9 +19,10 @@ import type { DecodeLinearForm, DecodeLinearInputs } from '../fused-kernels';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
 
 const DECODE_LINEAR = 'TurnLabDecodeLinear';
-/** Rows per workgroup; also the most rows a decoding step may have is MAX_DECODE_ROWS. */
+/** Rows per workgroup (each weight element is read once per such block of rows). */
 const ROWS = 8;
-export const MAX_DECODE_ROWS = 64;
+/** Past this many rows a tiled matmul would read the weights fewer times: the sampler then decodes through tfjs. */
+export const MAX_DECODE_ROWS = 256;
 /** Most LoRA columns (segments x rank) the workgroup memory holds per row. */
 export const MAX_LORA_COLUMNS = 128;
 
@@ -94,10 +95,13 @@ export function registerDecodeLinearKernels(): void {
           for (var i = 0; i < inner; i = i + 1) {
             let w = weightAt(i, col);
             ${form === 'gated' ? 'let u = W1[i * cols + col];' : ''}
-            for (var r = 0; r < count; r = r + 1) {
-              let xv = X[(first + r) * inner + i];
-              acc[r] = acc[r] + xv * w;
-              ${form === 'gated' ? 'upAcc[r] = upAcc[r] + xv * u;' : ''}
+            // A constant trip count, so the compiler can unroll it and keep acc in registers.
+            for (var r = 0; r < ${ROWS}; r = r + 1) {
+              if (r < count) {
+                let xv = X[(first + r) * inner + i];
+                acc[r] = acc[r] + xv * w;
+                ${form === 'gated' ? 'upAcc[r] = upAcc[r] + xv * u;' : ''}
+              }
             }
           }
           ${form === 'qkv' ? 'let segment = select(select(2, 1, col < uniforms.w0Shape.y + uniforms.w1Shape.y), 0, col < uniforms.w0Shape.y);' : ''}
