@@ -30,6 +30,7 @@ const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--len
   --lengths        token lengths of the one-row training steps, default 100,300,600 (the second half of a row is scored, as a reply is)
   --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
   --steps          timed training steps per length, default 1
+  --train-rows     rows of each training step (each of every length), default 1
   --rows           row counts of the batched-sampling line, default ${SAMPLING_ROWS.join(',')}
   --layers         build each preset with this many layers (same per-layer structure), default the preset's
   --vocab          build each preset with this many vocabulary rows (llvmpipe binds at most 128 MiB
@@ -50,10 +51,11 @@ interface Options {
   rows: number[];
   layers: number;
   vocab: number;
+  trainRows: number;
 }
 
 export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0 };
+  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0, trainRows: 1 };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
@@ -67,10 +69,12 @@ export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
     else if (arg === '--rows') options.rows = value.split(',').map(Number);
     else if (arg === '--layers') options.layers = Number(value);
     else if (arg === '--vocab') options.vocab = Number(value);
+    else if (arg === '--train-rows') options.trainRows = Number(value);
     else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
   }
   for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
   if (!options.lengths.every((n) => Number.isInteger(n) && n >= 4)) throw new Error('bench llm: --lengths takes whole numbers of at least 4');
+  if (!Number.isInteger(options.trainRows) || options.trainRows < 1) throw new Error('bench llm: --train-rows takes a whole number of at least 1');
   return options;
 }
 
@@ -143,13 +147,14 @@ async function benchPreset(name: string, options: Options): Promise<void> {
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
   for (const [i, length] of options.lengths.entries()) {
-    const rows = randomRows(rng, 1, length, vocab);
-    const scored = [Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0))];
+    const rows = randomRows(rng, options.trainRows, length, vocab);
+    const scored = rows.map(() => Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0)));
     const loss = () => scoreTokens(policy, rows, { logprobs: true, scored, checkpointLayers: options.checkpointing }).logprobs!.sum().neg() as tf.Scalar;
     try {
       const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps);
-      console.log(`  training: ${((length * options.steps) / seconds).toFixed(1)} tokens/s on a ${length}-token row (${length / 2} scored; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
-      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), length))}`);
+      const tokens = options.trainRows * length;
+      console.log(`  training: ${((tokens * options.steps) / seconds).toFixed(1)} tokens/s on ${options.trainRows === 1 ? 'a' : `${options.trainRows} x`} ${length}-token row${options.trainRows === 1 ? '' : 's'} (${length / 2} scored per row; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
+      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), tokens))}`);
     } catch (error) {
       console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
       break;
