@@ -8,6 +8,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { oneHotFloat } from './blocks/embedding';
 import type { LmHead } from './forward';
+import { fusedKernels, type HeadScoreKernels } from './fused-kernels';
 
 /** Elements of one chunk's [rows, vocab] logits: 16 MB of float32. */
 export const DEFAULT_CHUNK_ELEMENTS = 1 << 22;
@@ -44,7 +45,8 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
   // [width, vocab]; a vocabulary-major table (a tied embedding) is transposed once, on the tape.
   const weight = (head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D;
   const vocab = weight.shape[1];
-  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
+  const fused = fusedKernels().headScores ?? null;
+  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? fused?.chunkElements() ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
   const chunks = Math.ceil(rows / perChunk);
   // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
   // and is freed after the last (a transpose per chunk would copy the whole head each time).
@@ -66,7 +68,7 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
     const size = Math.min(perChunk, rows - start);
     const h = rows === size ? hidden : hidden.slice([start, 0], [size, hidden.shape[1]]);
     const ids = tf.tensor1d(targets.subarray(start, start + size), 'int32');
-    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release)(h, weight) : chunkOp(ids, options.temperature, weight, transposedFor, release)(h));
+    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release, fused)(h, weight) : chunkOp(ids, options.temperature, weight, transposedFor, release, fused)(h));
   }
   const both = parts.length === 1 ? parts[0] : tf.concat(parts, 0);
   return {
@@ -82,7 +84,9 @@ function chunkOp(
   frozenWeight: tf.Tensor2D | null,
   transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
   release: () => void,
+  fused: HeadScoreKernels | null,
 ): (...inputs: tf.Tensor[]) => tf.Tensor {
+  if (fused) return fusedChunkOp(ids, temperature, frozenWeight, transposedFor, release, fused);
   return tf.customGrad((...args) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const h = args[0] as tf.Tensor2D;
@@ -106,6 +110,43 @@ function chunkOp(
           const b = dy.slice([0, 1], [-1, 1]);
           // d logp(y)/dz = onehot(y) - p;  d H/dz = -p (log p + H).
           const gz = oneHotFloat(targets, vocab).mul(a).sub(logp.exp().mul(a.add(b.mul(logp.add(entropySaved.reshape([-1, 1])))))).div(temperature);
+          const gh = transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
+          return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
+        });
+        release();
+        return grads;
+      },
+    };
+  }) as (...inputs: tf.Tensor[]) => tf.Tensor;
+}
+
+/**
+ * The same chunk with the backend's fused statistics: the raw logits' product stays tfjs's
+ * matmul, the log-softmax, target, entropy and their gradient are one kernel each way. The
+ * statistics [rows, 3] are kept for the backward pass in place of the log-sum-exp and entropy.
+ */
+function fusedChunkOp(
+  ids: tf.Tensor1D,
+  temperature: number,
+  frozenWeight: tf.Tensor2D | null,
+  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
+  release: () => void,
+  fused: HeadScoreKernels,
+): (...inputs: tf.Tensor[]) => tf.Tensor {
+  return tf.customGrad((...args) => {
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    const h = args[0] as tf.Tensor2D;
+    const w = frozenWeight ?? (args[1] as tf.Tensor2D);
+    const stats = fused.statistics(tf.matMul(h, w), ids, temperature);
+    save(frozenWeight ? [h, ids, stats] : [h, ids, stats, w]);
+    return {
+      value: stats.slice([0, 1], [-1, 2]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [hs, targets, statsSaved] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor2D];
+        const ws = frozenWeight ?? (saved[3] as tf.Tensor2D);
+        const transposed = transposedFor(ws);
+        const grads = tf.tidy(() => {
+          const gz = fused.gradient(tf.matMul(hs, ws), statsSaved, targets, dy as tf.Tensor2D, temperature);
           const gh = transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
           return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
         });

@@ -45,7 +45,18 @@ export interface DecodingKernels {
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
 }
 
+/** The LM head's scoring statistics over a chunk of raw logits z [rows, vocab] (see chunked-head.ts). */
+export interface HeadScoreKernels {
+  /** [rows, 3]: log-sum-exp of z / T, the target's logprob, the entropy. */
+  statistics(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): tf.Tensor2D;
+  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics. */
+  gradient(z: tf.Tensor2D, stats: tf.Tensor2D, ids: tf.Tensor1D, dy: tf.Tensor2D, temperature: number): tf.Tensor2D;
+  /** Logit elements per chunk that suit this device. */
+  chunkElements(): number;
+}
+
 export interface FusedKernels {
+  headScores?: HeadScoreKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */
   decoding?: DecodingKernels;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
