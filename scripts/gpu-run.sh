@@ -49,7 +49,7 @@ if wants info; then
 fi
 
 if wants tests; then
-  step tests 170 "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/hf-webgpu.test.ts \
+  step tests 170 "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/hf-webgpu.test.ts \
     tests/backend/webgpu-kernels.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
