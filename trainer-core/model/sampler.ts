@@ -107,16 +107,28 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
   // The ids fed next, on the device: [batch, k] floats with the id in column 0.
   let fedIds: tf.Tensor2D | null = null;
   try {
+    /** Each row's position when fed the token sampled at `step`. */
+    const positionsAfter = (step: number) => {
+      const positions = new Int32Array(batch);
+      for (let b = 0; b < batch; b++) positions[b] = promptWidth + step - starts[b];
+      return positions;
+    };
     for (let step = 0; step < maxNew; step++) {
       const fed = new Int32Array(batch).fill(padId);
       let picks: Array<{ token: number; logprob: number } | null>;
+      // The next step's logits, queued before this step's ids were read back.
+      let ahead: tf.Tensor | null = null;
       if (deviceSampling) {
         const draws = new Float32Array(batch);
         if (!decoding.greedy) for (let b = 0; b < batch; b++) if (!stopped[b]) draws[b] = options.rng.next();
         const sampled = tf.tidy(() => session.sample(logits.reshape([batch, vocab]), tf.tensor1d(draws), decoding.temperature, decoding.greedy));
-        const data = (await sampled.data()) as Float32Array;
         fedIds?.dispose();
         fedIds = sampled;
+        // The read is queued first; the next step needs only the sampled ids, which stay on
+        // the device, so the GPU runs it while the ids travel back and the CPU checks stops.
+        const pending = sampled.data();
+        if (step < maxNew - 1) ahead = tf.tidy(() => session.step(sampled, tf.tensor1d(positionsAfter(step), 'int32')));
+        const data = (await pending) as Float32Array;
         picks = stopped.map((done, b) => (done ? null : { token: Math.round(data[2 * b]), logprob: data[2 * b + 1] }));
       } else {
         const data = (await logits.data()) as Float32Array;
@@ -131,18 +143,19 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
         fed[b] = pick.token;
         if (stop.has(pick.token) || stopSequences.some((s) => endsWithIds(tokens[b], s))) stopped[b] = true;
       }
-      if (stopped.every(Boolean) || step === maxNew - 1) break;
+      if (stopped.every(Boolean) || step === maxNew - 1) {
+        ahead?.dispose();
+        break;
+      }
       const previous = logits;
       const keys = promptWidth + step + 1;
-      const positions = new Int32Array(batch);
-      for (let b = 0; b < batch; b++) positions[b] = keys - 1 - starts[b];
-      if (session) {
-        if (!deviceSampling) {
-          fedIds?.dispose();
-          fedIds = tf.tensor2d(Float32Array.from(fed), [batch, 1]);
-        }
-        const ids = fedIds!;
+      const positions = positionsAfter(step);
+      if (ahead) {
+        logits = ahead;
+      } else if (session) {
+        const ids = tf.tensor2d(Float32Array.from(fed), [batch, 1]);
         logits = tf.tidy(() => session.step(ids, tf.tensor1d(positions, 'int32')));
+        ids.dispose();
       } else if (options.useCache === false) {
         logits = tf.tidy(() => {
           const input = forwardInputs(packRows(rows, 'left', padId));
