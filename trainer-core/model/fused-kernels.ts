@@ -64,10 +64,11 @@ export interface FusedKernels {
   /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */
   rotate?(x: tf.Tensor4D, rotation: Rotation): tf.Tensor4D | null;
   /**
-   * Softmax attention of one new token per row: q [batch, heads, 1, dim] (unscaled) over the
-   * keys and values [batch, kvHeads, keys, dim] of `frozen` (if any) followed by k, v, with an
-   * additive bias [batch, 1, 1, all keys]; returns [batch, heads, 1, dim], or null where the
-   * shape is outside what the kernel handles. Inference only (no gradient).
+   * Softmax attention of queries q [batch, heads, time, dim] (unscaled; time 1 when decoding)
+   * over the keys and values [batch, kvHeads, keys, dim] of `frozen` (if any) followed by k, v,
+   * with an additive bias [batch, 1, time, all keys] that holds any causal mask; returns
+   * [batch, time, heads, dim] (the heads merged), or null where the shape is outside what the
+   * kernel handles. Inference only (no gradient).
    */
   decodeAttention?(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D, frozen?: LayerCache): tf.Tensor4D | null;
   /**
