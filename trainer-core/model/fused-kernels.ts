@@ -35,10 +35,17 @@ export interface DecodingKernels {
   linear(form: DecodeLinearForm, inputs: DecodeLinearInputs): tf.Tensor2D | null;
   /** A zeroed reply cache [2 * batch (keys, then values), kvHeads, columns, headDim]. */
   allocateReplyCache(batch: number, kvHeads: number, columns: number, headDim: number): tf.Tensor;
-  /** Stores the rotated k and the v of each row's new token (from packed qkv) at `column`, in place. */
-  writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number): void;
-  /** The new token's attention over the frozen prompt cache and the first `used` reply columns: [batch, heads * headDim]. */
-  attend(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: LayerCache, heads: number, used: number): tf.Tensor2D;
+  /**
+   * Stores the rotated k and the v of each row's new token (from packed qkv) at `column`, in
+   * place. freq: the rotary frequencies [headDim / 2], followed by k's qk-norm weights
+   * [headDim] where the model has them (normalised with `eps`).
+   */
+  writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps?: number): void;
+  /**
+   * The new token's attention over the frozen prompt cache and the first `used` reply columns:
+   * [batch, heads * headDim]; freq as for writeReplyCache, with q's qk-norm weights.
+   */
+  attend(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: LayerCache, heads: number, used: number, eps?: number): tf.Tensor2D;
   /** Embedding columns at the ids in column 0 of ids [batch, k] (float). */
   embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
   /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */

@@ -1,10 +1,12 @@
 /**
- * A rollout's decoding of a Qwen2 / Llama decoder on the device, 8 dispatches per layer and 4
- * per step besides (embedding, final norm, LM head, sampling), where the tfjs path takes dozens:
+ * A rollout's decoding of a Qwen2 / Qwen3 / Llama decoder on the device, 8 dispatches per layer
+ * and 4 per step besides (embedding, final norm, LM head, sampling), where the tfjs path takes
+ * dozens:
  *
  *   rms(x); [q|k|v] = x [Wq|Wk|Wv] + b + LoRA (one kernel); k, v of the new token rotated and
  *   written into the reply cache in place; attention over the prompt cache and the reply cache
- *   (q rotated inside); x += o(attn) + LoRA (one kernel, residual inside); rms(x);
+ *   (q rotated inside; Qwen3's qk-norm applied to q and k inside these two); x += o(attn) + LoRA
+ *   (one kernel, residual inside); rms(x);
  *   silu(gate) * up with both LoRA terms (one kernel); x += down(...) + LoRA (one kernel).
  *
  * The reply cache is allocated once per rollout at its final size and every shape is fixed for
@@ -39,11 +41,14 @@ interface LayerState {
   oLora: Lora;
   downLora: Lora;
   cache: tf.Tensor;
+  /** Rotary frequencies, then (Qwen3) the qk-norm weights of q and of k. */
+  qTable: tf.Tensor;
+  kTable: tf.Tensor;
 }
 
 /** Whether a session can serve this model and batch (else the sampler decodes through forward()). */
 export function canDecodeOnDevice(c: HfDecoderConfig, kernels: DecodingKernels, batch: number, loraRank: number): boolean {
-  return !c.qkNorm && batch <= kernels.maxRows && c.headDim <= kernels.maxHeadDim && c.headDim % 2 === 0 && 3 * loraRank <= kernels.maxLoraColumns;
+  return batch <= kernels.maxRows && c.headDim <= kernels.maxHeadDim && c.headDim % 2 === 0 && 3 * loraRank <= kernels.maxLoraColumns;
 }
 
 export class HfDecodeSession implements DecodingSession {
@@ -71,6 +76,8 @@ export class HfDecodeSession implements DecodingSession {
         oLora: this.packed(i, ['o_proj']),
         downLora: this.packed(i, ['down_proj']),
         cache: kernels.allocateReplyCache(batch, c.nKvHeads, Math.max(1, spec.columns), c.headDim),
+        qTable: c.qkNorm ? tf.concat([this.freq, weights.base(`${l}q_norm.weight`)]) : this.freq,
+        kTable: c.qkNorm ? tf.concat([this.freq, weights.base(`${l}k_norm.weight`)]) : this.freq,
       });
     }
   }
@@ -111,9 +118,9 @@ export class HfDecodeSession implements DecodingSession {
       const h = rmsNorm(x, w(`${l}input_layernorm.weight`), c.rmsNormEps);
       const projection = (m: LoraModule) => weights.linear(i, m);
       const qkv = this.linear('qkv', { x: h, weights: [projection('q_proj'), projection('k_proj'), projection('v_proj')], bias: state.qkvBias, lora: state.qkvLora });
-      kernels.writeReplyCache(state.cache, qkv, positions, this.freq, this.fed, qColumns);
+      kernels.writeReplyCache(state.cache, qkv, positions, state.kTable, this.fed, qColumns, c.rmsNormEps);
       const frozen = this.spec.promptCache[i];
-      const attended = kernels.attend(qkv, positions, this.freq, state.cache, this.bias, frozen, c.nHeads, this.fed + 1);
+      const attended = kernels.attend(qkv, positions, state.qTable, state.cache, this.bias, frozen, c.nHeads, this.fed + 1, c.rmsNormEps);
       x = this.linear('single', { x: attended, weights: [projection('o_proj')], lora: state.oLora, residual: x });
       const h2 = rmsNorm(x, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
       const gated = this.linear('gated', { x: h2, weights: [projection('gate_proj'), projection('up_proj')], lora: state.gatedLora });
@@ -143,7 +150,7 @@ export class HfDecodeSession implements DecodingSession {
 
   dispose(): void {
     for (const layer of this.layers) {
-      tf.dispose([layer.cache, ...(layer.qkvBias ? [layer.qkvBias] : [])]);
+      tf.dispose([layer.cache, ...(layer.qkvBias ? [layer.qkvBias] : []), ...(layer.qTable !== this.freq ? [layer.qTable, layer.kTable] : [])]);
       for (const lora of [layer.qkvLora, layer.gatedLora, layer.oLora, layer.downLora]) if (lora) tf.dispose([lora.a, lora.b]);
     }
     tf.dispose([this.bias, this.freq]);

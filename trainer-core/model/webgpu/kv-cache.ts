@@ -25,8 +25,22 @@ interface WebgpuBackendLike {
   runWebGPUProgram(program: WebGPUProgram, inputs: tf.TensorInfo[], dtype: tf.DataType, uniforms: Array<{ type: string; data: number[] }>, output: tf.TensorInfo): tf.TensorInfo;
 }
 
+/**
+ * Qwen3's qk-norm, RMSNorm over a head before it turns, whose weights follow the frequencies in
+ * the same table (`Freq` is [half] without the norm, [half + dim] with it).
+ */
+const QK_NORM = `
+      fn inverseRms(base : i32, dim : i32) -> f32 {
+        var s = 0.0;
+        for (var i = 0; i < dim; i = i + 1) { let v = Qkv[base + i]; s = s + v * v; }
+        return 1.0 / sqrt(s / f32(dim) + uniforms.eps);
+      }
+      fn headValue(base : i32, e : i32, dim : i32, r : f32) -> f32 {
+        if (uniforms.normed == 0) { return Qkv[base + e]; }
+        return Qkv[base + e] * r * Freq[dim / 2 + e];
+      }`;
 /** The rotary angle of element e of a head at `position` (the reference's f32 product, then cos/sin). */
-const ROTATE = `
+const TURN = `
       fn turned(value : f32, partner : f32, e : i32, half : i32, position : i32) -> f32 {
         let pair = e % half;
         let angle = f32(position) * Freq[pair];
@@ -43,9 +57,10 @@ export function allocateReplyCache(batch: number, kvHeads: number, columns: numb
 
 /**
  * Stores the rotated k and the v of each row's new token (from qkv [batch, q + 2 kv]) at `column`
- * of `cache`, in place. positions [batch] int32, freq [headDim / 2].
+ * of `cache`, in place. positions [batch] int32, freq [headDim / 2], or [headDim / 2 + headDim]
+ * with k's qk-norm weights after the frequencies (normalised with `eps`).
  */
-export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number): void {
+export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps = 0): void {
   const [doubled, kvHeads, columns, headDim] = cache.shape;
   const batch = doubled / 2;
   if (column >= columns) throw new Error(`KV cache column ${column} is past its ${columns} columns`);
@@ -58,9 +73,10 @@ export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: t
     dispatchLayout: { x: [0, 1, 2, 3] },
     dispatch: [Math.ceil(threads / workgroupSize[0]), 1, 1],
     workgroupSize,
-    uniforms: 'threads : i32, column : i32, qColumns : i32,',
+    uniforms: 'threads : i32, column : i32, qColumns : i32, normed : i32, eps : f32,',
     getUserCode: () => `
-      ${ROTATE}
+      ${QK_NORM}
+      ${TURN}
       fn main(index : i32) {
         if (index >= uniforms.threads) { return; }
         let batch = uniforms.outShape.x / 2;
@@ -78,18 +94,27 @@ export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: t
         let base = b * uniforms.qkvShape.y + uniforms.qColumns + part * kvHeads * dim + h * dim;
         var value = Qkv[base + e];
         if (part == 0) {
-          let partner = Qkv[base + select(e - half, e + half, e < half)];
-          value = turned(value, partner, e, half, Positions[b]);
+          let r = select(1.0, inverseRms(base, dim), uniforms.normed != 0);
+          let partner = headValue(base, select(e - half, e + half, e < half), dim, r);
+          value = turned(headValue(base, e, dim, r), partner, e, half, Positions[b]);
         }
         result[(((part * batch + b) * kvHeads + h) * columns + uniforms.column) * dim + e] = value;
       }`,
   };
   const backend = tf.backend() as unknown as WebgpuBackendLike;
-  backend.runWebGPUProgram(program, [qkv, positions, freq], 'float32', [{ type: 'int32', data: [threads] }, { type: 'int32', data: [column] }, { type: 'int32', data: [qColumns] }], cache);
+  const normed = freq.shape[0] > headDim / 2 ? 1 : 0;
+  const uniforms = [
+    { type: 'int32', data: [threads] },
+    { type: 'int32', data: [column] },
+    { type: 'int32', data: [qColumns] },
+    { type: 'int32', data: [normed] },
+    { type: 'float32', data: [eps] },
+  ];
+  backend.runWebGPUProgram(program, [qkv, positions, freq], 'float32', uniforms, cache);
 }
 
 export function registerKvCacheKernels(): void {
-  registerProgramKernel(ATTEND, ({ qkv, positions, freq, cache, bias, fk, fv }, { heads, used }) => {
+  registerProgramKernel(ATTEND, ({ qkv, positions, freq, cache, bias, fk, fv }, { heads, used, eps }) => {
     const batch = qkv.shape[0];
     const program = groupProgram(
       'cached_decode_attention',
@@ -98,7 +123,8 @@ export function registerKvCacheKernels(): void {
       batch * heads,
       `var<workgroup> scores : array<f32, ${ROW_THREADS}>;
       var<workgroup> query : array<f32, ${MAX_HEAD_DIM}>;
-      ${ROTATE}
+      ${QK_NORM}
+      ${TURN}
       fn readKV(part : i32, b : i32, h : i32, j : i32, e : i32) -> f32 {
         let kvHeads = uniforms.cacheShape.y;
         let dim = uniforms.cacheShape.w;
@@ -129,9 +155,10 @@ export function registerKvCacheKernels(): void {
         let bRead = min(b, uniforms.qkvShape.x - 1);
         let qBase = bRead * uniforms.qkvShape.y + head * dim;
         let position = Positions[bRead];
+        let r = select(1.0, inverseRms(qBase, dim), uniforms.normed != 0);
         for (var e = tid; e < dim; e = e + ${ROW_THREADS}) {
-          let partner = Qkv[qBase + select(e - half, e + half, e < half)];
-          query[e] = turned(Qkv[qBase + e], partner, e, half, position);
+          let partner = headValue(qBase, select(e - half, e + half, e < half), dim, r);
+          query[e] = turned(headValue(qBase, e, dim, r), partner, e, half, position);
         }
         workgroupBarrier();
         let scale = 1.0 / sqrt(f32(dim));
@@ -140,7 +167,7 @@ export function registerKvCacheKernels(): void {
         let out = b * heads * dim + head * dim;
         if (valid && tid < dim) { result[out + tid] = acc0 / total; }
         if (valid && col1 < dim) { result[out + col1] = acc1 / total; }`,
-      'heads : i32, used : i32,',
+      'heads : i32, used : i32, normed : i32, eps : f32,',
     );
     return {
       program,
@@ -148,6 +175,8 @@ export function registerKvCacheKernels(): void {
       uniforms: [
         { type: 'int32', data: [heads] },
         { type: 'int32', data: [used] },
+        { type: 'int32', data: [freq.shape[0] > cache.shape[3] / 2 ? 1 : 0] },
+        { type: 'float32', data: [eps ?? 0] },
       ],
     };
   });
@@ -156,8 +185,9 @@ export function registerKvCacheKernels(): void {
 /**
  * Attention of each row's new token (q in the first heads * headDim columns of qkv) over the
  * frozen prompt cache fk, fv [batch, kvHeads, prompt, headDim] and the first `used` columns of
- * the reply cache; bias [batch, prompt + cache columns]. Returns [batch, heads * headDim].
+ * the reply cache; bias [batch, prompt + cache columns]; freq as for writeReplyCache, with q's
+ * qk-norm weights. Returns [batch, heads * headDim].
  */
-export function cachedDecodeAttention(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: { k: tf.Tensor4D; v: tf.Tensor4D }, heads: number, used: number): tf.Tensor2D {
-  return runKernel(ATTEND, { qkv, positions, freq, cache, bias, fk: frozen.k, fv: frozen.v }, { heads, used }) as tf.Tensor2D;
+export function cachedDecodeAttention(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: { k: tf.Tensor4D; v: tf.Tensor4D }, heads: number, used: number, eps = 0): tf.Tensor2D {
+  return runKernel(ATTEND, { qkv, positions, freq, cache, bias, fk: frozen.k, fv: frozen.v }, { heads, used, eps }) as tf.Tensor2D;
 }
