@@ -18,7 +18,7 @@ import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
 import { Rng } from '../trainer-core/rng';
 import { timeTrainingSteps, trainingStep } from './model';
-import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, profileKernels, samplingRate, trainingCounts } from './lib/gpu-work';
 import { PRESETS, randomHfTensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
@@ -31,6 +31,8 @@ const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--len
   --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
   --steps          timed training steps per length, default 1
   --train-rows     rows of each training step (each of every length), default 1
+  --profile        also print GPU time by kernel of one batched-sampling rollout (the most
+                   rows) and of one training step (the first length)
   --rows           row counts of the batched-sampling line, default ${SAMPLING_ROWS.join(',')}
   --layers         build each preset with this many layers (same per-layer structure), default the preset's
   --vocab          build each preset with this many vocabulary rows (llvmpipe binds at most 128 MiB
@@ -52,13 +54,18 @@ interface Options {
   layers: number;
   vocab: number;
   trainRows: number;
+  profile: boolean;
 }
 
 export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0, trainRows: 1 };
+  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0, trainRows: 1, profile: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--profile') {
+      options.profile = true;
+      continue;
+    }
     const value = args[++i];
     if (value === undefined) throw new Error(`bench llm: ${arg} needs a value (see --help)`);
     if (arg === '--backend') options.backend = value as BackendRequest;
@@ -144,6 +151,12 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   const rates: string[] = [];
   for (const rows of options.rows) rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0])).toFixed(1)}`);
   console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+  if (options.profile) {
+    const rows = Math.max(...options.rows);
+    const profiled = randomRows(rng, rows, ROLLOUT.promptLength, vocab);
+    const lines = await profileKernels(() => sampleTokens(policy, profiled, { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng }));
+    console.log(`  GPU time by kernel, one rollout of ${rows} rows (prefill and ${ROLLOUT.newTokens} steps):\n    ${lines.join('\n    ')}`);
+  }
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
   for (const [i, length] of options.lengths.entries()) {
@@ -155,6 +168,7 @@ async function benchPreset(name: string, options: Options): Promise<void> {
       const tokens = options.trainRows * length;
       console.log(`  training: ${((tokens * options.steps) / seconds).toFixed(1)} tokens/s on ${options.trainRows === 1 ? 'a' : `${options.trainRows} x`} ${length}-token row${options.trainRows === 1 ? '' : 's'} (${length / 2} scored per row; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
       if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), tokens))}`);
+      if (i === 0 && options.profile) console.log(`  GPU time by kernel, one training step:\n    ${(await profileKernels(trainingStep(model, optimizer, loss))).join('\n    ')}`);
     } catch (error) {
       console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
       break;
