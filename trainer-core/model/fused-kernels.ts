@@ -50,6 +50,8 @@ export interface DecodingKernels {
   embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
   /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+  /** Starts the work recorded so far on the device (a step queued ahead of a read). */
+  flush(): void;
 }
 
 /** The LM head's scoring statistics over a chunk of raw logits z [rows, vocab] (see chunked-head.ts). */

@@ -41,6 +41,8 @@ export interface DecodingSession {
   replyCache(): KVCache;
   /** Tokens per row and sampling on the device: [batch, 2] of id and log-probability. */
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+  /** Starts the work recorded so far on the device (a step queued ahead of a read). */
+  flush(): void;
   dispose(): void;
 }
 

@@ -127,7 +127,10 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
         // The read is queued first; the next step needs only the sampled ids, which stay on
         // the device, so the GPU runs it while the ids travel back and the CPU checks stops.
         const pending = sampled.data();
-        if (step < maxNew - 1) ahead = tf.tidy(() => session.step(sampled, tf.tensor1d(positionsAfter(step), 'int32')));
+        if (step < maxNew - 1) {
+          ahead = tf.tidy(() => session.step(sampled, tf.tensor1d(positionsAfter(step), 'int32')));
+          session.flush();
+        }
         const data = (await pending) as Float32Array;
         picks = stopped.map((done, b) => (done ? null : { token: Math.round(data[2 * b]), logprob: data[2 * b + 1] }));
       } else {

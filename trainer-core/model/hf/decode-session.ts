@@ -148,6 +148,10 @@ export class HfDecodeSession implements DecodingSession {
     return this.kernels.sample(logits, draws, temperature, greedy);
   }
 
+  flush(): void {
+    this.kernels.flush();
+  }
+
   dispose(): void {
     for (const layer of this.layers) {
       tf.dispose([layer.cache, ...(layer.qkvBias ? [layer.qkvBias] : []), ...(layer.qTable !== this.freq ? [layer.qTable, layer.kTable] : [])]);

@@ -4,6 +4,7 @@ import { registerFusedKernels } from '../fused-kernels';
 import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
 import { embedColumnsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
+import { flushQueue } from './program';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
 import { deviceChunkElements, headGradient, headStatistics, registerHeadScoreKernels } from './head-scores';
 import { fusedLoraLinear, registerLoraLinearKernels } from './lora-linear';
@@ -32,6 +33,7 @@ export function installFusedWebgpuKernels(): void {
     attend: cachedDecodeAttention,
     embed: embedColumnsById,
     sample: sampleRows,
+    flush: flushQueue,
   };
   registerFusedKernels('webgpu', { decoding, headScores, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }
