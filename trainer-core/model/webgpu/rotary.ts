@@ -42,12 +42,14 @@ export function registerRotaryKernels(): void {
 export function fusedRotate(x: tf.Tensor4D, { cos, sin }: Rotation): tf.Tensor4D | null {
   const [batch, , time, headDim] = x.shape;
   if (cos.shape[0] !== batch || cos.shape[2] !== time || cos.shape[3] * 2 !== headDim) return null;
-  // The angles are captured, not inputs: they are saved by the caller (a block's context) and get no gradient.
+  // The angles are captured, not inputs (they get no gradient), but saved: with gradient
+  // checkpointing the tidy that made them has ended before the backward pass runs.
   const op = tf.customGrad((...args) => {
-    const [xs] = args as [tf.Tensor4D, tf.GradSaveFunc];
+    const [xs, save] = args as [tf.Tensor4D, tf.GradSaveFunc];
+    save([cos, sin]);
     return {
       value: runKernel(ROTATE, { x: xs, cos, sin }, { direction: 1 }),
-      gradFunc: (dy: tf.Tensor) => runKernel(ROTATE, { x: dy, cos, sin }, { direction: -1 }),
+      gradFunc: (dy: tf.Tensor, [savedCos, savedSin]: tf.Tensor[]) => runKernel(ROTATE, { x: dy, cos: savedCos, sin: savedSin }, { direction: -1 }),
     };
   });
   return op(x) as tf.Tensor4D;

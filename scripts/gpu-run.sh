@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Every check and benchmark of a lent GPU machine, in one call, so its minutes go to measuring
+# (docs/benchmarks.md, "On a GPU"). The machine has no Node and reaches no registry: the checkout
+# brings .device/pack.tar.xz (Node and the files of node_modules these commands open, made by
+# scripts/gpu-pack.sh) and .gl/ (the Vulkan and EGL loaders, see the device tool's notes).
+#
+#   bash scripts/gpu-run.sh                   # on the GPU machine, from the repository root
+#   GPU_RUN_SMALL=1 bash scripts/gpu-run.sh   # the same commands at tiny sizes (here, on llvmpipe)
+#   GPU_RUN_STEPS="tests llm" bash scripts/gpu-run.sh   # only some steps
+#
+# Each step has its own time limit, so one that hangs cannot take the others' minutes; the log
+# of every step goes to $OUT/gpu-run.log.
+set -u
+OUT=${OUT:-/tmp/gpu-run-out}
+mkdir -p "$OUT"
+LOG="$OUT/gpu-run.log"
+small=${GPU_RUN_SMALL:-0}
+steps=${GPU_RUN_STEPS:-"info tests llm iteration model llm-before"}
+
+if [ -f .device/pack.tar.xz ] && [ ! -e node_modules ]; then
+  mkdir -p /opt/turnlab && tar -xJf .device/pack.tar.xz -C /opt/turnlab && ln -s /opt/turnlab/node_modules node_modules
+  export PATH=/opt/turnlab/bin:$PATH
+fi
+tsx=(node node_modules/tsx/dist/cli.mjs)
+vitest=(node node_modules/vitest/vitest.mjs)
+
+step() {
+  local name=$1 limit=$2
+  shift 2
+  echo "=== $name: $* ($(date -u +%T), limit ${limit}s)" | tee -a "$LOG"
+  local start=$SECONDS
+  timeout -k 5 "$limit" "$@" >>"$LOG" 2>&1
+  local rc=$?
+  echo "=== $name rc=$rc in $((SECONDS - start)) s" | tee -a "$LOG"
+}
+wants() { [[ " $steps " == *" $1 "* ]]; }
+# The figures end up in output_tail too: print each step's last lines after it.
+show() { grep -E "$1" "$LOG" | tail -n "${2:-30}"; }
+
+if wants info; then
+  {
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || echo "no nvidia-smi"
+    node --version
+    nproc
+    node trainer-core/webgpu-probe.mjs
+  } >>"$LOG" 2>&1
+  tail -n 8 "$LOG"
+fi
+
+if wants tests; then
+  step tests 170 "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/hf-webgpu.test.ts \
+    tests/backend/webgpu-kernels.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
+  show '✓|×|FAIL|Test Files|Tests |skipped' 25
+fi
+
+if [ "$small" = 1 ]; then
+  llm_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096)
+  llm_before_args=("${llm_args[@]}")
+  model_dir=/tmp/gpu-run-models
+  preset=tiny-qwen2
+  batch=(es_manager.train.env_groups=2 es_manager.train.group_size=2 'es_manager.train.env_configs.n_groups=[2]' agent_proxy.max_turn=2)
+else
+  llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 100,300,600)
+  llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 64 --lengths 300)
+  model_dir=/tmp/gpu-run-models
+  preset=qwen2.5-0.5b
+  batch=(es_manager.train.group_size=16)
+fi
+
+if wants llm; then
+  step llm 200 "${tsx[@]}" bench/llm.ts "${llm_args[@]}"
+  show 'tokens/s|dispatch|readback|pipeline|peak|rows' 40
+fi
+
+if wants iteration; then
+  # The issue's point 4: RAGEN's batch (8 groups x 16 Sokoban episodes of 5 turns) with the
+  # Qwen2.5-0.5B shape (random weights, the real Qwen tokenizer) and LoRA, GRPO, two iterations.
+  "${tsx[@]}" scripts/hf-random-model.ts "$model_dir" "$preset" >>"$LOG" 2>&1
+  step iteration 240 "${tsx[@]}" bench/lib/iteration-run.ts --root . --config bench/configs/sokoban-bilevel-gae.yaml \
+    --checkpoints /tmp/gpu-run-ckpt "actor_rollout_ref.model.path=$model_dir/$preset" actor_rollout_ref.model.lora_rank=8 \
+    algorithm.adv_estimator=grpo algorithm.bi_level_gae=false "${batch[@]}" warm_start.steps=0 \
+    trainer.backend=webgpu trainer.total_training_steps=2 trainer.test_freq=0 trainer.val_before_train=false trainer.save_freq=0
+  show '^\{|error|Error' 10
+fi
+
+if wants model; then
+  step model-webgpu 60 "${tsx[@]}" bench/model.ts webgpu
+  step model-wasm 60 "${tsx[@]}" bench/model.ts wasm
+  show 'tokens/s|GFLOP' 20
+fi
+
+if wants llm-before; then
+  step llm-before 120 env TURNLAB_FUSED_KERNELS=0 "${tsx[@]}" bench/llm.ts "${llm_before_args[@]}"
+  show 'tokens/s|dispatch' 20
+fi
+echo "=== done ($(date -u +%T))" | tee -a "$LOG"
