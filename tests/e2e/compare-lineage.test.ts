@@ -59,6 +59,7 @@ describe.skipIf(!hasChromium)('fork lineage in Compare', () => {
     }
     // The parent compared on its own draws its own curve only.
     await page.goto(wb.serve.at(`/compare?runs=${parentId}&metric=actor%2Fentropy`));
+    await expect.poll(async () => (await legend('actor/entropy').allInnerTexts()).join('|')).toMatch(/^[^|]*lineage-parent[^|]*$/);
     await expect.poll(() => chart('actor/entropy').getAttribute('data-y-max')).not.toBeNull();
     expect(await chart('actor/entropy').getAttribute('data-lineage')).toBeNull();
   });

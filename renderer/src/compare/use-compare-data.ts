@@ -32,6 +32,9 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
 
   async function loadRuns(): Promise<void> {
     const ids = selectedIds.value;
+    // A run taken out of the selection leaves the charts now, not after the round trip.
+    const kept = selectedRuns.value.filter((r) => ids.includes(r.id));
+    if (kept.length !== selectedRuns.value.length) selectedRuns.value = kept;
     try {
       const found = ids.length === 0 ? [] : await api.getRuns(ids);
       if (ids.join(',') !== selectedIds.value.join(',')) return;
