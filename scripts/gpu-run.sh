@@ -49,7 +49,7 @@ if wants info; then
 fi
 
 if wants tests; then
-  step tests 170 "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/hf-webgpu.test.ts \
+  step tests 170 "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/hf-webgpu.test.ts \
     tests/backend/webgpu-kernels.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
@@ -61,7 +61,7 @@ if [ "$small" = 1 ]; then
   preset=tiny-qwen2
   batch=(es_manager.train.env_groups=2 es_manager.train.group_size=2 'es_manager.train.env_configs.n_groups=[2]' agent_proxy.max_turn=2)
 else
-  llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 100,300,600)
+  llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 100,300,600 --profile)
   llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 64 --lengths 300)
   model_dir=/tmp/gpu-run-models
   preset=qwen2.5-0.5b

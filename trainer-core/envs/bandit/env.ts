@@ -1,24 +1,9 @@
-import { z } from 'zod';
-import { deriveSeed, Rng } from '../rng';
-import { invalidActionResult, matchActionName } from './actions';
-import { EnvConfigError } from './errors';
-import type { Env, EnvSpec, StateRender, StepResult } from './types';
-
-function banditOptionsSchema(loName: string, hiName: string) {
-  return z
-    .object({
-      lo_arm_name: z.string().min(1).default(loName).describe('name of the steady, low-paying arm'),
-      hi_arm_name: z.string().min(1).default(hiName).describe('name of the risky arm with the higher expected payout'),
-      lo_arm_score: z.number().default(0.1).describe('what the low arm always pays'),
-      hi_arm_score: z.number().default(1.0).describe('what the high arm pays when it pays out'),
-      hi_arm_loscore: z.number().default(0.0).describe('what the high arm pays otherwise'),
-      hi_arm_hiscore_prob: z.number().min(0).max(1).default(0.25).describe('probability that the high arm pays hi_arm_score'),
-    })
-    .strict();
-}
-
-export const banditOptionsSchemaDefault = banditOptionsSchema('Phoenix', 'Dragon');
-export type BanditOptions = z.infer<typeof banditOptionsSchemaDefault>;
+import { deriveSeed, Rng } from '../../rng';
+import { invalidActionResult, matchActionName } from '../actions';
+import { EnvConfigError } from '../errors';
+import type { Env, StateRender, StepResult } from '../types';
+import type { BanditOptions } from './options';
+import { banditStateRender, renderBandit } from './render';
 
 /**
  * RAGEN's two-armed bandit: one pull, arms named so that their names hint at their payouts, in
@@ -72,18 +57,11 @@ export class BanditEnv implements Env {
   }
 
   render(): string {
-    if (this.pulled !== null) return `${this.pulled}: ${this.lastReward} points`;
-    const [a, b] = this.arms;
-    return `There are 2 arms, named ${a} and ${b}. Choose one arm to pull: ${a} or ${b}.`;
+    return renderBandit(this.arms, this.pulled, this.lastReward);
   }
 
   renderState(): StateRender {
-    const fields: Record<string, string | number | string[]> = { arms: [...this.arms] };
-    if (this.pulled !== null) {
-      fields.pulled = this.pulled;
-      fields.reward = this.lastReward;
-    }
-    return { kind: 'text', text: this.render(), fields };
+    return banditStateRender(this.arms, this.pulled, this.lastReward);
   }
 
   instructions(): string {
@@ -115,20 +93,3 @@ export class BanditEnv implements Env {
     return this.pulled === null && actionBudget >= 1 ? 1 : 0;
   }
 }
-
-export const banditSpec: EnvSpec<BanditOptions> = {
-  type: 'bandit',
-  description: 'Two-armed bandit: Phoenix pays 0.1 always, Dragon 1.0 with probability 0.25; order shuffled per reset',
-  optionsSchema: banditOptionsSchemaDefault,
-  create: (options) => new BanditEnv(options),
-  multiAction: false,
-};
-
-/** The reversed variant (RAGEN's Bandit-Rev idea): the same game with the arms' names swapped. */
-export const banditRevSpec: EnvSpec<BanditOptions> = {
-  type: 'bandit_rev',
-  description: 'Two-armed bandit with the names swapped: Dragon pays 0.1 always, Phoenix 1.0 with probability 0.25',
-  optionsSchema: banditOptionsSchema('Dragon', 'Phoenix'),
-  create: (options) => new BanditEnv(options),
-  multiAction: false,
-};

@@ -1,6 +1,6 @@
-import type { Rng } from '../rng';
-import { EnvConfigError } from './errors';
-import { FLOOR, stepCell, TARGET, WALL, type SokobanRoom } from './sokoban-room';
+import type { Rng } from '../../rng';
+import { EnvConfigError } from '../errors';
+import { FLOOR, stepCell, TARGET, WALL, type SokobanRoom } from './room';
 
 export interface RoomGenerationOptions {
   rows: number;

@@ -1,23 +1,12 @@
-import { z } from 'zod';
-import { deriveSeed, Rng } from '../rng';
-import { invalidActionResult, matchActionName } from './actions';
-import { generateLakeMap, parseLakeMap, type LakeMap } from './frozen-lake-map';
-import { LakeTurnPlanner } from './frozen-lake-planner';
-import { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, shortestLakePath, slipDirections } from './frozen-lake-solver';
-import type { Env, EnvSpec, GridCell, StateRender, StepResult, TurnBudget } from './types';
-
-export const frozenLakeOptionsSchema = z
-  .object({
-    size: z.number().int().min(2).max(32).default(4).describe('side length of the square map'),
-    p: z.number().gt(0).max(1).default(0.8).describe('probability that a generated tile is frozen rather than a hole'),
-    is_slippery: z.boolean().default(true).describe('moves slip: intended direction 1/3, each perpendicular direction 1/3'),
-    random_start: z.boolean().default(true).describe("generated maps start on a random square (RAGEN); false: top-left, as gym"),
-    random_goal: z.boolean().default(true).describe("generated maps put the goal on a random square (RAGEN); false: bottom-right, as gym"),
-  })
-  .strict();
-export type FrozenLakeOptions = z.infer<typeof frozenLakeOptionsSchema>;
-
-const SYMBOL = { player: 'P', frozen: '_', hole: 'O', goal: 'G', playerInHole: 'X', playerOnGoal: '√' } as const;
+import { deriveSeed, Rng } from '../../rng';
+import { invalidActionResult, matchActionName } from '../actions';
+import type { Env, StateRender, StepResult, TurnBudget } from '../types';
+import { generateLakeMap } from './generator';
+import { parseLakeMap, type LakeMap } from './map';
+import type { FrozenLakeOptions } from './options';
+import { LakeTurnPlanner } from './planner';
+import { lakeStateRender, renderLake } from './render';
+import { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, shortestLakePath, slipDirections } from './solver';
 
 /**
  * Gym's FrozenLake with RAGEN's map generator and text rendering: holes, start and goal are random
@@ -82,28 +71,11 @@ export class FrozenLakeEnv implements Env {
   }
 
   render(): string {
-    const { size, tiles } = this.map;
-    const lines: string[] = [];
-    for (let r = 0; r < size; r++) {
-      let line = '';
-      for (let c = 0; c < size; c++) {
-        const cell = r * size + c;
-        const tile = tiles[cell];
-        if (cell === this.player) line += tile === 'H' ? SYMBOL.playerInHole : tile === 'G' ? SYMBOL.playerOnGoal : SYMBOL.player;
-        else line += tile === 'H' ? SYMBOL.hole : tile === 'G' ? SYMBOL.goal : SYMBOL.frozen;
-      }
-      lines.push(line);
-    }
-    return lines.join('\n');
+    return renderLake(this.map, this.player);
   }
 
   renderState(): StateRender {
-    const { size, tiles } = this.map;
-    const kinds: Record<string, GridCell> = { S: 'start', F: 'frozen', H: 'hole', G: 'goal' };
-    const rows: GridCell[][] = [];
-    for (let r = 0; r < size; r++) rows.push(tiles.slice(r * size, (r + 1) * size).map((t) => kinds[t]));
-    const status = this.tile === 'H' ? 'fell' : this.tile === 'G' ? 'reached-goal' : 'playing';
-    return { kind: 'grid', rows, player: [Math.floor(this.player / size), this.player % size], boxes: [], targets: [], status };
+    return lakeStateRender(this.map, this.player);
   }
 
   instructions(): string {
@@ -147,11 +119,3 @@ export class FrozenLakeEnv implements Env {
     return lakeSuccessProbability(this.map, this.player, this.options.is_slippery, actionBudget);
   }
 }
-
-export const frozenLakeSpec: EnvSpec<FrozenLakeOptions> = {
-  type: 'frozen_lake',
-  description: 'FrozenLake: walk to the goal on a random lake without falling into a hole (gym rules, RAGEN text)',
-  optionsSchema: frozenLakeOptionsSchema,
-  create: (options) => new FrozenLakeEnv(options),
-  multiAction: true,
-};

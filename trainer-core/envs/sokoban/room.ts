@@ -1,4 +1,4 @@
-import { EnvConfigError } from './errors';
+import { EnvConfigError } from '../errors';
 
 /** Fixed terrain codes; boxes and the player live apart from the terrain. */
 export const WALL = 0;
@@ -43,45 +43,7 @@ export function allBoxesOnTargets(terrain: Uint8Array, boxes: readonly number[])
   return boxes.every((b) => terrain[b] === TARGET);
 }
 
-/** Text symbols, exactly RAGEN's: # wall, _ floor, O target, X box, √ box on target, P player, S player on target. */
-export function renderRoom(room: SokobanRoom): string {
-  const boxSet = new Set(room.boxes);
-  const lines: string[] = [];
-  for (let r = 0; r < room.rows; r++) {
-    let line = '';
-    for (let c = 0; c < room.cols; c++) {
-      const cell = r * room.cols + c;
-      const t = room.terrain[cell];
-      if (t === WALL) line += '#';
-      else if (boxSet.has(cell)) line += t === TARGET ? '√' : 'X';
-      else if (cell === room.player) line += t === TARGET ? 'S' : 'P';
-      else line += t === TARGET ? 'O' : '_';
-    }
-    lines.push(line);
-  }
-  return lines.join('\n');
-}
-
-/**
- * The room inside its outer ring, when that ring is all wall (a drawn level may have floor on its
- * edge, and is then kept whole): the ring tells a reader nothing, and costs a token a cell.
- */
-export function withoutOuterWall(room: SokobanRoom): SokobanRoom {
-  const { rows, cols, terrain } = room;
-  const onRing = (cell: number) => {
-    const r = Math.floor(cell / cols);
-    const c = cell % cols;
-    return r === 0 || c === 0 || r === rows - 1 || c === cols - 1;
-  };
-  if (rows < 3 || cols < 3) return room;
-  for (let cell = 0; cell < rows * cols; cell++) if (onRing(cell) && terrain[cell] !== WALL) return room;
-  const inner = (cell: number) => (Math.floor(cell / cols) - 1) * (cols - 2) + (cell % cols) - 1;
-  const innerTerrain = new Uint8Array((rows - 2) * (cols - 2));
-  for (let cell = 0; cell < rows * cols; cell++) if (!onRing(cell)) innerTerrain[inner(cell)] = terrain[cell];
-  return { rows: rows - 2, cols: cols - 2, terrain: innerTerrain, player: inner(room.player), boxes: room.boxes.map(inner) };
-}
-
-/** Parses a room drawn with the symbols of `renderRoom`; the inverse of it. */
+/** Parses a room drawn with the symbols of `renderRoom` (render.ts); the inverse of it. */
 export function parseRoom(lines: readonly string[]): SokobanRoom {
   const rows = lines.length;
   const cols = rows > 0 ? [...lines[0]].length : 0;

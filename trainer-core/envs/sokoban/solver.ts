@@ -1,4 +1,4 @@
-import { allBoxesOnTargets, SOKOBAN_ACTIONS, stepCell, WALL, type SokobanAction, type SokobanRoom } from './sokoban-room';
+import { allBoxesOnTargets, SOKOBAN_ACTIONS, stepCell, WALL, type SokobanAction, type SokobanRoom } from './room';
 
 /** Above this many visited states the search gives up; rooms of RAGEN's sizes need far fewer. */
 export const DEFAULT_MAX_STATES = 2_000_000;

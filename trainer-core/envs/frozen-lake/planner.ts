@@ -5,8 +5,8 @@
  * turn choosing the move sequence that maximises the chance of reaching the goal afterwards.
  * It is the expert the warm start imitates when no fixed path is optimal (`solve()` is null).
  */
-import type { LakeMap } from './frozen-lake-map';
-import { LAKE_ACTIONS, lakeMove, slipDirections, type LakeAction } from './frozen-lake-solver';
+import type { LakeMap } from './map';
+import { LAKE_ACTIONS, lakeMove, slipDirections, type LakeAction } from './solver';
 
 export interface TurnPlan {
   actions: LakeAction[];

@@ -1,31 +1,13 @@
-import { z } from 'zod';
-import { deriveSeed, Rng } from '../rng';
-import { invalidActionResult } from './actions';
-import { scoreCountdown } from './countdown-expression';
-import { generateCountdown, solveCountdown, type CountdownInstance } from './countdown-solver';
-import { EnvConfigError } from './errors';
-import { readJsonl } from './jsonl';
-import type { Env, EnvSpec, StateRender, StepResult } from './types';
-
-export const countdownOptionsSchema = z
-  .object({
-    train_path: z
-      .string()
-      .optional()
-      .describe('JSONL file of instances {"target": n, "nums": [..]}; without it instances are generated from the seed'),
-    max_instances: z.number().int().min(1).default(20_000).describe('read at most this many instances from train_path'),
-    min_numbers: z.number().int().min(2).max(6).default(3).describe('fewest numbers in a generated instance'),
-    max_numbers: z.number().int().min(2).max(6).default(4).describe('most numbers in a generated instance'),
-    max_number: z.number().int().min(1).default(99).describe('generated numbers are drawn from 1..max_number'),
-    max_target: z.number().int().min(1).default(100).describe('generated targets lie in 1..max_target'),
-    operators: z
-      .array(z.enum(['+', '-', '*', '/']))
-      .min(1)
-      .default(['+', '-'])
-      .describe('operators that generated instances and the solver use (RAGEN: + and -); answers may use all four'),
-  })
-  .strict();
-export type CountdownOptions = z.infer<typeof countdownOptionsSchema>;
+import { deriveSeed, Rng } from '../../rng';
+import { invalidActionResult } from '../actions';
+import { EnvConfigError } from '../errors';
+import { readJsonl } from '../jsonl';
+import type { Env, StateRender, StepResult } from '../types';
+import { scoreCountdown } from './expression';
+import { generateCountdown, type CountdownInstance } from './generator';
+import type { CountdownOptions } from './options';
+import { countdownStateRender, renderCountdown } from './render';
+import { solveCountdown } from './solver';
 
 // A run makes one env per rollout slot; they share the parsed and filtered instances.
 const filtered = new WeakMap<unknown[], Map<string, CountdownInstance[]>>();
@@ -110,12 +92,11 @@ export class CountdownEnv implements Env {
   }
 
   render(): string {
-    const problem = `Target: ${this.instance.target}, nums: [${this.instance.nums.join(', ')}]`;
-    return this.feedback ? `${problem}\n${this.feedback}` : problem;
+    return renderCountdown(this.instance, this.feedback);
   }
 
   renderState(): StateRender {
-    return { kind: 'text', text: this.render(), fields: { target: this.instance.target, nums: [...this.instance.nums] } };
+    return countdownStateRender(this.instance, this.feedback);
   }
 
   instructions(): string {
@@ -144,11 +125,3 @@ export class CountdownEnv implements Env {
     return actionBudget >= 1 && this.solve() !== null ? 1 : 0;
   }
 }
-
-export const countdownSpec: EnvSpec<CountdownOptions> = {
-  type: 'countdown',
-  description: 'Countdown: one equation that reaches the target using every number once (1 correct, 0.1 well-formed, 0 otherwise)',
-  optionsSchema: countdownOptionsSchema,
-  create: (options) => new CountdownEnv(options),
-  multiAction: false,
-};

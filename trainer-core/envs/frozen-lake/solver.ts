@@ -1,4 +1,4 @@
-import type { LakeMap } from './frozen-lake-map';
+import type { LakeMap } from './map';
 
 /** Gym's action order; index arithmetic below relies on it (perpendicular = index +-1 mod 4). */
 export const LAKE_ACTIONS = ['Left', 'Down', 'Right', 'Up'] as const;
