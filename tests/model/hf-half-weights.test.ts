@@ -92,6 +92,13 @@ describe('a BF16 folder with LoRA on wasm', () => {
     wide.dispose();
   });
 
+  it('stays 16-bit for generation (frozen, nothing trains)', async () => {
+    const model = await loadHfDecoder(folder, { frozen: true });
+    expect(model.halfMatrices).toBe(15);
+    expect(model.variables()).toEqual([]);
+    model.dispose();
+  });
+
   it('follows actor_rollout_ref.model.dtype in a run', async () => {
     for (const dtype of ['auto', 'float32'] as const) {
       const cfg = parseRunConfig({ actor_rollout_ref: { model: { path: folder.dir, lora_rank: 4, dtype } } }, 'test');

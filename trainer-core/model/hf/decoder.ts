@@ -41,6 +41,8 @@ export interface HfDecoderOptions {
   valueHead?: boolean;
   /** Adapters on the listed linear layers; the base weights are then frozen. */
   lora?: LoraSettings | null;
+  /** Inference only (generation): without LoRA, nothing trains and the base is frozen as with it. */
+  frozen?: boolean;
   /** Seed of the adapter and value-head initialisation. */
   seed?: number;
   /**
@@ -83,6 +85,8 @@ export class HfDecoder {
   /** Trainable parameters: adapters (`<linear>.lora_A` / `.lora_B`) and the value head, or everything. */
   private readonly trainable = new Map<string, tf.Variable>();
   private readonly inverseFrequency: Float32Array;
+  /** Whether the base weights train (full fine-tuning). */
+  private readonly baseTrains: boolean;
 
   private constructor(hf: HfDecoderConfig, tensors: Record<string, HfStoredTensor>, options: HfDecoderOptions) {
     this.hf = hf;
@@ -95,7 +99,8 @@ export class HfDecoder {
     };
     if (!this.config.lmHead && !this.config.valueHead) throw new Error('A decoder needs an LM head, a value head or both');
     this.inverseFrequency = Float32Array.from(inverseFrequencies(hf));
-    const fullFineTune = this.lora === null;
+    const fullFineTune = this.lora === null && options.frozen !== true;
+    this.baseTrains = fullFineTune;
     const keepHalf = !fullFineTune && options.dtype !== 'float32' && halfBackend();
     for (const [name, shape] of expectedShapes(hf)) {
       if (name === 'lm_head.weight' && !this.config.lmHead) continue;
@@ -261,7 +266,7 @@ export class HfDecoder {
 
   /** x @ w for a base weight: with LoRA the base is frozen, and its gradient is never formed. */
   private product(x: tf.Tensor, weight: tf.Tensor): tf.Tensor {
-    return this.lora ? frozenMatmul(x, weight) : matmul(x, weight);
+    return this.baseTrains ? matmul(x, weight) : frozenMatmul(x, weight);
   }
 
   /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
@@ -275,7 +280,7 @@ export class HfDecoder {
     const name = this.hf.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
     const half = this.half.get(name);
     if (half) return { half, trainable: false };
-    return { weight: this.base.get(name)! as tf.Tensor2D, vocabMajor: false, trainable: this.lora === null };
+    return { weight: this.base.get(name)! as tf.Tensor2D, vocabMajor: false, trainable: this.baseTrains };
   }
 
   /** @internal The forward pass, with or without the adapters. */
