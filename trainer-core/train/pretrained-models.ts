@@ -70,7 +70,8 @@ export async function openPretrainedModels(
   try {
     const policy = build({ lora, seed: deriveSeed(seed, 'init', 'policy') });
     made.push(policy);
-    const critic = roles.critic ? build({ lora, seed: deriveSeed(seed, 'init', 'critic'), lmHead: false, valueHead: true }) : null;
+    // With LoRA the critic reads the policy's frozen base instead of a second copy.
+    const critic = roles.critic ? build({ lora, seed: deriveSeed(seed, 'init', 'critic'), lmHead: false, valueHead: true, sharedBase: policy }) : null;
     if (critic) made.push(critic);
     const reference: FrozenModel | null = !roles.reference ? null : lora ? policy.withoutAdapters() : build({ lora: null });
     if (reference) made.push(reference);
