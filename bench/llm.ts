@@ -19,7 +19,7 @@ import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
 import { Rng } from '../trainer-core/rng';
 import { timeTrainingSteps, trainingStep } from './model';
-import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, profileKernels, samplingRate, trainingCounts } from './lib/gpu-work';
 import { PRESETS, randomBf16Tensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
@@ -34,6 +34,9 @@ const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--len
                    (the second half of a training row is scored, as a reply is)
   --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
   --steps          timed training steps per length, default 1
+  --train-rows     rows of each training step (each of every length), default 1
+  --profile        also print GPU time by kernel of one batched-sampling rollout (the most
+                   rows) and of one training step (the first length)
   --rows           row counts of the batched-sampling line, default ${SAMPLING_ROWS.join(',')}
   --layers         build each preset with this many layers (same per-layer structure), default the preset's
   --vocab          build each preset with this many vocabulary rows (llvmpipe binds at most 128 MiB
@@ -55,13 +58,22 @@ interface Options {
   layers: number;
   vocab: number;
   dtype: 'auto' | 'float32';
+  trainRows: number;
+  profile: boolean;
 }
 
 export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0, dtype: 'auto' };
+  const options: Options = {
+    backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1,
+    rows: SAMPLING_ROWS, layers: 0, vocab: 0, dtype: 'auto', trainRows: 1, profile: false,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--profile') {
+      options.profile = true;
+      continue;
+    }
     const value = args[++i];
     if (value === undefined) throw new Error(`bench llm: ${arg} needs a value (see --help)`);
     if (arg === '--backend') options.backend = value as BackendRequest;
@@ -73,10 +85,12 @@ export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
     else if (arg === '--layers') options.layers = Number(value);
     else if (arg === '--vocab') options.vocab = Number(value);
     else if (arg === '--dtype' && (value === 'auto' || value === 'float32')) options.dtype = value;
+    else if (arg === '--train-rows') options.trainRows = Number(value);
     else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
   }
   for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
   if (!options.lengths.every((n) => Number.isInteger(n) && n >= 4)) throw new Error('bench llm: --lengths takes whole numbers of at least 4');
+  if (!Number.isInteger(options.trainRows) || options.trainRows < 1) throw new Error('bench llm: --train-rows takes a whole number of at least 1');
   return options;
 }
 
@@ -165,6 +179,12 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   const rates: string[] = [];
   for (const rows of options.rows) rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0])).toFixed(1)}`);
   console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+  if (options.profile) {
+    const rows = Math.max(...options.rows);
+    const profiled = randomRows(rng, rows, ROLLOUT.promptLength, vocab);
+    const lines = await profileKernels(() => sampleTokens(policy, profiled, { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng }));
+    console.log(`  GPU time by kernel, one rollout of ${rows} rows (prefill and ${ROLLOUT.newTokens} steps):\n    ${lines.join('\n    ')}`);
+  }
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
   for (const [i, length] of options.lengths.entries()) {
@@ -174,14 +194,16 @@ async function benchPreset(name: string, options: Options): Promise<void> {
     const sampleSeconds = (performance.now() - start) / 1000;
     console.log(`  sampling: ${(ROLLOUT.newTokens / sampleSeconds).toFixed(2)} tokens/s, ${ROLLOUT.newTokens} new tokens after a ${length}-token prompt (prefill included; ${memory()})`);
     resetPeakRss();
-    const rows = randomRows(rng, 1, length, vocab);
-    const scored = [Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0))];
+    const rows = randomRows(rng, options.trainRows, length, vocab);
+    const scored = rows.map(() => Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0)));
     const loss = () => scoreTokens(policy, rows, { logprobs: true, scored, checkpointLayers: options.checkpointing }).logprobs!.sum().neg() as tf.Scalar;
     try {
       // One warm-up step before the first length only: a step of a large model is minutes long.
       const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps, i === 0);
-      console.log(`  training: ${((length * options.steps) / seconds).toFixed(1)} tokens/s on a ${length}-token row (${length / 2} scored; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
-      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), length))}`);
+      const tokens = options.trainRows * length;
+      console.log(`  training: ${((tokens * options.steps) / seconds).toFixed(1)} tokens/s on ${options.trainRows === 1 ? 'a' : `${options.trainRows} x`} ${length}-token row${options.trainRows === 1 ? '' : 's'} (${length / 2} scored per row; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
+      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), tokens))}`);
+      if (i === 0 && options.profile) console.log(`  GPU time by kernel, one training step:\n    ${(await profileKernels(trainingStep(model, optimizer, loss))).join('\n    ')}`);
     } catch (error) {
       console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
       break;

@@ -135,7 +135,7 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
 
   const shape = `${PPO_STEP.rows} x ${PPO_STEP.length} tokens, clipped policy loss + entropy, backward, clip, Adam`;
   const alone = await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, 1);
-  const { count, note } = resolveWorkerCount('auto', { backend: choice.name, pretrained: false });
+  const { count, note } = resolveWorkerCount('auto', { backend: choice.name });
   const all = count > 1 ? await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, count) : alone;
   console.log(`PPO actor step (${shape}):`);
   console.log(`  TurnLab, 1 thread:        ${alone.toFixed(0)} tokens/s`);

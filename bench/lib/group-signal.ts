@@ -4,12 +4,15 @@
  * (RAGEN-2's reward-variance filter drops exactly these), and a room the policy mostly fails is
  * learnt from only when some episode of its group solves it.
  */
+import { normaliseWithinGroup } from '../../trainer-core/algo/outcome';
 
 export interface GroupEpisode {
   iteration: number;
   groupId: number;
   success: boolean;
   reward: number;
+  /** Turns the episode played; needed for `advantagePerTurn`. */
+  turns?: number;
 }
 
 export interface GroupSignal {
@@ -25,6 +28,13 @@ export interface GroupSignal {
   mostlyFailed: number;
   /** Count of groups by the number of successful episodes in them. */
   successesPerGroup: Map<number, number>;
+  /**
+   * GRPO's advantage (group mean and std) averaged over turns, each episode counted once per turn
+   * it played, as `loss_agg_mode: token-mean` weighs a one-token reply; over episodes it is 0 by
+   * construction. Negative when failures play more turns than successes: the update then pushes
+   * the sampled replies down on balance. Null when some episode lacks `turns`.
+   */
+  advantagePerTurn: number | null;
 }
 
 const SAME_REWARD = 1e-9;
@@ -38,7 +48,10 @@ export function groupSignal(episodes: readonly GroupEpisode[]): GroupSignal {
     if (members) members.push(e);
     else groups.set(key, [e]);
   }
-  const out: GroupSignal = { groups: groups.size, zeroVariance: 0, allSolved: 0, allFailed: 0, mostlyFailedSolvedOnce: 0, mostlyFailed: 0, successesPerGroup: new Map() };
+  const out: GroupSignal = { groups: groups.size, zeroVariance: 0, allSolved: 0, allFailed: 0, mostlyFailedSolvedOnce: 0, mostlyFailed: 0, successesPerGroup: new Map(), advantagePerTurn: null };
+  const withTurns = episodes.length > 0 && episodes.every((e) => e.turns !== undefined);
+  let advantageTurnSum = 0;
+  let turnCount = 0;
   for (const members of groups.values()) {
     const solved = members.filter((e) => e.success).length;
     const rewards = members.map((e) => e.reward);
@@ -50,6 +63,13 @@ export function groupSignal(episodes: readonly GroupEpisode[]): GroupSignal {
       if (solved > 0) out.mostlyFailedSolvedOnce++;
     }
     out.successesPerGroup.set(solved, (out.successesPerGroup.get(solved) ?? 0) + 1);
+    if (withTurns) {
+      normaliseWithinGroup(rewards, true, 1e-6).forEach((a, i) => {
+        advantageTurnSum += a * members[i].turns!;
+        turnCount += members[i].turns!;
+      });
+    }
   }
+  if (withTurns) out.advantagePerTurn = turnCount > 0 ? advantageTurnSum / turnCount : 0;
   return out;
 }

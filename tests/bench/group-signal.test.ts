@@ -24,4 +24,15 @@ describe('groupSignal', () => {
       [4, 1],
     ]);
   });
+
+  it('weighs GRPO advantages by turns as token-mean does: longer failures make the mean negative', () => {
+    const episodes: GroupEpisode[] = [
+      { iteration: 1, groupId: 0, success: true, reward: 1, turns: 2 },
+      { iteration: 1, groupId: 0, success: false, reward: 0, turns: 10 },
+    ];
+    // Advantages +-1/sqrt(2) (unbiased std of {0, 1}); per turn (2 - 10) / sqrt(2) / 12.
+    expect(groupSignal(episodes).advantagePerTurn).toBeCloseTo(-8 / Math.SQRT2 / 12, 5);
+    expect(groupSignal(episodes.map((e) => ({ ...e, turns: 5 }))).advantagePerTurn).toBeCloseTo(0, 9);
+    expect(groupSignal(episodes.map(({ turns: _, ...e }) => e)).advantagePerTurn).toBeNull();
+  });
 });

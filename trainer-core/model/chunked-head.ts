@@ -10,6 +10,7 @@ import { oneHotFloat } from './blocks/embedding';
 import type { LmHead } from './forward';
 import { HalfMatrix } from './half-matrix';
 import { halfAxpy, halfDot } from './half-ops';
+import { fusedKernels, type HeadScoreKernels } from './fused-kernels';
 
 /** Elements of one chunk's [rows, vocab] logits: 16 MB of float32. */
 export const DEFAULT_CHUNK_ELEMENTS = 1 << 22;
@@ -44,10 +45,12 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
   const rows = hidden.shape[0];
   if (targets.length !== rows) throw new Error(`${rows} hidden rows but ${targets.length} targets`);
   // [width, vocab]; a vocabulary-major table (a tied embedding) is transposed once, on the tape.
-  // A 16-bit head is read as it is held ([vocab, width]) by its own products.
+  // A 16-bit head is read as it is held ([vocab, width]) by its own products (wasm and cpu only,
+  // where the fused WebGPU head kernel never runs).
   const weight = 'half' in head ? head.half : ((head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D);
   const vocab = weight instanceof HalfMatrix ? weight.rows : weight.shape[1];
-  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
+  const fused = weight instanceof HalfMatrix ? null : (fusedKernels().headScores ?? null);
+  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? fused?.chunkElements() ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
   const chunks = Math.ceil(rows / perChunk);
   // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
   // and is freed after the last (a transpose per chunk would copy the whole head each time).
@@ -69,7 +72,7 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
     const size = Math.min(perChunk, rows - start);
     const h = rows === size ? hidden : hidden.slice([start, 0], [size, hidden.shape[1]]);
     const ids = tf.tensor1d(targets.subarray(start, start + size), 'int32');
-    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release)(h, weight as tf.Tensor2D) : chunkOp(ids, options.temperature, weight, transposedFor, release)(h));
+    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release, fused)(h, weight as tf.Tensor2D) : chunkOp(ids, options.temperature, weight, transposedFor, release, fused)(h));
   }
   const both = parts.length === 1 ? parts[0] : tf.concat(parts, 0);
   return {
@@ -85,7 +88,9 @@ function chunkOp(
   frozenWeight: tf.Tensor2D | HalfMatrix | null,
   transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
   release: () => void,
+  fused: HeadScoreKernels | null,
 ): (...inputs: tf.Tensor[]) => tf.Tensor {
+  if (fused && !(frozenWeight instanceof HalfMatrix)) return fusedChunkOp(ids, temperature, frozenWeight, transposedFor, release, fused);
   return tf.customGrad((...args) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const h = args[0] as tf.Tensor2D;
@@ -111,6 +116,43 @@ function chunkOp(
           const gz = oneHotFloat(targets, vocab).mul(a).sub(logp.exp().mul(a.add(b.mul(logp.add(entropySaved.reshape([-1, 1])))))).div(temperature);
           const gh = ws instanceof HalfMatrix ? halfAxpy(gz as tf.Tensor2D, ws) : transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
           return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz as tf.Tensor2D)];
+        });
+        release();
+        return grads;
+      },
+    };
+  }) as (...inputs: tf.Tensor[]) => tf.Tensor;
+}
+
+/**
+ * The same chunk with the backend's fused statistics: the raw logits' product stays tfjs's
+ * matmul, the log-softmax, target, entropy and their gradient are one kernel each way. The
+ * statistics [rows, 3] are kept for the backward pass in place of the log-sum-exp and entropy.
+ */
+function fusedChunkOp(
+  ids: tf.Tensor1D,
+  temperature: number,
+  frozenWeight: tf.Tensor2D | null,
+  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
+  release: () => void,
+  fused: HeadScoreKernels,
+): (...inputs: tf.Tensor[]) => tf.Tensor {
+  return tf.customGrad((...args) => {
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    const h = args[0] as tf.Tensor2D;
+    const w = frozenWeight ?? (args[1] as tf.Tensor2D);
+    const stats = fused.statistics(tf.matMul(h, w), ids, temperature);
+    save(frozenWeight ? [h, ids, stats] : [h, ids, stats, w]);
+    return {
+      value: stats.slice([0, 1], [-1, 2]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [hs, targets, statsSaved] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor2D];
+        const ws = frozenWeight ?? (saved[3] as tf.Tensor2D);
+        const transposed = transposedFor(ws);
+        const grads = tf.tidy(() => {
+          const gz = fused.gradient(tf.matMul(hs, ws), statsSaved, targets, dy as tf.Tensor2D, temperature);
+          const gh = transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
+          return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
         });
         release();
         return grads;

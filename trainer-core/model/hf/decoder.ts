@@ -21,8 +21,10 @@ import { prepareFrozenCache, selfAttention, type KVCache } from '../blocks/atten
 import { checkpointed } from '../blocks/checkpoint';
 import { embedColumns } from '../blocks/embedding';
 import { swiglu } from '../blocks/gated-mlp';
-import { fusedInferenceLinear, recordingGradients } from '../fused-kernels';
+import { fusedInferenceLinear, fusedKernels, recordingGradients } from '../fused-kernels';
 import { halfEmbedding, halfLinear } from '../blocks/half-linear';
+import type { DecodingSession, DecodingSpec } from '../language-model';
+import { HfDecodeSession, canDecodeOnDevice } from './decode-session';
 import { frozenMatmul, matmul } from '../blocks/linear';
 import { HalfMatrix, halfBackend, kernelHolds } from '../half-matrix';
 import { rmsNorm } from '../blocks/norms';
@@ -288,6 +290,25 @@ export class HfDecoder {
   /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
   prepareFrozenCache(cache: KVCache): KVCache {
     return prepareFrozenCache(cache);
+  }
+
+  /** A rollout's decoding on the device (with the adapters), where the backend has the kernels for it. */
+  startDecoding(batch: number, spec: DecodingSpec): DecodingSession | null {
+    const kernels = fusedKernels().decoding;
+    if (!kernels || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
+    const adapter = (layer: number, module: LoraModule) => {
+      const name = linearName(layer, module);
+      const a = this.trainable.get(`${name}.lora_A`);
+      return a ? { a: a as tf.Tensor2D, b: this.trainable.get(`${name}.lora_B`)! as tf.Tensor2D } : undefined;
+    };
+    const weights = {
+      base: (name: string) => this.base.get(name)!,
+      linear: (layer: number, module: LoraModule) => this.base.get(`${linearName(layer, module)}.weight`)! as tf.Tensor2D,
+      adapter,
+      loraScale: this.lora ? loraScale(this.lora) : 1,
+      inverseFrequency: this.inverseFrequency,
+    };
+    return new HfDecodeSession(this.hf, kernels, weights, batch, spec);
   }
 
   /** The LM head as scoring applies it: [hidden, vocab], trainable only without LoRA. */
