@@ -17,7 +17,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { rmsNorm } from '../blocks/norms';
 import type { DecodeLinearInputs, DecodingKernels } from '../fused-kernels';
-import type { DecodingSession, DecodingSpec, KVCache } from '../language-model';
+import { DeviceDecodingSession } from '../device-decoding';
+import type { DecodingSession, DecodingSpec } from '../language-model';
 import type { HfDecoderConfig } from './config';
 import type { LoraModule } from './lora';
 
@@ -51,19 +52,19 @@ export function canDecodeOnDevice(c: HfDecoderConfig, kernels: DecodingKernels, 
   return batch <= kernels.maxRows && c.headDim <= kernels.maxHeadDim && c.headDim % 2 === 0 && 3 * loraRank <= kernels.maxLoraColumns;
 }
 
-export class HfDecodeSession implements DecodingSession {
+export class HfDecodeSession extends DeviceDecodingSession implements DecodingSession {
   private readonly layers: LayerState[] = [];
   private readonly bias: tf.Tensor2D;
   private readonly freq: tf.Tensor1D;
-  private fed = 0;
 
   constructor(
     private readonly c: HfDecoderConfig,
-    private readonly kernels: DecodingKernels,
+    kernels: DecodingKernels,
     private readonly weights: DecoderWeights,
-    private readonly batch: number,
-    private readonly spec: DecodingSpec,
+    batch: number,
+    spec: DecodingSpec,
   ) {
+    super(kernels, batch, spec);
     const promptColumns = spec.promptCache[0].k.shape[2];
     this.bias = tf.tensor2d(spec.bias, [batch, promptColumns + spec.columns]);
     this.freq = tf.tensor1d(weights.inverseFrequency);
@@ -108,7 +109,7 @@ export class HfDecodeSession implements DecodingSession {
 
   step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     const { c, kernels, weights } = this;
-    if (this.fed >= this.spec.columns) throw new Error(`The decoding session has room for ${this.spec.columns} fed tokens`);
+    this.checkRoom();
     const w = (name: string) => weights.base(name) as tf.Tensor2D;
     const qColumns = c.nHeads * c.headDim;
     let x = kernels.embed(weights.base('model.embed_tokens.weight'), ids);
@@ -131,25 +132,8 @@ export class HfDecodeSession implements DecodingSession {
     return this.linear('single', { x: final, weights: [w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')] });
   }
 
-  replyCache(): KVCache {
-    const { batch, fed } = this;
-    return this.layers.map(({ cache }) =>
-      tf.tidy(() => {
-        const [, heads, , dim] = cache.shape;
-        return {
-          k: cache.slice([0, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
-          v: cache.slice([batch, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
-        };
-      }),
-    );
-  }
-
-  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D {
-    return this.kernels.sample(logits, draws, temperature, greedy);
-  }
-
-  flush(): void {
-    this.kernels.flush();
+  protected replyCaches(): tf.Tensor[] {
+    return this.layers.map((layer) => layer.cache);
   }
 
   dispose(): void {

@@ -4,8 +4,8 @@
  * workgroup memory, a few percent more arithmetic than x W for ranks up to 16), so no separate
  * matmul dispatch is needed. Three forms:
  *
- * - single: y = x W (+ bias) (+ s (x A) B) (+ residual), the o/down projections with the
- *   residual add of the block folded in, and the LM head;
+ * - single: y = x W (+ bias) (+ s (x A) B) (then ReLU) (+ residual), the o/down projections
+ *   with the residual add of the block folded in, and the LM head (W may be given [out, in]);
  * - qkv:    [q | k | v] = x [Wq | Wk | Wv] (+ bias) (+ s (x [Aq | Ak | Av]) [Bq | Bk | Bv]), the
  *           three projections of attention in one output (each segment uses its own rank columns);
  * - gated:  silu(x Wg + s (x Ag) Bg) * (x Wu + s (x Au) Bu), the MLP's gate and up projections
@@ -26,7 +26,8 @@ export const MAX_DECODE_ROWS = 256;
 /** Most LoRA columns (segments x rank) the workgroup memory holds per row. */
 export const MAX_LORA_COLUMNS = 128;
 
-function weightRead(form: DecodeLinearForm): string {
+function weightRead(form: DecodeLinearForm, transposed: boolean): string {
+  if (transposed) return `fn weightAt(i : i32, col : i32) -> f32 { return W0[col * uniforms.w0Shape.y + i]; }`;
   if (form !== 'qkv') return `fn weightAt(i : i32, col : i32) -> f32 { return W0[i * uniforms.w0Shape.y + col]; }`;
   return `fn weightAt(i : i32, col : i32) -> f32 {
         let c0 = uniforms.w0Shape.y;
@@ -38,11 +39,11 @@ function weightRead(form: DecodeLinearForm): string {
 }
 
 export function registerDecodeLinearKernels(): void {
-  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale }) => {
+  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed }) => {
     const form = (['single', 'qkv', 'gated'] as const)[formCode];
     const { x, w0, w1, w2, bias, a, b, residual } = inputs;
     const [rows] = x.shape;
-    const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : w0.shape[1];
+    const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : transposed ? w0.shape[0] : w0.shape[1];
     const colBlocks = Math.ceil(cols / ROW_THREADS);
     const groups = colBlocks * Math.ceil(rows / ROWS);
     const names = ['X', 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
@@ -59,12 +60,12 @@ export function registerDecodeLinearKernels(): void {
                 : ''
             }`;
     const program = groupProgram(
-      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}`,
+      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${transposed ? 't' : ''}`,
       names,
       [rows, cols],
       groups,
       `var<workgroup> xa : array<f32, ${ROWS * MAX_LORA_COLUMNS}>;
-      ${weightRead(form)}`,
+      ${weightRead(form, transposed === 1)}`,
       `
         let inner = uniforms.xShape.y;
         let rows = uniforms.xShape.x;
@@ -110,7 +111,7 @@ export function registerDecodeLinearKernels(): void {
             ${form === 'gated' ? `${epilogue('upAcc', 'col', '1', 'cols + col')}
             let g = accy;
             let sig = 1.0 / (1.0 + exp(-1.0 * g));
-            result[(first + r) * cols + col] = g * sig * upAccy;` : `result[(first + r) * cols + col] = accy${residual ? ' + Residual[(first + r) * cols + col]' : ''};`}
+            result[(first + r) * cols + col] = g * sig * upAccy;` : `result[(first + r) * cols + col] = ${relu ? 'max(accy, 0.0)' : 'accy'}${residual ? ' + Residual[(first + r) * cols + col]' : ''};`}
           }
         }`,
       'scale : f32, colBlocks : i32,',
@@ -143,5 +144,6 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
     named.b = lora.b;
   }
   if (residual) named.residual = residual;
-  return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1 }) as tf.Tensor2D;
+  const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0 };
+  return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
 }
