@@ -76,6 +76,7 @@ export function registerDecodeLinearKernels(): void {
       [rows, cols],
       groups,
       `var<workgroup> xa : array<f32, ${ROWS * MAX_LORA_COLUMNS}>;
+      var<workgroup> loraPartial : array<f32, ${ROW_THREADS}>;
       ${split > 1 ? `var<workgroup> partial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
       ${split > 1 && form === 'gated' ? `var<workgroup> upPartial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
       ${weightRead(form, transposed === 1)}`,
@@ -93,14 +94,38 @@ export function registerDecodeLinearKernels(): void {
           lora
             ? `let loraCols = uniforms.aShape.y;
         let rank = uniforms.bShape.x;
-        for (var e = tid; e < ${ROWS} * loraCols; e = e + ${ROW_THREADS}) {
+        // x A of this block's real rows: where they are fewer than the threads (a few rows, a
+        // small rank), the threads split the inner dimension too and sum the slices in a fixed
+        // order, so no thread walks all of a long inner dimension (down: 4,864) alone.
+        let entries = max(count, 0) * loraCols;
+        let few = entries > 0 && entries <= ${ROW_THREADS};
+        if (few) {
+          let slices = ${ROW_THREADS} / entries;
+          let e = tid % entries;
+          let part = tid / entries;
           let r = e / loraCols;
           let j = e - r * loraCols;
           var s = 0.0;
-          if (r < count) {
-            for (var i = 0; i < inner; i = i + 1) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
+          if (part < slices) {
+            for (var i = part; i < inner; i = i + slices) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
           }
-          xa[e] = s;
+          loraPartial[tid] = s;
+        } else {
+          for (var e = tid; e < ${ROWS} * loraCols; e = e + ${ROW_THREADS}) {
+            let r = e / loraCols;
+            let j = e - r * loraCols;
+            var s = 0.0;
+            if (r < count) {
+              for (var i = 0; i < inner; i = i + 1) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
+            }
+            xa[e] = s;
+          }
+        }
+        workgroupBarrier();
+        if (few && tid < entries) {
+          var t = 0.0;
+          for (var k = 0; k < ${ROW_THREADS} / entries; k = k + 1) { t = t + loraPartial[k * entries + tid]; }
+          xa[tid] = t;
         }
         workgroupBarrier();`
             : ''
