@@ -24,6 +24,11 @@ export interface DecodeLinearInputs {
   relu?: boolean;
   /** The one weight given as [out, in] (single form; a tied LM head read from a [vocab, width] table). */
   transposed?: boolean;
+  /**
+   * `weights` are the products x W already formed ([rows, columns] each, by a tiled matmul): the
+   * kernel adds the bias, the LoRA term, the gate, ReLU and residual to them.
+   */
+  precomputed?: boolean;
 }
 
 /**

@@ -46,18 +46,32 @@ function weightRead(form: DecodeLinearForm, transposed: boolean): string {
       }`;
 }
 
+/** Element (row, col) of the products x W already formed (precomputed: W0.. are [rows, columns]). */
+function productRead(form: DecodeLinearForm): string {
+  if (form !== 'qkv') return `fn productAt(row : i32, col : i32) -> f32 { return W0[row * uniforms.w0Shape.y + col]; }`;
+  return `fn productAt(row : i32, col : i32) -> f32 {
+        let c0 = uniforms.w0Shape.y;
+        let c1 = uniforms.w1Shape.y;
+        if (col < c0) { return W0[row * c0 + col]; }
+        if (col < c0 + c1) { return W1[row * c1 + col - c0]; }
+        return W2[row * uniforms.w2Shape.y + col - c0 - c1];
+      }`;
+}
+
 export function registerDecodeLinearKernels(): void {
-  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed }) => {
+  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed, precomputed }) => {
     const form = (['single', 'qkv', 'gated'] as const)[formCode];
     const { x, w0, w1, w2, bias, a, b, residual } = inputs;
     const [rows] = x.shape;
     const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : transposed ? w0.shape[0] : w0.shape[1];
     // Columns per workgroup, and the slices of the inner dimension its threads share.
-    const width = cols <= SPLIT_UP_TO_COLUMNS ? SPLIT_COLUMNS : ROW_THREADS;
+    const width = cols <= SPLIT_UP_TO_COLUMNS && !precomputed ? SPLIT_COLUMNS : ROW_THREADS;
     const split = ROW_THREADS / width;
     const colBlocks = Math.ceil(cols / width);
     const groups = colBlocks * Math.ceil(rows / ROWS);
-    const names = ['X', 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
+    // Precomputed products read no x unless the LoRA term needs it (an unread input must not be bound).
+    const withX = !precomputed || a !== undefined;
+    const names = [...(withX ? ['X'] : []), 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
     const lora = a !== undefined;
     // The up projection's LoRA columns follow the gate's; its B columns follow the gate's too.
     const epilogue = (acc: string, column: string, segment: string, bColumn: string) => `
@@ -71,7 +85,7 @@ export function registerDecodeLinearKernels(): void {
                 : ''
             }`;
     const program = groupProgram(
-      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${transposed ? 't' : ''}_${width}`,
+      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${transposed ? 't' : ''}${precomputed ? 'p' : ''}_${width}`,
       names,
       [rows, cols],
       groups,
@@ -79,10 +93,10 @@ export function registerDecodeLinearKernels(): void {
       var<workgroup> loraPartial : array<f32, ${ROW_THREADS}>;
       ${split > 1 ? `var<workgroup> partial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
       ${split > 1 && form === 'gated' ? `var<workgroup> upPartial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
-      ${weightRead(form, transposed === 1)}`,
+      ${precomputed ? productRead(form) : weightRead(form, transposed === 1)}`,
       `
-        let inner = uniforms.xShape.y;
-        let rows = uniforms.xShape.x;
+        ${withX ? 'let inner = uniforms.xShape.y;' : ''}
+        let rows = uniforms.outShape.x;
         let cols = uniforms.outShape.y;
         let colBlock = group % uniforms.colBlocks;
         let first = (group / uniforms.colBlocks) * ${ROWS};
@@ -132,7 +146,22 @@ export function registerDecodeLinearKernels(): void {
         }
         var acc : array<f32, ${ROWS}>;
         ${form === 'gated' ? `var upAcc : array<f32, ${ROWS}>;` : ''}
-        if (col < cols && count > 0) {
+        ${
+          precomputed
+            ? `if (col < cols && count > 0) {
+          for (var r = 0; r < ${ROWS}; r = r + 1) {
+            if (r < count) {
+              acc[r] = productAt(first + r, col);
+              ${form === 'gated' ? 'upAcc[r] = W1[(first + r) * cols + col];' : ''}
+            }
+          }
+        }`
+            : ''
+        }
+        ${
+          precomputed
+            ? ''
+            : `        if (col < cols && count > 0) {
           for (var i = slice; i < inner; i = i + ${split}) {
             let w = weightAt(i, col);
             ${form === 'gated' ? 'let u = W1[i * cols + col];' : ''}
@@ -145,6 +174,7 @@ export function registerDecodeLinearKernels(): void {
               }
             }
           }
+        }`
         }
         ${
           split > 1
@@ -178,7 +208,7 @@ export function registerDecodeLinearKernels(): void {
     );
     return {
       program,
-      inputs: [x, w0, ...(w1 ? [w1] : []), ...(w2 ? [w2] : []), ...(bias ? [bias] : []), ...(a ? [a, b] : []), ...(residual ? [residual] : [])],
+      inputs: [...(withX ? [x] : []), w0, ...(w1 ? [w1] : []), ...(w2 ? [w2] : []), ...(bias ? [bias] : []), ...(a ? [a, b] : []), ...(residual ? [residual] : [])],
       uniforms: [
         { type: 'float32', data: [scale ?? 1] },
         { type: 'int32', data: [colBlocks] },
@@ -204,6 +234,6 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
     named.b = lora.b;
   }
   if (residual) named.residual = residual;
-  const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0 };
+  const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0, precomputed: inputs.precomputed ? 1 : 0 };
   return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
 }
