@@ -20,6 +20,15 @@ export interface DecodeLinearInputs {
   lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number };
   /** Added to the output (single form): the block's residual stream. */
   residual?: tf.Tensor2D;
+  /** ReLU after the bias (single form; GPT-2-style MLP). */
+  relu?: boolean;
+  /** The one weight given as [out, in] (single form; a tied LM head read from a [vocab, width] table). */
+  transposed?: boolean;
+  /**
+   * `weights` are the products x W already formed ([rows, columns] each, by a tiled matmul): the
+   * kernel adds the bias, the LoRA term, the gate, ReLU and residual to them.
+   */
+  precomputed?: boolean;
 }
 
 /**
@@ -40,14 +49,18 @@ export interface DecodingKernels {
    * place. freq: the rotary frequencies [headDim / 2], followed by k's qk-norm weights
    * [headDim] where the model has them (normalised with `eps`).
    */
-  writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps?: number): void;
+  writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps?: number, rotate?: boolean): void;
   /**
    * The new token's attention over the frozen prompt cache and the first `used` reply columns:
    * [batch, heads * headDim]; freq as for writeReplyCache, with q's qk-norm weights.
    */
-  attend(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: LayerCache, heads: number, used: number, eps?: number): tf.Tensor2D;
+  attend(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: LayerCache, heads: number, used: number, eps?: number, rotate?: boolean): tf.Tensor2D;
   /** Embedding columns at the ids in column 0 of ids [batch, k] (float). */
   embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
+  /** Rows of table [vocab, width] at those ids, plus rows of a learned position table at positions [batch]. */
+  embedRows(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D;
+  /** LayerNorm over the last axis of x [rows, width]: centred, scaled to unit variance, gain and bias. */
+  layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
   /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
   /** Starts the work recorded so far on the device (a step queued ahead of a read). */

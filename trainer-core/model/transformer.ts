@@ -17,6 +17,9 @@ import { linear, matmul, swapLast } from './blocks/linear';
 import { layerNorm } from './blocks/norms';
 import { ropeFrequencies, rotation } from './blocks/rotary';
 import type { ForwardInput, ForwardOptions, ForwardOutput, LmHead } from './forward';
+import { fusedKernels, recordingGradients } from './fused-kernels';
+import type { DecodingSession, DecodingSpec } from './language-model';
+import { TransformerDecodeSession, canDecodeTransformer } from './transformer-decode-session';
 
 export { MASKED, type ForwardInput, type ForwardOptions, type ForwardOutput, type KVCache, type LayerCache, type LmHead } from './forward';
 export { matmul, swapLast } from './blocks/linear';
@@ -266,6 +269,24 @@ export class Transformer {
   /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
   prepareFrozenCache(cache: KVCache): KVCache {
     return prepareFrozenCache(cache);
+  }
+
+  /** A rollout's decoding on the device, where the backend has the kernels for it. */
+  startDecoding(batch: number, spec: DecodingSpec): DecodingSession | null {
+    const kernels = fusedKernels().decoding;
+    const c = this.config;
+    if (!kernels || recordingGradients() || !c.lmHead) return null;
+    const headDim = c.dModel / c.nHeads;
+    const shape = {
+      dModel: c.dModel,
+      nHeads: c.nHeads,
+      nLayers: c.nLayers,
+      layerNormEps: c.layerNormEps,
+      ropeFrequencies: c.positionEncoding === 'rope' ? Float32Array.from(ropeFrequencies(headDim, c.ropeBase)) : null,
+      tiedHead: c.tieEmbeddings,
+    };
+    if (!canDecodeTransformer(shape, kernels, batch)) return null;
+    return new TransformerDecodeSession(shape, kernels, (name) => this.parameter(name), batch, spec);
   }
 
   /** The LM head as scoring applies it to hidden states. */

@@ -17,11 +17,18 @@
 import * as tf from '@tensorflow/tfjs';
 import { rmsNorm } from '../blocks/norms';
 import type { DecodeLinearInputs, DecodingKernels } from '../fused-kernels';
-import type { DecodingSession, DecodingSpec, KVCache } from '../language-model';
+import { DeviceDecodingSession } from '../device-decoding';
+import type { DecodingSession, DecodingSpec } from '../language-model';
 import type { HfDecoderConfig } from './config';
 import type { LoraModule } from './lora';
 
 type Lora = DecodeLinearInputs['lora'];
+
+/**
+ * Rows from which the layers' products are tfjs's tiled matmuls (then 4 dispatches more per layer
+ * for q, k, v and gate, up apart; 15 in all), below which each layer is one kernel (8 per layer).
+ */
+export const TILED_FROM_ROWS = 16;
 
 /** What the session reads from its model. */
 export interface DecoderWeights {
@@ -51,19 +58,19 @@ export function canDecodeOnDevice(c: HfDecoderConfig, kernels: DecodingKernels, 
   return batch <= kernels.maxRows && c.headDim <= kernels.maxHeadDim && c.headDim % 2 === 0 && 3 * loraRank <= kernels.maxLoraColumns;
 }
 
-export class HfDecodeSession implements DecodingSession {
+export class HfDecodeSession extends DeviceDecodingSession implements DecodingSession {
   private readonly layers: LayerState[] = [];
   private readonly bias: tf.Tensor2D;
   private readonly freq: tf.Tensor1D;
-  private fed = 0;
 
   constructor(
     private readonly c: HfDecoderConfig,
-    private readonly kernels: DecodingKernels,
+    kernels: DecodingKernels,
     private readonly weights: DecoderWeights,
-    private readonly batch: number,
-    private readonly spec: DecodingSpec,
+    batch: number,
+    spec: DecodingSpec,
   ) {
+    super(kernels, batch, spec);
     const promptColumns = spec.promptCache[0].k.shape[2];
     this.bias = tf.tensor2d(spec.bias, [batch, promptColumns + spec.columns]);
     this.freq = tf.tensor1d(weights.inverseFrequency);
@@ -101,14 +108,17 @@ export class HfDecodeSession implements DecodingSession {
   }
 
   private linear(form: 'single' | 'qkv' | 'gated', inputs: DecodeLinearInputs): tf.Tensor2D {
-    const y = this.kernels.linear(form, inputs);
+    // From TILED_FROM_ROWS rows the products x W are tfjs's tiled matmuls (on an H200 the
+    // one-kernel layers ran at about 0.5 TFLOP/s with 64 rows), and the kernel adds the rest.
+    const tiled = this.batch >= TILED_FROM_ROWS;
+    const y = this.kernels.linear(form, tiled ? { ...inputs, weights: inputs.weights.map((w) => tf.matMul(inputs.x, w)), precomputed: true } : inputs);
     if (!y) throw new Error(`The device decoding kernels refused a ${form} layer of ${inputs.x.shape[0]} rows`);
     return y;
   }
 
   step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     const { c, kernels, weights } = this;
-    if (this.fed >= this.spec.columns) throw new Error(`The decoding session has room for ${this.spec.columns} fed tokens`);
+    this.checkRoom();
     const w = (name: string) => weights.base(name) as tf.Tensor2D;
     const qColumns = c.nHeads * c.headDim;
     let x = kernels.embed(weights.base('model.embed_tokens.weight'), ids);
@@ -128,28 +138,12 @@ export class HfDecodeSession implements DecodingSession {
     }
     this.fed++;
     const final = rmsNorm(x, w('model.norm.weight'), c.rmsNormEps);
-    return this.linear('single', { x: final, weights: [w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')] });
+    const head = w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+    return this.batch >= TILED_FROM_ROWS ? (tf.matMul(final, head) as tf.Tensor2D) : this.linear('single', { x: final, weights: [head] });
   }
 
-  replyCache(): KVCache {
-    const { batch, fed } = this;
-    return this.layers.map(({ cache }) =>
-      tf.tidy(() => {
-        const [, heads, , dim] = cache.shape;
-        return {
-          k: cache.slice([0, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
-          v: cache.slice([batch, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
-        };
-      }),
-    );
-  }
-
-  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D {
-    return this.kernels.sample(logits, draws, temperature, greedy);
-  }
-
-  flush(): void {
-    this.kernels.flush();
+  protected replyCaches(): tf.Tensor[] {
+    return this.layers.map((layer) => layer.cache);
   }
 
   dispose(): void {

@@ -4,8 +4,8 @@
  * workgroup memory, a few percent more arithmetic than x W for ranks up to 16), so no separate
  * matmul dispatch is needed. Three forms:
  *
- * - single: y = x W (+ bias) (+ s (x A) B) (+ residual), the o/down projections with the
- *   residual add of the block folded in, and the LM head;
+ * - single: y = x W (+ bias) (+ s (x A) B) (then ReLU) (+ residual), the o/down projections
+ *   with the residual add of the block folded in, and the LM head (W may be given [out, in]);
  * - qkv:    [q | k | v] = x [Wq | Wk | Wv] (+ bias) (+ s (x [Aq | Ak | Av]) [Bq | Bk | Bv]), the
  *           three projections of attention in one output (each segment uses its own rank columns);
  * - gated:  silu(x Wg + s (x Ag) Bg) * (x Wu + s (x Au) Bu), the MLP's gate and up projections
@@ -34,7 +34,8 @@ export const MAX_DECODE_ROWS = 256;
 /** Most LoRA columns (segments x rank) the workgroup memory holds per row. */
 export const MAX_LORA_COLUMNS = 128;
 
-function weightRead(form: DecodeLinearForm): string {
+function weightRead(form: DecodeLinearForm, transposed: boolean): string {
+  if (transposed) return `fn weightAt(i : i32, col : i32) -> f32 { return W0[col * uniforms.w0Shape.y + i]; }`;
   if (form !== 'qkv') return `fn weightAt(i : i32, col : i32) -> f32 { return W0[i * uniforms.w0Shape.y + col]; }`;
   return `fn weightAt(i : i32, col : i32) -> f32 {
         let c0 = uniforms.w0Shape.y;
@@ -45,18 +46,32 @@ function weightRead(form: DecodeLinearForm): string {
       }`;
 }
 
+/** Element (row, col) of the products x W already formed (precomputed: W0.. are [rows, columns]). */
+function productRead(form: DecodeLinearForm): string {
+  if (form !== 'qkv') return `fn productAt(row : i32, col : i32) -> f32 { return W0[row * uniforms.w0Shape.y + col]; }`;
+  return `fn productAt(row : i32, col : i32) -> f32 {
+        let c0 = uniforms.w0Shape.y;
+        let c1 = uniforms.w1Shape.y;
+        if (col < c0) { return W0[row * c0 + col]; }
+        if (col < c0 + c1) { return W1[row * c1 + col - c0]; }
+        return W2[row * uniforms.w2Shape.y + col - c0 - c1];
+      }`;
+}
+
 export function registerDecodeLinearKernels(): void {
-  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale }) => {
+  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed, precomputed }) => {
     const form = (['single', 'qkv', 'gated'] as const)[formCode];
     const { x, w0, w1, w2, bias, a, b, residual } = inputs;
     const [rows] = x.shape;
-    const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : w0.shape[1];
+    const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : transposed ? w0.shape[0] : w0.shape[1];
     // Columns per workgroup, and the slices of the inner dimension its threads share.
-    const width = cols <= SPLIT_UP_TO_COLUMNS ? SPLIT_COLUMNS : ROW_THREADS;
+    const width = cols <= SPLIT_UP_TO_COLUMNS && !precomputed ? SPLIT_COLUMNS : ROW_THREADS;
     const split = ROW_THREADS / width;
     const colBlocks = Math.ceil(cols / width);
     const groups = colBlocks * Math.ceil(rows / ROWS);
-    const names = ['X', 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
+    // Precomputed products read no x unless the LoRA term needs it (an unread input must not be bound).
+    const withX = !precomputed || a !== undefined;
+    const names = [...(withX ? ['X'] : []), 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
     const lora = a !== undefined;
     // The up projection's LoRA columns follow the gate's; its B columns follow the gate's too.
     const epilogue = (acc: string, column: string, segment: string, bColumn: string) => `
@@ -70,17 +85,18 @@ export function registerDecodeLinearKernels(): void {
                 : ''
             }`;
     const program = groupProgram(
-      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}_${width}`,
+      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${transposed ? 't' : ''}${precomputed ? 'p' : ''}_${width}`,
       names,
       [rows, cols],
       groups,
       `var<workgroup> xa : array<f32, ${ROWS * MAX_LORA_COLUMNS}>;
+      var<workgroup> loraPartial : array<f32, ${ROW_THREADS}>;
       ${split > 1 ? `var<workgroup> partial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
       ${split > 1 && form === 'gated' ? `var<workgroup> upPartial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
-      ${weightRead(form)}`,
+      ${precomputed ? productRead(form) : weightRead(form, transposed === 1)}`,
       `
-        let inner = uniforms.xShape.y;
-        let rows = uniforms.xShape.x;
+        ${withX ? 'let inner = uniforms.xShape.y;' : ''}
+        let rows = uniforms.outShape.x;
         let cols = uniforms.outShape.y;
         let colBlock = group % uniforms.colBlocks;
         let first = (group / uniforms.colBlocks) * ${ROWS};
@@ -92,21 +108,60 @@ export function registerDecodeLinearKernels(): void {
           lora
             ? `let loraCols = uniforms.aShape.y;
         let rank = uniforms.bShape.x;
-        for (var e = tid; e < ${ROWS} * loraCols; e = e + ${ROW_THREADS}) {
+        // x A of this block's real rows: where they are fewer than the threads (a few rows, a
+        // small rank), the threads split the inner dimension too and sum the slices in a fixed
+        // order, so no thread walks all of a long inner dimension (down: 4,864) alone.
+        let entries = max(count, 0) * loraCols;
+        let few = entries > 0 && entries <= ${ROW_THREADS};
+        if (few) {
+          let slices = ${ROW_THREADS} / entries;
+          let e = tid % entries;
+          let part = tid / entries;
           let r = e / loraCols;
           let j = e - r * loraCols;
           var s = 0.0;
-          if (r < count) {
-            for (var i = 0; i < inner; i = i + 1) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
+          if (part < slices) {
+            for (var i = part; i < inner; i = i + slices) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
           }
-          xa[e] = s;
+          loraPartial[tid] = s;
+        } else {
+          for (var e = tid; e < ${ROWS} * loraCols; e = e + ${ROW_THREADS}) {
+            let r = e / loraCols;
+            let j = e - r * loraCols;
+            var s = 0.0;
+            if (r < count) {
+              for (var i = 0; i < inner; i = i + 1) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
+            }
+            xa[e] = s;
+          }
+        }
+        workgroupBarrier();
+        if (few && tid < entries) {
+          var t = 0.0;
+          for (var k = 0; k < ${ROW_THREADS} / entries; k = k + 1) { t = t + loraPartial[k * entries + tid]; }
+          xa[tid] = t;
         }
         workgroupBarrier();`
             : ''
         }
         var acc : array<f32, ${ROWS}>;
         ${form === 'gated' ? `var upAcc : array<f32, ${ROWS}>;` : ''}
-        if (col < cols && count > 0) {
+        ${
+          precomputed
+            ? `if (col < cols && count > 0) {
+          for (var r = 0; r < ${ROWS}; r = r + 1) {
+            if (r < count) {
+              acc[r] = productAt(first + r, col);
+              ${form === 'gated' ? 'upAcc[r] = W1[(first + r) * cols + col];' : ''}
+            }
+          }
+        }`
+            : ''
+        }
+        ${
+          precomputed
+            ? ''
+            : `        if (col < cols && count > 0) {
           for (var i = slice; i < inner; i = i + ${split}) {
             let w = weightAt(i, col);
             ${form === 'gated' ? 'let u = W1[i * cols + col];' : ''}
@@ -119,6 +174,7 @@ export function registerDecodeLinearKernels(): void {
               }
             }
           }
+        }`
         }
         ${
           split > 1
@@ -145,14 +201,14 @@ export function registerDecodeLinearKernels(): void {
             ${form === 'gated' ? `${epilogue('upAcc', 'col', '1', 'cols + col')}
             let g = accy;
             let sig = 1.0 / (1.0 + exp(-1.0 * g));
-            result[(first + r) * cols + col] = g * sig * upAccy;` : `result[(first + r) * cols + col] = accy${residual ? ' + Residual[(first + r) * cols + col]' : ''};`}
+            result[(first + r) * cols + col] = g * sig * upAccy;` : `result[(first + r) * cols + col] = ${relu ? 'max(accy, 0.0)' : 'accy'}${residual ? ' + Residual[(first + r) * cols + col]' : ''};`}
           }
         }`,
       'scale : f32, colBlocks : i32,',
     );
     return {
       program,
-      inputs: [x, w0, ...(w1 ? [w1] : []), ...(w2 ? [w2] : []), ...(bias ? [bias] : []), ...(a ? [a, b] : []), ...(residual ? [residual] : [])],
+      inputs: [...(withX ? [x] : []), w0, ...(w1 ? [w1] : []), ...(w2 ? [w2] : []), ...(bias ? [bias] : []), ...(a ? [a, b] : []), ...(residual ? [residual] : [])],
       uniforms: [
         { type: 'float32', data: [scale ?? 1] },
         { type: 'int32', data: [colBlocks] },
@@ -178,5 +234,6 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
     named.b = lora.b;
   }
   if (residual) named.residual = residual;
-  return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1 }) as tf.Tensor2D;
+  const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0, precomputed: inputs.precomputed ? 1 : 0 };
+  return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
 }

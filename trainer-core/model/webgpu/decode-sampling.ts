@@ -3,7 +3,8 @@
  *
  * - embed: the fed ids (column 0 of an [batch, k] float tensor: the previous step's sampled ids
  *   as the sample kernel wrote them, or ids uploaded by the CPU) looked up as columns of the
- *   [hidden, vocab] embedding (tfjs: a gather and a transpose);
+ *   [hidden, vocab] embedding (tfjs: a gather and a transpose), or as rows of a [vocab, width]
+ *   one with learned positions added (TurnLab's own transformer);
  * - sample: one workgroup per row draws a token from softmax(logits / temperature) by inverse
  *   CDF in id order, with the uniform draw the CPU took from the run's seeded generator (the
  *   same stream and order as the CPU sampler: one draw per unfinished row, rows in order), or
@@ -23,6 +24,7 @@ const EMBED = 'TurnLabEmbedColumns';
  * probabilities drifts by several tokens' worth of mass from the CPU sampler's float64 sum.
  */
 const KAHAN = (sum: string, lost: string, value: string) => `{ let y = ${value} - ${lost}; let t = ${sum} + y; ${lost} = (t - ${sum}) - y; ${sum} = t; }`;
+const EMBED_ROWS = 'TurnLabEmbedRows';
 const SAMPLE = 'TurnLabSampleRows';
 
 export function registerDecodeSamplingKernels(): void {
@@ -39,6 +41,22 @@ export function registerDecodeSamplingKernels(): void {
           setOutputAtIndex(index, Table[i * uniforms.tableShape.y + id]);`,
     ),
     inputs: [table, ids],
+  }));
+  registerProgramKernel(EMBED_ROWS, ({ table, ids, positionTable, positions }) => ({
+    program: elementwiseProgram(
+      `embed_rows${positionTable ? '_positions' : ''}`,
+      ['Table', 'Ids', ...(positionTable ? ['PositionTable', 'Positions'] : [])],
+      [ids.shape[0], table.shape[1]],
+      `
+          let width = uniforms.tableShape.y;
+          let b = index / width;
+          let i = index - b * width;
+          let id = i32(Ids[b * uniforms.idsShape.y]);
+          var value = Table[id * width + i];
+          ${positionTable ? 'value = value + PositionTable[Positions[b] * width + i];' : ''}
+          setOutputAtIndex(index, value);`,
+    ),
+    inputs: [table, ids, ...(positionTable ? [positionTable, positions] : [])],
   }));
   registerProgramKernel(SAMPLE, ({ logits, draws }, { inverseTemperature, greedy }) => {
     const rows = logits.shape[0];
@@ -131,6 +149,14 @@ export function registerDecodeSamplingKernels(): void {
 /** Columns of table [hidden, vocab] at the ids in column 0 of ids [batch, k] (float): [batch, hidden]. */
 export function embedColumnsById(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D {
   return runKernel(EMBED, { table, ids }) as tf.Tensor2D;
+}
+
+/**
+ * Rows of table [vocab, width] at the ids in column 0 of ids [batch, k], plus rows of a learned
+ * position table at positions [batch] (int32) where given: [batch, width].
+ */
+export function embedRowsById(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D {
+  return runKernel(EMBED_ROWS, { table, ids, ...(positionTable && positions ? { positionTable, positions } : {}) }) as tf.Tensor2D;
 }
 
 /**

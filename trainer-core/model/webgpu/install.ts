@@ -2,7 +2,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { registerFusedKernels } from '../fused-kernels';
 import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
-import { embedColumnsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
+import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
+import { fusedLayerNorm, registerLayerNormKernels } from './layer-norm';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
 import { flushQueue } from './program';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
@@ -21,6 +22,7 @@ export function installFusedWebgpuKernels(): void {
   registerDecodeLinearKernels();
   registerKvCacheKernels();
   registerDecodeSamplingKernels();
+  registerLayerNormKernels();
   registerHeadScoreKernels();
   const headScores = { statistics: headStatistics, gradient: headGradient, chunkElements: () => deviceChunkElements(tf.backend()) };
   const decoding = {
@@ -32,6 +34,8 @@ export function installFusedWebgpuKernels(): void {
     writeReplyCache,
     attend: cachedDecodeAttention,
     embed: embedColumnsById,
+    embedRows: embedRowsById,
+    layerNorm: fusedLayerNorm,
     sample: sampleRows,
     flush: flushQueue,
   };

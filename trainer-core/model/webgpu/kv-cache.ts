@@ -39,9 +39,13 @@ const QK_NORM = `
         if (uniforms.normed == 0) { return Qkv[base + e]; }
         return Qkv[base + e] * r * Freq[dim / 2 + e];
       }`;
-/** The rotary angle of element e of a head at `position` (the reference's f32 product, then cos/sin). */
+/**
+ * The rotary angle of element e of a head at `position` (the reference's f32 product, then
+ * cos/sin); none where the model has learned positions instead (`turn` 0).
+ */
 const TURN = `
       fn turned(value : f32, partner : f32, e : i32, half : i32, position : i32) -> f32 {
+        if (uniforms.turn == 0) { return value; }
         let pair = e % half;
         let angle = f32(position) * Freq[pair];
         let c = cos(angle);
@@ -60,7 +64,7 @@ export function allocateReplyCache(batch: number, kvHeads: number, columns: numb
  * of `cache`, in place. positions [batch] int32, freq [headDim / 2], or [headDim / 2 + headDim]
  * with k's qk-norm weights after the frequencies (normalised with `eps`).
  */
-export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps = 0): void {
+export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps = 0, rotate = true): void {
   const [doubled, kvHeads, columns, headDim] = cache.shape;
   const batch = doubled / 2;
   if (column >= columns) throw new Error(`KV cache column ${column} is past its ${columns} columns`);
@@ -73,7 +77,7 @@ export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: t
     dispatchLayout: { x: [0, 1, 2, 3] },
     dispatch: [Math.ceil(threads / workgroupSize[0]), 1, 1],
     workgroupSize,
-    uniforms: 'threads : i32, column : i32, qColumns : i32, normed : i32, eps : f32,',
+    uniforms: 'threads : i32, column : i32, qColumns : i32, normed : i32, eps : f32, turn : i32,',
     getUserCode: () => `
       ${QK_NORM}
       ${TURN}
@@ -109,12 +113,13 @@ export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: t
     { type: 'int32', data: [qColumns] },
     { type: 'int32', data: [normed] },
     { type: 'float32', data: [eps] },
+    { type: 'int32', data: [rotate ? 1 : 0] },
   ];
   backend.runWebGPUProgram(program, [qkv, positions, freq], 'float32', uniforms, cache);
 }
 
 export function registerKvCacheKernels(): void {
-  registerProgramKernel(ATTEND, ({ qkv, positions, freq, cache, bias, fk, fv }, { heads, used, eps }) => {
+  registerProgramKernel(ATTEND, ({ qkv, positions, freq, cache, bias, fk, fv }, { heads, used, eps, turn }) => {
     const batch = qkv.shape[0];
     const program = groupProgram(
       'cached_decode_attention',
@@ -167,7 +172,7 @@ export function registerKvCacheKernels(): void {
         let out = b * heads * dim + head * dim;
         if (valid && tid < dim) { result[out + tid] = acc0 / total; }
         if (valid && col1 < dim) { result[out + col1] = acc1 / total; }`,
-      'heads : i32, used : i32, normed : i32, eps : f32,',
+      'heads : i32, used : i32, normed : i32, eps : f32, turn : i32,',
     );
     return {
       program,
@@ -177,6 +182,7 @@ export function registerKvCacheKernels(): void {
         { type: 'int32', data: [used] },
         { type: 'int32', data: [freq.shape[0] > cache.shape[3] / 2 ? 1 : 0] },
         { type: 'float32', data: [eps ?? 0] },
+        { type: 'int32', data: [turn ?? 1] },
       ],
     };
   });
@@ -188,6 +194,6 @@ export function registerKvCacheKernels(): void {
  * the reply cache; bias [batch, prompt + cache columns]; freq as for writeReplyCache, with q's
  * qk-norm weights. Returns [batch, heads * headDim].
  */
-export function cachedDecodeAttention(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: { k: tf.Tensor4D; v: tf.Tensor4D }, heads: number, used: number, eps = 0): tf.Tensor2D {
-  return runKernel(ATTEND, { qkv, positions, freq, cache, bias, fk: frozen.k, fv: frozen.v }, { heads, used, eps }) as tf.Tensor2D;
+export function cachedDecodeAttention(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: { k: tf.Tensor4D; v: tf.Tensor4D }, heads: number, used: number, eps = 0, rotate = true): tf.Tensor2D {
+  return runKernel(ATTEND, { qkv, positions, freq, cache, bias, fk: frozen.k, fv: frozen.v }, { heads, used, eps, turn: rotate ? 1 : 0 }) as tf.Tensor2D;
 }

@@ -1,0 +1,46 @@
+/**
+ * What the decoding sessions on the device (hf/decode-session.ts, transformer-decode-session.ts)
+ * share: the rollout's reply caches [2 x rows, kv heads, columns, head dim] (keys, then
+ * values), the count of tokens fed, and the sampling and queue calls of the kernels.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { DecodingKernels } from './fused-kernels';
+import type { DecodingSpec, KVCache } from './language-model';
+
+export abstract class DeviceDecodingSession {
+  protected fed = 0;
+
+  constructor(
+    protected readonly kernels: DecodingKernels,
+    protected readonly batch: number,
+    protected readonly spec: DecodingSpec,
+  ) {}
+
+  /** Each layer's reply cache, in layer order. */
+  protected abstract replyCaches(): tf.Tensor[];
+
+  protected checkRoom(): void {
+    if (this.fed >= this.spec.columns) throw new Error(`The decoding session has room for ${this.spec.columns} fed tokens`);
+  }
+
+  replyCache(): KVCache {
+    const { batch, fed } = this;
+    return this.replyCaches().map((cache) =>
+      tf.tidy(() => {
+        const [, heads, , dim] = cache.shape;
+        return {
+          k: cache.slice([0, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
+          v: cache.slice([batch, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
+        };
+      }),
+    );
+  }
+
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D {
+    return this.kernels.sample(logits, draws, temperature, greedy);
+  }
+
+  flush(): void {
+    this.kernels.flush();
+  }
+}
