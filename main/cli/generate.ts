@@ -58,7 +58,8 @@ export function register(program: Command): void {
         if (isHfModelFolder(flags.model) || (existsSync(flags.model) && !existsSync(join(flags.model, 'state.json')))) {
           const folder = await openHfModelFolder(flags.model);
           await selectBackend(flags.backend as never, log);
-          const model = await loadHfDecoder(folder);
+          // Nothing trains here: a 16-bit checkpoint stays 16-bit where the backend can.
+          const model = await loadHfDecoder(folder, { frozen: true });
           try {
             await run(folder, model);
           } finally {

@@ -52,14 +52,17 @@ describe.skipIf(!hasChromium)('fork lineage in Compare', () => {
     await page.setViewportSize({ width, height: 900 });
     const metrics = ['actor/entropy', 'train/bandit/success'];
     await page.goto(wb.serve.at(`/compare?runs=${forkId}&${metrics.map((m) => `metric=${encodeURIComponent(m)}`).join('&')}&smooth=0.6`));
+    // The first Compare of the page loads the charts library: on a loaded machine, seconds.
+    const settled = { timeout: 15_000 };
     for (const metric of metrics) {
       // The parent's iterations 1..FORK_AT, and not one after.
-      await expect.poll(() => chart(metric).getAttribute('data-lineage')).toBe(`${forkId}<${parentId}@${FORK_AT}:${FORK_AT}`);
-      await expect.poll(() => legend(metric).count()).toBe(1);
+      await expect.poll(() => chart(metric).getAttribute('data-lineage'), settled).toBe(`${forkId}<${parentId}@${FORK_AT}:${FORK_AT}`);
+      await expect.poll(() => legend(metric).count(), settled).toBe(1);
     }
     // The parent compared on its own draws its own curve only.
     await page.goto(wb.serve.at(`/compare?runs=${parentId}&metric=actor%2Fentropy`));
-    await expect.poll(() => chart('actor/entropy').getAttribute('data-y-max')).not.toBeNull();
+    await expect.poll(async () => (await legend('actor/entropy').allInnerTexts()).join('|'), settled).toMatch(/^[^|]*lineage-parent[^|]*$/);
+    await expect.poll(() => chart('actor/entropy').getAttribute('data-y-max'), settled).not.toBeNull();
     expect(await chart('actor/entropy').getAttribute('data-lineage')).toBeNull();
   });
 });

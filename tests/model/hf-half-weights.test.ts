@@ -92,12 +92,27 @@ describe('a BF16 folder with LoRA on wasm', () => {
     wide.dispose();
   });
 
-  it('follows actor_rollout_ref.model.dtype in a run', async () => {
+  it('stays 16-bit for generation (frozen, nothing trains)', async () => {
+    const model = await loadHfDecoder(folder, { frozen: true });
+    expect(model.halfMatrices).toBe(15);
+    expect(model.variables()).toEqual([]);
+    model.dispose();
+  });
+
+  it('follows actor_rollout_ref.model.dtype in a run, and its LoRA critic reads the policy\'s base', async () => {
     for (const dtype of ['auto', 'float32'] as const) {
       const cfg = parseRunConfig({ actor_rollout_ref: { model: { path: folder.dir, lora_rank: 4, dtype } } }, 'test');
-      const models = await openPretrainedModels(cfg, { critic: false, reference: true });
-      expect(models.policy.halfMatrices).toBe(dtype === 'auto' ? 15 : 0);
-      models.dispose();
+      const before = tf.memory().numBytes;
+      const alone = await openPretrainedModels(cfg, { critic: false, reference: true });
+      const policyBytes = tf.memory().numBytes - before;
+      expect(alone.policy.halfMatrices).toBe(dtype === 'auto' ? 15 : 0);
+      alone.dispose();
+      const both = await openPretrainedModels(cfg, { critic: true, reference: true });
+      // The critic adds its adapters and value head, not a second base.
+      expect(tf.memory().numBytes - before).toBeLessThan(1.05 * policyBytes);
+      expect(both.critic!.halfMatrices).toBe(dtype === 'auto' ? 15 : 0);
+      both.dispose();
+      expect(tf.memory().numBytes).toBe(before);
     }
     expect(() => parseRunConfig({ actor_rollout_ref: { model: { dtype: 'bfloat16' } } }, 'test')).toThrow(/dtype/);
   });

@@ -93,7 +93,8 @@ export async function openPretrainedModels(
   try {
     const policy = builder(specs.policy.options);
     made.push(policy);
-    const critic = specs.critic ? builder(specs.critic.options) : null;
+    // With LoRA the critic reads the policy's frozen base instead of a second copy.
+    const critic = specs.critic ? builder({ ...specs.critic.options, sharedBase: policy }) : null;
     if (critic) made.push(critic);
     const reference: FrozenModel | null = !specs.reference ? null : specs.reference.kind === 'adapterless' ? policy.withoutAdapters() : builder(specs.reference.options);
     if (reference) made.push(reference);

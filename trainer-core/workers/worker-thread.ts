@@ -45,7 +45,9 @@ async function buildModels(specs: Partial<Record<ModelRole, WorkerModelSpec>>): 
     else if (spec.kind === 'adapterless') models.set(role, (model(spec.of) as HfDecoder).withoutAdapters());
     else {
       if (!builders.has(spec.dir)) builders.set(spec.dir, hfDecoderBuilder(spec.dir, spec.config));
-      models.set(role, (await builders.get(spec.dir)!)(spec.options));
+      // A LoRA critic reads the policy's frozen base, as on the main thread (openPretrainedModels).
+      const policy = role === 'critic' && specs.policy?.kind === 'pretrained' ? (models.get('policy') as HfDecoder) : undefined;
+      models.set(role, (await builders.get(spec.dir)!)({ ...spec.options, sharedBase: policy }));
     }
   }
 }

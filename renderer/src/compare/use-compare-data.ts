@@ -5,17 +5,11 @@
 import { computed, ref, shallowRef, watch, type Ref } from 'vue';
 import type { RunDto, RunSeriesDto } from '../../../preload/contract';
 import { api } from '../api';
+import { idsWithParents } from './lineage';
 import { panelsForNames } from './panels';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The ids a series call needs: the runs, then the parents of the forks among them. */
-export function idsWithParents(runs: readonly Pick<RunDto, 'id' | 'parentRunId' | 'parentIteration'>[]): number[] {
-  const ids = runs.map((r) => r.id);
-  for (const run of runs) if (run.parentRunId !== null && run.parentIteration !== null && !ids.includes(run.parentRunId)) ids.push(run.parentRunId);
-  return ids;
 }
 
 export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>, setPanels: (list: string[]) => void) {
@@ -32,6 +26,9 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
 
   async function loadRuns(): Promise<void> {
     const ids = selectedIds.value;
+    // A run taken out of the selection leaves the charts now, not after the round trip.
+    const kept = selectedRuns.value.filter((r) => ids.includes(r.id));
+    if (kept.length !== selectedRuns.value.length) selectedRuns.value = kept;
     try {
       const found = ids.length === 0 ? [] : await api.getRuns(ids);
       if (ids.join(',') !== selectedIds.value.join(',')) return;

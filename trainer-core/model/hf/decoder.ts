@@ -43,6 +43,13 @@ export interface HfDecoderOptions {
   valueHead?: boolean;
   /** Adapters on the listed linear layers; the base weights are then frozen. */
   lora?: LoraSettings | null;
+  /** Inference only (generation): without LoRA, nothing trains and the base is frozen as with it. */
+  frozen?: boolean;
+  /**
+   * A decoder of the same folder whose frozen base this one reads instead of a copy of its own
+   * (a LoRA critic beside its policy); it must outlive this one. Ignored unless both are frozen.
+   */
+  sharedBase?: HfDecoder;
   /** Seed of the adapter and value-head initialisation. */
   seed?: number;
   /**
@@ -85,6 +92,11 @@ export class HfDecoder {
   /** Trainable parameters: adapters (`<linear>.lora_A` / `.lora_B`) and the value head, or everything. */
   private readonly trainable = new Map<string, tf.Variable>();
   private readonly inverseFrequency: Float32Array;
+  /** Whether the base weights train (full fine-tuning). */
+  private readonly baseTrains: boolean;
+  private readonly dtype: HfDecoderOptions['dtype'];
+  /** Base weights read from another decoder (sharedBase): not this one's to free. */
+  private readonly borrowed = new Set<string>();
 
   private constructor(hf: HfDecoderConfig, tensors: Record<string, HfStoredTensor>, options: HfDecoderOptions) {
     this.hf = hf;
@@ -97,13 +109,22 @@ export class HfDecoder {
     };
     if (!this.config.lmHead && !this.config.valueHead) throw new Error('A decoder needs an LM head, a value head or both');
     this.inverseFrequency = Float32Array.from(inverseFrequencies(hf));
-    const fullFineTune = this.lora === null;
+    const fullFineTune = this.lora === null && options.frozen !== true;
+    this.baseTrains = fullFineTune;
+    this.dtype = options.dtype;
     const keepHalf = !fullFineTune && options.dtype !== 'float32' && halfBackend();
     for (const [name, shape] of expectedShapes(hf)) {
       if (name === 'lm_head.weight' && !this.config.lmHead) continue;
       const tensor = tensors[name];
       if (!tensor) throw new Error(`The weights lack "${name}" (${hf.architecture})`);
       if (tensor.shape.join(',') !== shape.join(',')) throw new Error(`Weight "${name}" has shape [${tensor.shape}], the config needs [${shape}]`);
+      const shared = !fullFineTune && options.sharedBase && !options.sharedBase.baseTrains && options.dtype === options.sharedBase.dtype ? options.sharedBase : null;
+      if (shared && (shared.half.has(name) || shared.base.has(name))) {
+        if (shared.half.has(name)) this.half.set(name, shared.half.get(name)!);
+        else this.base.set(name, shared.base.get(name)!);
+        this.borrowed.add(name);
+        continue;
+      }
       if (keepHalf && isHalfTensor(tensor) && shape.length === 2 && kernelHolds(tensor.halves, shape[1], tensor.format)) {
         this.half.set(name, HalfMatrix.fromBits(tensor.halves, shape[0], shape[1], tensor.format));
         continue;
@@ -248,8 +269,8 @@ export class HfDecoder {
   }
 
   dispose(): void {
-    for (const v of this.base.values()) v.dispose();
-    for (const m of this.half.values()) m.dispose();
+    for (const [name, v] of this.base) if (!this.borrowed.has(name)) v.dispose();
+    for (const [name, m] of this.half) if (!this.borrowed.has(name)) m.dispose();
     for (const [name, v] of this.trainable) if (!this.base.has(name)) v.dispose();
     this.base.clear();
     this.half.clear();
@@ -263,7 +284,7 @@ export class HfDecoder {
 
   /** x @ w for a base weight: with LoRA the base is frozen, and its gradient is never formed. */
   private product(x: tf.Tensor, weight: tf.Tensor): tf.Tensor {
-    return this.lora ? frozenMatmul(x, weight) : matmul(x, weight);
+    return this.baseTrains ? matmul(x, weight) : frozenMatmul(x, weight);
   }
 
   /** Adds keysByDim to each layer of a cache that will be read as `frozenCache` for many steps. */
@@ -297,7 +318,7 @@ export class HfDecoder {
     const name = this.hf.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
     const half = this.half.get(name);
     if (half) return { half, trainable: false };
-    return { weight: this.base.get(name)! as tf.Tensor2D, vocabMajor: false, trainable: this.lora === null };
+    return { weight: this.base.get(name)! as tf.Tensor2D, vocabMajor: false, trainable: this.baseTrains };
   }
 
   /** @internal The forward pass, with or without the adapters. */
