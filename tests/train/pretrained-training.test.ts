@@ -15,6 +15,13 @@ import { evaluateCheckpoint, evaluatePretrainedModel } from '../../trainer-core/
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, trainInMemory, withoutTimings } from './helpers';
+import { randomBatch } from '../helpers/random-batch';
+import { selectBackend } from '../../trainer-core/backend';
+import type { LanguageModel } from '../../trainer-core/model/language-model';
+import { Rng } from '../../trainer-core/rng';
+import { openPretrainedModels } from '../../trainer-core/train/pretrained-models';
+import { scoreBatch, type Parallel } from '../../trainer-core/train/ppo-update';
+import { WorkerPool } from '../../trainer-core/workers/worker-pool';
 
 const FROZENLAKE = join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml');
 const tmp = tempDir('pretrained');
@@ -70,6 +77,38 @@ describe('training a pretrained LoRA policy', () => {
     expect(withoutTimings(split.sink.metrics.get(2)!)).toEqual(withoutTimings(straight.sink.metrics.get(2)!));
     expect(tf.memory().numTensors).toBe(tensorsBefore);
   }, SLOW);
+
+  it('builds on a worker thread the models the main thread holds: the same scores, bit for bit', async () => {
+    await selectBackend('wasm');
+    const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.actor.use_kl_loss=true']);
+    const models = await openPretrainedModels(config, { critic: true, reference: true });
+    // Adapters and value head away from their initial values, as after training or a resume.
+    for (const model of [models.policy, models.critic!]) {
+      for (const [, variable] of model.namedVariables()) variable.assign(tf.tidy(() => tf.randomNormal(variable.shape, 0, 0.05, 'float32', 3)));
+    }
+    const pool = await WorkerPool.start(1, 'wasm', models.workerSpecs);
+    try {
+      await pool.syncWeights('policy', models.policy);
+      await pool.syncWeights('critic', models.critic!);
+      // Two chunks: the first scored here, the second on the worker.
+      const batch = randomBatch(new Rng(2), 4);
+      const roles: Array<[Parallel['role'], LanguageModel, boolean]> = [['policy', models.policy, true], ['reference', models.reference!, true], ['critic', models.critic!, false]];
+      for (const [role, model, logprobs] of roles) {
+        const options = { logprobs, values: !logprobs, chunk: 2 };
+        const here = await scoreBatch(model, batch, options);
+        const shared = await scoreBatch(model, batch, options, { pool, role });
+        const key = logprobs ? 'logprobs' : 'values';
+        expect(Array.from(shared[key]!), role).toEqual(Array.from(here[key]!));
+      }
+      // The adapters count: the reference (adapters off) scores differently from the policy.
+      const policy = await scoreBatch(models.policy, batch, { logprobs: true, chunk: 2 });
+      const reference = await scoreBatch(models.reference!, batch, { logprobs: true, chunk: 2 });
+      expect(Array.from(policy.logprobs!)).not.toEqual(Array.from(reference.logprobs!));
+    } finally {
+      await pool.dispose();
+      models.dispose();
+    }
+  });
 
   it('shares rollout and update with a worker thread, and repeats itself exactly for the same seed and workers', async () => {
     // PPO with a critic and a KL loss: every role (policy, critic, the adapters-off reference) is
