@@ -1,15 +1,18 @@
 /**
  * `npx tsx bench/big-store.ts --runs N [--iterations 100] [--data-dir DIR]`: fills a data folder
  * through the store's own API (runs.create, metrics.insert, episodes.insert) with N finished runs
- * of realistic shape: a bandit-sized config, about 60 metrics every iteration, 16 training
- * episodes of one to three turns each iteration and 8 validation episodes every fifth, a
- * checkpointed seed sweep (runs in groups of 5 seeds). Deterministic for a given seed. The UI
- * benchmark (`npm run bench -- ui`) builds its stores with it.
+ * of a bandit seed-and-learning-rate sweep, as configs/bandit.yaml shapes them: about 60 metrics
+ * every iteration, single-turn episodes (max_turn 1) with the shipped prompt and reply sizes,
+ * 8 training episodes (2 groups of 4) every iteration and 10 validation episodes every fifth,
+ * so 1,000 turns a run: 10,000 runs hold 10 million turns. Each run draws from its own seeded
+ * generator, so the store is the same for a given seed, and a folder left half-filled (the
+ * process killed) is completed from where it stopped. Runs are written `batch` at a time in one
+ * transaction. The UI benchmark (`npm run bench -- ui`) builds its stores with it.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { openStore } from '../main/store/db';
+import { openStore, type Store } from '../main/store/db';
 import type { MetricPoint, NewEpisode, NewTurn } from '../main/store/types';
 import { Rng } from '../trainer-core/rng';
 import type { StoredRunConfig } from '../trainer-core';
@@ -21,6 +24,10 @@ export interface BigStoreOptions {
   valEvery?: number;
   valEpisodes?: number;
   seed?: number;
+  /** Turns of every episode (the bandit's max_turn is 1). */
+  turnsPerEpisode?: number;
+  /** Runs written per transaction. */
+  batch?: number;
   /** Called after each run with how many are stored. */
   progress?: (done: number) => void;
 }
@@ -54,6 +61,7 @@ export const BIG_STORE_METRICS: string[] = [
   ...['rollout_seconds', 'update_seconds', 'iteration_seconds', 'tokens_per_second', 'validation_seconds'].map((n) => `timing/${n}`),
   ...['gpu_memory', 'heap_mb', 'rss_mb'].map((n) => `system/${n}`),
 ];
+const BASE_TIME = 1_767_225_600_000; // 2026-01-01
 const VAL_METRICS = [`val/${ENV}/success`, `val/${ENV}/optimal_success`, `val/${ENV}/reward`, `val/${ENV}/format_ok`];
 
 function configOf(index: number, seed: number, iterations: number): StoredRunConfig {
@@ -65,7 +73,7 @@ function configOf(index: number, seed: number, iterations: number): StoredRunCon
     actor_rollout_ref: { actor: { optim: { lr: LRS[Math.floor(index / 5) % LRS.length] }, entropy_coeff: 0, clip_ratio_low: 0.2, clip_ratio_high: 0.28 }, rollout: { response_length: 8 } },
     algorithm: { adv_estimator: ALGORITHMS[Math.floor(index / 20) % ALGORITHMS.length], gamma: 1, lam: 1, norm_adv_by_std_in_grpo: false },
     agent_proxy: { template: 'compact', enable_think: false, max_turn: 1, max_actions_per_turn: 1 },
-    es_manager: { train: { env_groups: 4, group_size: 4, start_seed: seed }, val: { env_groups: 8, start_seed: 123 } },
+    es_manager: { train: { env_groups: 2, group_size: 4, start_seed: seed }, val: { env_groups: 10, group_size: 1, start_seed: 123 } },
     warm_start: { mode: 'random-valid', steps: 200, lr: 0.003 },
   };
 }
@@ -88,10 +96,10 @@ function turnOf(rng: Rng, index: number, last: boolean, success: boolean): NewTu
   };
 }
 
-function episodesOf(rng: Rng, runId: number, iteration: number, split: 'train' | 'val', count: number, skill: number): NewEpisode[] {
+function episodesOf(rng: Rng, runId: number, iteration: number, split: 'train' | 'val', count: number, skill: number, turnsPerEpisode: number): NewEpisode[] {
   return Array.from({ length: count }, (_, i) => {
     const success = rng.next() < skill;
-    const length = 1 + rng.int(3);
+    const length = turnsPerEpisode;
     const turns = Array.from({ length }, (_, t) => turnOf(rng, t, t === length - 1, success));
     return {
       runId,
@@ -111,55 +119,89 @@ function episodesOf(rng: Rng, runId: number, iteration: number, split: 'train' |
   });
 }
 
+function runsStored(store: Store): number {
+  return store.runs.allIds().length;
+}
+
+/** Writes run `index` of the sweep with its metrics and episodes; returns what it stored. */
+function writeRun(store: Store, index: number, options: Required<Omit<BigStoreOptions, 'progress' | 'runs'>>): { metricRows: number; episodes: number; turns: number } {
+  const { iterations, trainEpisodes, valEvery, valEpisodes, seed, turnsPerEpisode } = options;
+  const rng = new Rng(seed * 1_000_003 + index);
+  const runSeed = index % 5;
+  const createdAt = BASE_TIME + index * 600_000;
+  const run = store.runs.create({
+    name: `sweep-${Math.floor(index / 5)}-s${runSeed}`,
+    config: configOf(index, runSeed, iterations),
+    seed: runSeed,
+    envTags: [ENV],
+    algorithm: ALGORITHMS[Math.floor(index / 20) % ALGORITHMS.length],
+    status: 'completed',
+    createdAt,
+    startedAt: createdAt + 2000,
+    backend: 'wasm',
+    device: 'cpu',
+    tags: index % 7 === 0 ? ['baseline'] : [],
+  });
+  const rate = 0.01 + rng.next() * 0.05;
+  const points: MetricPoint[] = [];
+  const episodes: NewEpisode[] = [];
+  const skills: number[] = [];
+  for (let it = 1; it <= iterations; it++) skills.push(Math.min(0.95, 0.25 + (1 - Math.exp(-rate * it)) * 0.7));
+  const wallTime = (it: number): number => createdAt + 2000 + it * 4200;
+  // Name by name, as the metrics' primary key (run, name, iteration) orders them: each insert
+  // lands beside the one before.
+  for (const name of BIG_STORE_METRICS) {
+    const fraction = /success|format_ok|share|_rate|valid|effective/.test(name);
+    for (let it = 1; it <= iterations; it++) {
+      const value = fraction ? Math.min(1, Math.max(0, skills[it - 1] + rng.normal() * 0.05)) : rng.normal() + it / iterations;
+      points.push({ runId: run.id, name, iteration: it, value, wallTime: wallTime(it) });
+    }
+  }
+  for (const name of VAL_METRICS) {
+    for (let it = valEvery; it <= iterations; it += valEvery) {
+      points.push({ runId: run.id, name, iteration: it, value: Math.min(1, skills[it - 1] + rng.normal() * 0.03), wallTime: wallTime(it) });
+    }
+  }
+  for (let it = 1; it <= iterations; it++) {
+    episodes.push(...episodesOf(rng, run.id, it, 'train', trainEpisodes, skills[it - 1], turnsPerEpisode));
+    if (it % valEvery === 0) episodes.push(...episodesOf(rng, run.id, it, 'val', valEpisodes, skills[it - 1], turnsPerEpisode));
+  }
+  store.metrics.insert(points);
+  store.episodes.insert(episodes);
+  store.runs.update(run.id, { finishedAt: wallTime(iterations) });
+  return { metricRows: points.length, episodes: episodes.length, turns: episodes.length * turnsPerEpisode };
+}
+
+/**
+ * Fills `dataDir` up to `runs` runs (a folder already holding some of them gets the rest).
+ * Stats count what this call wrote.
+ */
 export function generateBigStore(dataDir: string, options: BigStoreOptions): BigStoreStats {
-  const { runs, iterations = 100, trainEpisodes = 16, valEvery = 5, valEpisodes = 8, seed = 1 } = options;
+  const settings = {
+    iterations: options.iterations ?? 100,
+    trainEpisodes: options.trainEpisodes ?? 8,
+    valEvery: options.valEvery ?? 5,
+    valEpisodes: options.valEpisodes ?? 10,
+    seed: options.seed ?? 1,
+    turnsPerEpisode: options.turnsPerEpisode ?? 1,
+    batch: options.batch ?? 10,
+  };
   const started = performance.now();
   mkdirSync(dataDir, { recursive: true });
   const store = openStore(dataDir, { create: true });
   const stats = { runs: 0, metricRows: 0, episodes: 0, turns: 0 };
   try {
-    const rng = new Rng(seed);
-    const baseTime = 1_767_225_600_000; // 2026-01-01
-    for (let index = 0; index < runs; index++) {
-      const runSeed = index % 5;
-      const createdAt = baseTime + index * 600_000;
-      const run = store.runs.create({
-        name: `sweep-${Math.floor(index / 5)}-s${runSeed}`,
-        config: configOf(index, runSeed, iterations),
-        seed: runSeed,
-        envTags: [ENV],
-        algorithm: ALGORITHMS[Math.floor(index / 20) % ALGORITHMS.length],
-        status: 'completed',
-        createdAt,
-        startedAt: createdAt + 2000,
-        backend: 'wasm',
-        device: 'cpu',
-        tags: index % 7 === 0 ? ['baseline'] : [],
-      });
-      const rate = 0.01 + rng.next() * 0.05;
-      const points: MetricPoint[] = [];
-      const episodes: NewEpisode[] = [];
-      for (let it = 1; it <= iterations; it++) {
-        const skill = Math.min(0.95, 0.25 + (1 - Math.exp(-rate * it)) * 0.7);
-        const wallTime = createdAt + 2000 + it * 4200;
-        for (const name of BIG_STORE_METRICS) {
-          const value = /success|format_ok|share|_rate|valid|effective/.test(name) ? Math.min(1, Math.max(0, skill + rng.normal() * 0.05)) : rng.normal() + it / iterations;
-          points.push({ runId: run.id, name, iteration: it, value, wallTime });
-        }
-        episodes.push(...episodesOf(rng, run.id, it, 'train', trainEpisodes, skill));
-        if (it % valEvery === 0) {
-          for (const name of VAL_METRICS) points.push({ runId: run.id, name, iteration: it, value: Math.min(1, skill + rng.normal() * 0.03), wallTime });
-          episodes.push(...episodesOf(rng, run.id, it, 'val', valEpisodes, skill));
-        }
+    for (let index = runsStored(store); index < options.runs; index += settings.batch) {
+      const last = Math.min(options.runs, index + settings.batch);
+      // One transaction per batch of runs: the repositories' own transactions join it.
+      const written = store.transaction(() => Array.from({ length: last - index }, (_, k) => writeRun(store, index + k, settings)));
+      for (const one of written) {
+        stats.runs += 1;
+        stats.metricRows += one.metricRows;
+        stats.episodes += one.episodes;
+        stats.turns += one.turns;
       }
-      store.metrics.insert(points);
-      store.episodes.insert(episodes);
-      store.runs.update(run.id, { finishedAt: createdAt + 2000 + iterations * 4200 });
-      stats.runs += 1;
-      stats.metricRows += points.length;
-      stats.episodes += episodes.length;
-      stats.turns += episodes.reduce((sum, e) => sum + e.turns.length, 0);
-      options.progress?.(stats.runs);
+      options.progress?.(last);
     }
   } finally {
     store.close();
@@ -181,11 +223,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.stderr.write('big-store: --runs and --iterations take whole numbers above 0, e.g. --runs 100 --iterations 100\n');
     process.exit(2);
   }
+  const began = performance.now();
   const stats = generateBigStore(dataDir, {
     runs,
     iterations,
     progress: (done) => {
-      if (done % Math.max(1, Math.round(runs / 20)) === 0) process.stdout.write(`${done}/${runs} runs\n`);
+      if (done % Math.max(10, Math.round(runs / 100)) === 0) process.stdout.write(`${done}/${runs} runs, ${((performance.now() - began) / 1000).toFixed(0)} s\n`);
     },
   });
   process.stdout.write(

@@ -15,10 +15,14 @@
  *
  * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake-ragen-prompt sokoban-bilevel-gae]
  * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
+ *
+ * `--pretrained [config names, default frozenlake]`: a pretrained policy instead (the tiny
+ * random-weight Qwen2 folder with the real Qwen vocabulary, LoRA rank 4, micro-batch 4), two
+ * iterations with `trainer.workers: 1` and with `auto`, and the ratio of their times.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -62,8 +66,9 @@ function runChild(root: string, config: string, overrides: string[], checkpoints
     .filter((line) => line.startsWith('ITERATION '))
     .map((line) => JSON.parse(line.slice('ITERATION '.length)) as IterationLine);
   const stderr = result.stderr ?? '';
-  const error =
-    result.status === 0 ? null : /memory access out of bounds|out of memory/i.test(stderr) ? 'wasm out of memory' : (stderr.trim().split('\n').pop() ?? `exit ${result.status}`);
+  // The error's own line, not the runtime's version line Node prints after an uncaught error.
+  const errorLine = stderr.split('\n').find((line) => /^\w*Error\b/.test(line)) ?? stderr.trim().split('\n').pop();
+  const error = result.status === 0 ? null : /memory access out of bounds|out of memory/i.test(stderr) ? 'wasm out of memory' : (errorLine ?? `exit ${result.status}`);
   return { lines, error };
 }
 
@@ -102,11 +107,52 @@ function ratio(base: Outcome, next: Outcome): string {
   return `${r('cpu')}x in CPU time (wall: ${r('both')}x, rollout ${r('rollout')}x, update ${r('update')}x; ${n} iteration${n > 1 ? 's' : ''})`;
 }
 
-export default async function benchIteration(args: string[] = []): Promise<void> {
+/**
+ * Episodes of the pretrained comparison: 8 groups of 4 (the shipped configs' 256 episodes take
+ * minutes an iteration with a 151,936-id vocabulary on two cores), in mini-batches of 32, so an
+ * update is 8 micro-batches of 4 to share between the threads.
+ */
+const PRETRAINED_SIZE = ['es_manager.train.env_groups=8', 'es_manager.train.env_configs.n_groups=[8]', 'es_manager.train.group_size=4', 'ppo_mini_batch_size=32', 'rollout_filter_ratio=1'];
+
+async function benchPretrainedWorkers(names: string[], work: string): Promise<void> {
+  const { PRESETS, writeRandomHfModel } = await import('../scripts/hf-random-model');
+  const model = await writeRandomHfModel(join(work, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 1 });
+  for (const name of names.length > 0 ? names : ['frozenlake']) {
+    const config = join(ROOT, 'configs', `${name}.yaml`);
+    if (!existsSync(config)) throw new Error(`bench iteration --pretrained: no configs/${name}.yaml`);
+    const overrides = [
+      `actor_rollout_ref.model.path=${model}`,
+      'actor_rollout_ref.model.lora_rank=4',
+      'actor_rollout_ref.model.lora_alpha=8',
+      'micro_batch_size_per_gpu=4',
+      'warm_start.steps=0',
+      ...PRETRAINED_SIZE,
+      `trainer.total_training_steps=${ITERATIONS}`,
+      ...QUIET,
+    ];
+    console.log(`\n${name}.yaml with the tiny Qwen2 folder (${overrides.slice(1).join(' ')})`);
+    const one = runChild(ROOT, config, [...overrides, 'trainer.workers=1'], join(work, `${name}-pretrained-1`));
+    report('pretrained, workers 1', one);
+    const auto = runChild(ROOT, config, [...overrides, 'trainer.workers=auto'], join(work, `${name}-pretrained-auto`));
+    report('pretrained, workers auto', auto);
+    console.log(`  ${name}, pretrained: workers auto vs workers 1 ${ratio(one, auto)}; load average now ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  }
+}
+
+/** `npm run bench -- iteration --pretrained`: the words after the benchmark's name. */
+function argsAfterName(): string[] {
+  const at = process.argv.indexOf('iteration');
+  return at < 0 ? [] : process.argv.slice(at + 1);
+}
+
+export default async function benchIteration(args: string[] = argsAfterName()): Promise<void> {
   const starts = new Map<string, string>();
   const names: string[] = [];
+  let pretrained = false;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--start') {
+    if (args[i] === '--pretrained') {
+      pretrained = true;
+    } else if (args[i] === '--start') {
       const [name, dir] = (args[++i] ?? '').split('=');
       if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake-ragen-prompt=/tmp/run/iter-1');
       starts.set(name, dir);
@@ -114,9 +160,19 @@ export default async function benchIteration(args: string[] = []): Promise<void>
       names.push(args[i]);
     }
   }
-  if (names.length === 0) names.push('frozenlake-ragen-prompt', 'sokoban-bilevel-gae');
   const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
-  console.log(`${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); ${ITERATIONS} iterations per variant after one warm-started iteration`);
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+  if (pretrained) {
+    console.log(`${machine}; ${ITERATIONS} iterations per variant`);
+    try {
+      await benchPretrainedWorkers(names, work);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    return;
+  }
+  if (names.length === 0) names.push('frozenlake-ragen-prompt', 'sokoban-bilevel-gae');
+  console.log(`${machine}; ${ITERATIONS} iterations per variant after one warm-started iteration`);
   try {
     const baseRoot = extractBaseline(mkdirSync(join(work, 'baseline'), { recursive: true }) ?? join(work, 'baseline'));
     for (const name of names) {

@@ -1,11 +1,12 @@
 /**
- * Pretrained-model throughput and memory: random weights in the shapes of SmolLM2-135M and
- * Qwen2.5-0.5B (with the Qwen vocabulary of 151,936 rows), rollout tokens/s with the KV cache,
- * and a LoRA training step (forward + backward through the frozen base + Adam on the adapters)
- * on rows of several lengths, each with the process's peak memory, on the selected backend.
+ * Pretrained-model throughput and memory: random BF16 weights (as the real checkpoints store
+ * them) in the shapes of SmolLM2-135M and Qwen2.5-0.5B (with the Qwen vocabulary of 151,936
+ * rows), rollout tokens/s with the KV cache, and for rows of several lengths sampling after a
+ * prompt of that length and a LoRA training step (forward + backward through the frozen base +
+ * Adam on the adapters), each with its peak memory, on the selected backend.
  * `npm run bench -- llm --help` lists the options.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
@@ -18,18 +19,24 @@ import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
 import { Rng } from '../trainer-core/rng';
 import { timeTrainingSteps, trainingStep } from './model';
-import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
-import { PRESETS, randomHfTensors } from '../scripts/hf-random-model';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, profileKernels, samplingRate, trainingCounts } from './lib/gpu-work';
+import { PRESETS, randomBf16Tensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
 const LORA = { rank: 8, alpha: 16, targetModules: resolveTargetModules('all-linear') };
 
-const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N]
+const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N] [--dtype auto|float32]
   --backend        auto (default), wasm, cpu, webgpu or tensorflow
-  --presets        model shapes with random weights, default smollm2-135m,qwen2.5-0.5b; any of ${Object.keys(PRESETS).join(', ')}
-  --lengths        token lengths of the one-row training steps, default 100,300,600 (the second half of a row is scored, as a reply is)
+  --presets        model shapes with random BF16 weights, default smollm2-135m,qwen2.5-0.5b; any of ${Object.keys(PRESETS).join(', ')}
+  --dtype          auto (default): the frozen base stays 16-bit where the backend can (wasm, cpu);
+                   float32: widened on load (actor_rollout_ref.model.dtype)
+  --lengths        token lengths of the one-row sampling prompts and training steps, default 100,300,600
+                   (the second half of a training row is scored, as a reply is)
   --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
   --steps          timed training steps per length, default 1
+  --train-rows     rows of each training step (each of every length), default 1
+  --profile        also print GPU time by kernel of one batched-sampling rollout (the most
+                   rows) and of one training step (the first length)
   --rows           row counts of the batched-sampling line, default ${SAMPLING_ROWS.join(',')}
   --layers         build each preset with this many layers (same per-layer structure), default the preset's
   --vocab          build each preset with this many vocabulary rows (llvmpipe binds at most 128 MiB
@@ -37,9 +44,9 @@ const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--len
 Also prints GPU dispatches per decoding step (per layer and fixed, from 1- and 2-layer models of
 the shape), readbacks per step, pipelines compiled in a repeated rollout, and the same counts of
 a training step.
-Prints tokens/s of sampling and of each training step, and the process's peak resident memory
-(VmHWM) and the backend's tensor bytes after each; phases run from the smallest to the largest,
-so each peak is that phase's unless an earlier one was larger.`;
+Prints tokens/s of sampling and of each training step, each phase's peak resident memory (VmHWM,
+reset before the phase), the wasm heap (its size only grows: the peak so far; 4 GiB at most)
+and the backend's tensor bytes after it.`;
 
 interface Options {
   backend: BackendRequest;
@@ -50,13 +57,23 @@ interface Options {
   rows: number[];
   layers: number;
   vocab: number;
+  dtype: 'auto' | 'float32';
+  trainRows: number;
+  profile: boolean;
 }
 
 export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1, rows: SAMPLING_ROWS, layers: 0, vocab: 0 };
+  const options: Options = {
+    backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1,
+    rows: SAMPLING_ROWS, layers: 0, vocab: 0, dtype: 'auto', trainRows: 1, profile: false,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--profile') {
+      options.profile = true;
+      continue;
+    }
     const value = args[++i];
     if (value === undefined) throw new Error(`bench llm: ${arg} needs a value (see --help)`);
     if (arg === '--backend') options.backend = value as BackendRequest;
@@ -67,11 +84,30 @@ export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
     else if (arg === '--rows') options.rows = value.split(',').map(Number);
     else if (arg === '--layers') options.layers = Number(value);
     else if (arg === '--vocab') options.vocab = Number(value);
+    else if (arg === '--dtype' && (value === 'auto' || value === 'float32')) options.dtype = value;
+    else if (arg === '--train-rows') options.trainRows = Number(value);
     else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
   }
   for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
   if (!options.lengths.every((n) => Number.isInteger(n) && n >= 4)) throw new Error('bench llm: --lengths takes whole numbers of at least 4');
+  if (!Number.isInteger(options.trainRows) || options.trainRows < 1) throw new Error('bench llm: --train-rows takes a whole number of at least 1');
   return options;
+}
+
+/** Starts a new peak-RSS window (Linux: writing 5 to clear_refs resets VmHWM). */
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // not Linux, or not allowed: the peak stays the process's
+  }
+}
+
+/** The wasm backend's heap (WebAssembly memory only grows, so this is its peak), else null. */
+function wasmHeapMiB(): number | null {
+  if (tf.getBackend() !== 'wasm') return null;
+  const memory = (tf.backend() as unknown as { wasm: { asm: { memory: { buffer: ArrayBuffer } } } }).wasm.asm.memory;
+  return memory.buffer.byteLength / 2 ** 20;
 }
 
 /** The process's peak resident set so far (Linux VmHWM), else the current one. */
@@ -86,7 +122,8 @@ function peakRssMiB(): number {
 }
 
 function memory(): string {
-  return `peak RSS ${peakRssMiB().toFixed(0)} MiB, tensors ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`;
+  const heap = wasmHeapMiB();
+  return `peak RSS ${peakRssMiB().toFixed(0)} MiB, ${heap === null ? '' : `wasm heap ${heap.toFixed(0)} MiB, `}tensors ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`;
 }
 
 function randomRows(rng: Rng, rows: number, length: number, vocab: number): number[][] {
@@ -103,11 +140,11 @@ function presetShape(name: string, options: Options): Record<string, unknown> {
  * norm, LM head, sampling), from 1- and 2-layer models of the preset's shape. The vocabulary is
  * cut to 4,096 rows: it changes the head's size, not how many dispatches it takes.
  */
-async function perLayerDecode(name: string): Promise<{ perLayer: number; fixed: number }> {
+async function perLayerDecode(name: string, options: Options): Promise<{ perLayer: number; fixed: number }> {
   const counts: number[] = [];
   for (const layers of [1, 2]) {
     const shape = { ...PRESETS[name], num_hidden_layers: layers, vocab_size: 4096 };
-    const model = HfDecoder.fromHfTensors(parseHfConfig(shape), randomHfTensors(shape, 1), { lora: LORA, seed: 1, contextLength: 512 });
+    const model = HfDecoder.fromHfTensors(parseHfConfig(shape), randomBf16Tensors(shape, 1), { lora: LORA, seed: 1, contextLength: 512, dtype: options.dtype });
     const rng = new Rng(1);
     counts.push((await decodeCounts(asPolicy(model), randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, 4096), rng)).dispatchesPerStep);
     model.dispose();
@@ -116,13 +153,14 @@ async function perLayerDecode(name: string): Promise<{ perLayer: number; fixed: 
 }
 
 async function benchPreset(name: string, options: Options): Promise<void> {
-  const split = await perLayerDecode(name);
+  const split = await perLayerDecode(name, options);
   console.log(`${name}: ${split.perLayer.toFixed(1)} dispatches per layer + ${split.fixed.toFixed(1)} per decoding step (1- and 2-layer models of this shape)`);
   const shape = presetShape(name, options);
   const vocab = shape.vocab_size as number;
   const config = parseHfConfig(shape);
+  resetPeakRss();
   let start = performance.now();
-  const model = HfDecoder.fromHfTensors(config, randomHfTensors(shape, 1), { lora: LORA, seed: 1, contextLength: 4096 });
+  const model = HfDecoder.fromHfTensors(config, randomBf16Tensors(shape, 1), { lora: LORA, seed: 1, contextLength: 4096, dtype: options.dtype });
   const loadSeconds = (performance.now() - start) / 1000;
   console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s; ${memory()})`);
   const rng = new Rng(1);
@@ -130,6 +168,7 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, vocab);
   const sampling = { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng };
   await sampleTokens(policy, prompts, { ...sampling, maxNewTokens: 2 });
+  resetPeakRss();
   start = performance.now();
   await sampleTokens(policy, prompts, sampling);
   const rolloutSeconds = (performance.now() - start) / 1000;
@@ -140,16 +179,31 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   const rates: string[] = [];
   for (const rows of options.rows) rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0])).toFixed(1)}`);
   console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+  if (options.profile) {
+    const rows = Math.max(...options.rows);
+    const profiled = randomRows(rng, rows, ROLLOUT.promptLength, vocab);
+    const lines = await profileKernels(() => sampleTokens(policy, profiled, { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng }));
+    console.log(`  GPU time by kernel, one rollout of ${rows} rows (prefill and ${ROLLOUT.newTokens} steps):\n    ${lines.join('\n    ')}`);
+  }
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
   for (const [i, length] of options.lengths.entries()) {
-    const rows = randomRows(rng, 1, length, vocab);
-    const scored = [Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0))];
+    resetPeakRss();
+    start = performance.now();
+    await sampleTokens(policy, randomRows(rng, 1, length, vocab), sampling);
+    const sampleSeconds = (performance.now() - start) / 1000;
+    console.log(`  sampling: ${(ROLLOUT.newTokens / sampleSeconds).toFixed(2)} tokens/s, ${ROLLOUT.newTokens} new tokens after a ${length}-token prompt (prefill included; ${memory()})`);
+    resetPeakRss();
+    const rows = randomRows(rng, options.trainRows, length, vocab);
+    const scored = rows.map(() => Array.from({ length }, (_, t) => (t >= length / 2 ? 1 : 0)));
     const loss = () => scoreTokens(policy, rows, { logprobs: true, scored, checkpointLayers: options.checkpointing }).logprobs!.sum().neg() as tf.Scalar;
     try {
-      const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps);
-      console.log(`  training: ${((length * options.steps) / seconds).toFixed(1)} tokens/s on a ${length}-token row (${length / 2} scored; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
-      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), length))}`);
+      // One warm-up step before the first length only: a step of a large model is minutes long.
+      const seconds = await timeTrainingSteps(model, optimizer, loss, options.steps, i === 0);
+      const tokens = options.trainRows * length;
+      console.log(`  training: ${((tokens * options.steps) / seconds).toFixed(1)} tokens/s on ${options.trainRows === 1 ? 'a' : `${options.trainRows} x`} ${length}-token row${options.trainRows === 1 ? '' : 's'} (${length / 2} scored per row; LoRA rank ${LORA.rank} on all linear layers, checkpointing ${options.checkpointing ? 'on' : 'off'}, forward + backward + Adam; ${memory()})`);
+      if (i === 0) console.log(`  ${describeTraining(await trainingCounts(trainingStep(model, optimizer, loss), tokens))}`);
+      if (i === 0 && options.profile) console.log(`  GPU time by kernel, one training step:\n    ${(await profileKernels(trainingStep(model, optimizer, loss))).join('\n    ')}`);
     } catch (error) {
       console.log(`  training: a ${length}-token row failed: ${error instanceof Error ? error.message : String(error)} (${memory()})`);
       break;

@@ -63,15 +63,16 @@ export function trainingStep(model: Trainable, optimizer: Adam, loss: () => tf.S
   };
 }
 
-/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step. */
+/** Seconds for `steps` optimizer steps on `loss` (forward + backward + Adam), after one warm-up step unless `warmUp` is false. */
 export async function timeTrainingSteps(
   model: Trainable,
   optimizer: Adam,
   loss: () => tf.Scalar,
   steps: number,
+  warmUp = true,
 ): Promise<number> {
   const step = trainingStep(model, optimizer, loss);
-  await step();
+  if (warmUp) await step();
   const start = performance.now();
   for (let i = 0; i < steps; i++) await step();
   return (performance.now() - start) / 1000;
@@ -134,7 +135,7 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
 
   const shape = `${PPO_STEP.rows} x ${PPO_STEP.length} tokens, clipped policy loss + entropy, backward, clip, Adam`;
   const alone = await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, 1);
-  const { count, note } = resolveWorkerCount('auto', { backend: choice.name, pretrained: false });
+  const { count, note } = resolveWorkerCount('auto', { backend: choice.name });
   const all = count > 1 ? await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, count) : alone;
   console.log(`PPO actor step (${shape}):`);
   console.log(`  TurnLab, 1 thread:        ${alone.toFixed(0)} tokens/s`);

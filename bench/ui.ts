@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- ui`: the workbench on a big store, in Debian's Chromium against `turnlab
- * serve`. For each store size (TURNLAB_BENCH_UI_RUNS, default "100"; e.g. "100,1000") it builds
- * the store with bench/big-store.ts (kept in the temp folder and reused), then times the Runs view
- * (first rows, a search, a sort, scrolling to the last row), Compare of 20 runs x 3 panels (until
- * every panel has drawn), and Replay of one iteration (until a turn is shown), the median of 3
- * tries each; it prints the database size, the server's peak memory and the query plans of the
- * queries those views run.
+ * serve`. For each store size (TURNLAB_BENCH_UI_RUNS, default "100"; e.g. "100,10000") it builds
+ * the store with bench/big-store.ts (kept in the temp folder, or TURNLAB_BENCH_UI_DIR_<N>, and
+ * reused; a half-built one is completed), then times the Runs view (first rows, a search, a
+ * select filter, a sort by id and by best validation success, the next page on scrolling to
+ * the end), Compare of 20 runs x 3 panels (until every panel has drawn), and Replay of one
+ * iteration (until a turn is shown), the median of 3 tries each; it prints the database size,
+ * the server's peak memory and the plans and times of the queries those views run.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { ensureBuilt, hasChromium, launchBrowser, startServe } from '../tests/e2e/harness';
+import { METRIC_NAMES_SQL } from '../main/store/repositories/metrics';
+import { runPageSql } from '../main/store/repositories/run-page';
+import type { RunPageQueryDto } from '../preload/contract';
 import { generateBigStore } from './big-store';
 
 const TRIES = 3;
@@ -58,31 +62,50 @@ function runCount(dataDir: string): number {
 
 function storeFor(runs: number): string {
   const dataDir = process.env[`TURNLAB_BENCH_UI_DIR_${runs}`] ?? join(tmpdir(), `turnlab-bench-ui-${runs}`);
-  if (runCount(dataDir) !== runs) {
-    if (existsSync(join(dataDir, 'turnlab.sqlite'))) throw new Error(`${dataDir} holds another store; remove it or set TURNLAB_BENCH_UI_DIR_${runs}`);
-    process.stdout.write(`building a store of ${runs} runs in ${dataDir} ...\n`);
+  const stored = runCount(dataDir);
+  if (stored !== runs) {
+    if (stored > runs) throw new Error(`${dataDir} holds ${stored} runs, more than ${runs}; remove it or set TURNLAB_BENCH_UI_DIR_${runs}`);
+    process.stdout.write(`building a store of ${runs} runs in ${dataDir} (${stored} there) ...\n`);
     const stats = generateBigStore(dataDir, { runs });
     process.stdout.write(`  ${stats.metricRows} metric rows, ${stats.episodes} episodes, ${stats.turns} turns in ${stats.seconds.toFixed(0)} s\n`);
   }
   return dataDir;
 }
 
-const SLOW_QUERIES: Array<[string, string]> = [
-  ['runs list (Runs view)', `SELECT runs.id, (SELECT MAX(m.iteration) FROM metrics m WHERE m.run_id = runs.id),
-     (SELECT MAX(m.value) FROM metrics m WHERE m.run_id = runs.id AND m.name >= 'val/' AND m.name < 'val0' AND m.name GLOB 'val/*/success') FROM runs ORDER BY runs.id`],
-  ['metric names of a run', 'SELECT DISTINCT name FROM metrics WHERE run_id = 1 ORDER BY name'],
-  ['one series', "SELECT iteration, value, wall_time FROM metrics WHERE run_id = 1 AND name = 'actor/entropy' ORDER BY iteration"],
-  ['episodes of an iteration (Replay)', 'SELECT * FROM episodes WHERE run_id = 1 AND iteration = 50 ORDER BY id'],
-  ['turns of an episode', 'SELECT * FROM turns WHERE episode_id = 1 ORDER BY turn_index'],
+/** The statements of a Runs page, as the server runs them. */
+function pageQueries(label: string, query: RunPageQueryDto): Array<[string, string, Record<string, string | number>]> {
+  const sql = runPageSql(query);
+  return [
+    [`${label}: rows`, sql.rows, sql.params],
+    [`${label}: count`, sql.count, sql.params],
+  ];
+}
+
+const SLOW_QUERIES: Array<[string, string, Record<string, string | number>]> = [
+  ...pageQueries('runs page (first)', {}),
+  ...pageQueries('runs page (search)', { search: 'sweep-7-' }),
+  ...pageQueries('runs page (sort by best val success)', { sort: 'bestValSuccess', descending: true }),
+  ...pageQueries('runs page (last page)', { offset: 9800 }),
+  ['metric names of a run (x20 for Compare)', METRIC_NAMES_SQL, { run: 1 }],
+  ['one series (x60 for Compare 20 x 3)', "SELECT iteration, value, wall_time AS wallTime FROM metrics WHERE run_id = @run AND name = 'actor/entropy' ORDER BY iteration", { run: 1 }],
+  ['iterations with episodes (Replay)', 'SELECT DISTINCT iteration FROM episodes WHERE run_id = @run AND evaluation_id IS NULL ORDER BY iteration', { run: 1 }],
+  ['episodes of an iteration (Replay)', 'SELECT * FROM episodes WHERE run_id = @run AND iteration = 50 AND evaluation_id IS NULL ORDER BY split, env_tag, env_index', { run: 1 }],
+  ['turns of an episode (Replay)', 'SELECT * FROM turns WHERE episode_id = @episode ORDER BY turn_index', { episode: 1 }],
 ];
 
-function queryPlans(dataDir: string): string[] {
+function queryPlans(dataDir: string, runs: number): string[] {
   const db = new Database(join(dataDir, 'turnlab.sqlite'), { readonly: true });
   try {
-    return SLOW_QUERIES.flatMap(([label, sql]) => {
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>;
+    const middle = Math.max(1, Math.floor(runs / 2));
+    const episode = (db.prepare('SELECT MIN(id) AS id FROM episodes WHERE run_id = ?').get(middle) as { id: number }).id;
+    return SLOW_QUERIES.flatMap(([label, sql, raw]) => {
+      const params = { ...raw, ...('run' in raw ? { run: middle } : {}), ...('episode' in raw ? { episode } : {}) };
+      const bound = Object.keys(params).length > 0 ? [params] : [];
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...bound) as Array<{ detail: string }>;
+      const statement = db.prepare(sql);
+      statement.all(...bound);
       const start = performance.now();
-      db.prepare(sql).all();
+      statement.all(...bound);
       const ms = performance.now() - start;
       return [`  ${label}: ${ms.toFixed(1)} ms`, ...plan.map((row) => `    ${row.detail}`)];
     });
@@ -92,7 +115,20 @@ function queryPlans(dataDir: string): string[] {
 }
 
 async function measure(page: Page, at: (hash: string) => string, url: string, runs: number): Promise<Record<string, number>> {
-  const results: Record<string, number[]> = { 'runs: first rows': [], 'runs: search': [], 'runs: sort': [], 'runs: scroll to last': [], 'compare 20x3': [], 'replay iteration': [] };
+  const results: Record<string, number[]> = {
+    'runs: first rows': [],
+    'runs: search': [],
+    'runs: filter (select)': [],
+    'runs: sort by id': [],
+    'runs: sort by best val': [],
+    'runs: scroll, next 100': [],
+    'compare 20x3': [],
+    'replay iteration': [],
+  };
+  const firstRowIs = () => page.locator('.run-row').first().getAttribute('data-run-id');
+  /** Until the first row is another run than `id`. */
+  const firstRowChanged = (id: string | null) =>
+    page.waitForFunction((before) => (globalThis as unknown as { document: Document_ }).document.querySelector('.run-row')?.getAttribute('data-run-id') !== before, id);
   const rowCount = () => page.locator('.run-row').count();
   for (let i = 0; i < TRIES; i++) {
     await page.goto('about:blank');
@@ -108,23 +144,42 @@ async function measure(page: Page, at: (hash: string) => string, url: string, ru
     }));
     await page.locator('.runs-search').fill('');
     await page.waitForFunction((n) => (globalThis as unknown as { document: Document_ }).document.querySelectorAll('.run-row').length >= n, all);
-    const firstBefore = await page.locator('.run-row').first().getAttribute('data-run-id');
-    results['runs: sort'].push(await timed(async () => {
-      await page.locator('th.sortable[data-sort="id"]').click();
-      await page.waitForFunction((id) => (globalThis as unknown as { document: Document_ }).document.querySelector('.run-row')?.getAttribute('data-run-id') !== id, firstBefore);
+
+    // The first run is a grpo run: filtering to gae changes the first row.
+    let before = await firstRowIs();
+    results['runs: filter (select)'].push(await timed(async () => {
+      await page.locator('select[name="algorithm"]').selectOption('gae');
+      await firstRowChanged(before);
     }));
+    before = await firstRowIs();
+    await page.locator('select[name="algorithm"]').selectOption('');
+    await firstRowChanged(before);
+
+    before = await firstRowIs();
+    results['runs: sort by id'].push(await timed(async () => {
+      await page.locator('th.sortable[data-sort="id"]').click();
+      await firstRowChanged(before);
+    }));
+    before = await firstRowIs();
+    results['runs: sort by best val'].push(await timed(async () => {
+      await page.locator('th.sortable[data-sort="bestValSuccess"]').click();
+      await firstRowChanged(before);
+    }));
+    before = await firstRowIs();
     await page.locator('th.sortable[data-sort="id"]').click();
-    // The table draws its rows 200 at a time as the end comes into view: scroll until the last run is drawn.
-    results['runs: scroll to last'].push(await timed(async () => {
-      while ((await page.locator(`.run-row[data-run-id="${runs}"]`).count()) === 0) {
-        const before = await rowCount();
+    await firstRowChanged(before);
+
+    // The table asks the server for the next 100 rows as its end comes into view.
+    if ((await page.locator('.rows-beyond').count()) > 0) {
+      const drawn = await rowCount();
+      results['runs: scroll, next 100'].push(await timed(async () => {
         await page.evaluate(() => {
           const root = (globalThis as unknown as { document: Document_ }).document.documentElement;
           root.scrollTo(0, root.scrollHeight);
         });
-        await page.waitForFunction((n) => (globalThis as unknown as { document: Document_ }).document.querySelectorAll('.run-row').length > n, before);
-      }
-    }));
+        await page.waitForFunction((n) => (globalThis as unknown as { document: Document_ }).document.querySelectorAll('.run-row').length > n, drawn);
+      }));
+    }
 
     const ids = Array.from({ length: 20 }, (_, k) => 1 + Math.floor((k * runs) / 20));
     const query = `/compare?runs=${ids.join(',')}&${PANELS.map((m) => `metric=${encodeURIComponent(m)}`).join('&')}`;
@@ -149,7 +204,7 @@ async function measure(page: Page, at: (hash: string) => string, url: string, ru
       await page.locator('.replay-turn').waitFor();
     }));
   }
-  return Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)]));
+  return Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v.length ? median(v) : NaN]));
 }
 
 export default async function uiBenchmark(): Promise<void> {
@@ -173,9 +228,9 @@ export default async function uiBenchmark(): Promise<void> {
       counts.close();
       const memory = peak ? `, server peak memory ${(Number(peak) / 1024).toFixed(0)} MB` : '';
       rows.push(`${runs} runs (${turns} turns, database ${(db / 1e6).toFixed(0)} MB${memory}):`);
-      for (const [label, ms] of Object.entries(times)) rows.push(`  ${label.padEnd(22)} ${ms.toFixed(0).padStart(6)} ms`);
-      rows.push('  query plans and one run of each on the server\'s file:');
-      rows.push(...queryPlans(dataDir));
+      for (const [label, ms] of Object.entries(times)) rows.push(`  ${label.padEnd(24)} ${Number.isNaN(ms) ? '     -' : ms.toFixed(0).padStart(6)} ms`);
+      rows.push('  query plans, and a second run of each on the server\'s file (cache warm):');
+      rows.push(...queryPlans(dataDir, runs));
     } finally {
       await browser.close();
       await serve.stop();

@@ -3,7 +3,8 @@
 // a malformed request never reaches the store.
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
-import { API_METHODS } from '../preload/contract';
+import { API_METHODS, RUN_SORT_KEYS } from '../preload/contract';
+import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -133,6 +134,20 @@ const id = z.number().int().positive();
 const iteration = z.number().int().nonnegative();
 const split = z.enum(SPLITS);
 const metricNames = z.array(z.string().min(1).max(500)).max(1000);
+const runPageQuery = z
+  .object({
+    search: z.string().max(500).optional(),
+    status: z.string().max(100).optional(),
+    env: z.string().max(500).optional(),
+    algorithm: z.string().max(200).optional(),
+    tag: z.string().max(500).optional(),
+    sort: z.enum(RUN_SORT_KEYS).optional(),
+    descending: z.boolean().optional(),
+    offset: z.number().int().nonnegative().optional(),
+    limit: z.number().int().min(1).max(RUN_PAGE_MAX_LIMIT).optional(),
+    withChoices: z.boolean().optional(),
+  })
+  .strict();
 const episodeFilter = z.strictObject({
   split: split.optional(),
   success: z.boolean().optional(),
@@ -244,6 +259,17 @@ const ROUTES: RouteTable = {
       markAbandonedRuns(store, { skip: activeRunIds(options) });
       return store.runs.list();
     },
+  },
+  runPage: {
+    args: z.tuple([runPageQuery]),
+    handle: (store, options, query) => {
+      markAbandonedRuns(store, { skip: activeRunIds(options) });
+      return store.runs.page(query);
+    },
+  },
+  getRuns: {
+    args: z.tuple([z.array(id).max(1000)]),
+    handle: (store, _options, runIds) => store.runs.summaries(runIds),
   },
   getRun: {
     args: z.tuple([id]),

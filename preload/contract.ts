@@ -62,6 +62,53 @@ export interface RunDto extends StoredRunDto {
   bestValSuccess: number | null;
 }
 
+/** The Runs table's sort columns. */
+export const RUN_SORT_KEYS = ['id', 'name', 'status', 'env', 'algorithm', 'progress', 'bestValSuccess', 'createdAt'] as const;
+export type RunSortKeyDto = (typeof RUN_SORT_KEYS)[number];
+
+/** One page of the Runs table: filtered, sorted and cut on the server. */
+export interface RunPageQueryDto {
+  /** Case-insensitive substring of the id, name, notes, algorithm, tags or env tags. */
+  search?: string;
+  status?: string;
+  /** An env tag the run trains on. */
+  env?: string;
+  algorithm?: string;
+  tag?: string;
+  sort?: RunSortKeyDto;
+  descending?: boolean;
+  offset?: number;
+  /** Rows to return (default 200, at most 1,000). */
+  limit?: number;
+  /** Also return the filter choices and the seed groups' runs (the first page of a visit). */
+  withChoices?: boolean;
+}
+
+/**
+ * A row of the Runs table: what it shows, not the whole run. `config` holds only the keys the
+ * table reads (trainer.total_training_steps, warm_start.mode and warm_start.steps).
+ */
+export type RunRowDto = Pick<
+  RunDto,
+  'id' | 'name' | 'status' | 'createdAt' | 'seed' | 'envTags' | 'algorithm' | 'parentRunId' | 'parentIteration' | 'tags' | 'notes' | 'iterations' | 'bestValSuccess' | 'config'
+>;
+
+export interface RunFilterChoicesDto {
+  status: string[];
+  env: string[];
+  algorithm: string[];
+  tag: string[];
+}
+
+export interface RunPageDto {
+  rows: RunRowDto[];
+  /** Runs that match the filters, on every page. */
+  total: number;
+  /** With `withChoices`: each filter's values over every run, and every run of a seed group. */
+  choices: RunFilterChoicesDto | null;
+  seedGroupRuns: RunRowDto[] | null;
+}
+
 /** verl's LoRA settings of a pretrained run. */
 export interface LoraDto {
   rank: number;
@@ -364,6 +411,10 @@ export interface TurnLabApi {
   appInfo(): Promise<AppInfo>;
   /** All runs, oldest first, with iteration count and best validation success. */
   listRuns(): Promise<RunDto[]>;
+  /** One page of the Runs table, filtered and sorted on the server (10,000 runs stay quick). */
+  runPage(query: RunPageQueryDto): Promise<RunPageDto>;
+  /** The runs asked for, in that order, whole (configs included); unknown ids are left out. */
+  getRuns(runIds: number[]): Promise<RunDto[]>;
   /** One run; fails with a not-found error for an unknown id. */
   getRun(runId: number): Promise<RunDto>;
   metricNames(runId: number): Promise<string[]>;
@@ -489,6 +540,8 @@ export type ApiMethod = keyof TurnLabApi;
 const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   appInfo: true,
   listRuns: true,
+  runPage: true,
+  getRuns: true,
   getRun: true,
   metricNames: true,
   metricSeries: true,

@@ -15,7 +15,7 @@ OUT=${OUT:-/tmp/gpu-run-out}
 mkdir -p "$OUT"
 LOG="$OUT/gpu-run.log"
 small=${GPU_RUN_SMALL:-0}
-steps=${GPU_RUN_STEPS:-"info tests llm iteration model llm-before"}
+steps=${GPU_RUN_STEPS:-"info tests llm iteration llm-before model"}
 
 if [ -f .device/pack.tar.xz ] && [ ! -e node_modules ]; then
   mkdir -p /opt/turnlab && tar -xJf .device/pack.tar.xz -C /opt/turnlab && ln -s /opt/turnlab/node_modules node_modules
@@ -49,7 +49,7 @@ if wants info; then
 fi
 
 if wants tests; then
-  step tests 170 "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/hf-webgpu.test.ts \
+  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/hf-webgpu.test.ts \
     tests/backend/webgpu-kernels.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
@@ -61,15 +61,15 @@ if [ "$small" = 1 ]; then
   preset=tiny-qwen2
   batch=(es_manager.train.env_groups=2 es_manager.train.group_size=2 'es_manager.train.env_configs.n_groups=[2]' agent_proxy.max_turn=2)
 else
-  llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 100,300,600)
-  llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 64 --lengths 300)
+  llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128,512 --train-rows 8 --profile)
+  llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --train-rows 8)
   model_dir=/tmp/gpu-run-models
   preset=qwen2.5-0.5b
   batch=(es_manager.train.group_size=16)
 fi
 
 if wants llm; then
-  step llm 200 "${tsx[@]}" bench/llm.ts "${llm_args[@]}"
+  step llm ${LIMIT_LLM:-170} "${tsx[@]}" bench/llm.ts "${llm_args[@]}"
   show 'tokens/s|dispatch|readback|pipeline|peak|rows' 40
 fi
 
@@ -77,7 +77,7 @@ if wants iteration; then
   # The point 4: RAGEN's batch (8 groups x 16 Sokoban episodes of 5 turns) with the
   # Qwen2.5-0.5B shape (random weights, the real Qwen tokenizer) and LoRA, GRPO, two iterations.
   "${tsx[@]}" scripts/hf-random-model.ts "$model_dir" "$preset" >>"$LOG" 2>&1
-  step iteration 240 "${tsx[@]}" bench/lib/iteration-run.ts --root . --config bench/configs/sokoban-bilevel-gae.yaml \
+  step iteration ${LIMIT_ITERATION:-110} "${tsx[@]}" bench/lib/iteration-run.ts --root . --config bench/configs/sokoban-bilevel-gae.yaml \
     --checkpoints /tmp/gpu-run-ckpt "actor_rollout_ref.model.path=$model_dir/$preset" actor_rollout_ref.model.lora_rank=8 \
     algorithm.adv_estimator=grpo algorithm.bi_level_gae=false "${batch[@]}" warm_start.steps=0 \
     trainer.backend=webgpu trainer.total_training_steps=2 trainer.test_freq=0 trainer.val_before_train=false trainer.save_freq=0
@@ -85,13 +85,13 @@ if wants iteration; then
 fi
 
 if wants model; then
-  step model-webgpu 60 "${tsx[@]}" bench/model.ts webgpu
-  step model-wasm 60 "${tsx[@]}" bench/model.ts wasm
+  step model-webgpu ${LIMIT_MODEL:-40} "${tsx[@]}" bench/model.ts webgpu
+  step model-wasm ${LIMIT_MODEL:-40} "${tsx[@]}" bench/model.ts wasm
   show 'tokens/s|GFLOP' 20
 fi
 
 if wants llm-before; then
-  step llm-before 120 env TURNLAB_FUSED_KERNELS=0 "${tsx[@]}" bench/llm.ts "${llm_before_args[@]}"
+  step llm-before ${LIMIT_LLM_BEFORE:-90} env TURNLAB_FUSED_KERNELS=0 "${tsx[@]}" bench/llm.ts "${llm_before_args[@]}"
   show 'tokens/s|dispatch' 20
 fi
 echo "=== done ($(date -u +%T))" | tee -a "$LOG"

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Rng, deriveSeed } from '../trainer-core/rng';
 import { parseHfConfig } from '../trainer-core/model/hf/config';
 import { expectedShapes } from '../trainer-core/model/hf/decoder';
-import { writeHfSafetensors, type HfTensor } from '../trainer-core/model/hf/weights';
+import { bf16RoundBits, writeHfSafetensors, type HfHalfTensor, type HfTensor } from '../trainer-core/model/hf/weights';
 
 /** The Qwen BPE (151,643 merges' vocabulary plus 26 added tokens) and its chat template. */
 export function qwenTokenizerDir(): string {
@@ -72,22 +72,51 @@ export interface RandomModelOptions {
 
 /** Random tensors for every weight the config needs (Hugging Face layout, [out, in]). */
 export function randomHfTensors(configJson: Record<string, unknown>, seed: number): Record<string, HfTensor> {
-  const config = parseHfConfig(configJson);
   const tensors: Record<string, HfTensor> = {};
-  for (const [name, shape] of expectedShapes(config)) {
-    const rng = new Rng(deriveSeed(seed, 'hf-random', name));
-    const size = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(size);
+  for (const [name, shape, fill] of randomFills(configJson, seed)) {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    fill((i, value) => (data[i] = value), data.length);
+    tensors[name] = { shape, data };
+  }
+  return tensors;
+}
+
+/**
+ * The same random weights rounded to BF16, as a BF16 checkpoint holds them (16-bit patterns, no
+ * float32 copy: Qwen2.5-0.5B's would take 2 GB).
+ */
+export function randomBf16Tensors(configJson: Record<string, unknown>, seed: number): Record<string, HfHalfTensor> {
+  const tensors: Record<string, HfHalfTensor> = {};
+  const scratch = new Float32Array(1);
+  const bits = new Uint32Array(scratch.buffer);
+  for (const [name, shape, fill] of randomFills(configJson, seed)) {
+    const halves = new Uint16Array(shape.reduce((a, b) => a * b, 1));
+    fill((i, value) => {
+      scratch[0] = value;
+      halves[i] = bf16RoundBits(bits[0]);
+    }, halves.length);
+    tensors[name] = { shape, halves, format: 'BF16' };
+  }
+  return tensors;
+}
+
+type Fill = (set: (i: number, value: number) => void, size: number) => void;
+
+function randomFills(configJson: Record<string, unknown>, seed: number): Array<[string, number[], Fill]> {
+  const config = parseHfConfig(configJson);
+  return expectedShapes(config).map(([name, shape]) => {
     const isNorm = name.endsWith('norm.weight');
     const isBias = name.endsWith('.bias');
     const isEmbedding = name === 'model.embed_tokens.weight' || name === 'lm_head.weight';
     const std = isNorm ? 0.2 : isBias ? 0.5 : isEmbedding ? 0.5 : 1 / Math.sqrt(shape[1]);
     // Uniform with the same standard deviation: a normal draw per value made a folder take 30 s.
     const width = std * Math.sqrt(3);
-    for (let i = 0; i < size; i++) data[i] = (isNorm ? 1 : 0) + (2 * rng.next() - 1) * width;
-    tensors[name] = { shape, data };
-  }
-  return tensors;
+    const fill: Fill = (set, size) => {
+      const rng = new Rng(deriveSeed(seed, 'hf-random', name));
+      for (let i = 0; i < size; i++) set(i, (isNorm ? 1 : 0) + (2 * rng.next() - 1) * width);
+    };
+    return [name, shape, fill];
+  });
 }
 
 /** Writes one model folder: config, generation config, weights, the Qwen tokenizer files. */

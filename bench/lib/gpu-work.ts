@@ -3,6 +3,7 @@
  * dispatches per decoding step and per training token, pipelines compiled while timing, readbacks
  * per step, and batched-sampling throughput at several row counts.
  */
+import * as tf from '@tensorflow/tfjs';
 import { countGpuWork, type GpuCounts } from '../../trainer-core/model/gpu-counters';
 import type { LanguageModel } from '../../trainer-core/model/language-model';
 import { sampleTokens } from '../../trainer-core/model/sampler';
@@ -65,4 +66,29 @@ export function describeDecode(c: DecodeCounts): string {
 
 export function describeTraining(c: GpuCounts & { dispatchesPerToken: number }): string {
   return `training step: ${c.dispatches} dispatches (${c.dispatchesPerToken.toFixed(2)} per token, ${c.kernels} tfjs kernels), ${c.readbacks} readbacks, ${c.pipelinesCompiled} pipelines compiled after warm-up`;
+}
+
+/**
+ * GPU time by kernel for one run of `f` (tf.profile: on WebGPU with timestamp queries, each
+ * program's own time; without them, wall time), the `top` largest, as one line each. Kernels run
+ * outside the engine (the KV-cache write) are not listed.
+ */
+export async function profileKernels(f: () => Promise<unknown>, top = 12): Promise<string[]> {
+  const info = await tf.profile(async () => {
+    await f();
+    return [];
+  });
+  const byName = new Map<string, { ms: number; count: number }>();
+  for (const kernel of info.kernels) {
+    const ms = typeof kernel.kernelTimeMs === 'number' ? kernel.kernelTimeMs : 0;
+    const entry = byName.get(kernel.name) ?? { ms: 0, count: 0 };
+    entry.ms += ms;
+    entry.count++;
+    byName.set(kernel.name, entry);
+  }
+  const total = [...byName.values()].reduce((sum, e) => sum + e.ms, 0);
+  return [...byName.entries()]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, top)
+    .map(([name, e]) => `${name}: ${e.ms.toFixed(2)} ms in ${e.count} runs (${total > 0 ? ((100 * e.ms) / total).toFixed(1) : '0'}%)`);
 }

@@ -70,4 +70,6 @@ class TimingSink extends MemorySink {
 }
 
 const config = loadRunConfig(args.config, args.overrides);
-await train({ config, sink: new TimingSink(), checkpointDir: args.checkpoints, resumeFrom: args.resume });
+// The trainer's own lines (backend, model, warm start) with the seconds since start, on stderr.
+const log = (line: string) => process.stderr.write(`[${(performance.now() / 1000).toFixed(1)} s] ${line}\n`);
+await train({ config, sink: new TimingSink(), checkpointDir: args.checkpoints, resumeFrom: args.resume, log });

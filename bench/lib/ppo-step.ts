@@ -10,7 +10,7 @@ import { Transformer, type TransformerConfig } from '../../trainer-core/model/tr
 import { Rng } from '../../trainer-core/rng';
 import type { TrainingBatch } from '../../trainer-core/train/batch';
 import { scoreBatch, updateActor, type ActorUpdateSettings } from '../../trainer-core/train/ppo-update';
-import { WorkerPool } from '../../trainer-core/workers/worker-pool';
+import { transformerSpec, WorkerPool } from '../../trainer-core/workers/worker-pool';
 
 export const PPO_STEP = { rows: 8, length: 128, steps: 2 };
 
@@ -55,7 +55,7 @@ export async function ppoStepTokensPerSecond(config: TransformerConfig, backend:
     klLoss: null,
   };
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
-  const pool = shards > 1 ? await WorkerPool.start(shards - 1, backend, { policy: model }) : null;
+  const pool = shards > 1 ? await WorkerPool.start(shards - 1, backend, { policy: await transformerSpec(model) }) : null;
   try {
     const step = () => updateActor(model, optimizer, batch, advantages, settings, new Rng(3), pool ? { pool, role: 'policy' } : undefined);
     await step();

@@ -23,6 +23,11 @@ export interface CopyRunOptions {
 
 /** The owner of a run is a process of the machine that wrote the file, so it is never copied. */
 const OWNER_COLUMNS = new Set(['trainer_pid', 'trainer_host', 'trainer_started_at', 'trainer_heartbeat_at']);
+/**
+ * Columns the target's triggers derive from the run's metrics (migration 0007): computed there as
+ * the metrics are copied, never taken from a source file that may predate them.
+ */
+const DERIVED_COLUMNS = new Set(['last_iteration', 'best_val_success']);
 /** What a user set on the target's copy of a run stays when the run is brought up to date. */
 const KEPT_ON_UPDATE = new Set(['name', 'tags', 'notes']);
 
@@ -49,7 +54,7 @@ export function clearRunRows(target: Database.Database, runId: number): void {
 export function copyRun(source: Database.Database, target: Database.Database, sourceRunId: number, options: CopyRunOptions): number {
   const run = source.prepare('SELECT * FROM runs WHERE id = ?').get(sourceRunId) as Record<string, unknown> | undefined;
   if (!run) throw new Error(`run ${sourceRunId} not found in the source file`);
-  const runColumns = commonColumns(source, target, 'runs').filter((c) => c !== 'id' && !OWNER_COLUMNS.has(c));
+  const runColumns = commonColumns(source, target, 'runs').filter((c) => c !== 'id' && !OWNER_COLUMNS.has(c) && !DERIVED_COLUMNS.has(c));
   const mapped = (column: string): unknown => {
     if (column === 'parent_run_id') return run.parent_run_id == null ? null : (options.runIds.get(run.parent_run_id as number) ?? null);
     // Set once the checkpoints are copied: the parent checkpoint may be one of the run's own.

@@ -23,6 +23,8 @@ interface Family {
   logprobs: number[];
   cached: Sampled;
   uncached: Sampled;
+  sampled: Sampled;
+  rescored: number[][];
 }
 
 let temp: TempDir;
@@ -35,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => temp.cleanup());
 
 describe('the pretrained decoders on WebGPU with the fused kernels (software Vulkan in CI)', () => {
-  it('match the float64 reference, and cached decoding matches full forward passes', async ({ skip }) => {
+  it('match the float64 reference, and decoding on the device matches full forward passes', async ({ skip }) => {
     // Qwen2 (biases) and Qwen3 (qk-norm over heads): Llama adds no kernel path of its own.
     const used = { qwen2: folders.qwen2, qwen3: folders.qwen3 };
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child, JSON.stringify(used)], { timeout: 240_000, maxBuffer: 1 << 24 });
@@ -50,6 +52,8 @@ describe('the pretrained decoders on WebGPU with the fused kernels (software Vul
     for (const [family, f] of Object.entries(result.families)) {
       expect(f.cached.tokens, family).toEqual(f.uncached.tokens);
       f.cached.logprobs.forEach((row, i) => row.forEach((lp, t) => expect(Math.abs(lp - f.uncached.logprobs[i][t]), `${family} row ${i} token ${t}`).toBeLessThan(1e-4)));
+      expect(f.sampled.tokens.flat().length, family).toBe(8);
+      f.sampled.logprobs.forEach((row, i) => row.forEach((lp, t) => expect(Math.abs(lp - f.rescored[i][t]), `${family} sampled row ${i} token ${t}`).toBeLessThan(1e-4)));
       if (!hasNumpy()) continue;
       const theirs = referenceLogprobs(folders[family], [f.ids])[0];
       expect(f.logprobs).toHaveLength(theirs.length);

@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CountdownEnv, countdownOptionsSchema } from '../../trainer-core/envs/countdown';
-import { parseExpression, scoreCountdown } from '../../trainer-core/envs/countdown-expression';
-import { solveCountdown } from '../../trainer-core/envs/countdown-solver';
+import { CountdownEnv, countdownOptionsSchema, parseExpression, scoreCountdown, solveCountdown } from '../../trainer-core/envs/countdown';
 
 const make = (options: Record<string, unknown> = {}) => new CountdownEnv(countdownOptionsSchema.parse(options));
 

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLakeMap } from '../../trainer-core/envs/frozen-lake-map';
-import { LakeTurnPlanner } from '../../trainer-core/envs/frozen-lake-planner';
-import { lakeSuccessProbability } from '../../trainer-core/envs/frozen-lake-solver';
-import { FrozenLakeEnv } from '../../trainer-core/envs/frozen-lake';
+import { FrozenLakeEnv, LakeTurnPlanner, lakeSuccessProbability, parseLakeMap } from '../../trainer-core/envs/frozen-lake';
 
 const MAP = parseLakeMap(['SFFF', 'FHFH', 'FFFH', 'HFFG']);
 

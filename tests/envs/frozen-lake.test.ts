@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../trainer-core/rng';
-import { FrozenLakeEnv, frozenLakeOptionsSchema } from '../../trainer-core/envs/frozen-lake';
-import { generateLakeMap, hasPath } from '../../trainer-core/envs/frozen-lake-map';
-import { lakeMove, lakeSuccessProbability, slipDirections } from '../../trainer-core/envs/frozen-lake-solver';
+import {
+  FrozenLakeEnv,
+  frozenLakeOptionsSchema,
+  generateLakeMap,
+  hasPath,
+  lakeMove,
+  lakeSuccessProbability,
+  slipDirections,
+} from '../../trainer-core/envs/frozen-lake';
 
 const make = (options: Record<string, unknown> = {}) => new FrozenLakeEnv(frozenLakeOptionsSchema.parse(options));
 

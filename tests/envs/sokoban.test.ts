@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SokobanEnv, sokobanOptionsSchema } from '../../trainer-core/envs/sokoban';
-import { parseRoom, renderRoom } from '../../trainer-core/envs/sokoban-room';
-import { solveSokoban } from '../../trainer-core/envs/sokoban-solver';
+import { parseRoom, renderRoom, SokobanEnv, sokobanOptionsSchema, solveSokoban } from '../../trainer-core/envs/sokoban';
 
 const make = (options: Record<string, unknown> = {}) => new SokobanEnv(sokobanOptionsSchema.parse(options));
 

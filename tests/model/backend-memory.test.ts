@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BackendMemoryError, explainMicroBatchMemory, explainOutOfMemory } from '../../trainer-core/model/backend-memory';
+import { Worker } from 'node:worker_threads';
+import { BackendMemoryError, explainMicroBatchMemory, explainOutOfMemory, explainSamplingMemory, explainScoringMemory } from '../../trainer-core/model/backend-memory';
+import { workerFailure } from '../../trainer-core/workers/worker-memory';
 import { workerError } from '../../trainer-core/workers/worker-pool';
 import { asTrainingUserError } from '../../main/cli/training-errors';
 import { UserError } from '../../main/cli/errors';
@@ -55,6 +57,24 @@ describe('running out of backend memory', () => {
     const bug = workerError(2, { error: 'TypeError: x is undefined\n    at f (a.ts:1)', name: 'TypeError', message: 'x is undefined' });
     expect(asTrainingUserError(bug)).toBe(bug);
     expect(bug.stack).toMatch(/^worker 2: TypeError: x is undefined\n {4}at f/);
+  });
+});
+
+describe('a worker thread out of memory', () => {
+  it('names the cause and trainer.workers, as a user error', async () => {
+    // A real worker exhausting a small JavaScript heap: Node's own error, as the pool receives it.
+    const worker = new Worker('const kept = []; for (;;) kept.push(new Array(1e5).fill(1));', { eval: true, resourceLimits: { maxOldGenerationSizeMb: 8 } });
+    const error = await new Promise<Error>((resolve) => worker.on('error', resolve));
+    const failure = workerFailure(1, error);
+    expect(failure.name).toBe('BackendMemoryError');
+    expect(failure.message).toMatch(/^worker 1 ran out of memory \(.*memory limit.*\): each worker thread holds its own copy of the models .*lower trainer\.workers/);
+    expect((asTrainingUserError(failure) as Error).message).toBe(failure.message);
+    // Sampling and scoring passes say what ran out and which keys help, on any thread.
+    const { RuntimeError } = (globalThis as unknown as { WebAssembly: { RuntimeError: new (message: string) => Error } }).WebAssembly;
+    expect((explainSamplingMemory(new RuntimeError('memory access out of bounds'), 64) as Error).message).toMatch(/sampling replies for 64 episodes at once.*es_manager\.train\.env_groups/);
+    expect((explainScoringMemory(new RuntimeError('memory access out of bounds'), 4, 600) as Error).message).toMatch(/scoring 4 rows of up to 600 tokens.*lower actor_rollout_ref\.actor\.ppo_micro_batch_size_per_gpu .*\(now 4/);
+    // Anything else a worker dies of stays an internal error with its stack.
+    expect(workerFailure(2, new TypeError('x is undefined')).message).toMatch(/^worker 2 failed: TypeError: x is undefined/);
   });
 });
 

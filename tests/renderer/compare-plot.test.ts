@@ -189,3 +189,23 @@ describe('chart tooltip and axis', () => {
     expect(yAxis.max({ max: 1.3 })).toBe(1.3);
   });
 });
+
+describe('fork lineage', () => {
+  it("draws a fork's parent up to the fork after the fork's line, faint, in its colour, toggled with it", () => {
+    const parent = series(6, (i) => i / 10);
+    const fork: RunSeries = { runId: 2, label: 'fork', points: series(4, (i) => 0.6 + i / 10).map((p) => ({ ...p, iteration: p.iteration + 6 })), lineage: { parentRunId: 1, upTo: 6, points: parent } };
+    const lines = buildPlot([fork], { ...options, smoothing: 0.5 });
+    expect(lines.map((l) => [l.id, l.label, l.raw ?? false, l.lineage ?? null])).toEqual([
+      ['run-2', 'fork (EMA 0.50)', false, null],
+      ['run-2-lineage', 'fork (EMA 0.50)', false, { forkRunId: 2, upTo: 6 }],
+      ['run-2-raw', 'fork (EMA 0.50)', true, null],
+    ]);
+    expect(lines[1].runIds).toEqual([1]);
+    expect(lines[1].iteration).toEqual([1, 2, 3, 4, 5, 6]);
+    const drawn = buildChartOption(lines, { xAxis: 'iteration', logScale: false, extent: null }).series as Array<{ id: string; color: string; lineStyle: { opacity: number } }>;
+    const [own, lineage] = drawn;
+    expect(lineage.color).toBe(own.color);
+    expect(lineage.lineStyle.opacity).toBeLessThan(1);
+    expect(plotToCsv('actor/entropy', 'iteration', lines)).toContain('parent_run_before_fork');
+  });
+});

@@ -48,12 +48,17 @@ function rebuildRunsMigration(): string {
   return withDb((db) => {
     const table = (db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'`).get() as { sql: string }).sql;
     const indexes = (db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL`).all() as Array<{ sql: string }>).map((i) => `${i.sql};`);
+    // Triggers of other tables that write runs (0007's on metrics) are dropped first and made
+    // again after: SQLite refuses the rename while a trigger names a table that is gone.
+    const triggers = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%runs%'`).all() as Array<{ name: string; sql: string }>;
     return [
+      ...triggers.map((t) => `DROP TRIGGER ${t.name};`),
       `${table.replace(/^CREATE TABLE "?runs"?/, 'CREATE TABLE runs_rebuilt')};`,
       'INSERT INTO runs_rebuilt SELECT * FROM runs;',
       'DROP TABLE runs;',
       'ALTER TABLE runs_rebuilt RENAME TO runs;',
       ...indexes,
+      ...triggers.map((t) => `${t.sql};`),
     ].join('\n');
   });
 }

@@ -34,3 +34,14 @@ export async function trainInMemory(config: RunConfig, options: Partial<TrainOpt
 export function withoutTimings(metrics: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.startsWith('timing_s/') && !k.startsWith('perf/') || k === 'perf/total_generated_tokens'));
 }
+
+/** The model keys the RAGEN-config tests change: the tiny Qwen2 folder at `modelDir`, LoRA rank 4, micro-batch 4, on wasm. */
+export function pretrainedModelKeys(modelDir: string): string[] {
+  return [
+    'trainer.backend=wasm',
+    `actor_rollout_ref.model.path=${modelDir}`,
+    'actor_rollout_ref.model.lora_rank=4',
+    'actor_rollout_ref.model.lora_alpha=8',
+    'micro_batch_size_per_gpu=4',
+  ];
+}

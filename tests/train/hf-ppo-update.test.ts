@@ -75,7 +75,7 @@ describe('PPO update on a LoRA Qwen2 policy', () => {
     };
     const before = await scoreBatch(asPolicy(reference), batch, { chunk: 2, logprobs: true });
     const { advantages } = computeGrpo({ rewards, mask, rows: batch.rows, cols, groupIds: batch.groupIds });
-    const baseWeight = await policy.parameter('model.layers.0.self_attn.q_proj.weight').data();
+    const baseWeight = (await policy.baseTensors())['model.layers.0.self_attn.q_proj.weight'].data;
     const optimizer = new Adam(policy.namedVariables(), { learningRate: 1e-2 });
     const settings = {
       miniBatchSize: 4, microBatchSize: 2, epochs: 1, clipLow: 0.2, clipHigh: 0.2, clipRatioC: 3, aggMode: 'token-mean' as const,
@@ -93,7 +93,7 @@ describe('PPO update on a LoRA Qwen2 policy', () => {
     let changed = 0;
     for (let i = 0; i < mask.length; i++) if (mask[i] && Math.abs(after.logprobs![i] - before.logprobs![i]) > 1e-4) changed++;
     expect(changed).toBeGreaterThan(0);
-    expect(Array.from(await policy.parameter('model.layers.0.self_attn.q_proj.weight').data())).toEqual(Array.from(baseWeight));
+    expect(Array.from((await policy.baseTensors())['model.layers.0.self_attn.q_proj.weight'].data)).toEqual(Array.from(baseWeight));
     const loraB = await policy.parameter('model.layers.0.self_attn.q_proj.lora_B').data();
     expect(Math.max(...Array.from(loraB).map(Math.abs))).toBeGreaterThan(0);
 

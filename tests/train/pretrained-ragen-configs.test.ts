@@ -6,13 +6,14 @@
 // ran wasm's 4 GB heap out at micro-batch 1 on these configs.
 // Changed beyond the model keys, to keep the test short: episodes per iteration (2 groups of 2,
 // one micro-batch), one PPO epoch, no warm start (the expert demonstrations are for TurnLab's own
-// model) and no validation.
+// model) and no validation. The configs as shipped, but for the model keys, on every core:
+// pretrained-shipped-configs.test.ts (minutes; TURNLAB_LONG_TESTS=1).
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRunConfig } from '../../trainer-core/config';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
-import { tempDir, trainInMemory } from './helpers';
+import { pretrainedModelKeys, tempDir, trainInMemory } from './helpers';
 
 const tmp = tempDir('pretrained-ragen');
 let modelDir: string;
@@ -24,11 +25,7 @@ afterAll(() => tmp.cleanup());
 
 function config(file: string, tag: string) {
   return loadRunConfig(join(import.meta.dirname, '../../configs', file), [
-    'trainer.backend=wasm',
-    `actor_rollout_ref.model.path=${modelDir}`,
-    'actor_rollout_ref.model.lora_rank=4',
-    'actor_rollout_ref.model.lora_alpha=8',
-    'micro_batch_size_per_gpu=4',
+    ...pretrainedModelKeys(modelDir),
     'ppo_mini_batch_size=4',
     'trainer.total_training_steps=2',
     'trainer.save_freq=1',

@@ -71,6 +71,28 @@ describe('training a pretrained LoRA policy', () => {
     expect(tf.memory().numTensors).toBe(tensorsBefore);
   }, SLOW);
 
+  it('shares rollout and update with a worker thread, and repeats itself exactly for the same seed and workers', async () => {
+    // PPO with a critic and a KL loss: every role (policy, critic, the adapters-off reference) is
+    // built on the worker from the model folder and scored or trained there. The first run stops
+    // after one iteration and resumes for the second (the threads then start from the
+    // checkpoint's adapters and value head); the second run trains both straight.
+    const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.actor.use_kl_loss=true', 'trainer.total_training_steps=2', 'trainer.workers=2']);
+    const logs: string[] = [];
+    const log = (line: string) => logs.push(line);
+    const first = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'workers-a'), stopAfter: 1, log });
+    const resumed = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'workers-a'), resumeFrom: first.sink.checkpoints[0].path, log });
+    const straight = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'workers-b'), log });
+    expect(logs.filter((line) => line === 'workers: 2 (the main thread and 1 worker thread)')).toHaveLength(3);
+    expect(straight.result.status).toBe('completed');
+    const last = straight.sink.metrics.get(2)!;
+    expect(last['perf/workers']).toBe(2);
+    expect(last['actor/kl_loss']).toBeGreaterThan(0);
+    expect(Number.isFinite(last['critic/vf_loss'])).toBe(true);
+    expect(withoutTimings(first.sink.metrics.get(1)!)).toEqual(withoutTimings(straight.sink.metrics.get(1)!));
+    expect(withoutTimings(resumed.sink.metrics.get(2)!)).toEqual(withoutTimings(last));
+    expect([...first.sink.episodes, ...resumed.sink.episodes]).toEqual(straight.sink.episodes);
+  }, SLOW);
+
   it('runs PPO with a critic that starts from the same base with a value head', async () => {
     const config = pretrainedConfig(['algorithm.adv_estimator=gae', 'trainer.total_training_steps=1']);
     const run = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'ppo') });

@@ -3,14 +3,13 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
 import { loadRunConfig } from '../../trainer-core/config';
-import { ConfigError } from '../../trainer-core/config/errors';
 import { Adam } from '../../trainer-core/model/adam';
 import { Transformer } from '../../trainer-core/model/transformer';
 import { Rng } from '../../trainer-core/rng';
 import type { TrainingBatch } from '../../trainer-core/train/batch';
 import { scoreBatch, updateActor, updateCritic, type Parallel } from '../../trainer-core/train/ppo-update';
 import { resolveWorkerCount } from '../../trainer-core/workers/worker-count';
-import { contiguousBlocks, WorkerPool } from '../../trainer-core/workers/worker-pool';
+import { contiguousBlocks, transformerSpec, WorkerPool } from '../../trainer-core/workers/worker-pool';
 import { randomBatch, testActorSettings } from '../helpers/random-batch';
 import type { Demonstration } from '../../trainer-core/train/demonstrations';
 import { warmStart } from '../../trainer-core/train/warm-start';
@@ -36,7 +35,7 @@ async function updated(batch: TrainingBatch, threads: number): Promise<{ actor: 
   const returns = batch.mask.map((m) => m * rng.next());
   const policy = Transformer.create(MODEL, 5);
   const critic = Transformer.create({ ...MODEL, lmHead: false, valueHead: true }, 6);
-  const pool = threads > 0 ? await WorkerPool.start(threads, 'wasm', { policy, critic }) : null;
+  const pool = threads > 0 ? await WorkerPool.start(threads, 'wasm', { policy: await transformerSpec(policy), critic: await transformerSpec(critic) }) : null;
   const on = (role: Parallel['role']): Parallel | undefined => (pool ? { pool, role } : undefined);
   try {
     const actorAdam = new Adam(policy.namedVariables(), { learningRate: 1e-2 });
@@ -105,7 +104,7 @@ describe('worker threads (trainer.workers)', () => {
     }));
     const run = async (threads: number) => {
       const policy = Transformer.create(MODEL, 8);
-      const pool = threads > 0 ? await WorkerPool.start(threads, 'wasm', { policy }) : null;
+      const pool = threads > 0 ? await WorkerPool.start(threads, 'wasm', { policy: await transformerSpec(policy) }) : null;
       const { finalLoss } = await warmStart({ policy, demonstrations, steps: 6, lr: 1e-2, batchSize: 5, gradClip: 1, rng: new Rng(9), parallel: pool ? { pool, role: 'policy' } : undefined });
       await pool?.dispose();
       const weights = await weightsOf(policy);
@@ -145,15 +144,15 @@ describe('worker threads (trainer.workers)', () => {
 
   }, 240_000);
 
-  it('are refused beside a pretrained model or a GPU backend, and auto takes the cores on CPU', () => {
+  it('are refused beside a GPU backend, and auto takes the cores on CPU for any model', () => {
     const lake = join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml');
-    expect(() => loadRunConfig(lake, ['trainer.workers=2', 'actor_rollout_ref.model.path=/models/qwen'])).toThrow(ConfigError);
+    // A pretrained model's rollout and update run on worker threads too.
+    expect(loadRunConfig(lake, ['trainer.workers=2', 'actor_rollout_ref.model.path=/models/qwen']).trainer.workers).toBe(2);
     expect(() => loadRunConfig(lake, ['trainer.workers=2', 'trainer.backend=webgpu'])).toThrow(/trainer.workers.*use 1 or auto/);
     expect(() => loadRunConfig(lake, ['trainer.workers=0'])).toThrow(/workers/);
-    expect(resolveWorkerCount('auto', { backend: 'wasm', pretrained: false, cores: 16 })).toEqual({ count: 8, note: null });
-    expect(resolveWorkerCount('auto', { backend: 'wasm', pretrained: false, cores: 2 })).toEqual({ count: 2, note: null });
-    expect(resolveWorkerCount('auto', { backend: 'webgpu', pretrained: false, cores: 16 }).count).toBe(1);
-    expect(resolveWorkerCount('auto', { backend: 'wasm', pretrained: true, cores: 16 }).count).toBe(1);
-    expect(resolveWorkerCount(3, { backend: 'wasm', pretrained: false, cores: 2 })).toEqual({ count: 3, note: null });
+    expect(resolveWorkerCount('auto', { backend: 'wasm', cores: 16 })).toEqual({ count: 8, note: null });
+    expect(resolveWorkerCount('auto', { backend: 'wasm', cores: 2 })).toEqual({ count: 2, note: null });
+    expect(resolveWorkerCount('auto', { backend: 'webgpu', cores: 16 }).count).toBe(1);
+    expect(resolveWorkerCount(3, { backend: 'wasm', cores: 2 })).toEqual({ count: 3, note: null });
   });
 });

@@ -89,12 +89,6 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
   }
   const workers = cfg.trainer.workers;
   if (workers !== 'auto' && workers > 1) {
-    if (cfg.actor_rollout_ref.model.path !== null) {
-      issues.push({
-        path: ['trainer', 'workers'],
-        message: `\`trainer.workers\` ${workers} needs TurnLab's own transformer; a pretrained model (\`actor_rollout_ref.model.path\`) trains on one thread: use 1 or auto`,
-      });
-    }
     if (cfg.trainer.backend === 'webgpu' || cfg.trainer.backend === 'tensorflow') {
       issues.push({
         path: ['trainer', 'workers'],

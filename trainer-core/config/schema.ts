@@ -114,6 +114,8 @@ const pretrainedModelSchema = z.strictObject({
   }),
   /** verl's key; null: on for a pretrained model, off for TurnLab's own (see gradientCheckpointing). */
   enable_gradient_checkpointing: z.boolean({ error: 'enable_gradient_checkpointing must be true, false or null' }).nullable(),
+  /** transformers' from_pretrained dtype: auto keeps a 16-bit checkpoint's frozen base 16-bit (model/half-matrix.ts). */
+  dtype: z.enum(['auto', 'float32']),
 });
 
 const criticSchema = z.strictObject({

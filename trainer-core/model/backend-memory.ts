@@ -12,7 +12,8 @@ export class BackendMemoryError extends Error {
   }
 }
 
-const OUT_OF_MEMORY = /memory access out of bounds|out of memory|Cannot enlarge memory|Aborted\(OOM\)|failed to allocate/i;
+// The last two: Node's own words for a worker thread that exhausted its JavaScript heap.
+const OUT_OF_MEMORY = /memory access out of bounds|out of memory|Cannot enlarge memory|Aborted\(OOM\)|failed to allocate|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/i;
 
 export function isOutOfMemory(error: unknown): boolean {
   return error instanceof Error && OUT_OF_MEMORY.test(error.message);
@@ -40,6 +41,30 @@ export const MICRO_BATCH_KEY: Record<'actor' | 'critic' | 'supervised', string> 
 function shorterRows(checkpointing: boolean): string {
   const recompute = checkpointing ? '' : 'set actor_rollout_ref.model.enable_gradient_checkpointing=true (recomputes each layer in the backward pass), or ';
   return `${recompute}shorten the rows: lower agent_proxy.max_context_window (turns a row carries), agent_proxy.max_turn or actor_rollout_ref.rollout.response_length`;
+}
+
+/** The error of sampling replies for `rows` episodes at once, explained when memory ran out. */
+export function explainSamplingMemory(error: unknown, rows: number): unknown {
+  return explainOutOfMemory(
+    error,
+    `sampling replies for ${rows} episodes at once`,
+    'play fewer episodes per rollout (es_manager.train.env_groups or group_size; es_manager.val.* for validation), or shorten their context (agent_proxy.max_context_window, actor_rollout_ref.rollout.response_length)',
+  );
+}
+
+/** The error of scoring `rows` rows outside the update (old, reference logprobs; values), explained when memory ran out. */
+export function explainScoringMemory(error: unknown, rows: number, width: number): unknown {
+  const fix = rows > 1 ? `lower ${MICRO_BATCH_KEY.actor} (now ${rows}: rows scored per pass), or ${shorterRows(true)}` : `the pass is one row already; ${shorterRows(true)}`;
+  return explainOutOfMemory(error, `scoring ${rows} ${rows === 1 ? 'row' : 'rows'} of up to ${width} tokens`, fix);
+}
+
+/** Runs a scoring pass in tf.tidy, its out-of-memory error explained (explainScoringMemory). */
+export function scoredRows(score: () => tf.NamedTensorMap, rows: number, width: number): tf.NamedTensorMap {
+  try {
+    return tf.tidy(score);
+  } catch (error) {
+    throw explainScoringMemory(error, rows, width);
+  }
 }
 
 /**

@@ -8,6 +8,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { oneHotFloat } from './blocks/embedding';
 import type { LmHead } from './forward';
+import { HalfMatrix } from './half-matrix';
+import { halfAxpy, halfDot } from './half-ops';
+import { fusedKernels, type HeadScoreKernels } from './fused-kernels';
 
 /** Elements of one chunk's [rows, vocab] logits: 16 MB of float32. */
 export const DEFAULT_CHUNK_ELEMENTS = 1 << 22;
@@ -42,14 +45,17 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
   const rows = hidden.shape[0];
   if (targets.length !== rows) throw new Error(`${rows} hidden rows but ${targets.length} targets`);
   // [width, vocab]; a vocabulary-major table (a tied embedding) is transposed once, on the tape.
-  const weight = (head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D;
-  const vocab = weight.shape[1];
-  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
+  // A 16-bit head is read as it is held ([vocab, width]) by its own products (wasm and cpu only,
+  // where the fused WebGPU head kernel never runs).
+  const weight = 'half' in head ? head.half : ((head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D);
+  const vocab = weight instanceof HalfMatrix ? weight.rows : weight.shape[1];
+  const fused = weight instanceof HalfMatrix ? null : (fusedKernels().headScores ?? null);
+  const perChunk = Math.max(1, Math.floor((options.chunkElements ?? fused?.chunkElements() ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
   const chunks = Math.ceil(rows / perChunk);
   // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
   // and is freed after the last (a transpose per chunk would copy the whole head each time).
   const shared = { transposed: null as tf.Tensor2D | null, pending: chunks };
-  const copy = options.transposedCopy ?? weight.size <= TRANSPOSED_COPY_LIMIT;
+  const copy = !(weight instanceof HalfMatrix) && (options.transposedCopy ?? weight.size <= TRANSPOSED_COPY_LIMIT);
   const transposedFor = (w: tf.Tensor2D): tf.Tensor2D | null => {
     if (!copy) return null;
     if (!shared.transposed) shared.transposed = tf.keep(w.transpose() as tf.Tensor2D);
@@ -66,7 +72,7 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
     const size = Math.min(perChunk, rows - start);
     const h = rows === size ? hidden : hidden.slice([start, 0], [size, hidden.shape[1]]);
     const ids = tf.tensor1d(targets.subarray(start, start + size), 'int32');
-    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release)(h, weight) : chunkOp(ids, options.temperature, weight, transposedFor, release)(h));
+    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release, fused)(h, weight as tf.Tensor2D) : chunkOp(ids, options.temperature, weight, transposedFor, release, fused)(h));
   }
   const both = parts.length === 1 ? parts[0] : tf.concat(parts, 0);
   return {
@@ -79,10 +85,12 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
 function chunkOp(
   ids: tf.Tensor1D,
   temperature: number,
-  frozenWeight: tf.Tensor2D | null,
+  frozenWeight: tf.Tensor2D | HalfMatrix | null,
   transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
   release: () => void,
+  fused: HeadScoreKernels | null,
 ): (...inputs: tf.Tensor[]) => tf.Tensor {
+  if (fused && !(frozenWeight instanceof HalfMatrix)) return fusedChunkOp(ids, temperature, frozenWeight, transposedFor, release, fused);
   return tf.customGrad((...args) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const h = args[0] as tf.Tensor2D;
@@ -91,13 +99,13 @@ function chunkOp(
     // Saved, not captured: the forward scope disposes everything it did not save. A frozen
     // weight is a variable and outlives the pass. The per-row log-sum-exp and entropy are kept
     // (two numbers a row), so the backward pass recomputes only the logits.
-    save(frozenWeight ? [h, ids, lse, entropy] : [h, ids, lse, entropy, w]);
+    save(frozenWeight ? [h, ids, lse, entropy] : [h, ids, lse, entropy, w as tf.Tensor2D]);
     return {
       value: tf.stack([logprob, entropy], 1),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [hs, targets, lseSaved, entropySaved] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor2D, tf.Tensor1D];
         const ws = frozenWeight ?? (saved[4] as tf.Tensor2D);
-        const transposed = transposedFor(ws);
+        const transposed = ws instanceof HalfMatrix ? null : transposedFor(ws);
         // Inside tidy: the chunk's [rows, vocab] intermediates are freed before the next chunk's.
         const grads = tf.tidy(() => {
           const logp = logits(hs, ws, temperature).sub(lseSaved) as tf.Tensor2D;
@@ -106,6 +114,43 @@ function chunkOp(
           const b = dy.slice([0, 1], [-1, 1]);
           // d logp(y)/dz = onehot(y) - p;  d H/dz = -p (log p + H).
           const gz = oneHotFloat(targets, vocab).mul(a).sub(logp.exp().mul(a.add(b.mul(logp.add(entropySaved.reshape([-1, 1])))))).div(temperature);
+          const gh = ws instanceof HalfMatrix ? halfAxpy(gz as tf.Tensor2D, ws) : transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
+          return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz as tf.Tensor2D)];
+        });
+        release();
+        return grads;
+      },
+    };
+  }) as (...inputs: tf.Tensor[]) => tf.Tensor;
+}
+
+/**
+ * The same chunk with the backend's fused statistics: the raw logits' product stays tfjs's
+ * matmul, the log-softmax, target, entropy and their gradient are one kernel each way. The
+ * statistics [rows, 3] are kept for the backward pass in place of the log-sum-exp and entropy.
+ */
+function fusedChunkOp(
+  ids: tf.Tensor1D,
+  temperature: number,
+  frozenWeight: tf.Tensor2D | null,
+  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
+  release: () => void,
+  fused: HeadScoreKernels,
+): (...inputs: tf.Tensor[]) => tf.Tensor {
+  return tf.customGrad((...args) => {
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    const h = args[0] as tf.Tensor2D;
+    const w = frozenWeight ?? (args[1] as tf.Tensor2D);
+    const stats = fused.statistics(tf.matMul(h, w), ids, temperature);
+    save(frozenWeight ? [h, ids, stats] : [h, ids, stats, w]);
+    return {
+      value: stats.slice([0, 1], [-1, 2]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [hs, targets, statsSaved] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor2D];
+        const ws = frozenWeight ?? (saved[3] as tf.Tensor2D);
+        const transposed = transposedFor(ws);
+        const grads = tf.tidy(() => {
+          const gz = fused.gradient(tf.matMul(hs, ws), statsSaved, targets, dy as tf.Tensor2D, temperature);
           const gh = transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
           return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
         });
@@ -117,12 +162,12 @@ function chunkOp(
 }
 
 /** The chunk's logits at the temperature: [rows, vocab]. */
-function logits(h: tf.Tensor2D, w: tf.Tensor2D, temperature: number): tf.Tensor2D {
-  const z = tf.matMul(h, w);
+function logits(h: tf.Tensor2D, w: tf.Tensor2D | HalfMatrix, temperature: number): tf.Tensor2D {
+  const z = w instanceof HalfMatrix ? halfDot(h, w) : tf.matMul(h, w);
   return (temperature === 1 ? z : z.div(temperature)) as tf.Tensor2D;
 }
 
-function headStatistics(h: tf.Tensor2D, w: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): { lse: tf.Tensor2D; logprob: tf.Tensor1D; entropy: tf.Tensor1D } {
+function headStatistics(h: tf.Tensor2D, w: tf.Tensor2D | HalfMatrix, ids: tf.Tensor1D, temperature: number): { lse: tf.Tensor2D; logprob: tf.Tensor1D; entropy: tf.Tensor1D } {
   const z = logits(h, w, temperature);
   const [rows, vocab] = z.shape;
   const max = z.max(1, true);

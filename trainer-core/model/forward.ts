@@ -5,6 +5,7 @@
  */
 import type * as tf from '@tensorflow/tfjs';
 import type { KVCache } from './blocks/attention';
+import type { HalfMatrix } from './half-matrix';
 
 export type { KVCache, LayerCache } from './blocks/attention';
 
@@ -56,13 +57,9 @@ export interface ForwardOutput {
 /**
  * The LM head as scoring applies it: logits = hidden @ weight ([width, vocab]) or, for
  * `vocabMajor`, hidden @ weight^T (weight [vocab, width], a tied embedding table). A frozen
- * head (LoRA) gets no gradient.
+ * head (LoRA) gets no gradient. A 16-bit head (`half`, [vocab, width]) is always frozen.
  */
-export interface LmHead {
-  weight: tf.Tensor2D;
-  vocabMajor: boolean;
-  trainable: boolean;
-}
+export type LmHead = { weight: tf.Tensor2D; vocabMajor: boolean; trainable: boolean } | { half: HalfMatrix; trainable: false };
 
 /** Large enough that exp() of it is exactly 0 in float32, small enough to stay finite. */
 export const MASKED = -1e9;

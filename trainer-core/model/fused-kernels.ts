@@ -8,16 +8,76 @@
 import * as tf from '@tensorflow/tfjs';
 import type { LayerCache, Rotation } from './blocks/tensor-shapes';
 
+export type DecodeLinearForm = 'single' | 'qkv' | 'gated';
+
+export interface DecodeLinearInputs {
+  x: tf.Tensor2D;
+  /** One weight [in, out] (single), three (qkv: q, k, v) or two (gated: gate, then up). */
+  weights: tf.Tensor2D[];
+  /** [out] (single) or [q + k + v] packed (qkv). */
+  bias?: tf.Tensor;
+  /** A [in, segments * rank] and B [rank, every weight's columns], each packed along its columns. */
+  lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number };
+  /** Added to the output (single form): the block's residual stream. */
+  residual?: tf.Tensor2D;
+}
+
+/**
+ * What a decoding step that never leaves the GPU is made of (see hf/decode-session.ts): one
+ * dispatch each, inference only, for at most maxRows rows and head dimensions up to maxHeadDim.
+ */
+export interface DecodingKernels {
+  maxRows: number;
+  maxHeadDim: number;
+  /** Most LoRA columns (segments x rank) one linear layer may have. */
+  maxLoraColumns: number;
+  /** single: x W (+ bias) (+ s (x A) B) (+ residual); qkv: the three packed; gated: silu(gate) * up. */
+  linear(form: DecodeLinearForm, inputs: DecodeLinearInputs): tf.Tensor2D | null;
+  /** A zeroed reply cache [2 * batch (keys, then values), kvHeads, columns, headDim]. */
+  allocateReplyCache(batch: number, kvHeads: number, columns: number, headDim: number): tf.Tensor;
+  /**
+   * Stores the rotated k and the v of each row's new token (from packed qkv) at `column`, in
+   * place. freq: the rotary frequencies [headDim / 2], followed by k's qk-norm weights
+   * [headDim] where the model has them (normalised with `eps`).
+   */
+  writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, column: number, qColumns: number, eps?: number): void;
+  /**
+   * The new token's attention over the frozen prompt cache and the first `used` reply columns:
+   * [batch, heads * headDim]; freq as for writeReplyCache, with q's qk-norm weights.
+   */
+  attend(qkv: tf.Tensor2D, positions: tf.Tensor, freq: tf.Tensor, cache: tf.Tensor, bias: tf.Tensor2D, frozen: LayerCache, heads: number, used: number, eps?: number): tf.Tensor2D;
+  /** Embedding columns at the ids in column 0 of ids [batch, k] (float). */
+  embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
+  /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+  /** Starts the work recorded so far on the device (a step queued ahead of a read). */
+  flush(): void;
+}
+
+/** The LM head's scoring statistics over a chunk of raw logits z [rows, vocab] (see chunked-head.ts). */
+export interface HeadScoreKernels {
+  /** [rows, 3]: log-sum-exp of z / T, the target's logprob, the entropy. */
+  statistics(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): tf.Tensor2D;
+  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics. */
+  gradient(z: tf.Tensor2D, stats: tf.Tensor2D, ids: tf.Tensor1D, dy: tf.Tensor2D, temperature: number): tf.Tensor2D;
+  /** Logit elements per chunk that suit this device. */
+  chunkElements(): number;
+}
+
 export interface FusedKernels {
+  headScores?: HeadScoreKernels;
+  /** A whole decoding step on the device (the KV cache written in place, sampling included). */
+  decoding?: DecodingKernels;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
   rmsNorm?(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor;
   /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */
   rotate?(x: tf.Tensor4D, rotation: Rotation): tf.Tensor4D | null;
   /**
-   * Softmax attention of one new token per row: q [batch, heads, 1, dim] (unscaled) over the
-   * keys and values [batch, kvHeads, keys, dim] of `frozen` (if any) followed by k, v, with an
-   * additive bias [batch, 1, 1, all keys]; returns [batch, heads, 1, dim], or null where the
-   * shape is outside what the kernel handles. Inference only (no gradient).
+   * Softmax attention of queries q [batch, heads, time, dim] (unscaled; time 1 when decoding)
+   * over the keys and values [batch, kvHeads, keys, dim] of `frozen` (if any) followed by k, v,
+   * with an additive bias [batch, 1, time, all keys] that holds any causal mask; returns
+   * [batch, time, heads, dim] (the heads merged), or null where the shape is outside what the
+   * kernel handles. Inference only (no gradient).
    */
   decodeAttention?(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D, frozen?: LayerCache): tf.Tensor4D | null;
   /**

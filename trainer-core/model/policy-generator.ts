@@ -1,7 +1,8 @@
 import type { Rng } from '../rng';
 import type { LanguageModel } from './language-model';
 import { PrefixCache } from './prefix-cache';
-import { sampleTokens } from './sampler';
+import { sampleTokens, type SampleOptions } from './sampler';
+import { explainSamplingMemory } from './backend-memory';
 import type { GeneratedResponse, GenerateOptions, ResponseGenerator } from '../rollout/rollout-loop';
 
 /**
@@ -24,7 +25,19 @@ export class PolicyGenerator implements ResponseGenerator {
   }
 
   async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
-    const result = await sampleTokens(this.model, prompts, {
+    const result = await sampleTokens(this.model, prompts, this.sampleOptions(options)).catch((error: unknown) => {
+      throw explainSamplingMemory(error, prompts.length);
+    });
+    // One batch serves prompts with different room left; each reply is cut to its own limit.
+    return result.tokens.map((ids, i) => {
+      const limit = options.maxNewTokens[i];
+      this.generated += Math.min(ids.length, limit);
+      return { tokenIds: ids.slice(0, limit), logprobs: result.logprobs[i].slice(0, limit) };
+    });
+  }
+
+  private sampleOptions(options: GenerateOptions): SampleOptions {
+    return {
       maxNewTokens: Math.max(...options.maxNewTokens),
       temperature: options.doSample ? options.temperature : 0,
       topP: options.topP,
@@ -36,13 +49,7 @@ export class PolicyGenerator implements ResponseGenerator {
       rng: this.rng,
       prefixCache: this.prefixes ?? undefined,
       rowKeys: options.rowKeys,
-    });
-    // One batch serves prompts with different room left; each reply is cut to its own limit.
-    return result.tokens.map((ids, i) => {
-      const limit = options.maxNewTokens[i];
-      this.generated += Math.min(ids.length, limit);
-      return { tokenIds: ids.slice(0, limit), logprobs: result.logprobs[i].slice(0, limit) };
-    });
+    };
   }
 
   forget(rowKey: number): void {

@@ -11,7 +11,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../rng';
 import { endsWithIds } from '../token-ids';
-import type { KVCache, LanguageModel } from './language-model';
+import type { DecodingSession, KVCache, LanguageModel } from './language-model';
 import { attentionBias, forwardInputs, packRows } from './batch';
 import { type PrefixCache } from './prefix-cache';
 
@@ -97,37 +97,78 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
   const rows = prompts.map((p) => [...p]);
 
   let logits: tf.Tensor = prefill.logits;
+  // On a backend that can, the whole decoding step stays on the device: the reply's KV cache is
+  // allocated once at its final size, and only the sampled ids (and logprobs) are read back.
+  const session = options.useCache !== false && prefill.cache ? startSession(model, batch, prefill.cache, valid, width, promptWidth + maxNew - 1) : null;
+  const deviceSampling = session !== null && (decoding.greedy || (decoding.topK === 0 && decoding.topP === 1));
   // The prompt's keys and values stay as they are; only the reply's own cache grows per step.
-  const promptCache: KVCache | undefined = prefill.cache && model.prepareFrozenCache ? model.prepareFrozenCache(prefill.cache) : prefill.cache;
+  const promptCache: KVCache | undefined = prefill.cache && !session && model.prepareFrozenCache ? model.prepareFrozenCache(prefill.cache) : prefill.cache;
   let replyCache: KVCache | undefined;
+  // The ids fed next, on the device: [batch, k] floats with the id in column 0.
+  let fedIds: tf.Tensor2D | null = null;
   try {
+    /** Each row's position when fed the token sampled at `step`. */
+    const positionsAfter = (step: number) => {
+      const positions = new Int32Array(batch);
+      for (let b = 0; b < batch; b++) positions[b] = promptWidth + step - starts[b];
+      return positions;
+    };
     for (let step = 0; step < maxNew; step++) {
-      const data = (await logits.data()) as Float32Array;
       const fed = new Int32Array(batch).fill(padId);
+      let picks: Array<{ token: number; logprob: number } | null>;
+      // The next step's logits, queued before this step's ids were read back.
+      let ahead: tf.Tensor | null = null;
+      if (deviceSampling) {
+        const draws = new Float32Array(batch);
+        if (!decoding.greedy) for (let b = 0; b < batch; b++) if (!stopped[b]) draws[b] = options.rng.next();
+        const sampled = tf.tidy(() => session.sample(logits.reshape([batch, vocab]), tf.tensor1d(draws), decoding.temperature, decoding.greedy));
+        fedIds?.dispose();
+        fedIds = sampled;
+        // The read is queued first; the next step needs only the sampled ids, which stay on
+        // the device, so the GPU runs it while the ids travel back and the CPU checks stops.
+        const pending = sampled.data();
+        if (step < maxNew - 1) {
+          ahead = tf.tidy(() => session.step(sampled, tf.tensor1d(positionsAfter(step), 'int32')));
+          session.flush();
+        }
+        const data = (await pending) as Float32Array;
+        picks = stopped.map((done, b) => (done ? null : { token: Math.round(data[2 * b]), logprob: data[2 * b + 1] }));
+      } else {
+        const data = (await logits.data()) as Float32Array;
+        picks = stopped.map((done, b) => (done ? null : pickToken(data, b * vocab, vocab, decoding, options.rng)));
+      }
       for (let b = 0; b < batch; b++) {
-        if (stopped[b]) continue;
-        const pick = pickToken(data, b * vocab, vocab, decoding, options.rng);
+        const pick = picks[b];
+        if (!pick) continue;
         tokens[b].push(pick.token);
         logprobs[b].push(pick.logprob);
         rows[b].push(pick.token);
         fed[b] = pick.token;
         if (stop.has(pick.token) || stopSequences.some((s) => endsWithIds(tokens[b], s))) stopped[b] = true;
       }
-      if (stopped.every(Boolean) || step === maxNew - 1) break;
+      if (stopped.every(Boolean) || step === maxNew - 1) {
+        ahead?.dispose();
+        break;
+      }
       const previous = logits;
-      if (options.useCache === false) {
+      const keys = promptWidth + step + 1;
+      const positions = positionsAfter(step);
+      if (ahead) {
+        logits = ahead;
+      } else if (session) {
+        const ids = tf.tensor2d(Float32Array.from(fed), [batch, 1]);
+        logits = tf.tidy(() => session.step(ids, tf.tensor1d(positions, 'int32')));
+        ids.dispose();
+      } else if (options.useCache === false) {
         logits = tf.tidy(() => {
           const input = forwardInputs(packRows(rows, 'left', padId));
           return model.forward(input, { logits: true, values: false, lastPositionOnly: true }).logits!;
         });
       } else {
-        const keys = promptWidth + step + 1;
         const oldCache = replyCache;
         const next = tf.tidy(() => {
           const keyValid = new Uint8Array(batch * keys);
           for (let b = 0; b < batch; b++) keyValid.set(valid.subarray(b * width, b * width + keys), b * keys);
-          const positions = new Int32Array(batch);
-          for (let b = 0; b < batch; b++) positions[b] = keys - 1 - starts[b];
           const out = model.forward(
             {
               tokens: tf.tensor2d(fed, [batch, 1], 'int32'),
@@ -146,13 +187,28 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
       }
       previous.dispose();
     }
+    if (session) replyCache = session.replyCache();
     if (reuse && promptCache) storeRows(reuse, options.rowKeys!, prompts, tokens, starts, promptCache, replyCache);
   } finally {
     logits.dispose();
+    fedIds?.dispose();
+    session?.dispose();
     if (promptCache) disposeCache(promptCache);
     if (replyCache) disposeCache(replyCache);
   }
   return { tokens, logprobs, stopped };
+}
+
+/**
+ * The model's decoding session for this rollout, if it has one: `keys` key columns (the prompt's
+ * and every fed token's), whose bias is fixed for the rollout.
+ */
+function startSession(model: LanguageModel, batch: number, promptCache: KVCache, valid: Uint8Array, width: number, keys: number): DecodingSession | null {
+  if (!model.startDecoding) return null;
+  const keyValid = new Uint8Array(batch * keys);
+  for (let b = 0; b < batch; b++) keyValid.set(valid.subarray(b * width, b * width + keys), b * keys);
+  const promptColumns = promptCache[0].k.shape[2];
+  return model.startDecoding(batch, { promptCache, columns: keys - promptColumns, bias: attentionBias(keyValid, batch, keys, 1) });
 }
 
 interface Prefill {
@@ -313,6 +369,12 @@ function decodingOf(options: SampleOptions): Decoding {
 }
 
 /**
+ * The probabilities of the row being drawn, reused across calls: a fresh vocabulary-sized array
+ * per token (1.2 MB for Qwen's vocabulary) cost the garbage collector about as long as the draw.
+ */
+let scratch = new Float64Array(0);
+
+/**
  * Draws one token from row `offset` of `logits`. Works in float64; the returned logprob is under
  * the full temperature-scaled distribution whatever top-k/top-p kept.
  */
@@ -333,8 +395,9 @@ export function pickToken(
       argmax = i;
     }
   }
+  if (scratch.length < vocab) scratch = new Float64Array(vocab);
+  const probs = scratch;
   let sum = 0;
-  const probs = new Float64Array(vocab);
   for (let i = 0; i < vocab; i++) {
     const p = Math.exp(logits[offset + i] * inv - max);
     probs[i] = p;
@@ -358,17 +421,27 @@ export function pickToken(
   }
   const order = candidates ?? null;
   const count = order ? order.length : vocab;
-  let total = 0;
-  for (let j = 0; j < count; j++) total += probs[order ? order[j] : j];
+  // Without truncation the kept mass is the sum above, added in the same order: the same number.
+  let total = order ? 0 : sum;
+  if (order) for (let j = 0; j < count; j++) total += probs[order[j]];
   const target = rng.next() * total;
   let cumulative = 0;
   let token = order ? order[count - 1] : vocab - 1;
-  for (let j = 0; j < count; j++) {
-    const id = order ? order[j] : j;
-    cumulative += probs[id];
-    if (target < cumulative) {
-      token = id;
-      break;
+  if (order) {
+    for (let j = 0; j < count; j++) {
+      cumulative += probs[order[j]];
+      if (target < cumulative) {
+        token = order[j];
+        break;
+      }
+    }
+  } else {
+    for (let j = 0; j < count; j++) {
+      cumulative += probs[j];
+      if (target < cumulative) {
+        token = j;
+        break;
+      }
     }
   }
   return { token, logprob: logprobOf(token) };

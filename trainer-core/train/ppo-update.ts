@@ -10,6 +10,7 @@ import type { Rng } from '../rng';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
 import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from '../model/micro-batch-loss';
+import { scoredRows } from '../model/backend-memory';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 
 export type { Parallel };
@@ -54,9 +55,9 @@ export async function scoreBatch(
     const rows = rowIds.map((r) => batch.tokens[r]);
     const documents = rowIds.map((r) => batch.documents[r]);
     const scored = rowIds.map((r) => scoredColumns(batch, r));
-    const scores = tf.tidy(() => ({ ...scoreTokens(model, rows, { ...options, documents, scored }) }) as tf.NamedTensorMap);
-    // Read back asynchronously: WebGPU under Node has no synchronous read.
     const width = Math.max(...rows.map((r) => r.length));
+    const scores = scoredRows(() => ({ ...scoreTokens(model, rows, { ...options, documents, scored }) }) as tf.NamedTensorMap, rows.length, width);
+    // Read back asynchronously: WebGPU under Node has no synchronous read.
     place(
       rowIds,
       {

@@ -13,17 +13,18 @@ import { parseRunConfig } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from '../model/hf/config';
 import { HfDecoder, trainableShapes, type HfDecoderOptions } from '../model/hf/decoder';
-import { openHfModelFolder, type HfModelFolder } from '../model/hf/load';
+import { hfDecoderBuilder, openHfModelFolder, type HfModelFolder } from '../model/hf/load';
 import { findArchitecture } from '../model/hf/architectures';
 import { resolveTargetModules, type LoraSettings } from '../model/hf/lora';
 import { peftAdapterConfig, peftTensors } from '../model/hf/peft';
 import type { HfTokenizer } from '../model/hf/tokenizer';
-import { encodeHfSafetensors, readHfWeights } from '../model/hf/weights';
+import { encodeHfSafetensors } from '../model/hf/weights';
 import { decodeSafetensors, encodeSafetensors, type NamedArray } from '../model/safetensors';
 import type { FrozenModel } from '../model/trainable-model';
 import { deriveSeed } from '../rng';
 import { checkOptimizerState, readCheckpointBase, readCheckpointConfig, readable, type CheckpointBase, type TrainingState } from './checkpoint';
 import { CheckpointError } from './checkpoint-files';
+import type { WorkerModelSpec } from '../workers/protocol';
 
 export function usesPretrainedModel(cfg: RunConfig): boolean {
   return cfg.actor_rollout_ref.model.path !== null;
@@ -45,9 +46,35 @@ export interface PretrainedModels {
   policy: HfDecoder;
   critic: HfDecoder | null;
   reference: FrozenModel | null;
+  /** How a worker thread builds the same models (trainer.workers). */
+  workerSpecs: PretrainedWorkerSpecs;
   /** Checkpoint files of what trains. */
   modelFiles(): Promise<Record<string, Uint8Array | string>>;
   dispose(): void;
+}
+
+type PretrainedSpec = Extract<WorkerModelSpec, { kind: 'pretrained' }>;
+export interface PretrainedWorkerSpecs {
+  policy: PretrainedSpec;
+  critic?: PretrainedSpec;
+  reference?: PretrainedSpec | Extract<WorkerModelSpec, { kind: 'adapterless' }>;
+}
+
+/**
+ * The run's pretrained models as build instructions: the folder and each role's decoder options
+ * (LoRA, the seed of its adapters and value head, the context length); a LoRA run's reference is
+ * the policy with its adapters off, a fully trained run's a frozen second build.
+ */
+function pretrainedModelSpecs(cfg: RunConfig, folder: HfModelFolder, roles: { critic: boolean; reference: boolean }): PretrainedWorkerSpecs {
+  const lora = pretrainedLora(cfg, folder.config.architecture);
+  const seed = cfg.trainer.seed;
+  const contextLength = Math.min(cfg.model.context_length, folder.config.maxPositionEmbeddings);
+  const dtype = cfg.actor_rollout_ref.model.dtype;
+  const spec = (options: HfDecoderOptions): PretrainedSpec => ({ kind: 'pretrained', dir: folder.dir, config: folder.config, options: { contextLength, dtype, ...options } });
+  const specs: PretrainedWorkerSpecs = { policy: spec({ lora, seed: deriveSeed(seed, 'init', 'policy') }) };
+  if (roles.critic) specs.critic = spec({ lora, seed: deriveSeed(seed, 'init', 'critic'), lmHead: false, valueHead: true });
+  if (roles.reference) specs.reference = lora ? { kind: 'adapterless', of: 'policy' } : spec({ lora: null });
+  return specs;
 }
 
 /**
@@ -60,30 +87,29 @@ export async function openPretrainedModels(
   resume?: { dir: string; base: CheckpointBase },
 ): Promise<PretrainedModels> {
   const folder = await openHfModelFolder(modelPath(cfg));
-  const tensors = await readHfWeights(folder.dir);
-  const lora = pretrainedLora(cfg, folder.config.architecture);
-  const seed = cfg.trainer.seed;
-  const contextLength = Math.min(cfg.model.context_length, folder.config.maxPositionEmbeddings);
-  const build = (options: HfDecoderOptions) => HfDecoder.fromHfTensors(folder.config, tensors, { contextLength, ...options });
+  const specs = pretrainedModelSpecs(cfg, folder, roles);
+  const builder = await hfDecoderBuilder(folder.dir, folder.config);
   const made: Array<{ dispose(): void }> = [];
   try {
-    const policy = build({ lora, seed: deriveSeed(seed, 'init', 'policy') });
+    const policy = builder(specs.policy.options);
     made.push(policy);
-    const critic = roles.critic ? build({ lora, seed: deriveSeed(seed, 'init', 'critic'), lmHead: false, valueHead: true }) : null;
+    const critic = specs.critic ? builder(specs.critic.options) : null;
     if (critic) made.push(critic);
-    const reference: FrozenModel | null = !roles.reference ? null : lora ? policy.withoutAdapters() : build({ lora: null });
+    const reference: FrozenModel | null = !specs.reference ? null : specs.reference.kind === 'adapterless' ? policy.withoutAdapters() : builder(specs.reference.options);
     if (reference) made.push(reference);
     if (resume) {
       policy.loadTrainable(trainedArrays(resume.dir, resume.base, 'policy.safetensors')!, `${resume.dir}/policy.safetensors`);
       const criticArrays = critic ? trainedArrays(resume.dir, resume.base, 'critic.safetensors') : null;
       if (critic && criticArrays) critic.loadTrainable(criticArrays, `${resume.dir}/critic.safetensors`);
     }
+    const lora = specs.policy.options.lora ?? null;
     return {
       folder,
       tokenizer: folder.tokenizer,
       policy,
       critic,
       reference,
+      workerSpecs: specs,
       async modelFiles() {
         const files: Record<string, Uint8Array | string> = {
           'policy.safetensors': encodeSafetensors(await policy.trainableArrays(), { 'turnlab.role': 'policy', 'turnlab.model': folder.dir }),

@@ -23,9 +23,9 @@ import { warmStart, WarmStartStopped } from './warm-start';
 import { playRelabelledEpisodes } from './dagger';
 import { PolicyGenerator } from '../model/policy-generator';
 import type { BackendName } from '../backend';
-import type { ModelRole } from '../workers/protocol';
+import type { ModelRole, WorkerModelSpec } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
-import { WorkerPool } from '../workers/worker-pool';
+import { transformerSpec, WorkerPool } from '../workers/worker-pool';
 
 export interface Session {
   cfg: RunConfig;
@@ -36,6 +36,8 @@ export interface Session {
   reference: FrozenModel | null;
   /** The models as checkpoint files (from-scratch weights and tokenizer, or what a pretrained model trains). */
   modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  /** The models as a worker thread builds them (trainer.workers). */
+  workerModels(): Promise<Partial<Record<ModelRole, WorkerModelSpec>>>;
   actorOptimizer: Adam;
   criticOptimizer: Adam | null;
   klController: KlController;
@@ -60,6 +62,7 @@ interface RunModels {
   critic: TrainableModel | null;
   reference: FrozenModel | null;
   modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  workerModels(): Promise<Partial<Record<ModelRole, WorkerModelSpec>>>;
   dispose(): void;
   /** Set when resuming: optimizer moments (the critic's only when the checkpoint had its critic) and counters. */
   restored: { actorOptimizer: OptimizerSnapshot; criticOptimizer: OptimizerSnapshot | null; state: TrainingState } | null;
@@ -105,6 +108,7 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     critic,
     reference: models.reference,
     modelFiles: () => models.modelFiles(),
+    workerModels: () => models.workerModels(),
     actorOptimizer,
     criticOptimizer,
     klController: restoreKlController(state.klController),
@@ -136,14 +140,16 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
  */
 export async function startWorkers(session: Session, backend: BackendName, log: (line: string) => void): Promise<void> {
   const cfg = session.cfg;
-  const { count, note } = resolveWorkerCount(cfg.trainer.workers, { backend, pretrained: usesPretrainedModel(cfg) });
+  const { count, note } = resolveWorkerCount(cfg.trainer.workers, { backend });
   if (note) log(note);
   if (count <= 1) return;
-  // Worker threads run TurnLab's own transformer only (config checks refuse the rest).
-  const models: Partial<Record<ModelRole, Transformer>> = { policy: session.policy as Transformer };
-  if (session.critic) models.critic = session.critic as Transformer;
-  if (session.reference) models.reference = session.reference as Transformer;
-  session.workers = await WorkerPool.start(count - 1, backend, models);
+  session.workers = await WorkerPool.start(count - 1, backend, await session.workerModels());
+  if (usesPretrainedModel(cfg)) {
+    // A worker built its pretrained models from the folder: what trains comes from this thread
+    // (a resumed checkpoint's adapters, a trained value head).
+    await session.workers.syncWeights('policy', session.policy);
+    if (session.critic) await session.workers.syncWeights('critic', session.critic);
+  }
   log(`workers: ${count} (the main thread and ${count - 1} worker thread${count > 2 ? 's' : ''})`);
 }
 
@@ -193,6 +199,12 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
     critic,
     reference,
     modelFiles: () => scratchModelFiles({ policy, critic, reference, tokenizer }),
+    async workerModels() {
+      const specs: Partial<Record<ModelRole, WorkerModelSpec>> = { policy: await transformerSpec(policy) };
+      if (critic) specs.critic = await transformerSpec(critic);
+      if (reference) specs.reference = await transformerSpec(reference);
+      return specs;
+    },
     dispose: () => models.forEach((m) => m.dispose()),
     restored,
   };
@@ -220,7 +232,7 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
       throw error;
     }
   }
-  return { ...models, restored };
+  return { ...models, workerModels: async () => models.workerSpecs, restored };
 }
 
 /**
@@ -239,8 +251,8 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     resolveSpec: options.resolveSpec,
   });
   const relabel = cfg.warm_start.dagger_rounds > 0 ? daggerRounds(options, policy, tokenizer) : undefined;
-  const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend, pretrained: false }).count - 1 : 0;
-  const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: policy as Transformer }) : null;
+  const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend }).count - 1 : 0;
+  const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: await transformerSpec(policy as Transformer) }) : null;
   const steps = cfg.warm_start.steps;
   // A long warm start says how far it is, about ten times, so a terminal is never silent for minutes.
   const every = Math.max(1, Math.round(steps / 10));

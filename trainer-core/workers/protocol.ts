@@ -4,6 +4,8 @@
  * receives new weights after every optimizer step.
  */
 import type { BackendName } from '../backend';
+import type { HfDecoderConfig } from '../model/hf/config';
+import type { HfDecoderOptions } from '../model/hf/decoder';
 import type { ResolvedTransformerConfig } from '../model/transformer';
 import type { GenerateOptions, GeneratedResponse } from '../rollout/rollout-loop';
 import type { LossSpec, MicroBatch } from '../model/micro-batch-loss';
@@ -11,6 +13,17 @@ import type { LossSpec, MicroBatch } from '../model/micro-batch-loss';
 export type ModelRole = 'policy' | 'critic' | 'reference';
 
 export type NamedArrays = Record<string, { shape: number[]; data: Float32Array }>;
+
+/**
+ * How a worker builds one role's model: TurnLab's transformer from its weights; a pretrained
+ * decoder from its model folder, which the worker reads itself (the base weights are not sent;
+ * the trainer sends what trains once the models stand); or, for a LoRA run's reference, the
+ * worker's own policy with its adapters off.
+ */
+export type WorkerModelSpec =
+  | { kind: 'transformer'; config: ResolvedTransformerConfig; arrays: NamedArrays }
+  | { kind: 'pretrained'; dir: string; config: HfDecoderConfig; options: HfDecoderOptions }
+  | { kind: 'adapterless'; of: 'policy' };
 
 export interface ScoreJob {
   rows: number[][];
@@ -38,7 +51,7 @@ export interface GradientResult {
 }
 
 export type WorkerRequest =
-  | { type: 'init'; backend: BackendName; models: Partial<Record<ModelRole, { config: ResolvedTransformerConfig; arrays: NamedArrays }>> }
+  | { type: 'init'; backend: BackendName; models: Partial<Record<ModelRole, WorkerModelSpec>> }
   | { type: 'weights'; role: ModelRole; arrays: NamedArrays }
   | { type: 'rollout-begin'; seed: number; padId: number; prefixReuse: boolean }
   | { type: 'generate'; prompts: number[][]; options: GenerateOptions }

@@ -9,7 +9,8 @@ import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../backend';
 import type { TrainableModel } from '../model/trainable-model';
 import type { Transformer } from '../model/transformer';
-import type { ModelRole, NamedArrays, WorkerReply, WorkerRequest, WorkerResults } from './protocol';
+import { workerFailure } from './worker-memory';
+import type { ModelRole, NamedArrays, WorkerModelSpec, WorkerReply, WorkerRequest, WorkerResults } from './protocol';
 
 const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
 
@@ -51,12 +52,13 @@ class WorkerThread {
       if (reply.ok) waiting.resolve(reply.result);
       else waiting.reject(workerError(this.index, reply));
     });
+    // The first cause is the one told: a worker that failed then exits, and the exit says less.
     const fail = (error: Error) => {
-      this.failure = error;
-      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.failure ??= error;
+      for (const waiting of this.pending.values()) waiting.reject(this.failure);
       this.pending.clear();
     };
-    this.worker.on('error', (error) => fail(new Error(`worker ${this.index} failed: ${error.stack ?? error.message}`)));
+    this.worker.on('error', (error) => fail(workerFailure(this.index, error)));
     this.worker.on('exit', (code) => fail(new Error(`worker ${this.index} exited (code ${code})`)));
   }
 
@@ -85,15 +87,11 @@ class WorkerThread {
 export class WorkerPool {
   private constructor(private readonly threads: WorkerThread[]) {}
 
-  /** Starts `threads` workers on `backend` holding copies of `models`. */
-  static async start(threads: number, backend: BackendName, models: Partial<Record<ModelRole, Transformer>>): Promise<WorkerPool> {
+  /** Starts `threads` workers on `backend`, each building the models `models` describes. */
+  static async start(threads: number, backend: BackendName, models: Partial<Record<ModelRole, WorkerModelSpec>>): Promise<WorkerPool> {
     const pool = new WorkerPool(Array.from({ length: threads }, (_, i) => new WorkerThread(i + 1)));
     try {
-      const init: Extract<WorkerRequest, { type: 'init' }>['models'] = {};
-      for (const [role, model] of Object.entries(models) as Array<[ModelRole, Transformer]>) {
-        init[role] = { config: model.config, arrays: await model.toArrays() };
-      }
-      await Promise.all(pool.threads.map((t) => t.call({ type: 'init', backend, models: init })));
+      await Promise.all(pool.threads.map((t) => t.call({ type: 'init', backend, models })));
     } catch (error) {
       await pool.dispose();
       throw error;
@@ -123,6 +121,11 @@ export class WorkerPool {
 }
 
 export type { WorkerThread };
+
+/** TurnLab's transformer as a worker builds it: its config and current weights. */
+export async function transformerSpec(model: Transformer): Promise<WorkerModelSpec> {
+  return { kind: 'transformer', config: model.config, arrays: await model.toArrays() };
+}
 
 /**
  * Splits `count` jobs into `shards` contiguous blocks of near-equal size, as [start, end) pairs:

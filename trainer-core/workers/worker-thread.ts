@@ -8,32 +8,59 @@ import { parentPort } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../backend';
 import { scoreTokens } from '../model/scoring';
+import { explainOutOfMemory, scoredRows } from '../model/backend-memory';
+import { hfDecoderBuilder } from '../model/hf/load';
+import type { HfDecoder } from '../model/hf/decoder';
+import type { FrozenModel, TrainableModel } from '../model/trainable-model';
 import { Transformer } from '../model/transformer';
 import { Rng } from '../rng';
 import { PolicyGenerator } from '../model/policy-generator';
 import { microBatchGradients } from '../model/micro-batch-loss';
-import type { GradientResult, ModelRole, NamedArrays, ScoreResult, WorkerReply, WorkerRequest } from './protocol';
+import { WORKER_MEMORY_FIX } from './worker-memory';
+import type { GradientResult, ModelRole, NamedArrays, ScoreResult, WorkerModelSpec, WorkerReply, WorkerRequest } from './protocol';
 
-const models = new Map<ModelRole, Transformer>();
+/** A worker's models; a reference may be a view that trains nothing. */
+const models = new Map<ModelRole, TrainableModel | FrozenModel>();
 let generator: PolicyGenerator | null = null;
 
-function model(role: ModelRole): Transformer {
+function model(role: ModelRole): TrainableModel | FrozenModel {
   const found = models.get(role);
   if (!found) throw new Error(`worker has no ${role} model`);
   return found;
+}
+
+function trainable(role: ModelRole): TrainableModel {
+  const found = model(role);
+  if (!('namedVariables' in found)) throw new Error(`the worker's ${role} model has nothing to train`);
+  return found as TrainableModel;
+}
+
+/** Builds the run's models in role order (a reference view needs the policy), one read per model folder. */
+async function buildModels(specs: Partial<Record<ModelRole, WorkerModelSpec>>): Promise<void> {
+  const builders = new Map<string, Promise<(options: Extract<WorkerModelSpec, { kind: 'pretrained' }>['options']) => HfDecoder>>();
+  for (const role of ['policy', 'critic', 'reference'] as const) {
+    const spec = specs[role];
+    if (!spec) continue;
+    if (spec.kind === 'transformer') models.set(role, Transformer.fromArrays(spec.config, spec.arrays));
+    else if (spec.kind === 'adapterless') models.set(role, (model(spec.of) as HfDecoder).withoutAdapters());
+    else {
+      if (!builders.has(spec.dir)) builders.set(spec.dir, hfDecoderBuilder(spec.dir, spec.config));
+      models.set(role, (await builders.get(spec.dir)!)(spec.options));
+    }
+  }
 }
 
 async function handle(request: WorkerRequest): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
   switch (request.type) {
     case 'init': {
       await selectBackend(request.backend);
-      for (const [role, entry] of Object.entries(request.models)) {
-        models.set(role as ModelRole, Transformer.fromArrays(entry.config, entry.arrays));
-      }
+      await buildModels(request.models).catch((error: unknown) => {
+        throw explainOutOfMemory(error, 'building the run\'s models on a worker thread', WORKER_MEMORY_FIX);
+      });
       return { result: null, transfer: [] };
     }
     case 'weights': {
-      const target = model(request.role);
+      const target = trainable(request.role);
       for (const [name, variable] of target.namedVariables()) {
         const entry = request.arrays[name];
         if (!entry) throw new Error(`weights for ${request.role} lack "${name}"`);
@@ -60,7 +87,7 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
       return { result: null, transfer: [] };
     }
     case 'gradients': {
-      const target = model(request.role);
+      const target = trainable(request.role);
       const results: GradientResult[] = [];
       for (const micro of request.micros) {
         const { grads, scalars } = await microBatchGradients(target, micro, request.spec);
@@ -72,8 +99,8 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
       const target = model(request.role);
       const results: ScoreResult[] = [];
       for (const job of request.jobs) {
-        const scores = tf.tidy(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents, scored: job.scored }) }) as tf.NamedTensorMap);
         const width = Math.max(...job.rows.map((r) => r.length));
+        const scores = scoredRows(() => ({ ...scoreTokens(target, job.rows, { ...request.settings, documents: job.documents, scored: job.scored }) }) as tf.NamedTensorMap, job.rows.length, width);
         const result: ScoreResult = { width };
         if (scores.logprobs) result.logprobs = ((await scores.logprobs.data()) as Float32Array).slice();
         if (scores.values) result.values = ((await scores.values.data()) as Float32Array).slice();

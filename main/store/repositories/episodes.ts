@@ -32,6 +32,9 @@ function narrowing(filter: EpisodeFilter, where: string[], params: Record<string
  * (migration 0004); every listing by run reads only the run's own.
  */
 export class EpisodesRepository {
+  // Prepared once per connection: every iteration of a run writes a batch.
+  private inserts?: { episode: Database.Statement; turn: Database.Statement };
+
   constructor(private readonly db: Database.Database) {}
 
   /**
@@ -43,16 +46,19 @@ export class EpisodesRepository {
   insert(episodes: NewEpisode[], evaluationId: number | null = null): number[] {
     if (episodes.length === 0) return [];
     for (const episode of episodes) checkEpisode(episode);
-    const insertEpisode = this.db.prepare(
-      `INSERT INTO episodes (run_id, iteration, split, env_tag, group_id, env_index, seed, total_reward, success,
-         num_turns, num_actions, truncated, filtered_out, evaluation_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertTurn = this.db.prepare(
-      `INSERT INTO turns (episode_id, turn_index, observation, state, response, actions, num_valid_actions, reward,
-         done, info, num_tokens, logprob_sum, advantage_mean)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.inserts ??= {
+      episode: this.db.prepare(
+        `INSERT INTO episodes (run_id, iteration, split, env_tag, group_id, env_index, seed, total_reward, success,
+           num_turns, num_actions, truncated, filtered_out, evaluation_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      turn: this.db.prepare(
+        `INSERT INTO turns (episode_id, turn_index, observation, state, response, actions, num_valid_actions, reward,
+           done, info, num_tokens, logprob_sum, advantage_mean)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+    const { episode: insertEpisode, turn: insertTurn } = this.inserts;
     return this.db.transaction(() =>
       episodes.map((e) => {
         const id = Number(

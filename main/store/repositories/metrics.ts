@@ -11,7 +11,18 @@ function checkPoint(point: MetricPoint): void {
   }
 }
 
+/** A run's metric names (@run), sorted, as a skip scan of the primary key: one seek per name. */
+export const METRIC_NAMES_SQL = `WITH RECURSIVE names(name) AS (
+    SELECT MIN(name) FROM metrics WHERE run_id = @run
+    UNION ALL
+    SELECT (SELECT MIN(m.name) FROM metrics m WHERE m.run_id = @run AND m.name > names.name) FROM names WHERE names.name IS NOT NULL
+  )
+  SELECT name FROM names WHERE name IS NOT NULL`;
+
 export class MetricsRepository {
+  // Prepared once per connection: a trainer writes a batch every iteration, a bulk import many.
+  private upsert?: Database.Statement;
+
   constructor(private readonly db: Database.Database) {}
 
   /**
@@ -23,10 +34,10 @@ export class MetricsRepository {
   insert(points: MetricPoint[]): void {
     if (points.length === 0) return;
     for (const point of points) checkPoint(point);
-    const statement = this.db.prepare(
+    const statement = (this.upsert ??= this.db.prepare(
       `INSERT INTO metrics (run_id, name, iteration, value, wall_time) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (run_id, name, iteration) DO UPDATE SET value = excluded.value, wall_time = excluded.wall_time`,
-    );
+    ));
     this.db.transaction(() => {
       for (const p of points) {
         const value = p.value === null || Number.isNaN(p.value) ? null : p.value;
@@ -35,8 +46,15 @@ export class MetricsRepository {
     })();
   }
 
+  /**
+   * The run's metric names, sorted. Read as a skip scan, one primary-key seek per name: a plain
+   * DISTINCT reads every row of the run (6,000 for 100 iterations of 60 metrics, 8 ms), and
+   * Compare asks for 20 runs at once.
+   */
   names(runId: number): string[] {
-    const rows = this.db.prepare('SELECT DISTINCT name FROM metrics WHERE run_id = ? ORDER BY name').all(runId);
+    const rows = this.db
+      .prepare(METRIC_NAMES_SQL)
+      .all({ run: runId });
     return (rows as Array<{ name: string }>).map((r) => r.name);
   }
 

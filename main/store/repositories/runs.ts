@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
+import type { RunPageDto, RunPageQueryDto } from '../../../preload/contract';
+import { runPage } from './run-page';
 import { storedJson, storedValue } from '../text';
 import {
   RUN_STATUSES,
@@ -93,11 +95,8 @@ function checkStatus(status: string): void {
   }
 }
 
-const SUMMARY_SQL = `SELECT ${selectList(RUN_COLUMNS)},
-  (SELECT MAX(m.iteration) FROM metrics m WHERE m.run_id = runs.id) AS iterations,
-  (SELECT MAX(m.value) FROM metrics m
-     WHERE m.run_id = runs.id AND m.name >= 'val/' AND m.name < 'val0' AND m.name GLOB 'val/*/success') AS best_val_success
-  FROM runs`;
+// last_iteration and best_val_success are kept by triggers on metrics (migration 0007).
+const SUMMARY_SQL = `SELECT ${selectList(RUN_COLUMNS)}, last_iteration AS iterations, best_val_success FROM runs`;
 
 // Columns a patch may change, mapped to how their value is stored.
 const PATCHABLE: Record<keyof RunPatch, { column: string; encode?: (v: unknown) => unknown }> = {
@@ -156,6 +155,20 @@ export class RunsRepository {
   list(): RunSummary[] {
     const rows = this.db.prepare(`${SUMMARY_SQL} ORDER BY runs.id`).all() as Array<Record<string, unknown>>;
     return rows.map((raw) => this.toSummary(raw));
+  }
+
+  /** One page of the Runs table, filtered and sorted in SQL (see run-page.ts). */
+  page(query: RunPageQueryDto): RunPageDto {
+    return runPage(this.db, query);
+  }
+
+  /** The runs with these ids, in that order; unknown ids are left out. */
+  summaries(ids: number[]): RunSummary[] {
+    const statement = this.db.prepare(`${SUMMARY_SQL} WHERE runs.id = ?`);
+    return ids.flatMap((id) => {
+      const raw = statement.get(id) as Record<string, unknown> | undefined;
+      return raw ? [this.toSummary(raw)] : [];
+    });
   }
 
   summary(id: number): RunSummary | undefined {
@@ -321,14 +334,12 @@ export class RunsRepository {
 
   /**
    * Every run's status and last logged iteration: a cheap fingerprint to poll for changes
-   * (one index lookup per run).
+   * (columns of runs, no metrics read).
    */
   progress(): RunProgress[] {
     return this.db
       .prepare(
-        `SELECT id, name, status, tags, notes,
-           (SELECT MAX(m.iteration) FROM metrics m WHERE m.run_id = runs.id) AS iteration
-         FROM runs ORDER BY id`,
+        `SELECT id, name, status, tags, notes, last_iteration AS iteration FROM runs ORDER BY id`,
       )
       .all() as RunProgress[];
   }

@@ -46,7 +46,8 @@ export function tooltipHtml(params: unknown, xAxis: XAxisKind): string {
   const rows = lines.map((p) => {
     const id = String(p.seriesId ?? '');
     const rawPart = raw.has(id) ? ` <span class="raw-value">(raw ${shownValue(raw.get(id))})</span>` : '';
-    return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${shownValue(yOf(p))}${rawPart}`;
+    const parentPart = id.endsWith('-lineage') ? ' (parent, before the fork)' : '';
+    return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}${parentPart}: ${shownValue(yOf(p))}${rawPart}`;
   });
   return [head, ...rows].join('<br/>');
 }
@@ -70,7 +71,7 @@ export function lineColors(lines: PlotLine[]): string[] {
   let groupColor = PALETTE[0];
   let previous = PALETTE[0];
   return lines.map((line) => {
-    if (line.raw) return previous;
+    if (line.raw || line.lineage) return previous;
     if (line.member) return groupColor;
     const color = PALETTE[next++ % PALETTE.length];
     if (line.kind === 'group') groupColor = color;
@@ -124,11 +125,11 @@ export function buildSeries(lines: PlotLine[]): LineSeriesOption[] {
       showSymbol: line.x.length <= 40,
       connectNulls: false,
       color,
-      // The raw curve under a smoothed one is faint and drawn first (lower z).
-      z: line.raw ? 1 : 2,
+      // The raw curve under a smoothed one, and a fork's parent's history, are faint and drawn first (lower z).
+      z: line.raw || line.lineage ? 1 : 2,
       lineStyle: {
         width: line.member || line.raw ? 1 : line.kind === 'group' ? 2.5 : 1.5,
-        opacity: line.raw ? 0.25 : line.member ? 0.35 : 1,
+        opacity: line.raw ? 0.25 : line.lineage ? 0.4 : line.member ? 0.35 : 1,
       },
       emphasis: { disabled: true },
       data: pairs(line.x, line.y),

@@ -17,7 +17,7 @@ function panelRows(panel: PlottedPanel, xAxis: XAxisKind, runNames: ReadonlyMap<
   const rows: Array<Array<string | number>> = [];
   const cell = (v: number | null | undefined): string | number => (v === null || v === undefined ? '' : v);
   for (const line of panel.lines) {
-    const base = line.kind === 'group' ? 'group_mean' : line.member ? 'member_run' : 'run';
+    const base = line.kind === 'group' ? 'group_mean' : line.member ? 'member_run' : line.lineage ? 'parent_run_before_fork' : 'run';
     const kind = line.raw ? `raw_${base}` : base;
     // Names beside ids, so a CSV opened on its own says which runs it holds.
     const names = line.runIds.map((id) => runNames.get(id) ?? '').join('; ');

@@ -19,6 +19,8 @@ export interface RunSeries {
   runId: number;
   label: string;
   points: SeriesPointDto[];
+  /** A fork's parent's points up to the fork, drawn faint before the fork's own (as W&B does). */
+  lineage?: { parentRunId: number; upTo: number; points: SeriesPointDto[] };
 }
 
 export interface PlotGroup {
@@ -71,6 +73,11 @@ export interface PlotLine {
   raw?: boolean;
   /** A raw twin's own name (its `label` is the smoothed line's, so the legend toggles both). */
   rawLabel?: string;
+  /**
+   * A fork's parent's curve up to the fork point, drawn faint in the fork's colour after the
+   * fork's line; `runIds` holds the parent, `label` the fork's (the legend toggles both).
+   */
+  lineage?: { forkRunId: number; upTo: number };
 }
 
 function xOfPoint(kind: XAxisKind, start: number): (point: SeriesPointDto) => number {
@@ -157,9 +164,42 @@ function withRawTwins(lines: PlotLine[], runs: Map<number, RunSeries>, groups: M
   });
 }
 
+/**
+ * After each fork's own line, its parent's curve up to the fork point. On the relative time
+ * axis the parent's points fall before the fork's start (negative seconds).
+ */
+function withLineage(lines: PlotLine[], runs: Map<number, RunSeries>, options: PlotOptions): PlotLine[] {
+  return lines.flatMap((line) => {
+    const run = line.kind === 'run' && !line.member && !line.raw ? runs.get(line.runIds[0]) : undefined;
+    const lineage = run?.lineage;
+    if (!run || !lineage || lineage.points.length === 0) return [line];
+    const xOf = xOfPoint(options.xAxis, startOf(run.points.length > 0 ? run.points : lineage.points));
+    const points = lineage.points;
+    return [
+      line,
+      {
+        id: `${line.id}-lineage`,
+        label: line.label,
+        kind: 'run',
+        runIds: [lineage.parentRunId],
+        member: false,
+        iteration: points.map((p) => p.iteration),
+        x: points.map(xOf),
+        y: forLog(emaSmooth(points.map((p) => p.value), options.smoothing), options.logScale),
+        smoothing: options.smoothing,
+        lineage: { forkRunId: run.runId, upTo: lineage.upTo },
+      },
+    ];
+  });
+}
+
 /** Every line at full resolution, in draw order. */
 export function buildPlot(runs: RunSeries[], options: PlotOptions): PlotLine[] {
   const byId = new Map(runs.map((r) => [r.runId, r]));
+  return withLineage(buildOwnLines(runs, byId, options), byId, options);
+}
+
+function buildOwnLines(runs: RunSeries[], byId: Map<number, RunSeries>, options: PlotOptions): PlotLine[] {
   const rawGroups = new Map<string, PlotLine>();
   if (!options.groups) return withRawTwins(runs.map((r) => runLine(r, options, false)), byId, rawGroups, options);
   const lines: PlotLine[] = [];

@@ -3,11 +3,14 @@
 import type { QueuedSeedRunDto, RunDto } from '../../../preload/contract';
 import { parseSeeds, seedGroupOf, seedGroupTag } from '../../../preload/seed-list';
 
+/** What a group needs of each of its runs (the Runs table's rows carry it). */
+export type GroupMember = Pick<RunDto, 'id' | 'name' | 'seed' | 'tags' | 'status' | 'envTags' | 'bestValSuccess'>;
+
 export interface RunGroup {
   name: string;
   /** The runs' tag, for the Runs view's tag filter. */
   tag: string;
-  runs: RunDto[];
+  runs: GroupMember[];
   /** Its runs still waiting for a slot (no run row yet). */
   queued: QueuedSeedRunDto[];
 }
@@ -18,7 +21,7 @@ export function seedsOf(group: RunGroup): number[] {
 }
 
 /** The seed groups of `runs` and of the queue, each with its runs by seed, groups newest first. */
-export function runGroupsOf(runs: readonly RunDto[], queued: readonly QueuedSeedRunDto[] = []): RunGroup[] {
+export function runGroupsOf(runs: readonly GroupMember[], queued: readonly QueuedSeedRunDto[] = []): RunGroup[] {
   const groups = new Map<string, RunGroup>();
   const groupNamed = (name: string): RunGroup => {
     const found = groups.get(name) ?? { name, tag: seedGroupTag(name), runs: [], queued: [] };
@@ -38,7 +41,7 @@ export function runGroupsOf(runs: readonly RunDto[], queued: readonly QueuedSeed
 }
 
 /** The seed group every one of `runs` belongs to, or null when they are not one group. */
-export function sharedSeedGroup(runs: readonly RunDto[]): string | null {
+export function sharedSeedGroup(runs: readonly Pick<RunDto, 'tags'>[]): string | null {
   const names = new Set(runs.map((run) => seedGroupOf(run.tags)));
   const [only] = names;
   return names.size === 1 && only !== undefined ? only : null;

@@ -12,10 +12,6 @@ function messageOf(error: unknown): string {
 }
 
 export const useRunsStore = defineStore('runs', () => {
-  const runs = ref<RunDto[]>([]);
-  const runsLoaded = ref(false);
-  const runsError = ref<string | null>(null);
-
   const run = ref<RunDto | null>(null);
   const series = ref<MetricSeriesDto>({});
   const checkpoints = ref<CheckpointDto[]>([]);
@@ -35,17 +31,6 @@ export const useRunsStore = defineStore('runs', () => {
     if (!all || parentOf !== child.id) return;
     const series = Object.fromEntries(Object.entries(all).map(([name, points]) => [name, points.filter((p) => p.iteration <= upTo)]));
     parent.value = { runId: child.parentRunId, series };
-  }
-
-  async function loadRuns(): Promise<void> {
-    try {
-      runs.value = await api.listRuns();
-      runsError.value = null;
-    } catch (error) {
-      runsError.value = messageOf(error);
-    } finally {
-      runsLoaded.value = true;
-    }
   }
 
   async function loadRun(runId: number): Promise<void> {
@@ -75,5 +60,5 @@ export const useRunsStore = defineStore('runs', () => {
     parentOf = null;
   }
 
-  return { runs, runsLoaded, runsError, run, series, checkpoints, runError, parent, loadRuns, loadRun, clearRun };
+  return { run, series, checkpoints, runError, parent, loadRun, clearRun };
 });

@@ -60,10 +60,11 @@ export function selfAttention(shape: AttentionShape, input: AttentionInputs): { 
   }
   const cache = { k, v };
   let frozen = input.frozen;
-  if (time === 1 && !recordingGradients()) {
-    // One new token per row (decoding): [batch, heads, 1, dim] is already the merged layout.
+  if (!recordingGradients()) {
+    // Inference (decoding, a prompt's prefill, scoring without gradients): the kernel writes
+    // the heads merged, and no [queries, keys] score matrix exists.
     const fused = fusedKernels().decodeAttention?.(q, k, v, input.bias, frozen);
-    if (fused) return { merged: fused.reshape([batch, nHeads * headDim]), cache };
+    if (fused) return { merged: fused.reshape([batch * time, nHeads * headDim]), cache };
   }
   if (frozen && !input.frozenInPlace) {
     k = tf.concat([frozen.k, k], 2);

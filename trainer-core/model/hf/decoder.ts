@@ -8,9 +8,12 @@
  * the `rep` query heads that share a key/value head are stacked along time and multiplied
  * with that head's keys in one batched matmul.
  *
- * Every 2-D weight is held transposed from the Hugging Face layout ([in, out], y = x @ W), the
- * embedding included ([hidden, vocab]): a tied LM head is then that same tensor, and a token's
- * embedding is a column of it.
+ * Every 2-D float32 weight is held transposed from the Hugging Face layout ([in, out], y = x @ W),
+ * the embedding included ([hidden, vocab]): a tied LM head is then that same tensor, and a
+ * token's embedding is a column of it. A frozen base matrix stored 16-bit (BF16, F16) stays
+ * 16-bit in Hugging Face's layout ([out, in]; model/half-matrix.ts) where the backend has the
+ * products (wasm, cpu), unless the options ask for float32: the embedding (gather), the linear
+ * layers and the tied LM head then read the same 16-bit matrix.
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng, deriveSeed } from '../../rng';
@@ -18,14 +21,18 @@ import { prepareFrozenCache, selfAttention, type KVCache } from '../blocks/atten
 import { checkpointed } from '../blocks/checkpoint';
 import { embedColumns } from '../blocks/embedding';
 import { swiglu } from '../blocks/gated-mlp';
-import { fusedInferenceLinear } from '../fused-kernels';
+import { fusedInferenceLinear, fusedKernels, recordingGradients } from '../fused-kernels';
+import { halfEmbedding, halfLinear } from '../blocks/half-linear';
+import type { DecodingSession, DecodingSpec } from '../language-model';
+import { HfDecodeSession, canDecodeOnDevice } from './decode-session';
 import { frozenMatmul, matmul } from '../blocks/linear';
+import { HalfMatrix, halfBackend, kernelHolds } from '../half-matrix';
 import { rmsNorm } from '../blocks/norms';
 import { rotation } from '../blocks/rotary';
 import type { ForwardInput, ForwardOptions, ForwardOutput, LmHead } from '../forward';
 import { baseParameterCount, inverseFrequencies, type HfDecoderConfig } from './config';
 import { LORA_MODULES, initialLoraA, loraScale, type LoraModule, type LoraSettings } from './lora';
-import type { HfTensor } from './weights';
+import { isHalfTensor, widenTensor, type HfStoredTensor, type HfTensor } from './weights';
 
 export interface HfDecoderOptions {
   /** Longest sequence the sampler may build; default the config's max_position_embeddings. */
@@ -38,6 +45,11 @@ export interface HfDecoderOptions {
   lora?: LoraSettings | null;
   /** Seed of the adapter and value-head initialisation. */
   seed?: number;
+  /**
+   * `auto` (the default): frozen base matrices stored 16-bit stay 16-bit on wasm and cpu;
+   * `float32`: every weight is widened on load (actor_rollout_ref.model.dtype).
+   */
+  dtype?: 'auto' | 'float32';
 }
 
 /** The part of TurnLab's model config the sampler, scorer and trainer read. */
@@ -68,11 +80,13 @@ export class HfDecoder {
   readonly lora: LoraSettings | null;
   /** Base weights by Hugging Face name (2-D ones transposed). */
   private readonly base = new Map<string, tf.Variable>();
+  /** Frozen base matrices kept 16-bit, [out, in] as Hugging Face stores them. */
+  private readonly half = new Map<string, HalfMatrix>();
   /** Trainable parameters: adapters (`<linear>.lora_A` / `.lora_B`) and the value head, or everything. */
   private readonly trainable = new Map<string, tf.Variable>();
   private readonly inverseFrequency: Float32Array;
 
-  private constructor(hf: HfDecoderConfig, tensors: Record<string, HfTensor>, options: HfDecoderOptions) {
+  private constructor(hf: HfDecoderConfig, tensors: Record<string, HfStoredTensor>, options: HfDecoderOptions) {
     this.hf = hf;
     this.lora = options.lora ?? null;
     this.config = {
@@ -84,13 +98,19 @@ export class HfDecoder {
     if (!this.config.lmHead && !this.config.valueHead) throw new Error('A decoder needs an LM head, a value head or both');
     this.inverseFrequency = Float32Array.from(inverseFrequencies(hf));
     const fullFineTune = this.lora === null;
+    const keepHalf = !fullFineTune && options.dtype !== 'float32' && halfBackend();
     for (const [name, shape] of expectedShapes(hf)) {
       if (name === 'lm_head.weight' && !this.config.lmHead) continue;
       const tensor = tensors[name];
       if (!tensor) throw new Error(`The weights lack "${name}" (${hf.architecture})`);
       if (tensor.shape.join(',') !== shape.join(',')) throw new Error(`Weight "${name}" has shape [${tensor.shape}], the config needs [${shape}]`);
+      if (keepHalf && isHalfTensor(tensor) && shape.length === 2 && kernelHolds(tensor.halves, shape[1], tensor.format)) {
+        this.half.set(name, HalfMatrix.fromBits(tensor.halves, shape[0], shape[1], tensor.format));
+        continue;
+      }
+      const { data } = widenTensor(tensor);
       const variable = tf.tidy(() => {
-        const t = tf.tensor(tensor.data, shape, 'float32');
+        const t = tf.tensor(data, shape, 'float32');
         return tf.variable(shape.length === 2 ? t.transpose() : t, fullFineTune, `${name}#${variableCounter++}`);
       });
       this.base.set(name, variable);
@@ -101,7 +121,7 @@ export class HfDecoder {
       for (let layer = 0; layer < hf.nLayers; layer++) {
         for (const module of this.lora.targetModules) {
           const name = linearName(layer, module);
-          const [fanIn, fanOut] = this.base.get(`${name}.weight`)!.shape;
+          const [fanIn, fanOut] = this.linearShape(`${name}.weight`);
           const a = tf.tensor2d(initialLoraA(seed, name, fanIn, this.lora.rank), [fanIn, this.lora.rank]);
           this.trainable.set(`${name}.lora_A`, tf.variable(a, true, `${name}.lora_A#${variableCounter++}`));
           this.trainable.set(`${name}.lora_B`, tf.tidy(() => tf.variable(tf.zeros([this.lora!.rank, fanOut]), true, `${name}.lora_B#${variableCounter++}`)));
@@ -119,8 +139,19 @@ export class HfDecoder {
   }
 
   /** Builds a decoder from Hugging Face tensors ([out, in] layout, as read from safetensors). */
-  static fromHfTensors(hf: HfDecoderConfig, tensors: Record<string, HfTensor>, options: HfDecoderOptions = {}): HfDecoder {
+  static fromHfTensors(hf: HfDecoderConfig, tensors: Record<string, HfStoredTensor>, options: HfDecoderOptions = {}): HfDecoder {
     return new HfDecoder(hf, tensors, options);
+  }
+
+  /** [in, out] of a base matrix, 16-bit or float32. */
+  private linearShape(name: string): [number, number] {
+    const half = this.half.get(name);
+    return half ? [half.cols, half.rows] : (this.base.get(name)!.shape as [number, number]);
+  }
+
+  /** How many base matrices are held 16-bit. */
+  get halfMatrices(): number {
+    return this.half.size;
   }
 
   /** Trainable parameters in a fixed order: the optimizer's and the gradient's list. */
@@ -137,6 +168,7 @@ export class HfDecoder {
   }
 
   parameter(name: string): tf.Variable {
+    if (this.half.has(name)) throw new Error(`"${name}" is held 16-bit and frozen; read it with baseTensors()`);
     const variable = this.trainable.get(name) ?? this.base.get(name);
     if (!variable) throw new Error(`Model has no parameter "${name}"`);
     return variable;
@@ -153,6 +185,7 @@ export class HfDecoder {
   parameterCount(): number {
     let count = 0;
     for (const v of this.base.values()) count += v.size;
+    for (const m of this.half.values()) count += m.size;
     for (const [name, v] of this.trainable) if (!this.base.has(name)) count += v.size;
     return count;
   }
@@ -161,14 +194,17 @@ export class HfDecoder {
     return this.variables().reduce((n, v) => n + v.size, 0);
   }
 
-  /** Bytes of float32 weights held (what loading reports). */
+  /** Bytes of weights held (what loading reports): 4 a float32 value, 2 a 16-bit one. */
   weightBytes(): number {
-    return 4 * this.parameterCount();
+    let halfValues = 0;
+    for (const m of this.half.values()) halfValues += m.size;
+    return 4 * (this.parameterCount() - halfValues) + 2 * halfValues;
   }
 
   /** Base weights in Hugging Face layout and names ([out, in]), adapters not merged. */
   async baseTensors(): Promise<Record<string, HfTensor>> {
     const out: Record<string, HfTensor> = {};
+    for (const [name, matrix] of this.half) out[name] = { shape: [matrix.rows, matrix.cols], data: await matrix.widen() };
     for (const [name, variable] of this.base) {
       const t = variable.rank === 2 ? tf.tidy(() => variable.transpose()) : variable;
       out[name] = { shape: [...t.shape], data: (await t.data()) as Float32Array };
@@ -207,13 +243,16 @@ export class HfDecoder {
   parameterSummary(): string {
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
     const lora = this.lora ? `, LoRA rank ${this.lora.rank} alpha ${this.lora.alpha} on ${this.lora.targetModules.join(',')}: ${this.trainableParameterCount().toLocaleString('en-US')} trainable` : '';
-    return `${this.hf.architecture}: ${baseParameterCount(this.hf).toLocaleString('en-US')} parameters, ${mb(this.weightBytes())} as float32${lora}`;
+    const held = this.half.size > 0 ? `${mb(this.weightBytes())} (${this.half.size} base matrices 16-bit)` : `${mb(this.weightBytes())} as float32`;
+    return `${this.hf.architecture}: ${baseParameterCount(this.hf).toLocaleString('en-US')} parameters, ${held}${lora}`;
   }
 
   dispose(): void {
     for (const v of this.base.values()) v.dispose();
+    for (const m of this.half.values()) m.dispose();
     for (const [name, v] of this.trainable) if (!this.base.has(name)) v.dispose();
     this.base.clear();
+    this.half.clear();
     this.trainable.clear();
   }
 
@@ -232,11 +271,32 @@ export class HfDecoder {
     return prepareFrozenCache(cache);
   }
 
+  /** A rollout's decoding on the device (with the adapters), where the backend has the kernels for it. */
+  startDecoding(batch: number, spec: DecodingSpec): DecodingSession | null {
+    const kernels = fusedKernels().decoding;
+    if (!kernels || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
+    const adapter = (layer: number, module: LoraModule) => {
+      const name = linearName(layer, module);
+      const a = this.trainable.get(`${name}.lora_A`);
+      return a ? { a: a as tf.Tensor2D, b: this.trainable.get(`${name}.lora_B`)! as tf.Tensor2D } : undefined;
+    };
+    const weights = {
+      base: (name: string) => this.base.get(name)!,
+      linear: (layer: number, module: LoraModule) => this.base.get(`${linearName(layer, module)}.weight`)! as tf.Tensor2D,
+      adapter,
+      loraScale: this.lora ? loraScale(this.lora) : 1,
+      inverseFrequency: this.inverseFrequency,
+    };
+    return new HfDecodeSession(this.hf, kernels, weights, batch, spec);
+  }
+
   /** The LM head as scoring applies it: [hidden, vocab], trainable only without LoRA. */
   lmHead(): LmHead {
     if (!this.config.lmHead) throw new Error('This model has no LM head (it is a critic)');
-    const weight = this.base.get(this.hf.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')! as tf.Tensor2D;
-    return { weight, vocabMajor: false, trainable: this.lora === null };
+    const name = this.hf.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+    const half = this.half.get(name);
+    if (half) return { half, trainable: false };
+    return { weight: this.base.get(name)! as tf.Tensor2D, vocabMajor: false, trainable: this.lora === null };
   }
 
   /** @internal The forward pass, with or without the adapters. */
@@ -257,14 +317,16 @@ export class HfDecoder {
       const name = linearName(layer, module);
       const a = adapters ? this.trainable.get(`${name}.lora_A`) : undefined;
       const lora = a ? { a: a as tf.Tensor2D, b: this.trainable.get(`${name}.lora_B`)! as tf.Tensor2D, scale: loraScale(this.lora!) } : undefined;
-      const fused = fusedInferenceLinear(x, w(`${name}.weight`) as tf.Tensor2D, bias ? w(`${name}.bias`) : undefined, lora);
+      const half = this.half.get(`${name}.weight`);
+      const fused = half ? null : fusedInferenceLinear(x, w(`${name}.weight`) as tf.Tensor2D, bias ? w(`${name}.bias`) : undefined, lora);
       if (fused) return fused;
-      let y = this.product(x, w(`${name}.weight`));
+      let y = half ? halfLinear(x, half) : this.product(x, w(`${name}.weight`));
       if (bias) y = y.add(w(`${name}.bias`));
       if (lora) y = y.add(matmul(matmul(x, lora.a), lora.b).mul(lora.scale));
       return y as tf.Tensor2D;
     };
-    let x = embedColumns(w('model.embed_tokens.weight'), input.tokens.reshape([-1]));
+    const table = this.half.get('model.embed_tokens.weight');
+    let x = table ? halfEmbedding(table, input.tokens) : embedColumns(w('model.embed_tokens.weight'), input.tokens.reshape([-1]));
     const rope = rotation(input.positions, this.inverseFrequency);
     const newCache: KVCache = [];
     const shape = { batch, time, nHeads: c.nHeads, nKvHeads: c.nKvHeads, headDim: c.headDim };
@@ -296,7 +358,9 @@ export class HfDecoder {
       const cached = input.cache?.[i] ? [input.cache[i].k, input.cache[i].v] : [];
       const context = [input.bias, rope.cos, rope.sin];
       const params = adapters ? [...this.trainable.entries()].filter(([name]) => name.startsWith(l)).map(([, v]) => v) : [];
-      x = checkpoint ? checkpointed(layer, x, cached, context, params) : layer(x, cached, context);
+      if (checkpoint) x = checkpointed(layer, x, cached, context, params);
+      else if (recordingGradients()) x = layer(x, cached, context);
+      else x = inferenceLayer(layer, x, cached, context, newCache, options.returnCache === true);
     }
     let outTime = time;
     if (options.lastPositionOnly && time > 1) {
@@ -307,8 +371,9 @@ export class HfDecoder {
     const output: ForwardOutput = {};
     if (options.hidden) output.hidden = final.reshape([batch, outTime, c.hiddenSize]) as tf.Tensor3D;
     if (wantLogits) {
-      const head = c.tieWordEmbeddings ? w('model.embed_tokens.weight') : w('lm_head.weight');
-      output.logits = this.product(final, head).reshape([batch, outTime, c.vocabSize]) as tf.Tensor3D;
+      const name = c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+      const half = this.half.get(name);
+      output.logits = (half ? halfLinear(final as tf.Tensor2D, half) : this.product(final, w(name))).reshape([batch, outTime, c.vocabSize]) as tf.Tensor3D;
     }
     if (wantValues) {
       const values = matmul(final, this.trainable.get('value_head.weight')!).add(this.trainable.get('value_head.bias')!);
@@ -317,6 +382,29 @@ export class HfDecoder {
     if (options.returnCache) output.cache = newCache;
     return output;
   }
+}
+
+/**
+ * One layer without a gradient, its intermediates freed as it ends: one tf.tidy around a whole
+ * pass would keep every layer's (about 20 MB a layer for 128 tokens of SmolLM2-135M, gigabytes
+ * for a long prompt of a large model). The layer's output and new cache entry are kept.
+ */
+function inferenceLayer(
+  layer: (x: tf.Tensor2D, cached: tf.Tensor[], context: tf.Tensor[]) => tf.Tensor2D,
+  x: tf.Tensor2D,
+  cached: tf.Tensor[],
+  context: tf.Tensor[],
+  newCache: KVCache,
+  returnCache: boolean,
+): tf.Tensor2D {
+  const [y, k, v] = tf.tidy(() => {
+    const out = layer(x, cached, context);
+    if (!returnCache) return [out];
+    const entry = newCache.pop()!;
+    return [out, entry.k, entry.v];
+  });
+  if (returnCache) newCache.push({ k: k as tf.Tensor4D, v: v as tf.Tensor4D });
+  return y as tf.Tensor2D;
 }
 
 /** A decoder seen without its adapters (the LoRA reference policy). */
@@ -336,7 +424,8 @@ export class AdapterlessView {
 
   /** The base model's head: frozen here, whatever the viewed model trains. */
   lmHead(): LmHead {
-    return { ...this.model.lmHead(), trainable: false };
+    const head = this.model.lmHead();
+    return 'half' in head ? head : { ...head, trainable: false };
   }
 
   variables(): tf.Variable[] {

@@ -49,6 +49,15 @@ export async function openHfModelFolder(dir: string): Promise<HfModelFolder> {
 }
 
 export async function loadHfDecoder(folder: HfModelFolder, options: HfDecoderOptions = {}): Promise<HfDecoder> {
-  const tensors = await readHfWeights(folder.dir);
-  return HfDecoder.fromHfTensors(folder.config, tensors, options);
+  return (await hfDecoderBuilder(folder.dir, folder.config))(options);
+}
+
+/**
+ * Reads a folder's weights once and returns a builder of decoders over them: a run's policy,
+ * critic and reference come from one read, on the main thread and on each worker thread alike
+ * (so a worker's model is the main thread's, built the same way).
+ */
+export async function hfDecoderBuilder(dir: string, config: HfDecoderConfig): Promise<(options: HfDecoderOptions) => HfDecoder> {
+  const tensors = await readHfWeights(dir);
+  return (options) => HfDecoder.fromHfTensors(config, tensors, options);
 }

@@ -1,13 +1,15 @@
 /**
  * Hugging Face weight files: `model.safetensors`, or shards listed in
  * `model.safetensors.index.json`, with tensors in F32, BF16 or F16 (real Qwen2.5 checkpoints
- * are BF16). tfjs has no 16-bit floats, so every tensor is widened to float32 on load; BF16 is
- * the upper half of a float32, so that widening is exact. Writing (tiny test folders, exports)
- * supports F32 and BF16.
+ * are BF16). A model's weights are read as stored, 16-bit ones as their bit patterns: the
+ * decoder keeps frozen matrices 16-bit where the backend has the products (model/half-ops.ts)
+ * and widens the rest to float32, exactly (BF16 is the upper half of a float32). Writing (tiny
+ * test folders, exports) supports F32 and BF16.
  */
 import { existsSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { widenHalves, type HalfFormat } from '../half-matrix';
 import { allocateSafetensors } from '../safetensors';
 import { HfModelError } from './config';
 
@@ -16,6 +18,24 @@ export type HfDType = 'F32' | 'BF16' | 'F16';
 export interface HfTensor {
   shape: number[];
   data: Float32Array;
+}
+
+/** A tensor stored 16-bit, not widened: its bit patterns. */
+export interface HfHalfTensor {
+  shape: number[];
+  halves: Uint16Array;
+  format: HalfFormat;
+}
+
+export type HfStoredTensor = HfTensor | HfHalfTensor;
+
+export function isHalfTensor(t: HfStoredTensor): t is HfHalfTensor {
+  return 'halves' in t;
+}
+
+/** The tensor as float32 (exact). */
+export function widenTensor(t: HfStoredTensor): HfTensor {
+  return isHalfTensor(t) ? { shape: t.shape, data: widenHalves(t.halves, t.format) } : t;
 }
 
 interface HeaderEntry {
@@ -33,55 +53,44 @@ function parseHeader(buffer: Buffer, source: string): { header: Record<string, H
   return { header, dataStart: 8 + length };
 }
 
-/** IEEE half precision to float32 (subnormals, infinities and NaN included). */
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exponent = (h >> 10) & 0x1f;
-  const mantissa = h & 0x3ff;
-  if (exponent === 0) return sign * mantissa * 2 ** -24;
-  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
-  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
-}
-
-function widen(raw: Buffer, dtype: string, source: string, name: string): Float32Array {
+/** The tensor's data as stored: float32, or 16-bit patterns. */
+function stored(raw: Buffer, dtype: string, source: string, name: string): Float32Array | HfHalfTensor['halves'] {
   // Copied into a fresh buffer first: the tensor may start at an offset a typed view cannot.
   const copy = new Uint8Array(raw.length);
   copy.set(raw);
   if (dtype === 'F32') return new Float32Array(copy.buffer);
   if (dtype !== 'BF16' && dtype !== 'F16') throw new HfModelError(`${source}: tensor "${name}" is ${dtype}; TurnLab reads F32, BF16 and F16`);
-  const halves = new Uint16Array(copy.buffer);
-  const out = new Float32Array(halves.length);
-  if (dtype === 'BF16') {
-    const bits = new Uint32Array(out.buffer);
-    for (let i = 0; i < halves.length; i++) bits[i] = halves[i] << 16;
-  } else {
-    for (let i = 0; i < halves.length; i++) out[i] = halfToFloat(halves[i]);
-  }
-  return out;
+  return new Uint16Array(copy.buffer);
 }
 
 /** Reads the named tensors (all when `names` is omitted) of one safetensors file as float32. */
 export async function readHfSafetensors(path: string, names?: ReadonlySet<string>): Promise<Record<string, HfTensor>> {
+  const tensors = await readStoredSafetensors(path, names);
+  return Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name, widenTensor(t)]));
+}
+
+/** Reads the named tensors of one safetensors file as stored (16-bit ones not widened). */
+async function readStoredSafetensors(path: string, names?: ReadonlySet<string>): Promise<Record<string, HfStoredTensor>> {
   const buffer = await readFile(path);
   const { header, dataStart } = parseHeader(buffer, path);
-  const out: Record<string, HfTensor> = {};
+  const out: Record<string, HfStoredTensor> = {};
   for (const [name, entry] of Object.entries(header)) {
     if (names && !names.has(name)) continue;
     const [begin, end] = entry.data_offsets;
     if (!(end >= begin) || dataStart + end > buffer.length) throw new HfModelError(`${path}: tensor "${name}" has bad data_offsets`);
-    const data = widen(buffer.subarray(dataStart + begin, dataStart + end), entry.dtype, path, name);
+    const data = stored(buffer.subarray(dataStart + begin, dataStart + end), entry.dtype, path, name);
     const size = entry.shape.reduce((a, b) => a * b, 1);
     if (size !== data.length) throw new HfModelError(`${path}: tensor "${name}" has ${data.length} values for shape [${entry.shape}]`);
-    out[name] = { shape: [...entry.shape], data };
+    out[name] = data instanceof Float32Array ? { shape: [...entry.shape], data } : { shape: [...entry.shape], halves: data, format: entry.dtype as HalfFormat };
   }
   return out;
 }
 
-/** Every tensor of a model folder, from one file or from the shards its index names. */
-export async function readHfWeights(dir: string): Promise<Record<string, HfTensor>> {
+/** Every tensor of a model folder, as stored, from one file or from the shards its index names. */
+export async function readHfWeights(dir: string): Promise<Record<string, HfStoredTensor>> {
   const single = join(dir, 'model.safetensors');
   const index = join(dir, 'model.safetensors.index.json');
-  if (existsSync(single)) return readHfSafetensors(single);
+  if (existsSync(single)) return readStoredSafetensors(single);
   if (!existsSync(index)) throw new HfModelError(`${dir} has neither model.safetensors nor model.safetensors.index.json`);
   const weightMap = (JSON.parse(await readFile(index, 'utf8')) as { weight_map?: Record<string, string> }).weight_map;
   if (!weightMap) throw new HfModelError(`${index} has no weight_map`);
@@ -90,9 +99,9 @@ export async function readHfWeights(dir: string): Promise<Record<string, HfTenso
     if (!byFile.has(file)) byFile.set(file, new Set());
     byFile.get(file)!.add(name);
   }
-  const out: Record<string, HfTensor> = {};
+  const out: Record<string, HfStoredTensor> = {};
   for (const [file, names] of byFile) {
-    const tensors = await readHfSafetensors(join(dir, file), names);
+    const tensors = await readStoredSafetensors(join(dir, file), names);
     for (const name of names) {
       if (!tensors[name]) throw new HfModelError(`${index} places "${name}" in ${file}, which lacks it`);
       out[name] = tensors[name];
@@ -103,10 +112,11 @@ export async function readHfWeights(dir: string): Promise<Record<string, HfTenso
 
 /** float32 to bfloat16 bits, rounding to nearest even (as torch's .to(torch.bfloat16)). */
 export function toBf16Bits(value: number): number {
-  return bf16Round(new Uint32Array(new Float32Array([value]).buffer)[0]);
+  return bf16RoundBits(new Uint32Array(new Float32Array([value]).buffer)[0]);
 }
 
-function bf16Round(bits: number): number {
+/** A float32's bit pattern to bfloat16's, rounding to nearest even. */
+export function bf16RoundBits(bits: number): number {
   if ((bits & 0x7f800000) === 0x7f800000 && bits & 0x7fffff) return (bits >>> 16) | 0x40; // keep NaN a NaN
   return ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) & 0xffff;
 }
@@ -133,7 +143,7 @@ export function encodeHfSafetensors(tensors: Record<string, HfTensor>, dtype: 'F
     } else {
       const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
       const halves = new Uint16Array(data.length);
-      for (let i = 0; i < data.length; i++) halves[i] = bf16Round(bits[i]);
+      for (let i = 0; i < data.length; i++) halves[i] = bf16RoundBits(bits[i]);
       Buffer.from(halves.buffer).copy(out, at);
       at += halves.byteLength;
     }

@@ -1,6 +1,7 @@
 /**
- * Attention of one new token per row over its KV cache, in one dispatch: a workgroup per
- * (row, query head) reads its grouped key/value head in place (no repeated keys), adds the
+ * Attention of new tokens over their KV cache, in one dispatch (decoding: one token per row;
+ * prefill: every prompt position, the causal mask in the bias): a workgroup per (row, query
+ * head, position) reads its grouped key/value head in place (no repeated keys), adds the
  * mask's bias and keeps a running softmax over chunks of ROW_THREADS keys, so no score matrix
  * is written. tfjs's reference: a scale, two batched matmuls, a bias add and a softmax (five
  * dispatches or more, plus reshapes that copy).
@@ -11,6 +12,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { LayerCache } from '../blocks/tensor-shapes';
+import { onlineSoftmaxLoop } from './online-softmax';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
 
 const DECODE = 'TurnLabDecodeAttention';
@@ -27,73 +29,59 @@ function readers(frozen: boolean): string {
 
 export function registerDecodeAttentionKernels(): void {
   registerProgramKernel(DECODE, ({ q, k, v, bias, fk, fv }) => {
-    const [batch, heads] = q.shape;
+    const [batch, heads, time, dim] = q.shape;
     const frozen = fk !== undefined;
     const program = groupProgram(
       `decode_attention${frozen ? '_frozen' : ''}`,
       ['Q', 'K', 'V', 'Bias', ...(frozen ? ['FK', 'FV'] : [])],
-      [...q.shape],
-      batch * heads,
+      [batch, time, heads, dim],
+      batch * heads * time,
       `var<workgroup> scores : array<f32, ${ROW_THREADS}>;
-      ${readers(frozen)}`,
+      ${readers(frozen)}
+      fn scoreOf(j : i32, qBase : i32, scale : f32, biasRow : i32, kvRow : i32, keys : i32, dim : i32, ownKeys : i32, frozenKeys : i32) -> f32 {
+        var dot = 0.0;
+        for (var e = 0; e < dim; e = e + 1) { dot = dot + Q[qBase + e] * scale * readKey(kvRow, j, e, dim, ownKeys, frozenKeys); }
+        return dot + Bias[biasRow * keys + j];
+      }`,
       `
         let heads = uniforms.qShape.y;
+        let time = uniforms.qShape.z;
         let dim = uniforms.qShape.w;
         let kvHeads = uniforms.kShape.y;
         let ownKeys = uniforms.kShape.z;
         let frozenKeys = ${frozen ? 'uniforms.fKShape.z' : '0'};
         let keys = frozenKeys + ownKeys;
-        let b = group / heads;
-        let kvRow = b * kvHeads + (group % heads) / (heads / kvHeads);
+        // group = (b * heads + head) * time + t, the layout of q.
+        let t = group % time;
+        let head = (group / time) % heads;
+        let b = group / (time * heads);
+        let kvRow = b * kvHeads + head / (heads / kvHeads);
         let qBase = group * dim;
+        let biasRow = b * time + t;
         let scale = 1.0 / sqrt(f32(dim));
-        var runningMax = -3.0e38;
-        var total = 0.0;
-        var acc0 = 0.0;
-        var acc1 = 0.0;
-        let col1 = tid + ${ROW_THREADS};
-        for (var start = 0; start < keys; start = start + ${ROW_THREADS}) {
-          let j = start + tid;
-          var score = -3.0e38;
-          if (j < keys) {
-            var dot = 0.0;
-            for (var e = 0; e < dim; e = e + 1) { dot = dot + Q[qBase + e] * scale * readKey(kvRow, j, e, dim, ownKeys, frozenKeys); }
-            score = dot + Bias[b * keys + j];
-          }
-          scores[tid] = score;
-          workgroupBarrier();
-          let count = min(${ROW_THREADS}, keys - start);
-          var chunkMax = runningMax;
-          for (var i = 0; i < count; i = i + 1) { chunkMax = max(chunkMax, scores[i]); }
-          let correction = exp(runningMax - chunkMax);
-          total = total * correction;
-          acc0 = acc0 * correction;
-          acc1 = acc1 * correction;
-          for (var i = 0; i < count; i = i + 1) {
-            let p = exp(scores[i] - chunkMax);
-            total = total + p;
-            if (tid < dim) { acc0 = acc0 + p * readValue(kvRow, start + i, tid, dim, ownKeys, frozenKeys); }
-            if (col1 < dim) { acc1 = acc1 + p * readValue(kvRow, start + i, col1, dim, ownKeys, frozenKeys); }
-          }
-          runningMax = chunkMax;
-          workgroupBarrier();
-        }
-        let valid = group < uniforms.qShape.x * heads;
-        if (valid && tid < dim) { result[qBase + tid] = acc0 / total; }
-        if (valid && col1 < dim) { result[qBase + col1] = acc1 / total; }`,
+        ${onlineSoftmaxLoop(
+          `scoreOf(j, qBase, scale, biasRow, kvRow, keys, dim, ownKeys, frozenKeys)`,
+          (key, e) => `readValue(kvRow, ${key}, ${e}, dim, ownKeys, frozenKeys)`,
+        )}
+        // Written as [batch, time, heads, dim]: the heads already merged for the next projection.
+        let valid = group < uniforms.qShape.x * heads * time;
+        let out = ((b * time + t) * heads + head) * dim;
+        if (valid && tid < dim) { result[out + tid] = acc0 / total; }
+        if (valid && col1 < dim) { result[out + col1] = acc1 / total; }`,
     );
     return { program, inputs: [q, k, v, bias, ...(frozen ? [fk, fv] : [])] };
   });
 }
 
 /**
- * q [batch, heads, 1, dim] over [frozen, own] keys and values [batch, kvHeads, keys, dim] with
- * bias [batch, 1, 1, all keys]; null outside the kernel's shapes.
+ * q [batch, heads, time, dim] over [frozen, own] keys and values [batch, kvHeads, keys, dim] with
+ * bias [batch, 1, time, all keys] (any causal mask is in the bias); returns
+ * [batch, time, heads, dim], or null outside the kernel's shapes.
  */
 export function fusedDecodeAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D, frozen?: LayerCache): tf.Tensor4D | null {
   const [batch, heads, time, dim] = q.shape;
   const [, kvHeads, ownKeys] = k.shape;
   const keys = ownKeys + (frozen?.k.shape[2] ?? 0);
-  if (time !== 1 || dim > 2 * ROW_THREADS || heads % kvHeads !== 0 || bias.shape[0] !== batch || bias.shape[3] !== keys || bias.shape[2] !== 1) return null;
+  if (dim > 2 * ROW_THREADS || heads % kvHeads !== 0 || bias.shape[0] !== batch || bias.shape[3] !== keys || bias.shape[2] !== time) return null;
   return runKernel(DECODE, { q, k, v, bias, ...(frozen ? { fk: frozen.k, fv: frozen.v } : {}) }) as tf.Tensor4D;
 }

@@ -101,3 +101,20 @@ export function registerProgramKernel(name: string, build: (inputs: Record<strin
 export function runKernel(name: string, inputs: Record<string, tf.Tensor>, attrs: Record<string, number> = {}): tf.Tensor {
   return tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs) as tf.Tensor;
 }
+
+interface QueueOwner {
+  commandEncoder: unknown;
+  endComputePassEncoder(): void;
+  submitQueue(): void;
+}
+
+/**
+ * Submits what tfjs has recorded so far (it submits every WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE
+ * dispatches, or at a read): work queued ahead of a read starts now, not at the next read.
+ */
+export function flushQueue(): void {
+  const backend = tf.backend() as unknown as QueueOwner;
+  if (!backend.commandEncoder) return;
+  backend.endComputePassEncoder();
+  backend.submitQueue();
+}

@@ -1,0 +1,133 @@
+// The Runs table a page at a time: filters, sort and cut in SQL over the runs table alone
+// (last_iteration and best_val_success are columns since migration 0007), returning only what a
+// row shows. At 10,000 runs the whole list with configs took seconds to build, send and parse.
+import type Database from 'better-sqlite3';
+import type { RunFilterChoicesDto, RunPageDto, RunPageQueryDto, RunRowDto, RunSortKeyDto } from '../../../preload/contract';
+import { SEED_GROUP_PREFIX } from '../../../preload/seed-list';
+
+export const RUN_PAGE_DEFAULT_LIMIT = 200;
+export const RUN_PAGE_MAX_LIMIT = 1000;
+
+/** What a row shows; `config` only the keys the table reads (progress and the warm-up status). */
+const ROW_SQL = `SELECT id, name, status, created_at, seed, env_tags, algorithm, parent_run_id, parent_iteration,
+  tags, notes, last_iteration, best_val_success,
+  json_object(
+    'trainer', json_object('total_training_steps', json_extract(config, '$.trainer.total_training_steps')),
+    'warm_start', json_object('mode', json_extract(config, '$.warm_start.mode'), 'steps', json_extract(config, '$.warm_start.steps'))
+  ) AS config_slice
+  FROM runs`;
+
+const SORT_SQL: Record<RunSortKeyDto, string> = {
+  id: 'id',
+  name: 'name',
+  status: 'status',
+  env: 'env_tags',
+  algorithm: 'algorithm',
+  progress: `min(1.0, CAST(last_iteration AS REAL) / nullif(json_extract(config, '$.trainer.total_training_steps'), 0))`,
+  bestValSuccess: 'best_val_success',
+  createdAt: 'created_at',
+};
+
+/** A JSON array column's items joined by newlines, for the search. */
+const joined = (column: string) => `coalesce((SELECT group_concat(j.value, char(10)) FROM json_each(runs.${column}) j), '')`;
+
+const SEARCH_SQL = `instr(lower(id || char(10) || name || char(10) || notes || char(10) || algorithm || char(10) ||
+  ${joined('tags')} || char(10) || ${joined('env_tags')}), @search) > 0`;
+
+interface RowRaw {
+  id: number;
+  name: string;
+  status: RunRowDto['status'];
+  created_at: number;
+  seed: number;
+  env_tags: string;
+  algorithm: string;
+  parent_run_id: number | null;
+  parent_iteration: number | null;
+  tags: string;
+  notes: string;
+  last_iteration: number | null;
+  best_val_success: number | null;
+  config_slice: string;
+}
+
+function toRow(raw: RowRaw): RunRowDto {
+  return {
+    id: raw.id,
+    name: raw.name,
+    status: raw.status,
+    createdAt: raw.created_at,
+    seed: raw.seed,
+    envTags: JSON.parse(raw.env_tags) as string[],
+    algorithm: raw.algorithm,
+    parentRunId: raw.parent_run_id,
+    parentIteration: raw.parent_iteration,
+    tags: JSON.parse(raw.tags) as string[],
+    notes: raw.notes,
+    iterations: raw.last_iteration,
+    bestValSuccess: raw.best_val_success,
+    config: JSON.parse(raw.config_slice) as RunRowDto['config'],
+  };
+}
+
+/** The WHERE clause and its parameters for the query's filters. */
+function whereOf(query: RunPageQueryDto): { sql: string; params: Record<string, string> } {
+  const terms: string[] = [];
+  const params: Record<string, string> = {};
+  for (const key of ['status', 'algorithm'] as const) {
+    const value = query[key];
+    if (!value) continue;
+    terms.push(`${key} = @${key}`);
+    params[key] = value;
+  }
+  // A JSON array column holding the value as one of its items.
+  for (const [key, column] of [['env', 'env_tags'], ['tag', 'tags']] as const) {
+    const value = query[key];
+    if (!value) continue;
+    terms.push(`EXISTS (SELECT 1 FROM json_each(runs.${column}) j WHERE j.value = @${key})`);
+    params[key] = value;
+  }
+  const search = query.search?.trim().toLowerCase();
+  if (search) {
+    // SQLite's lower() folds ASCII only: a non-ASCII search matches its exact case.
+    terms.push(SEARCH_SQL);
+    params.search = search;
+  }
+  return { sql: terms.length ? `WHERE ${terms.join(' AND ')}` : '', params };
+}
+
+function distinct(db: Database.Database, sql: string): string[] {
+  return (db.prepare(sql).all() as Array<{ v: string }>).map((r) => r.v);
+}
+
+function filterChoices(db: Database.Database): RunFilterChoicesDto {
+  return {
+    status: distinct(db, 'SELECT DISTINCT status AS v FROM runs ORDER BY v'),
+    env: distinct(db, 'SELECT DISTINCT j.value AS v FROM runs, json_each(runs.env_tags) j ORDER BY v'),
+    algorithm: distinct(db, 'SELECT DISTINCT algorithm AS v FROM runs ORDER BY v'),
+    tag: distinct(db, 'SELECT DISTINCT j.value AS v FROM runs, json_each(runs.tags) j ORDER BY v'),
+  };
+}
+
+/** The page's two statements (its rows, and how many match) and their parameters; the UI benchmark prints their plans. */
+export function runPageSql(query: RunPageQueryDto): { rows: string; count: string; params: Record<string, string> } {
+  const { sql: where, params } = whereOf(query);
+  const key = SORT_SQL[query.sort ?? 'id'];
+  const direction = query.descending ? 'DESC' : 'ASC';
+  const limit = Math.min(RUN_PAGE_MAX_LIMIT, Math.max(1, query.limit ?? RUN_PAGE_DEFAULT_LIMIT));
+  const offset = Math.max(0, query.offset ?? 0);
+  const order = key === 'id' ? `id ${direction}` : `(${key}) IS NULL, ${key} ${direction}, id`;
+  return { rows: `${ROW_SQL} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params };
+}
+
+/** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
+export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageDto {
+  const sql = runPageSql(query);
+  const rows = db.prepare(sql.rows).all(sql.params) as RowRaw[];
+  const total = (db.prepare(sql.count).get(sql.params) as { n: number }).n;
+  if (!query.withChoices) return { rows: rows.map(toRow), total, choices: null, seedGroupRuns: null };
+  const grouped = db
+    .prepare(`${ROW_SQL} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
+    .all({ prefix: SEED_GROUP_PREFIX }) as RowRaw[];
+  return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: grouped.map(toRow) };
+}

@@ -1,0 +1,95 @@
+// Compare's data: the selected runs whole (configs for the settings table), their metric names,
+// and each panel's series of every run in one call (thinned on the server), forks' parents
+// included so a fork can draw its parent's history. Nothing here lists the whole store: at
+// 10,000 runs the run picker asks the server for the runs matching its filter.
+import { computed, ref, shallowRef, watch, type Ref } from 'vue';
+import type { RunDto, RunSeriesDto } from '../../../preload/contract';
+import { api } from '../api';
+import { panelsForNames } from './panels';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The ids a series call needs: the runs, then the parents of the forks among them. */
+export function idsWithParents(runs: readonly Pick<RunDto, 'id' | 'parentRunId' | 'parentIteration'>[]): number[] {
+  const ids = runs.map((r) => r.id);
+  for (const run of runs) if (run.parentRunId !== null && run.parentIteration !== null && !ids.includes(run.parentRunId)) ids.push(run.parentRunId);
+  return ids;
+}
+
+export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>, setPanels: (list: string[]) => void) {
+  const selectedRuns = ref<RunDto[]>([]);
+  const unknownIds = ref<number[]>([]);
+  const error = ref<string | null>(null);
+  const metricNames = ref<string[]>([]);
+  const summaryMetrics = ref<string[]>([]);
+  /** Metric name -> its series for the selected runs and their parents; cleared when the selection changes. */
+  const seriesCache = shallowRef(new Map<string, RunSeriesDto[]>());
+  /** Metrics asked for and not answered yet, so panels and summary settling at once ask once. */
+  const pending = new Set<string>();
+  const selectionKey = computed(() => selectedRuns.value.map((r) => r.id).join(','));
+
+  async function loadRuns(): Promise<void> {
+    const ids = selectedIds.value;
+    try {
+      const found = ids.length === 0 ? [] : await api.getRuns(ids);
+      if (ids.join(',') !== selectedIds.value.join(',')) return;
+      selectedRuns.value = found;
+      unknownIds.value = ids.filter((id) => !found.some((r) => r.id === id));
+      error.value = null;
+    } catch (e) {
+      error.value = messageOf(e);
+    }
+  }
+
+  async function loadSeries(names: string[]): Promise<void> {
+    const key = selectionKey.value;
+    const ids = idsWithParents(selectedRuns.value);
+    const missing = [...new Set(names)].filter((n) => n && !seriesCache.value.has(n) && !pending.has(n));
+    if (selectedRuns.value.length === 0 || missing.length === 0) return;
+    for (const n of missing) pending.add(n);
+    try {
+      // One call for every missing metric of every run; the server thins long series.
+      const fetched = await api.compareSeriesBatch(ids, missing);
+      // The selection may have changed while waiting; keep only answers for the current one.
+      if (key !== selectionKey.value) return;
+      const next = new Map(seriesCache.value);
+      for (const entry of fetched) next.set(entry.name, entry.series);
+      seriesCache.value = next;
+      error.value = null;
+    } catch (e) {
+      error.value = messageOf(e);
+    } finally {
+      for (const n of missing) pending.delete(n);
+    }
+  }
+
+  watch(() => selectedIds.value.join(','), () => void loadRuns(), { immediate: true });
+
+  watch(selectionKey, async () => {
+    seriesCache.value = new Map();
+    pending.clear();
+    const ids = selectedRuns.value.map((r) => r.id);
+    if (ids.length === 0) {
+      metricNames.value = [];
+      return;
+    }
+    try {
+      metricNames.value = await api.compareMetricNames(ids);
+    } catch (e) {
+      error.value = messageOf(e);
+      return;
+    }
+    const kept = panelsForNames(panels.value, metricNames.value);
+    if (kept.join('\n') !== panels.value.join('\n')) setPanels(kept);
+    if (summaryMetrics.value.length === 0 || !summaryMetrics.value.every((n) => metricNames.value.includes(n))) {
+      summaryMetrics.value = metricNames.value.filter((n) => /^val\/.*success$/.test(n) || /reward\/mean$/.test(n)).slice(0, 4);
+    }
+    await loadSeries([...kept, ...summaryMetrics.value]);
+  });
+
+  watch([panels, summaryMetrics], () => void loadSeries([...panels.value, ...summaryMetrics.value]));
+
+  return { selectedRuns, unknownIds, error, metricNames, summaryMetrics, seriesCache, loadRuns };
+}

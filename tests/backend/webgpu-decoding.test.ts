@@ -1,0 +1,43 @@
+// Decoding on the device (hf/decode-session.ts): each kernel against the tfjs reference on
+// software Vulkan, and the counts of a whole decoding step.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const child = fileURLToPath(new URL('./fixtures/decoding-kernels-child.ts', import.meta.url));
+
+interface Comparison {
+  forward: number;
+  dispatches: { fused: number; reference: number };
+}
+
+describe('decoding on the device (software Vulkan in CI)', () => {
+  it('matches the tfjs reference within 1e-5 in 8 dispatches per layer + 4 per step, one readback, no pipeline compiled again', async ({ skip }) => {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 240_000 });
+    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; results: Record<string, unknown> };
+    if (result.unavailable) {
+      if (process.env.CI === 'true') throw new Error(`WebGPU backend did not start in CI: ${result.error}`);
+      skip(`WebGPU unavailable on this machine: ${result.error}`);
+    }
+    expect(result.error).toBeUndefined();
+    expect(`${stdout}${stderr}`).not.toMatch(/Invalid (ComputePipeline|BindGroup|CommandBuffer|ShaderModule)|error while parsing WGSL/i);
+    const { sample, decodingStep, ...kernels } = result.results as Record<string, Comparison> & {
+      sample: { checked: number; mismatches: number; logprobDiff: number };
+      decodingStep: { perLayer: number; fixed: number; readbacks: number; pipelines: number; sameTokens: boolean; logprobDiff: number; leaked: number };
+    };
+    expect(Object.keys(kernels).sort()).toEqual(['cachedAttention', 'embed', 'linearGated', 'linearQkv', 'linearResidual']);
+    for (const [name, c] of Object.entries(kernels)) {
+      expect(c.forward, name).toBeLessThan(1e-5);
+      expect(c.dispatches.fused, `${name} dispatches`).toBeLessThan(c.dispatches.reference);
+    }
+    // The KV cache write and the attention: two dispatches for the step, whatever its length.
+    expect(kernels.cachedAttention.dispatches.fused).toBe(2);
+    expect(sample.checked).toBeGreaterThan(40);
+    expect(sample.mismatches).toBe(0);
+    expect(sample.logprobDiff).toBeLessThan(1e-5);
+    expect(decodingStep).toMatchObject({ perLayer: 8, fixed: 4, readbacks: 1, pipelines: 0, sameTokens: true, leaked: 0 });
+    expect(decodingStep.logprobDiff).toBeLessThan(1e-5);
+  }, 300_000);
+});

@@ -1,0 +1,125 @@
+// Migration 0007 (the Runs table's columns, kept by triggers) applied to a store written by the
+// schema before it, and the Runs table's server-side page: filters, sort, paging.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../main/store/db';
+import type { MetricPoint, NewRun } from '../../main/store/types';
+import type { TempDir } from '../helpers/fixtures';
+import { migrationsSandbox } from './migrations-sandbox';
+
+let temp: TempDir;
+let dataDir: string;
+let migrationsDir: string;
+beforeEach(() => ({ temp, dataDir, migrationsDir } = migrationsSandbox()));
+afterEach(() => temp.cleanup());
+
+function newRun(name: string, extra: Partial<NewRun> = {}): NewRun {
+  return { name, config: { trainer: { total_training_steps: 10 }, warm_start: { mode: 'none' } }, seed: 0, envTags: ['Bandit'], algorithm: 'grpo', status: 'completed', ...extra };
+}
+
+function points(runId: number, upTo: number, success: (it: number) => number): MetricPoint[] {
+  return Array.from({ length: upTo }, (_, k) => [
+    { runId, name: 'actor/entropy', iteration: k + 1, value: 1 / (k + 1), wallTime: k },
+    { runId, name: 'val/Bandit/success', iteration: k + 1, value: success(k + 1), wallTime: k },
+  ]).flat();
+}
+
+function counts(store: Store): number[] {
+  const db = store.connection;
+  return ['runs', 'metrics', 'episodes', 'turns'].map((t) => (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n);
+}
+
+describe('migration 0007 on a store of the schema before it', () => {
+  it('fills the run columns from the stored metrics, loses nothing, and keeps them current', () => {
+    rmSync(join(migrationsDir, '0007_run_list_columns.sql'));
+    const old = openStore(dataDir, { create: true, migrationsDir });
+    const a = old.runs.create(newRun('a'));
+    const b = old.runs.create(newRun('b'));
+    old.runs.create(newRun('empty'));
+    old.metrics.insert([...points(a.id, 6, (it) => it / 10), ...points(b.id, 3, () => 0.9)]);
+    old.episodes.insert([{ runId: a.id, iteration: 2, split: 'train', envTag: 'Bandit', groupId: 0, envIndex: 0, seed: 1, totalReward: 1, success: true, numActions: 1, truncated: false, turns: [{ observation: 'o', response: 'r', actions: ['Dragon'], numValidActions: 1, reward: 1, done: true, numTokens: 3 }] }]);
+    const before = counts(old);
+    old.close();
+
+    const store = openStore(dataDir);
+    try {
+      expect(counts(store)).toEqual(before);
+      expect(store.runs.list().map((r) => [r.name, r.iterations, r.bestValSuccess])).toEqual([
+        ['a', 6, 0.6],
+        ['b', 3, 0.9],
+        ['empty', null, null],
+      ]);
+      // New rows raise the columns; a replaced value and a truncation lower them again.
+      store.metrics.insert(points(b.id, 5, (it) => (it === 5 ? 0.95 : 0.9)));
+      expect(store.runs.summary(b.id)).toMatchObject({ iterations: 5, bestValSuccess: 0.95 });
+      store.metrics.insert([{ runId: b.id, name: 'val/Bandit/success', iteration: 5, value: 0.1, wallTime: 9 }]);
+      expect(store.runs.summary(b.id)?.bestValSuccess).toBe(0.9);
+      store.runs.truncateAfter(a.id, 2);
+      expect(store.runs.summary(a.id)).toMatchObject({ iterations: 2, bestValSuccess: 0.2 });
+      expect(store.episodes.listByIteration(a.id, 2)).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('runs page', () => {
+  let store: Store;
+  beforeEach(() => {
+    store = openStore(dataDir, { create: true });
+    const ids = ['sweep-1-s0', 'sweep-1-s1', 'sweep-2-s0', 'other'].map(
+      (name, k) =>
+        store.runs.create(
+          newRun(name, {
+            algorithm: k === 3 ? 'gae' : 'grpo',
+            status: k === 1 ? 'failed' : 'completed',
+            envTags: k === 3 ? ['FrozenLake'] : ['Bandit'],
+            tags: k < 2 ? ['seeds:sweep-1'] : k === 3 ? ['baseline'] : [],
+            notes: k === 2 ? 'Learning Rate 3e-4' : '',
+          }),
+        ).id,
+    );
+    store.metrics.insert([...points(ids[0], 10, () => 0.5), ...points(ids[1], 4, () => 0.8), ...points(ids[2], 10, () => 0.2)]);
+  });
+  afterEach(() => store.close());
+
+  const names = (query: Parameters<Store['runs']['page']>[0]) => store.runs.page(query).rows.map((r) => r.name);
+
+  it('returns a row of what the table shows, a config cut to the keys it reads', () => {
+    const page = store.runs.page({ limit: 2, withChoices: true });
+    expect(page.total).toBe(4);
+    expect(page.rows).toHaveLength(2);
+    expect(page.rows[0]).toMatchObject({ name: 'sweep-1-s0', iterations: 10, bestValSuccess: 0.5, envTags: ['Bandit'], tags: ['seeds:sweep-1'] });
+    expect(page.rows[0].config).toEqual({ trainer: { total_training_steps: 10 }, warm_start: { mode: 'none', steps: null } });
+    expect(page.choices).toEqual({ status: ['completed', 'failed'], env: ['Bandit', 'FrozenLake'], algorithm: ['gae', 'grpo'], tag: ['baseline', 'seeds:sweep-1'] });
+    expect(page.seedGroupRuns?.map((r) => r.name)).toEqual(['sweep-1-s0', 'sweep-1-s1']);
+    expect(store.runs.page({ offset: 2, limit: 2 }).rows.map((r) => r.name)).toEqual(['sweep-2-s0', 'other']);
+  });
+
+  it('filters by each select and by a case-insensitive search of name, notes, tags and env', () => {
+    expect(names({ status: 'failed' })).toEqual(['sweep-1-s1']);
+    expect(names({ algorithm: 'gae' })).toEqual(['other']);
+    expect(names({ env: 'FrozenLake' })).toEqual(['other']);
+    expect(names({ tag: 'seeds:sweep-1' })).toEqual(['sweep-1-s0', 'sweep-1-s1']);
+    expect(names({ search: 'learning rate' })).toEqual(['sweep-2-s0']);
+    expect(names({ search: 'BASELINE' })).toEqual(['other']);
+    expect(names({ search: 'frozen' })).toEqual(['other']);
+    expect(store.runs.page({ search: 'sweep-1', status: 'completed' }).total).toBe(1);
+  });
+
+  it('sorts by any column, unknown values last in either direction', () => {
+    expect(names({ sort: 'bestValSuccess', descending: true })).toEqual(['sweep-1-s1', 'sweep-1-s0', 'sweep-2-s0', 'other']);
+    expect(names({ sort: 'bestValSuccess' })).toEqual(['sweep-2-s0', 'sweep-1-s0', 'sweep-1-s1', 'other']);
+    expect(names({ sort: 'progress' })).toEqual(['sweep-1-s1', 'sweep-1-s0', 'sweep-2-s0', 'other']);
+    expect(names({ sort: 'name', descending: true })).toEqual(['sweep-2-s0', 'sweep-1-s1', 'sweep-1-s0', 'other']);
+    expect(names({ sort: 'id', descending: true })).toEqual(['other', 'sweep-2-s0', 'sweep-1-s1', 'sweep-1-s0']);
+  });
+
+  it('returns whole runs by id in the order asked, leaving unknown ids out', () => {
+    expect(store.runs.summaries([3, 99, 1]).map((r) => [r.name, r.config.trainer?.total_training_steps])).toEqual([
+      ['sweep-2-s0', 10],
+      ['sweep-1-s0', 10],
+    ]);
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * A rollout's decoding of a Qwen2 / Qwen3 / Llama decoder on the device, 8 dispatches per layer
+ * and 4 per step besides (embedding, final norm, LM head, sampling), where the tfjs path takes
+ * dozens:
+ *
+ *   rms(x); [q|k|v] = x [Wq|Wk|Wv] + b + LoRA (one kernel); k, v of the new token rotated and
+ *   written into the reply cache in place; attention over the prompt cache and the reply cache
+ *   (q rotated inside; Qwen3's qk-norm applied to q and k inside these two); x += o(attn) + LoRA
+ *   (one kernel, residual inside); rms(x);
+ *   silu(gate) * up with both LoRA terms (one kernel); x += down(...) + LoRA (one kernel).
+ *
+ * The reply cache is allocated once per rollout at its final size and every shape is fixed for
+ * the rollout (lengths and positions are uniforms), so no pipeline is compiled after the first
+ * rollout of a shape. The LoRA factors are packed (A and B of q, k, v side by side; gate and
+ * up likewise) once per rollout, which is when they can change; base weights are never copied.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { rmsNorm } from '../blocks/norms';
+import type { DecodeLinearInputs, DecodingKernels } from '../fused-kernels';
+import type { DecodingSession, DecodingSpec, KVCache } from '../language-model';
+import type { HfDecoderConfig } from './config';
+import type { LoraModule } from './lora';
+
+type Lora = DecodeLinearInputs['lora'];
+
+/** What the session reads from its model. */
+export interface DecoderWeights {
+  base(name: string): tf.Tensor;
+  /** A linear layer's base weight [in, out]. */
+  linear(layer: number, module: LoraModule): tf.Tensor2D;
+  /** A and B of a linear layer's adapter (undefined without one). */
+  adapter(layer: number, module: LoraModule): { a: tf.Tensor2D; b: tf.Tensor2D } | undefined;
+  loraScale: number;
+  inverseFrequency: Float32Array;
+}
+
+interface LayerState {
+  qkvBias?: tf.Tensor;
+  qkvLora: Lora;
+  gatedLora: Lora;
+  oLora: Lora;
+  downLora: Lora;
+  cache: tf.Tensor;
+  /** Rotary frequencies, then (Qwen3) the qk-norm weights of q and of k. */
+  qTable: tf.Tensor;
+  kTable: tf.Tensor;
+}
+
+/** Whether a session can serve this model and batch (else the sampler decodes through forward()). */
+export function canDecodeOnDevice(c: HfDecoderConfig, kernels: DecodingKernels, batch: number, loraRank: number): boolean {
+  return batch <= kernels.maxRows && c.headDim <= kernels.maxHeadDim && c.headDim % 2 === 0 && 3 * loraRank <= kernels.maxLoraColumns;
+}
+
+export class HfDecodeSession implements DecodingSession {
+  private readonly layers: LayerState[] = [];
+  private readonly bias: tf.Tensor2D;
+  private readonly freq: tf.Tensor1D;
+  private fed = 0;
+
+  constructor(
+    private readonly c: HfDecoderConfig,
+    private readonly kernels: DecodingKernels,
+    private readonly weights: DecoderWeights,
+    private readonly batch: number,
+    private readonly spec: DecodingSpec,
+  ) {
+    const promptColumns = spec.promptCache[0].k.shape[2];
+    this.bias = tf.tensor2d(spec.bias, [batch, promptColumns + spec.columns]);
+    this.freq = tf.tensor1d(weights.inverseFrequency);
+    for (let i = 0; i < c.nLayers; i++) {
+      const l = `model.layers.${i}.self_attn.`;
+      this.layers.push({
+        qkvBias: c.attentionBias ? tf.tidy(() => tf.concat([weights.base(`${l}q_proj.bias`), weights.base(`${l}k_proj.bias`), weights.base(`${l}v_proj.bias`)])) : undefined,
+        qkvLora: this.packed(i, ['q_proj', 'k_proj', 'v_proj']),
+        gatedLora: this.packed(i, ['gate_proj', 'up_proj']),
+        oLora: this.packed(i, ['o_proj']),
+        downLora: this.packed(i, ['down_proj']),
+        cache: kernels.allocateReplyCache(batch, c.nKvHeads, Math.max(1, spec.columns), c.headDim),
+        qTable: c.qkNorm ? tf.concat([this.freq, weights.base(`${l}q_norm.weight`)]) : this.freq,
+        kTable: c.qkNorm ? tf.concat([this.freq, weights.base(`${l}k_norm.weight`)]) : this.freq,
+      });
+    }
+  }
+
+  /** A and B of `modules` side by side; a module without an adapter gets zeros (its term vanishes). */
+  private packed(layer: number, modules: LoraModule[]): Lora {
+    const adapters = modules.map((m) => this.weights.adapter(layer, m));
+    const present = adapters.find((a) => a !== undefined);
+    if (!present) return undefined;
+    const rank = present.a.shape[1];
+    return tf.tidy(() => {
+      const parts = adapters.map((adapter, j) => {
+        if (adapter) return adapter;
+        const w = this.weights.linear(layer, modules[j]);
+        return { a: tf.zeros([w.shape[0], rank]) as tf.Tensor2D, b: tf.zeros([rank, w.shape[1]]) as tf.Tensor2D };
+      });
+      const a = parts.length === 1 ? parts[0].a.clone() : (tf.concat(parts.map((p) => p.a), 1) as tf.Tensor2D);
+      const b = parts.length === 1 ? parts[0].b.clone() : (tf.concat(parts.map((p) => p.b), 1) as tf.Tensor2D);
+      return { a, b, scale: this.weights.loraScale };
+    });
+  }
+
+  private linear(form: 'single' | 'qkv' | 'gated', inputs: DecodeLinearInputs): tf.Tensor2D {
+    const y = this.kernels.linear(form, inputs);
+    if (!y) throw new Error(`The device decoding kernels refused a ${form} layer of ${inputs.x.shape[0]} rows`);
+    return y;
+  }
+
+  step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
+    const { c, kernels, weights } = this;
+    if (this.fed >= this.spec.columns) throw new Error(`The decoding session has room for ${this.spec.columns} fed tokens`);
+    const w = (name: string) => weights.base(name) as tf.Tensor2D;
+    const qColumns = c.nHeads * c.headDim;
+    let x = kernels.embed(weights.base('model.embed_tokens.weight'), ids);
+    for (let i = 0; i < c.nLayers; i++) {
+      const l = `model.layers.${i}.`;
+      const state = this.layers[i];
+      const h = rmsNorm(x, w(`${l}input_layernorm.weight`), c.rmsNormEps);
+      const projection = (m: LoraModule) => weights.linear(i, m);
+      const qkv = this.linear('qkv', { x: h, weights: [projection('q_proj'), projection('k_proj'), projection('v_proj')], bias: state.qkvBias, lora: state.qkvLora });
+      kernels.writeReplyCache(state.cache, qkv, positions, state.kTable, this.fed, qColumns, c.rmsNormEps);
+      const frozen = this.spec.promptCache[i];
+      const attended = kernels.attend(qkv, positions, state.qTable, state.cache, this.bias, frozen, c.nHeads, this.fed + 1, c.rmsNormEps);
+      x = this.linear('single', { x: attended, weights: [projection('o_proj')], lora: state.oLora, residual: x });
+      const h2 = rmsNorm(x, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
+      const gated = this.linear('gated', { x: h2, weights: [projection('gate_proj'), projection('up_proj')], lora: state.gatedLora });
+      x = this.linear('single', { x: gated, weights: [projection('down_proj')], lora: state.downLora, residual: x });
+    }
+    this.fed++;
+    const final = rmsNorm(x, w('model.norm.weight'), c.rmsNormEps);
+    return this.linear('single', { x: final, weights: [w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight')] });
+  }
+
+  replyCache(): KVCache {
+    const { batch, fed } = this;
+    return this.layers.map(({ cache }) =>
+      tf.tidy(() => {
+        const [, heads, , dim] = cache.shape;
+        return {
+          k: cache.slice([0, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
+          v: cache.slice([batch, 0, 0, 0], [batch, heads, fed, dim]) as tf.Tensor4D,
+        };
+      }),
+    );
+  }
+
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D {
+    return this.kernels.sample(logits, draws, temperature, greedy);
+  }
+
+  flush(): void {
+    this.kernels.flush();
+  }
+
+  dispose(): void {
+    for (const layer of this.layers) {
+      tf.dispose([layer.cache, ...(layer.qkvBias ? [layer.qkvBias] : []), ...(layer.qTable !== this.freq ? [layer.qTable, layer.kTable] : [])]);
+      for (const lora of [layer.qkvLora, layer.gatedLora, layer.oLora, layer.downLora]) if (lora) tf.dispose([lora.a, lora.b]);
+    }
+    tf.dispose([this.bias, this.freq]);
+  }
+}

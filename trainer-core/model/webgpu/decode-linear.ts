@@ -1,0 +1,147 @@
+/**
+ * A decoding step's linear layers, each in ONE dispatch with its LoRA term: the down-projection
+ * x A is formed inside the kernel (each workgroup computes it for its own block of rows into
+ * workgroup memory, a few percent more arithmetic than x W for ranks up to 16), so no separate
+ * matmul dispatch is needed. Three forms:
+ *
+ * - single: y = x W (+ bias) (+ s (x A) B) (+ residual), the o/down projections with the
+ *   residual add of the block folded in, and the LM head;
+ * - qkv:    [q | k | v] = x [Wq | Wk | Wv] (+ bias) (+ s (x [Aq | Ak | Av]) [Bq | Bk | Bv]), the
+ *           three projections of attention in one output (each segment uses its own rank columns);
+ * - gated:  silu(x Wg + s (x Ag) Bg) * (x Wu + s (x Au) Bu), the MLP's gate and up projections
+ *           and the SwiGLU gate.
+ *
+ * A workgroup covers 64 adjacent columns (coalesced weight reads) and a block of ROWS rows (each
+ * weight element is read once per block). Inference only: training keeps tfjs's tiled matmuls.
+ */
+import type * as tf from '@tensorflow/tfjs';
+import type { DecodeLinearForm, DecodeLinearInputs } from '../fused-kernels';
+import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
+
+const DECODE_LINEAR = 'TurnLabDecodeLinear';
+/** Rows per workgroup (each weight element is read once per such block of rows). */
+const ROWS = 8;
+/** Past this many rows a tiled matmul would read the weights fewer times: the sampler then decodes through tfjs. */
+export const MAX_DECODE_ROWS = 256;
+/** Most LoRA columns (segments x rank) the workgroup memory holds per row. */
+export const MAX_LORA_COLUMNS = 128;
+
+function weightRead(form: DecodeLinearForm): string {
+  if (form !== 'qkv') return `fn weightAt(i : i32, col : i32) -> f32 { return W0[i * uniforms.w0Shape.y + col]; }`;
+  return `fn weightAt(i : i32, col : i32) -> f32 {
+        let c0 = uniforms.w0Shape.y;
+        let c1 = uniforms.w1Shape.y;
+        if (col < c0) { return W0[i * c0 + col]; }
+        if (col < c0 + c1) { return W1[i * c1 + col - c0]; }
+        return W2[i * uniforms.w2Shape.y + col - c0 - c1];
+      }`;
+}
+
+export function registerDecodeLinearKernels(): void {
+  registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale }) => {
+    const form = (['single', 'qkv', 'gated'] as const)[formCode];
+    const { x, w0, w1, w2, bias, a, b, residual } = inputs;
+    const [rows] = x.shape;
+    const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : w0.shape[1];
+    const colBlocks = Math.ceil(cols / ROW_THREADS);
+    const groups = colBlocks * Math.ceil(rows / ROWS);
+    const names = ['X', 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
+    const lora = a !== undefined;
+    // The up projection's LoRA columns follow the gate's; its B columns follow the gate's too.
+    const epilogue = (acc: string, column: string, segment: string, bColumn: string) => `
+            var ${acc}y = ${acc}[r];
+            ${bias ? `${acc}y = ${acc}y + Bias[${column}];` : ''}
+            ${
+              lora
+                ? `var ${acc}low = 0.0;
+            for (var j = 0; j < rank; j = j + 1) { ${acc}low = ${acc}low + xa[r * loraCols + ${segment} * rank + j] * B[j * uniforms.bShape.y + ${bColumn}]; }
+            ${acc}y = ${acc}y + ${acc}low * uniforms.scale;`
+                : ''
+            }`;
+    const program = groupProgram(
+      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}`,
+      names,
+      [rows, cols],
+      groups,
+      `var<workgroup> xa : array<f32, ${ROWS * MAX_LORA_COLUMNS}>;
+      ${weightRead(form)}`,
+      `
+        let inner = uniforms.xShape.y;
+        let rows = uniforms.xShape.x;
+        let cols = uniforms.outShape.y;
+        let colBlock = group % uniforms.colBlocks;
+        let first = (group / uniforms.colBlocks) * ${ROWS};
+        let col = colBlock * ${ROW_THREADS} + tid;
+        let count = min(${ROWS}, rows - first);
+        ${
+          lora
+            ? `let loraCols = uniforms.aShape.y;
+        let rank = uniforms.bShape.x;
+        for (var e = tid; e < ${ROWS} * loraCols; e = e + ${ROW_THREADS}) {
+          let r = e / loraCols;
+          let j = e - r * loraCols;
+          var s = 0.0;
+          if (r < count) {
+            for (var i = 0; i < inner; i = i + 1) { s = s + X[(first + r) * inner + i] * A[i * loraCols + j]; }
+          }
+          xa[e] = s;
+        }
+        workgroupBarrier();`
+            : ''
+        }
+        if (col < cols && count > 0) {
+          var acc : array<f32, ${ROWS}>;
+          ${form === 'gated' ? `var upAcc : array<f32, ${ROWS}>;` : ''}
+          for (var i = 0; i < inner; i = i + 1) {
+            let w = weightAt(i, col);
+            ${form === 'gated' ? 'let u = W1[i * cols + col];' : ''}
+            // A constant trip count, so the compiler can unroll it and keep acc in registers.
+            for (var r = 0; r < ${ROWS}; r = r + 1) {
+              if (r < count) {
+                let xv = X[(first + r) * inner + i];
+                acc[r] = acc[r] + xv * w;
+                ${form === 'gated' ? 'upAcc[r] = upAcc[r] + xv * u;' : ''}
+              }
+            }
+          }
+          ${form === 'qkv' ? 'let segment = select(select(2, 1, col < uniforms.w0Shape.y + uniforms.w1Shape.y), 0, col < uniforms.w0Shape.y);' : ''}
+          for (var r = 0; r < count; r = r + 1) {
+            ${epilogue('acc', 'col', form === 'qkv' ? 'segment' : '0', 'col')}
+            ${form === 'gated' ? `${epilogue('upAcc', 'col', '1', 'cols + col')}
+            let g = accy;
+            let sig = 1.0 / (1.0 + exp(-1.0 * g));
+            result[(first + r) * cols + col] = g * sig * upAccy;` : `result[(first + r) * cols + col] = accy${residual ? ' + Residual[(first + r) * cols + col]' : ''};`}
+          }
+        }`,
+      'scale : f32, colBlocks : i32,',
+    );
+    return {
+      program,
+      inputs: [x, w0, ...(w1 ? [w1] : []), ...(w2 ? [w2] : []), ...(bias ? [bias] : []), ...(a ? [a, b] : []), ...(residual ? [residual] : [])],
+      uniforms: [
+        { type: 'float32', data: [scale ?? 1] },
+        { type: 'int32', data: [colBlocks] },
+      ],
+    };
+  });
+}
+
+/**
+ * The decoding linear layer in one dispatch; null where it does not apply (too many rows, or more
+ * LoRA columns than the workgroup memory holds).
+ */
+export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearInputs): tf.Tensor2D | null {
+  const { x, weights, bias, lora, residual } = inputs;
+  if (x.shape[0] > MAX_DECODE_ROWS) return null;
+  if (lora && lora.a.shape[1] > MAX_LORA_COLUMNS) return null;
+  const named: Record<string, tf.Tensor> = { x, w0: weights[0] };
+  if (weights[1]) named.w1 = weights[1];
+  if (weights[2]) named.w2 = weights[2];
+  if (bias) named.bias = bias;
+  if (lora) {
+    named.a = lora.a;
+    named.b = lora.b;
+  }
+  if (residual) named.residual = residual;
+  return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1 }) as tf.Tensor2D;
+}
