@@ -5,8 +5,7 @@
  * moves left). A policy that learns raises the last towards the optimal move's; one whose
  * entropy falls while it stays near 0 has settled on moves the board does not justify.
  */
-import { parseLakeMap, type LakeMap } from '../../trainer-core/envs/frozen-lake-map';
-import { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, slipDirections } from '../../trainer-core/envs/frozen-lake-solver';
+import { LAKE_ACTIONS, lakeMove, lakeSuccessProbability, parseLakeMap, slipDirections, type LakeMap } from '../../trainer-core/envs/frozen-lake';
 
 export interface LakeTurn {
   /** The board as rendered (P player, _ frozen, O hole, G goal), one row a line. */
