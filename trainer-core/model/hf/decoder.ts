@@ -274,7 +274,8 @@ export class HfDecoder {
   /** A rollout's decoding on the device (with the adapters), where the backend has the kernels for it. */
   startDecoding(batch: number, spec: DecodingSpec): DecodingSession | null {
     const kernels = fusedKernels().decoding;
-    if (!kernels || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
+    // 16-bit base matrices live on the wasm and cpu backends only, which have no such session.
+    if (!kernels || this.half.size > 0 || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
     const adapter = (layer: number, module: LoraModule) => {
       const name = linearName(layer, module);
       const a = this.trainable.get(`${name}.lora_A`);

@@ -11,8 +11,12 @@
  * - gated:  silu(x Wg + s (x Ag) Bg) * (x Wu + s (x Au) Bu), the MLP's gate and up projections
  *           and the SwiGLU gate.
  *
- * A workgroup covers 64 adjacent columns (coalesced weight reads) and a block of ROWS rows (each
- * weight element is read once per block). Inference only: training keeps tfjs's tiled matmuls.
+ * A workgroup covers a block of ROWS rows (each weight element is read once per block) and either
+ * 64 adjacent columns, or, for layers narrower than the LM head, 8 columns whose inner dimension
+ * its 64 threads split eight ways and sum in workgroup memory. Measured on an H200 (2026-11-28):
+ * with 64 columns a workgroup, Qwen2.5-0.5B's down projection (896 columns, inner 4,864) ran as 14
+ * workgroups whose threads each walked all 4,864 inputs one after another, and a decoding step
+ * took about 156 ms for 1 row and for 64 alike. Inference only: training keeps tfjs's tiled matmuls.
  */
 import type * as tf from '@tensorflow/tfjs';
 import type { DecodeLinearForm, DecodeLinearInputs } from '../fused-kernels';
@@ -21,6 +25,10 @@ import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './p
 const DECODE_LINEAR = 'TurnLabDecodeLinear';
 /** Rows per workgroup (each weight element is read once per such block of rows). */
 const ROWS = 8;
+/** Columns a workgroup covers when its threads split the inner dimension (SPLIT = ROW_THREADS / this). */
+const SPLIT_COLUMNS = 8;
+/** Layers with at most this many columns split their inner dimension (all but the LM head). */
+const SPLIT_UP_TO_COLUMNS = 16384;
 /** Past this many rows a tiled matmul would read the weights fewer times: the sampler then decodes through tfjs. */
 export const MAX_DECODE_ROWS = 256;
 /** Most LoRA columns (segments x rank) the workgroup memory holds per row. */
@@ -43,7 +51,10 @@ export function registerDecodeLinearKernels(): void {
     const { x, w0, w1, w2, bias, a, b, residual } = inputs;
     const [rows] = x.shape;
     const cols = form === 'qkv' ? w0.shape[1] + w1.shape[1] + w2.shape[1] : w0.shape[1];
-    const colBlocks = Math.ceil(cols / ROW_THREADS);
+    // Columns per workgroup, and the slices of the inner dimension its threads share.
+    const width = cols <= SPLIT_UP_TO_COLUMNS ? SPLIT_COLUMNS : ROW_THREADS;
+    const split = ROW_THREADS / width;
+    const colBlocks = Math.ceil(cols / width);
     const groups = colBlocks * Math.ceil(rows / ROWS);
     const names = ['X', 'W0', ...(form === 'single' ? [] : ['W1']), ...(form === 'qkv' ? ['W2'] : []), ...(bias ? ['Bias'] : []), ...(a ? ['A', 'B'] : []), ...(residual ? ['Residual'] : [])];
     const lora = a !== undefined;
@@ -59,11 +70,13 @@ export function registerDecodeLinearKernels(): void {
                 : ''
             }`;
     const program = groupProgram(
-      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}`,
+      `decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}_${width}`,
       names,
       [rows, cols],
       groups,
       `var<workgroup> xa : array<f32, ${ROWS * MAX_LORA_COLUMNS}>;
+      ${split > 1 ? `var<workgroup> partial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
+      ${split > 1 && form === 'gated' ? `var<workgroup> upPartial : array<f32, ${ROWS * ROW_THREADS}>;` : ''}
       ${weightRead(form)}`,
       `
         let inner = uniforms.xShape.y;
@@ -71,7 +84,9 @@ export function registerDecodeLinearKernels(): void {
         let cols = uniforms.outShape.y;
         let colBlock = group % uniforms.colBlocks;
         let first = (group / uniforms.colBlocks) * ${ROWS};
-        let col = colBlock * ${ROW_THREADS} + tid;
+        let lane = tid % ${width};
+        let slice = tid / ${width};
+        let col = colBlock * ${width} + lane;
         let count = min(${ROWS}, rows - first);
         ${
           lora
@@ -89,10 +104,10 @@ export function registerDecodeLinearKernels(): void {
         workgroupBarrier();`
             : ''
         }
+        var acc : array<f32, ${ROWS}>;
+        ${form === 'gated' ? `var upAcc : array<f32, ${ROWS}>;` : ''}
         if (col < cols && count > 0) {
-          var acc : array<f32, ${ROWS}>;
-          ${form === 'gated' ? `var upAcc : array<f32, ${ROWS}>;` : ''}
-          for (var i = 0; i < inner; i = i + 1) {
+          for (var i = slice; i < inner; i = i + ${split}) {
             let w = weightAt(i, col);
             ${form === 'gated' ? 'let u = W1[i * cols + col];' : ''}
             // A constant trip count, so the compiler can unroll it and keep acc in registers.
@@ -104,6 +119,26 @@ export function registerDecodeLinearKernels(): void {
               }
             }
           }
+        }
+        ${
+          split > 1
+            ? `// Each slice's sums into workgroup memory; the first slice adds the others' in a fixed order.
+        for (var r = 0; r < ${ROWS}; r = r + 1) {
+          partial[r * ${ROW_THREADS} + tid] = acc[r];
+          ${form === 'gated' ? `upPartial[r * ${ROW_THREADS} + tid] = upAcc[r];` : ''}
+        }
+        workgroupBarrier();
+        if (slice == 0) {
+          for (var r = 0; r < ${ROWS}; r = r + 1) {
+            for (var k = 1; k < ${split}; k = k + 1) {
+              acc[r] = acc[r] + partial[r * ${ROW_THREADS} + k * ${width} + lane];
+              ${form === 'gated' ? `upAcc[r] = upAcc[r] + upPartial[r * ${ROW_THREADS} + k * ${width} + lane];` : ''}
+            }
+          }
+        }`
+            : ''
+        }
+        if (slice == 0 && col < cols && count > 0) {
           ${form === 'qkv' ? 'let segment = select(select(2, 1, col < uniforms.w0Shape.y + uniforms.w1Shape.y), 0, col < uniforms.w0Shape.y);' : ''}
           for (var r = 0; r < count; r = r + 1) {
             ${epilogue('acc', 'col', form === 'qkv' ? 'segment' : '0', 'col')}
