@@ -16,6 +16,7 @@ import { checkpointsToPrune, meanValSuccess } from './checkpoint-retention';
 import { saveCheckpoint } from './checkpoint';
 import { WarmStartStopped } from './warm-start';
 import { PolicyGenerator } from '../model/policy-generator';
+import { phase } from '../model/phase-profile';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus } from './sink';
@@ -142,13 +143,15 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
 
   const rolloutStart = performance.now();
   const generator = rolloutGenerator(s, s.rng.sampling);
-  const rollout = await runRollout({
-    esManager: s.esTrain,
-    contextManager: createContextManager(cfg, s.tokenizer),
-    tokenizer: s.tokenizer,
-    generator,
-    settings: rolloutSettingsFromConfig(cfg, 'train'),
-  });
+  const rollout = await phase('rollout', () =>
+    runRollout({
+      esManager: s.esTrain,
+      contextManager: createContextManager(cfg, s.tokenizer),
+      tokenizer: s.tokenizer,
+      generator,
+      settings: rolloutSettingsFromConfig(cfg, 'train'),
+    }),
+  );
   const generatedTokens = generator.takeTokenCount();
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
   Object.assign(metrics, rollout.metrics);
@@ -174,9 +177,14 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   let advantages: Float32Array | null = null;
   if (batch.rows > 0) {
     const refLogprobs = s.reference
-      ? maskInPlace((await scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference'))).logprobs as Float32Array, batch.mask)
+      ? maskInPlace(
+          (await phase('reference', () => scoreBatch(s.reference!, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference')))).logprobs as Float32Array,
+          batch.mask,
+        )
       : null;
-    const values = s.critic ? ((await scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic'))).values as Float32Array) : null;
+    const values = s.critic
+      ? ((await phase('values', () => scoreBatch(s.critic!, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic')))).values as Float32Array)
+      : null;
     if (values) maskInPlace(values, batch.mask);
 
     let rewards = batch.rewards;
@@ -196,22 +204,28 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
       metrics['actor/reward_kl_penalty_coeff'] = s.klController.value;
       s.klController.update(penalty.meanKl, batch.rows);
     }
-    const adv = computeAdvantages(
-      { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
-      cfg.algorithm,
+    const adv = await phase('advantage', () =>
+      computeAdvantages(
+        { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
+        cfg.algorithm,
+      ),
     );
     advantages = adv.advantages;
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
+        await phase('critic update', () =>
+          updateCritic(s.critic!, s.criticOptimizer!, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
+        ),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
       metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
     Object.assign(
       metrics,
-      await updateActor(s.policy, s.actorOptimizer, batch, advantages, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch, parallel(s, 'policy')),
+      await phase('actor update', () =>
+        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch, parallel(s, 'policy')),
+      ),
     );
     metrics['actor/kl_coef'] = s.klController.value;
     metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
