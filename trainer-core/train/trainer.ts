@@ -17,6 +17,7 @@ import { saveCheckpoint } from './checkpoint';
 import { WarmStartStopped } from './warm-start';
 import { PolicyGenerator } from '../model/policy-generator';
 import { phase } from '../model/phase-profile';
+import { releasePooledDeviceMemory } from '../model/backend-memory';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus } from './sink';
@@ -153,6 +154,8 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     }),
   );
   const generatedTokens = generator.takeTokenCount();
+  // The rollout's caches had this iteration's widths: their pooled buffers would only pile up.
+  releasePooledDeviceMemory();
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
   Object.assign(metrics, rollout.metrics);
   warnIfContextFull(s, rollout.episodes, iteration);
@@ -252,6 +255,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     Object.assign(metrics, val.metrics);
     episodes.push(...val.episodes);
   }
+  releasePooledDeviceMemory();
   s.state.rng = { sampling: s.rng.sampling.state(), minibatch: s.rng.minibatch.state(), validation: s.rng.validation.state() };
   s.state.esTrain = s.esTrain.state();
   s.state.klController = s.klController.state();
