@@ -20,14 +20,15 @@
  * random-weight Qwen2 folder with the real Qwen vocabulary, LoRA rank 4, micro-batch 4), two
  * iterations with `trainer.workers: 1` and with `auto`, and the ratio of their times.
  *
- * `--ragen PRESET [--models DIR] [--backend NAME] [--small]`: issue 37's point 4, two GRPO
- * iterations at RAGEN's batch (bench/configs/sokoban-bilevel-gae.yaml: 8 groups x 16 Sokoban
- * episodes of 5 turns) with a random-weight folder of PRESET's shape (scripts/hf-random-model.ts;
- * qwen2.5-0.5b on a GPU, tiny-qwen2 to check it on llvmpipe) and LoRA rank 8, on WebGPU unless
- * --backend says otherwise; `--small` takes 2 groups x 2 episodes. The folder is written under
- * --models (kept there for the next run) or a temporary folder. Prints the tokens the config
- * implies, then each iteration's phases (iteration-run.ts --phases): wall seconds, dispatches,
- * readbacks, pipelines compiled, tokens, tensors, GPU memory, peak RSS.
+ * `--ragen PRESET [--models DIR] [--backend NAME] [--small] [key=value ...]`: issue 37's point 4,
+ * two GRPO iterations at RAGEN's batch (bench/configs/sokoban-bilevel-gae.yaml: 8 groups x 16
+ * Sokoban episodes of 5 turns) with a random-weight folder of PRESET's shape
+ * (scripts/hf-random-model.ts; qwen2.5-0.5b on a GPU, tiny-qwen2 to check it on llvmpipe) and
+ * LoRA rank 8, on WebGPU unless --backend says otherwise; `--small` takes 2 groups x 2 episodes.
+ * The folder is written under --models (kept there for the next run) or a temporary folder;
+ * key=value overrides come last (to compare a setting). Prints the tokens the config implies,
+ * then each iteration's phases (iteration-run.ts --phases): wall seconds, dispatches, readbacks,
+ * pipelines compiled, tokens, tensors, GPU memory, peak RSS.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -157,6 +158,8 @@ interface RagenOptions {
   models: string | null;
   backend: string;
   small: boolean;
+  /** Config overrides after the point's own (key=value), e.g. a larger micro-batch to compare. */
+  overrides: string[];
 }
 
 async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
@@ -178,6 +181,7 @@ async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
     `trainer.backend=${o.backend}`,
     `trainer.total_training_steps=${ITERATIONS}`,
     ...QUIET,
+    ...o.overrides,
   ];
   const { loadRunConfig } = await import('../trainer-core/config');
   const cfg = loadRunConfig(config, overrides);
@@ -215,13 +219,15 @@ export default async function benchIteration(args: string[] = argsAfterName()): 
     if (args[i] === '--pretrained') {
       pretrained = true;
     } else if (args[i] === '--ragen') {
-      ragen = { preset: args[++i] ?? '', models: null, backend: 'webgpu', small: false };
+      ragen = { preset: args[++i] ?? '', models: null, backend: 'webgpu', small: false, overrides: [] };
     } else if (ragen && args[i] === '--models') {
       ragen.models = args[++i];
     } else if (ragen && args[i] === '--backend') {
       ragen.backend = args[++i];
     } else if (ragen && args[i] === '--small') {
       ragen.small = true;
+    } else if (ragen && args[i].includes('=')) {
+      ragen.overrides.push(args[i]);
     } else if (args[i] === '--start') {
       const [name, dir] = (args[++i] ?? '').split('=');
       if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake-ragen-prompt=/tmp/run/iter-1');

@@ -80,7 +80,8 @@ if wants iteration; then
   # Qwen2.5-0.5B shape (random weights, the real Qwen tokenizer) and LoRA, GRPO, two iterations,
   # each printed phase by phase (bench/iteration.ts --ragen). The limit covers writing the model
   # folder too (about 20 s on the H200; kept in $model_dir for the next call on a warm machine).
-  step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" "${ragen_size[@]}"
+  # ITERATION_OVERRIDES="key=value ..." adds config overrides (e.g. a larger micro-batch to compare).
+  step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" "${ragen_size[@]}" ${ITERATION_OVERRIDES:-}
   show 'tokens sampled|ITERATION|PHASES|^  [a-z]|Error|exited' 45
 fi
 

@@ -108,5 +108,18 @@ function phaseTable(iteration: number, wall: number, metrics: Record<string, num
         `${number(r.gpu.readbacks)} readbacks, ${number(r.gpu.pipelinesCompiled)} pipelines compiled${own ? `; ${own}` : ''}`,
     );
   }
+  const compiled = newPipelines();
+  if (iteration > 1 && compiled.length > 0) lines.push(`  pipelines compiled this iteration (${compiled.length}): ${compiled.slice(0, 12).join(' ')}${compiled.length > 12 ? ' ...' : ''}`);
   return `${lines.join('\n')}\n`;
+}
+
+const seenPipelines = new Set<string>();
+
+/** WebGPU shader keys compiled since the last call (tfjs keys a pipeline by its program and, for some programs, shapes). */
+function newPipelines(): string[] {
+  const cache = (tf.backend() as unknown as { pipelineCache?: Record<string, unknown> }).pipelineCache;
+  if (!cache) return [];
+  const fresh = Object.keys(cache).filter((key) => !seenPipelines.has(key));
+  for (const key of fresh) seenPipelines.add(key);
+  return fresh.map((key) => (key.length > 60 ? `${key.slice(0, 60)}...` : key));
 }
