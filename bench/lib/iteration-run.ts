@@ -55,6 +55,7 @@ const { MemorySink } = (await load('trainer-core/train/sink.ts')) as typeof impo
 const profile = args.phases ? ((await load('trainer-core/model/phase-profile.ts')) as typeof import('../../trainer-core/model/phase-profile')).startPhaseProfile({ sync: true }) : null;
 let iterationStart = performance.now();
 const GIB = 2 ** 30;
+const seenPipelines = new Set<string>();
 
 class TimingSink extends MemorySink {
   /** CPU seconds (user + system) are robust to a busy machine where wall seconds are not. */
@@ -112,8 +113,6 @@ function phaseTable(iteration: number, wall: number, metrics: Record<string, num
   if (iteration > 1 && compiled.length > 0) lines.push(`  pipelines compiled this iteration (${compiled.length}): ${compiled.slice(0, 12).join(' ')}${compiled.length > 12 ? ' ...' : ''}`);
   return `${lines.join('\n')}\n`;
 }
-
-const seenPipelines = new Set<string>();
 
 /** WebGPU shader keys compiled since the last call (tfjs keys a pipeline by its program and, for some programs, shapes). */
 function newPipelines(): string[] {
