@@ -45,7 +45,7 @@ export interface TileConfig {
   lt: number;
   /** Ways the inputs are split (a power of two). */
   ks: number;
-  /** Inputs staged per slice. */
+  /** Inputs staged per slice (a power of two). */
   bk: number;
 }
 
@@ -69,7 +69,8 @@ export function tileConfig(rows: number, cols: number, inner: number, loraCols: 
     if (ct < 1) break;
     // A slice of a few inputs per thread is not worth the tree sum.
     if (ks > 1 && inner / ks < 8) break;
-    const bk = Math.min(SHARED / (rt * tm), Math.max(32, 4 * ks));
+    // The staged rows are padded by one float (see the kernel), so a block holds bm * (bk + 1).
+    const bk = Math.min(SHARED / (rt * tm) / 2, Math.max(32, 4 * ks));
     best = { tm, rt, ct, lt, ks, bk };
     if (Math.ceil(cols / (4 * ct)) * rowBlocks >= TARGET_GROUPS) break;
   }
@@ -152,7 +153,9 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
   const groups = colBlocks * Math.ceil(rows / bm);
   const accSets = gated ? 2 : 1;
   const width = loraWidth(layer.loraCols, gated);
-  const shared = Math.max(bm * bk, ks > 1 ? (ks / 2) * qt * rt * tm * 4 * accSets : 0, lora ? bm * width : 0);
+  // A staged row takes bk + 1 floats: the row threads of a warp then read different banks.
+  const stride = bk + 1;
+  const shared = Math.max(bm * stride, ks > 1 ? (ks / 2) * qt * rt * tm * 4 * accSets : 0, lora ? bm * width : 0);
   const quads = quadWeights(layer);
   const variableComponents = names.map((n) => (quads && /^W\d$/.test(n) ? 4 : 1));
   const sets = gated ? ['acc', 'upAcc'] : ['acc'];
@@ -221,7 +224,7 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
           for (var e = tid; e < ${bm * bk}; e = e + ${THREADS}) {
             let r = e / ${bk};
             let k = k0 + e % ${bk};
-            S[e] = select(0.0, X[(first + r) * inner + k], first + r < rows && k < inner);
+            S[r * ${stride} + e % ${bk}] = select(0.0, X[(first + r) * inner + k], first + r < rows && k < inner);
           }
           workgroupBarrier();
           if (working) {
@@ -242,7 +245,7 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
                     : ''
                 }
                 for (var r = 0; r < ${tm}; r = r + 1) {
-                  let xv = vec4<f32>(S[(rt * ${tm} + r) * ${bk} + kk]);
+                  let xv = vec4<f32>(S[(rt * ${tm} + r) * ${stride} + kk]);
                   acc[r] = fma(xv, w, acc[r]);
                   ${gated ? 'upAcc[r] = fma(xv, u, upAcc[r]);' : ''}
                 }
