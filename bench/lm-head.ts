@@ -4,8 +4,8 @@
  * LoRA model holds its tied embedding) and float32: the three places a pretrained model's
  * iteration spends it.
  *
- * - sampling: a decoding step's logits for a batch of rows (the head's product), reading them
- *   back and drawing each row's token (sampler.ts), per row;
+ * - sampling: a decoding step's logits for a batch of rows (the head's product) and the draw of
+ *   each row's token (sampler.ts: the kernel, or reading them back into JavaScript), per row;
  * - scoring without a gradient (old and reference logprobs), per scored token;
  * - scoring with its gradient (the update's forward and backward), per scored token.
  *
@@ -21,6 +21,7 @@ import type { LmHead } from '../trainer-core/model/forward';
 import { setFusedKernels } from '../trainer-core/model/fused-kernels';
 import { HalfMatrix } from '../trainer-core/model/half-matrix';
 import { halfDot } from '../trainer-core/model/half-ops';
+import { headSoftmaxSample } from '../trainer-core/model/head-softmax';
 import { pickToken } from '../trainer-core/model/sampler';
 import { Rng } from '../trainer-core/rng';
 
@@ -85,16 +86,19 @@ export default async function main(argv: string[] = benchArgs()): Promise<void> 
     for (const [name, head] of heads) {
       const label = `${name.padEnd(8)} ${fused ? 'fused  ' : 'unfused'}`;
       const logits = () => ('half' in head ? halfDot(batchHidden, head.half) : tf.matMul(batchHidden, head.weight));
-      const product = await timed(3, o.batch, async () => {
-        const z = logits();
-        await z.data();
-        z.dispose();
+      const product = await timed(3, o.batch, () => {
+        logits().dispose();
       });
       const z = logits();
-      const data = (await z.data()) as Float32Array;
-      z.dispose();
-      const draw = await timed(3, o.batch, () => {
-        for (let b = 0; b < o.batch; b++) pickToken(data, b * o.vocab, o.vocab, decoding, rng);
+      // As sampler.ts draws: in the kernel where the logits are, or in JavaScript after reading them back.
+      const draw = await timed(3, o.batch, async () => {
+        if (fused) {
+          const draws = Float32Array.from({ length: o.batch }, () => rng.next());
+          headSoftmaxSample(z, o.batch, o.vocab, draws, 1, false);
+        } else {
+          const values = (await z.data()) as Float32Array;
+          for (let b = 0; b < o.batch; b++) pickToken(values, b * o.vocab, o.vocab, decoding, rng);
+        }
       });
       const forward = await timed(2, o.rows, async () => {
         const s = tf.tidy(() => {
@@ -114,6 +118,7 @@ export default async function main(argv: string[] = benchArgs()): Promise<void> 
         await g.data();
         g.dispose();
       });
+      z.dispose();
       console.log(`  ${label} sampling: logits ${ms(product)}, draw ${ms(draw)}; scoring: forward ${ms(forward)}, forward+backward ${ms(both)}`);
     }
   }

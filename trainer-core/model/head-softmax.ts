@@ -52,9 +52,11 @@ export function headSoftmaxSample(logits: tf.Tensor, rows: number, vocab: number
   if (logits.size !== rows * vocab || draws.length !== rows) throw new Error(`head sampling: ${rows} rows of ${vocab} need ${rows * vocab} logits and ${rows} draws`);
   const at = tf.tensor1d(draws, 'float32');
   const out = backend.makeOutput([rows, 2], 'float32');
-  headKernelsFor(backend).sample(addressOf(backend, logits), addressOf(backend, at), rows, vocab, 1 / temperature, greedy ? 1 : 0, addressOf(backend, out));
+  // Two float64s per block of 256 logits: the kernel's record of each block's sum.
+  const blocks = backend.makeOutput([Math.ceil(vocab / 256) * 4], 'float32');
+  headKernelsFor(backend).sample(addressOf(backend, logits), addressOf(backend, at), rows, vocab, 1 / temperature, greedy ? 1 : 0, addressOf(backend, out), addressOf(backend, blocks));
   const picked = tf.engine().makeTensorFromTensorInfo(out);
   const values = picked.dataSync() as Float32Array;
-  tf.dispose([at, picked]);
+  tf.dispose([at, picked, tf.engine().makeTensorFromTensorInfo(blocks)]);
   return values;
 }

@@ -35,8 +35,11 @@ export interface HalfKernels {
 export interface HeadKernels {
   /** out[R, 2] = (logprob of ids[r], entropy); with c1 (not 0) also their gradients: c1[R, V] and, over z, the entropy's. */
   stats(z: number, ids: number, rows: number, vocab: number, invT: number, out: number, c1: number): void;
-  /** out[R, 2] = (token, its logprob) drawn at draws[r] (inverse CDF), or the argmax when greedy; rows with a negative draw are skipped. */
-  sample(z: number, draws: number, rows: number, vocab: number, invT: number, greedy: number, out: number): void;
+  /**
+   * out[R, 2] = (token, its logprob) drawn at draws[r] (inverse CDF), or the argmax when greedy;
+   * rows with a negative draw are skipped. blocks: 16 bytes of scratch per 256 logits of a row.
+   */
+  sample(z: number, draws: number, rows: number, vocab: number, invT: number, greedy: number, out: number, blocks: number): void;
 }
 
 /** The WebAssembly API, which this project's Node typings (no DOM lib) do not declare. */
