@@ -7,8 +7,9 @@
 ;; half ($f16 = 1): bits (t & 0x7fff) << 13 | (t & 0x8000) << 16, times 2^112, which rebiases
 ;; the exponent exactly, subnormals included (no half infinity or NaN: a matrix holding one
 ;; stays float32). bfloat16 ($f16 = 0) is the upper half of a float32: t << 16, one shift (its
-;; own copy of each inner loop; the general formula, shift 16 and scale 1, took a third longer). Sums are float32, in an order of their
-;; own: these products equal a float32 product on the widened matrix within float32 rounding.
+;; own copy of each inner loop; the general formula, shift 16 and scale 1, took a third
+;; longer). Sums are float32, in an order of their own: these products equal a float32 product
+;; on the widened matrix within float32 rounding.
 (module
   (import "env" "memory" (memory 1))
 
