@@ -22,9 +22,16 @@ import { halfReaderWgsl, widenHalfWgsl } from './half-weights';
 import { elementwiseProgram, registerProgramKernel, runKernel } from './program';
 
 const PRODUCT = 'TurnLabHalfProduct';
+const GRADIENT_PIECES = 'TurnLabHalfGradientPieces';
 const GATHER = 'TurnLabHalfGather';
 const TILE_K = 16;
 const SIDE = 16;
+/** Rows each thread of the few-rows products serves. */
+const SKINNY_ROWS = 8;
+/** At most this many rows take the few-rows products (a decoding step of a small batch). */
+const SKINNY_LIMIT = 32;
+/** The inner dimension's piece per thread of the few-rows input gradient. */
+const SEGMENT = 256;
 
 type Direction = 'forward' | 'gradient';
 
@@ -104,14 +111,111 @@ function productProgram(direction: Direction, format: 'BF16' | 'F16', rowsPerThr
   };
 }
 
+/**
+ * The forward product for a few rows (a decoding step): one thread per output column and block
+ * of SKINNY_ROWS rows, no workgroup memory. Adjacent threads read adjacent halves of the weight;
+ * the rows' inputs come from cache. Tiles would leave most of their threads idle here, and
+ * their barriers cost more than the product on a software device.
+ */
+function skinnyProgram(format: 'BF16' | 'F16', outputShape: [number, number]): WebGPUProgram {
+  const threads = outputShape[1] * Math.ceil(outputShape[0] / SKINNY_ROWS);
+  return {
+    ...elementwiseProgram(`half_product_skinny_${format}`, ['A', 'W'], outputShape, ''),
+    dispatch: [Math.ceil(threads / 64), 1, 1],
+    size: false,
+    uniforms: 'threads : i32,',
+    getUserCode: () => `
+      ${widenHalfWgsl(format)}
+      ${halfReaderWgsl('W')}
+      fn main(index : i32) {
+        if (index >= uniforms.threads) { return; }
+        let rows = uniforms.aShape.x;
+        let inner = uniforms.aShape.y;
+        let cols = uniforms.outShape.y;
+        let col = index % cols;
+        let first = (index / cols) * ${SKINNY_ROWS};
+        var sums : array<f32, ${SKINNY_ROWS}>;
+        for (var k = 0; k < inner; k = k + 1) {
+          let weight = readW(k * cols + col);
+          for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
+            if (first + r < rows) { sums[r] = sums[r] + A[(first + r) * inner + k] * weight; }
+          }
+        }
+        for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
+          if (first + r < rows) { result[(first + r) * cols + col] = sums[r]; }
+        }
+      }`,
+  };
+}
+
+/**
+ * The input gradient for a few rows, in SEGMENT-long pieces of the inner dimension (an LM head's
+ * is its vocabulary): one thread per piece, output column and block of SKINNY_ROWS rows writes
+ * a partial sum, [rows, cols * pieces] (the pieces last, so one reduction adds them). A tile per workgroup would
+ * leave a handful of workgroups each walking the whole vocabulary.
+ */
+function skinnyGradientProgram(format: 'BF16' | 'F16', rows: number, inner: number, cols: number): { program: WebGPUProgram; threads: number } {
+  const pieces = Math.ceil(inner / SEGMENT);
+  const threads = cols * Math.ceil(rows / SKINNY_ROWS) * pieces;
+  const program: WebGPUProgram = {
+    ...elementwiseProgram(`half_product_skinny_gradient_${format}`, ['A', 'W'], [rows, cols * pieces], ''),
+    dispatch: [Math.ceil(threads / 64), 1, 1],
+    size: false,
+    uniforms: 'threads : i32, cols : i32, pieces : i32,',
+    getUserCode: () => `
+      ${widenHalfWgsl(format)}
+      ${halfReaderWgsl('W')}
+      fn main(index : i32) {
+        if (index >= uniforms.threads) { return; }
+        let rows = uniforms.aShape.x;
+        let inner = uniforms.aShape.y;
+        let cols = uniforms.cols;
+        let blocks = (rows + ${SKINNY_ROWS - 1}) / ${SKINNY_ROWS};
+        let col = index % cols;
+        let first = ((index / cols) % blocks) * ${SKINNY_ROWS};
+        let piece = index / (cols * blocks);
+        let start = piece * ${SEGMENT};
+        let end = min(inner, start + ${SEGMENT});
+        var sums : array<f32, ${SKINNY_ROWS}>;
+        for (var n = start; n < end; n = n + 1) {
+          let weight = readW(col * inner + n);
+          for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
+            if (first + r < rows) { sums[r] = sums[r] + A[(first + r) * inner + n] * weight; }
+          }
+        }
+        for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
+          if (first + r < rows) { result[((first + r) * cols + col) * uniforms.pieces + piece] = sums[r]; }
+        }
+      }`,
+  };
+  return { program, threads };
+}
+
 export function registerHalfProductKernels(): void {
   registerProgramKernel(PRODUCT, (inputs, { gradient, f16, outer }) => {
     const { a, w } = inputs;
     const rows = a.shape[0];
-    // A few rows (a decoding step): tiles of 16 x 16, so that more workgroups share the weight.
-    const [rowsPerThread, colsPerThread] = rows <= SIDE ? [1, 1] : [4, 4];
-    const program = productProgram(gradient ? 'gradient' : 'forward', f16 ? 'F16' : 'BF16', rowsPerThread, colsPerThread, [rows, outer]);
+    const format = f16 ? 'F16' : 'BF16';
+    if (!gradient && rows <= SKINNY_LIMIT) {
+      const program = skinnyProgram(format, [rows, outer]);
+      return { program, inputs: [a, w], uniforms: [{ type: 'int32', data: [outer * Math.ceil(rows / SKINNY_ROWS)] }] };
+    }
+    const program = productProgram(gradient ? 'gradient' : 'forward', format, 4, 4, [rows, outer]);
     return { program, inputs: [a, w] };
+  });
+  registerProgramKernel(GRADIENT_PIECES, (inputs, { f16, outer }) => {
+    const { a, w } = inputs;
+    const [rows, inner] = a.shape;
+    const { program, threads } = skinnyGradientProgram(f16 ? 'F16' : 'BF16', rows, inner, outer);
+    return {
+      program,
+      inputs: [a, w],
+      uniforms: [
+        { type: 'int32', data: [threads] },
+        { type: 'int32', data: [outer] },
+        { type: 'int32', data: [Math.ceil(inner / SEGMENT)] },
+      ],
+    };
   });
   registerProgramKernel(GATHER, (inputs, { f16, vocab, width }) => {
     const { ids, w } = inputs;
@@ -154,7 +258,14 @@ export function halfProductForward(x: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
 /** G [rows, out] W: [rows, in]. */
 export function halfProductGradient(g: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
   checkLayout(w);
-  return runKernel(PRODUCT, { a: g, w: w.bits }, { gradient: 1, f16: w.format === 'F16' ? 1 : 0, outer: w.cols }) as tf.Tensor2D;
+  const attrs = { f16: w.format === 'F16' ? 1 : 0, outer: w.cols };
+  const [rows, inner] = g.shape;
+  if (rows > SKINNY_LIMIT) return runKernel(PRODUCT, { a: g, w: w.bits }, { ...attrs, gradient: 1 }) as tf.Tensor2D;
+  const pieces = runKernel(GRADIENT_PIECES, { a: g, w: w.bits }, attrs);
+  if (inner <= SEGMENT) return pieces as tf.Tensor2D;
+  const summed = pieces.reshape([rows, w.cols, Math.ceil(inner / SEGMENT)]).sum(2) as tf.Tensor2D;
+  pieces.dispose();
+  return summed;
 }
 
 /** The rows of the [vocab, width] table at ids (int32 [count]): [count, width], zeros for an id outside it. */
