@@ -162,21 +162,26 @@ function presetShape(name: string, options: Options): Record<string, unknown> {
  * norm, LM head, sampling), from 1- and 2-layer models of the preset's shape. The vocabulary is
  * cut to 4,096 rows: it changes the head's size, not how many dispatches it takes.
  */
-async function perLayerDecode(name: string, options: Options): Promise<{ perLayer: number; fixed: number }> {
+async function perLayerDecode(name: string, options: Options, rows: number): Promise<{ perLayer: number; fixed: number }> {
   const counts: number[] = [];
   for (const layers of [1, 2]) {
     const shape = { ...PRESETS[name], num_hidden_layers: layers, vocab_size: 4096 };
     const model = HfDecoder.fromHfTensors(parseHfConfig(shape), randomBf16Tensors(shape, 1), { lora: LORA, seed: 1, contextLength: 512, dtype: options.dtype });
     const rng = new Rng(1);
-    counts.push((await decodeCounts(asPolicy(model), randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, 4096), rng)).dispatchesPerStep);
+    counts.push((await decodeCounts(asPolicy(model), randomRows(rng, rows, ROLLOUT.promptLength, 4096), rng)).dispatchesPerStep);
     model.dispose();
   }
   return { perLayer: counts[1] - counts[0], fixed: 2 * counts[0] - counts[1] };
 }
 
 async function benchPreset(name: string, options: Options): Promise<void> {
-  const split = await perLayerDecode(name, options);
-  console.log(`${name}: ${split.perLayer.toFixed(1)} dispatches per layer + ${split.fixed.toFixed(1)} per decoding step (1- and 2-layer models of this shape)`);
+  // At the rollout's rows and at the most batched-sampling rows (the kernels tile by row count).
+  const splits: string[] = [];
+  for (const rows of new Set([ROLLOUT.rows, Math.max(...options.rows)])) {
+    const split = await perLayerDecode(name, options, rows);
+    splits.push(`${split.perLayer.toFixed(1)} dispatches per layer + ${split.fixed.toFixed(1)} per decoding step at ${rows} rows`);
+  }
+  console.log(`${name}: ${splits.join(', ')} (1- and 2-layer models of this shape)`);
   const shape = presetShape(name, options);
   const vocab = shape.vocab_size as number;
   const config = parseHfConfig(shape);

@@ -25,10 +25,12 @@ import type { LoraModule } from './lora';
 type Lora = DecodeLinearInputs['lora'];
 
 /**
- * Rows from which the layers' products are tfjs's tiled matmuls (then 4 dispatches more per layer
- * for q, k, v and gate, up apart; 15 in all), below which each layer is one kernel (8 per layer).
+ * Rows from which the layers' products are tfjs's tiled matmuls, the kernel then adding only the
+ * rest (4 dispatches more per layer for q, k, v and gate, up apart: 15 in all). Off unless
+ * TURNLAB_DECODE_MATMUL_FROM_ROWS sets it: the tiled decoding kernel does the products itself
+ * at every row count (8 per layer); the variable keeps the matmul route to compare on a GPU.
  */
-export const TILED_FROM_ROWS = 16;
+export const MATMUL_FROM_ROWS = Number(process.env.TURNLAB_DECODE_MATMUL_FROM_ROWS ?? Infinity) || Infinity;
 
 /** What the session reads from its model. */
 export interface DecoderWeights {
@@ -108,10 +110,8 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
   }
 
   private linear(form: 'single' | 'qkv' | 'gated', inputs: DecodeLinearInputs): tf.Tensor2D {
-    // From TILED_FROM_ROWS rows the products x W are tfjs's tiled matmuls (on an H200 the
-    // one-kernel layers ran at about 0.5 TFLOP/s with 64 rows), and the kernel adds the rest.
-    const tiled = this.batch >= TILED_FROM_ROWS;
-    const y = this.kernels.linear(form, tiled ? { ...inputs, weights: inputs.weights.map((w) => tf.matMul(inputs.x, w)), precomputed: true } : inputs);
+    const matmul = this.batch >= MATMUL_FROM_ROWS;
+    const y = this.kernels.linear(form, matmul ? { ...inputs, weights: inputs.weights.map((w) => tf.matMul(inputs.x, w)), precomputed: true } : inputs);
     if (!y) throw new Error(`The device decoding kernels refused a ${form} layer of ${inputs.x.shape[0]} rows`);
     return y;
   }
@@ -139,7 +139,7 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
     this.fed++;
     const final = rmsNorm(x, w('model.norm.weight'), c.rmsNormEps);
     const head = w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
-    return this.batch >= TILED_FROM_ROWS ? (tf.matMul(final, head) as tf.Tensor2D) : this.linear('single', { x: final, weights: [head] });
+    return this.batch >= MATMUL_FROM_ROWS ? (tf.matMul(final, head) as tf.Tensor2D) : this.linear('single', { x: final, weights: [head] });
   }
 
   protected replyCaches(): tf.Tensor[] {

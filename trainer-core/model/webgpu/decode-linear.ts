@@ -21,6 +21,15 @@
 import type * as tf from '@tensorflow/tfjs';
 import type { DecodeLinearForm, DecodeLinearInputs } from '../fused-kernels';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
+import { TILED_DECODE_LINEAR, registerTiledDecodeLinearKernel } from './tiled-decode-linear';
+
+/**
+ * Which kernel forms the products x W: `tiled` (tiled-decode-linear.ts, the default) or `split`
+ * (this file's kernel, each thread walking a slice of the inputs for a few columns; kept to
+ * compare on a GPU: TURNLAB_DECODE_LINEAR=split). Products precomputed by a matmul always take
+ * this file's kernel, which then only adds the rest.
+ */
+const KERNEL = process.env.TURNLAB_DECODE_LINEAR === 'split' ? 'split' : 'tiled';
 
 const DECODE_LINEAR = 'TurnLabDecodeLinear';
 /** Rows per workgroup (each weight element is read once per such block of rows). */
@@ -59,6 +68,7 @@ function productRead(form: DecodeLinearForm): string {
 }
 
 export function registerDecodeLinearKernels(): void {
+  registerTiledDecodeLinearKernel();
   registerProgramKernel(DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed, precomputed }) => {
     const form = (['single', 'qkv', 'gated'] as const)[formCode];
     const { x, w0, w1, w2, bias, a, b, residual } = inputs;
@@ -235,5 +245,6 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
   }
   if (residual) named.residual = residual;
   const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0, precomputed: inputs.precomputed ? 1 : 0 };
-  return runKernel(DECODE_LINEAR, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
+  const name = KERNEL === 'tiled' && !inputs.precomputed ? TILED_DECODE_LINEAR : DECODE_LINEAR;
+  return runKernel(name, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
 }
