@@ -11,18 +11,17 @@
  * input are adjacent, so threads that read adjacent output columns read adjacent words, in these
  * products and in a decoding kernel alike.
  *
- * The two products are one tiled program: a workgroup of 16 x 16 threads owns a tile of
- * 16 RM rows by 16 RN columns of the output and walks the inner dimension 16 at a time, staging
- * the input's and the (widened) weight's slices in workgroup memory.
+ * Past SKINNY_LIMIT rows both products are one tiled program: a workgroup of 16 x 16 threads
+ * owns a 64 x 64 tile of the output and walks the inner dimension 16 at a time, staging the
+ * input's and the (widened) weight's slices in workgroup memory. Fewer rows take skinnyProgram.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { WebGPUProgram } from '@tensorflow/tfjs-backend-webgpu';
 import type { HalfMatrix } from '../half-matrix';
 import { halfReaderWgsl, widenHalfWgsl } from './half-weights';
-import { elementwiseProgram, registerProgramKernel, runKernel } from './program';
+import { elementwiseProgram, registerProgramKernel, runKernel, type ProgramCall } from './program';
 
 const PRODUCT = 'TurnLabHalfProduct';
-const GRADIENT_PIECES = 'TurnLabHalfGradientPieces';
 const GATHER = 'TurnLabHalfGather';
 const TILE_K = 16;
 const SIDE = 16;
@@ -112,56 +111,23 @@ function productProgram(direction: Direction, format: 'BF16' | 'F16', rowsPerThr
 }
 
 /**
- * The forward product for a few rows (a decoding step): one thread per output column and block
- * of SKINNY_ROWS rows, no workgroup memory. Adjacent threads read adjacent halves of the weight;
- * the rows' inputs come from cache. Tiles would leave most of their threads idle here, and
- * their barriers cost more than the product on a software device.
+ * The products for a few rows (a decoding step, a short scored chunk): one thread per output
+ * column, block of SKINNY_ROWS rows and piece of the inner dimension, no workgroup memory; the
+ * rows' inputs come from cache. Tiles would leave most of their threads idle here, and their
+ * barriers cost more than the product on a software device. Forward, adjacent threads read
+ * adjacent halves of the weight and the inner dimension is one piece; the input gradient's
+ * (an LM head's is its vocabulary) is cut into SEGMENT-long pieces, so that more threads share
+ * it. Writes [rows, cols * pieces], the pieces last, so one reduction adds them.
  */
-function skinnyProgram(format: 'BF16' | 'F16', outputShape: [number, number]): WebGPUProgram {
-  const threads = outputShape[1] * Math.ceil(outputShape[0] / SKINNY_ROWS);
-  return {
-    ...elementwiseProgram(`half_product_skinny_${format}`, ['A', 'W'], outputShape, ''),
-    dispatch: [Math.ceil(threads / 64), 1, 1],
-    size: false,
-    uniforms: 'threads : i32,',
-    getUserCode: () => `
-      ${widenHalfWgsl(format)}
-      ${halfReaderWgsl('W')}
-      fn main(index : i32) {
-        if (index >= uniforms.threads) { return; }
-        let rows = uniforms.aShape.x;
-        let inner = uniforms.aShape.y;
-        let cols = uniforms.outShape.y;
-        let col = index % cols;
-        let first = (index / cols) * ${SKINNY_ROWS};
-        var sums : array<f32, ${SKINNY_ROWS}>;
-        for (var k = 0; k < inner; k = k + 1) {
-          let weight = readW(k * cols + col);
-          for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
-            if (first + r < rows) { sums[r] = sums[r] + A[(first + r) * inner + k] * weight; }
-          }
-        }
-        for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
-          if (first + r < rows) { result[(first + r) * cols + col] = sums[r]; }
-        }
-      }`,
-  };
-}
-
-/**
- * The input gradient for a few rows, in SEGMENT-long pieces of the inner dimension (an LM head's
- * is its vocabulary): one thread per piece, output column and block of SKINNY_ROWS rows writes
- * a partial sum, [rows, cols * pieces] (the pieces last, so one reduction adds them). A tile per workgroup would
- * leave a handful of workgroups each walking the whole vocabulary.
- */
-function skinnyGradientProgram(format: 'BF16' | 'F16', rows: number, inner: number, cols: number): { program: WebGPUProgram; threads: number } {
-  const pieces = Math.ceil(inner / SEGMENT);
+function skinnyProgram(direction: Direction, format: 'BF16' | 'F16', rows: number, inner: number, cols: number): ProgramCall {
+  const pieces = direction === 'forward' ? 1 : Math.ceil(inner / SEGMENT);
+  const segment = direction === 'forward' ? inner : SEGMENT;
   const threads = cols * Math.ceil(rows / SKINNY_ROWS) * pieces;
   const program: WebGPUProgram = {
-    ...elementwiseProgram(`half_product_skinny_gradient_${format}`, ['A', 'W'], [rows, cols * pieces], ''),
+    ...elementwiseProgram(`half_product_skinny_${direction}_${format}`, ['A', 'W'], [rows, cols * pieces], ''),
     dispatch: [Math.ceil(threads / 64), 1, 1],
     size: false,
-    uniforms: 'threads : i32, cols : i32, pieces : i32,',
+    uniforms: 'threads : i32, cols : i32, pieces : i32, segment : i32,',
     getUserCode: () => `
       ${widenHalfWgsl(format)}
       ${halfReaderWgsl('W')}
@@ -174,13 +140,13 @@ function skinnyGradientProgram(format: 'BF16' | 'F16', rows: number, inner: numb
         let col = index % cols;
         let first = ((index / cols) % blocks) * ${SKINNY_ROWS};
         let piece = index / (cols * blocks);
-        let start = piece * ${SEGMENT};
-        let end = min(inner, start + ${SEGMENT});
+        let start = piece * uniforms.segment;
+        let end = min(inner, start + uniforms.segment);
         var sums : array<f32, ${SKINNY_ROWS}>;
-        for (var n = start; n < end; n = n + 1) {
-          let weight = readW(col * inner + n);
+        for (var k = start; k < end; k = k + 1) {
+          let weight = readW(${direction === 'forward' ? 'k * cols + col' : 'col * inner + k'});
           for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
-            if (first + r < rows) { sums[r] = sums[r] + A[(first + r) * inner + n] * weight; }
+            if (first + r < rows) { sums[r] = sums[r] + A[(first + r) * inner + k] * weight; }
           }
         }
         for (var r = 0; r < ${SKINNY_ROWS}; r = r + 1) {
@@ -188,34 +154,26 @@ function skinnyGradientProgram(format: 'BF16' | 'F16', rows: number, inner: numb
         }
       }`,
   };
-  return { program, threads };
+  return {
+    program,
+    inputs: [],
+    uniforms: [
+      { type: 'int32', data: [threads] },
+      { type: 'int32', data: [cols] },
+      { type: 'int32', data: [pieces] },
+      { type: 'int32', data: [segment] },
+    ],
+  };
 }
 
 export function registerHalfProductKernels(): void {
   registerProgramKernel(PRODUCT, (inputs, { gradient, f16, outer }) => {
     const { a, w } = inputs;
-    const rows = a.shape[0];
-    const format = f16 ? 'F16' : 'BF16';
-    if (!gradient && rows <= SKINNY_LIMIT) {
-      const program = skinnyProgram(format, [rows, outer]);
-      return { program, inputs: [a, w], uniforms: [{ type: 'int32', data: [outer * Math.ceil(rows / SKINNY_ROWS)] }] };
-    }
-    const program = productProgram(gradient ? 'gradient' : 'forward', format, 4, 4, [rows, outer]);
-    return { program, inputs: [a, w] };
-  });
-  registerProgramKernel(GRADIENT_PIECES, (inputs, { f16, outer }) => {
-    const { a, w } = inputs;
     const [rows, inner] = a.shape;
-    const { program, threads } = skinnyGradientProgram(f16 ? 'F16' : 'BF16', rows, inner, outer);
-    return {
-      program,
-      inputs: [a, w],
-      uniforms: [
-        { type: 'int32', data: [threads] },
-        { type: 'int32', data: [outer] },
-        { type: 'int32', data: [Math.ceil(inner / SEGMENT)] },
-      ],
-    };
+    const direction = gradient ? 'gradient' : 'forward';
+    const format = f16 ? 'F16' : 'BF16';
+    if (rows <= SKINNY_LIMIT) return { ...skinnyProgram(direction, format, rows, inner, outer), inputs: [a, w] };
+    return { program: productProgram(direction, format, 4, 4, [rows, outer]), inputs: [a, w] };
   });
   registerProgramKernel(GATHER, (inputs, { f16, vocab, width }) => {
     const { ids, w } = inputs;
@@ -258,13 +216,12 @@ export function halfProductForward(x: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
 /** G [rows, out] W: [rows, in]. */
 export function halfProductGradient(g: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
   checkLayout(w);
-  const attrs = { f16: w.format === 'F16' ? 1 : 0, outer: w.cols };
   const [rows, inner] = g.shape;
-  if (rows > SKINNY_LIMIT) return runKernel(PRODUCT, { a: g, w: w.bits }, { ...attrs, gradient: 1 }) as tf.Tensor2D;
-  const pieces = runKernel(GRADIENT_PIECES, { a: g, w: w.bits }, attrs);
-  if (inner <= SEGMENT) return pieces as tf.Tensor2D;
-  const summed = pieces.reshape([rows, w.cols, Math.ceil(inner / SEGMENT)]).sum(2) as tf.Tensor2D;
-  pieces.dispose();
+  const product = runKernel(PRODUCT, { a: g, w: w.bits }, { gradient: 1, f16: w.format === 'F16' ? 1 : 0, outer: w.cols });
+  if (rows > SKINNY_LIMIT || inner <= SEGMENT) return product as tf.Tensor2D;
+  // The few-rows gradient's partial sums, one per piece of the inner dimension.
+  const summed = product.reshape([rows, w.cols, Math.ceil(inner / SEGMENT)]).sum(2) as tf.Tensor2D;
+  product.dispose();
   return summed;
 }
 
