@@ -19,6 +19,16 @@
  * `--pretrained [config names, default frozenlake]`: a pretrained policy instead (the tiny
  * random-weight Qwen2 folder with the real Qwen vocabulary, LoRA rank 4, micro-batch 4), two
  * iterations with `trainer.workers: 1` and with `auto`, and the ratio of their times.
+ *
+ * `--ragen PRESET [--models DIR] [--backend NAME] [--small] [key=value ...]`: issue 37's point 4,
+ * two GRPO iterations at RAGEN's batch (bench/configs/sokoban-bilevel-gae.yaml: 8 groups x 16
+ * Sokoban episodes of 5 turns) with a random-weight folder of PRESET's shape
+ * (scripts/hf-random-model.ts; qwen2.5-0.5b on a GPU, tiny-qwen2 to check it on llvmpipe) and
+ * LoRA rank 8, on WebGPU unless --backend says otherwise; `--small` takes 2 groups x 2 episodes.
+ * The folder is written under --models (kept there for the next run) or a temporary folder;
+ * key=value overrides come last (to compare a setting). Prints the tokens the config implies,
+ * then each iteration's phases (iteration-run.ts --phases): wall seconds, dispatches, readbacks,
+ * pipelines compiled, tokens, tensors, GPU memory, peak RSS.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -139,6 +149,61 @@ async function benchPretrainedWorkers(names: string[], work: string): Promise<vo
   }
 }
 
+/** RAGEN's batch is the config's 8 groups, 16 episodes each (the config itself plays 8). */
+const RAGEN_BATCH = ['es_manager.train.group_size=16'];
+const SMALL_BATCH = ['es_manager.train.env_groups=2', 'es_manager.train.group_size=2', 'es_manager.train.env_configs.n_groups=[2]'];
+
+interface RagenOptions {
+  preset: string;
+  models: string | null;
+  backend: string;
+  small: boolean;
+  /** Config overrides after the point's own (key=value), e.g. a larger micro-batch to compare. */
+  overrides: string[];
+}
+
+async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
+  const { PRESETS, writeRandomHfModel } = await import('../scripts/hf-random-model');
+  if (!PRESETS[o.preset]) throw new Error(`bench iteration --ragen: unknown preset "${o.preset}"; use one of ${Object.keys(PRESETS).join(', ')}`);
+  const folder = join(o.models ?? work, o.preset);
+  const writeStart = performance.now();
+  // The tokenizer's config is the folder's last file: a write cut short is written again.
+  if (!existsSync(join(folder, 'tokenizer_config.json'))) await writeRandomHfModel(folder, PRESETS[o.preset], { seed: 1 });
+  console.log(`model folder ${folder} (${((performance.now() - writeStart) / 1000).toFixed(1)} s to write or find)`);
+  const config = join(ROOT, 'bench/configs/sokoban-bilevel-gae.yaml');
+  const overrides = [
+    `actor_rollout_ref.model.path=${folder}`,
+    'actor_rollout_ref.model.lora_rank=8',
+    'algorithm.adv_estimator=grpo',
+    'algorithm.bi_level_gae=false',
+    ...(o.small ? SMALL_BATCH : RAGEN_BATCH),
+    'warm_start.steps=0',
+    `trainer.backend=${o.backend}`,
+    `trainer.total_training_steps=${ITERATIONS}`,
+    ...QUIET,
+    ...o.overrides,
+  ];
+  const { loadRunConfig } = await import('../trainer-core/config');
+  const cfg = loadRunConfig(config, overrides);
+  const episodes = cfg.es_manager.train.env_groups * cfg.es_manager.train.group_size;
+  const turns = cfg.agent_proxy.max_turn;
+  const reply = cfg.actor_rollout_ref.rollout.response_length;
+  const kept = Math.max(1, Math.floor(cfg.rollout_filter_ratio * cfg.es_manager.train.env_groups + 1e-9)) * cfg.es_manager.train.group_size;
+  console.log(
+    `sokoban-bilevel-gae.yaml ${overrides.slice(1).join(' ')}\n` +
+      `${episodes} episodes x ${turns} turns x ${reply} tokens: at most ${(episodes * turns * reply).toLocaleString('en-US')} tokens sampled in ${turns * reply} decoding steps of ${episodes} rows ` +
+      `(a random policy runs every reply to the limit); the update trains ${kept} episodes (rollout_filter_ratio ${cfg.rollout_filter_ratio}, ` +
+      `${cfg.actor_rollout_ref.actor.ppo_epochs} epoch, micro-batches of ${cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu} rows), ` +
+      `${(kept * turns * reply).toLocaleString('en-US')} scored tokens in rows of up to ${cfg.model.context_length}`,
+  );
+  // Streamed, not collected: a time limit that stops the run still leaves the finished iterations' lines.
+  const result = spawnSync(process.execPath, ['--import', 'tsx', RUNNER, '--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error(`bench iteration --ragen: the run exited with ${result.status ?? result.signal}`);
+}
+
 /** `npm run bench -- iteration --pretrained`: the words after the benchmark's name. */
 function argsAfterName(): string[] {
   const at = process.argv.indexOf('iteration');
@@ -149,9 +214,20 @@ export default async function benchIteration(args: string[] = argsAfterName()): 
   const starts = new Map<string, string>();
   const names: string[] = [];
   let pretrained = false;
+  let ragen: RagenOptions | null = null;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--pretrained') {
       pretrained = true;
+    } else if (args[i] === '--ragen') {
+      ragen = { preset: args[++i] ?? '', models: null, backend: 'webgpu', small: false, overrides: [] };
+    } else if (ragen && args[i] === '--models') {
+      ragen.models = args[++i];
+    } else if (ragen && args[i] === '--backend') {
+      ragen.backend = args[++i];
+    } else if (ragen && args[i] === '--small') {
+      ragen.small = true;
+    } else if (ragen && args[i].includes('=')) {
+      ragen.overrides.push(args[i]);
     } else if (args[i] === '--start') {
       const [name, dir] = (args[++i] ?? '').split('=');
       if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake-ragen-prompt=/tmp/run/iter-1');
@@ -162,6 +238,15 @@ export default async function benchIteration(args: string[] = argsAfterName()): 
   }
   const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+  if (ragen) {
+    console.log(`${new Date().toISOString()}; ${machine}`);
+    try {
+      await benchRagenBatch(ragen, work);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    return;
+  }
   if (pretrained) {
     console.log(`${machine}; ${ITERATIONS} iterations per variant`);
     try {

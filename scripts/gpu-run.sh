@@ -61,13 +61,13 @@ if [ "$small" = 1 ]; then
   llm_before_args=("${llm_args[@]}")
   model_dir=/tmp/gpu-run-models
   preset=tiny-qwen2
-  batch=(es_manager.train.env_groups=2 es_manager.train.group_size=2 'es_manager.train.env_configs.n_groups=[2]' agent_proxy.max_turn=2)
+  ragen_size=(--small)
 else
   llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128,512 --train-rows 8 --profile)
   llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --train-rows 8)
   model_dir=/tmp/gpu-run-models
   preset=qwen2.5-0.5b
-  batch=(es_manager.train.group_size=16)
+  ragen_size=()
 fi
 
 if wants llm; then
@@ -77,13 +77,12 @@ fi
 
 if wants iteration; then
   # The point 4: RAGEN's batch (8 groups x 16 Sokoban episodes of 5 turns) with the
-  # Qwen2.5-0.5B shape (random weights, the real Qwen tokenizer) and LoRA, GRPO, two iterations.
-  "${tsx[@]}" scripts/hf-random-model.ts "$model_dir" "$preset" >>"$LOG" 2>&1
-  step iteration ${LIMIT_ITERATION:-110} "${tsx[@]}" bench/lib/iteration-run.ts --root . --config bench/configs/sokoban-bilevel-gae.yaml \
-    --checkpoints /tmp/gpu-run-ckpt "actor_rollout_ref.model.path=$model_dir/$preset" actor_rollout_ref.model.lora_rank=8 \
-    algorithm.adv_estimator=grpo algorithm.bi_level_gae=false "${batch[@]}" warm_start.steps=0 \
-    trainer.backend=webgpu trainer.total_training_steps=2 trainer.test_freq=0 trainer.val_before_train=false trainer.save_freq=0
-  show '^\{|error|Error' 10
+  # Qwen2.5-0.5B shape (random weights, the real Qwen tokenizer) and LoRA, GRPO, two iterations,
+  # each printed phase by phase (bench/iteration.ts --ragen). The limit covers writing the model
+  # folder too (about 20 s on the H200; kept in $model_dir for the next call on a warm machine).
+  # ITERATION_OVERRIDES="key=value ..." adds config overrides (e.g. a larger micro-batch to compare).
+  step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" "${ragen_size[@]}" ${ITERATION_OVERRIDES:-}
+  show 'tokens sampled|ITERATION|PHASES|^  [a-z]|Error|exited' 45
 fi
 
 if wants model; then

@@ -11,7 +11,7 @@ const EXPECTED_SUM = [465, 217.5, -435];
 const EXPECTED_NORM = Math.sqrt(Array.from({ length: 30 }, (_, i) => (i + 1) ** 2 + (0.5 * i) ** 2 + i ** 2).reduce((a, b) => a + b, 0));
 
 describe('WebGPU sums of many tensors (software Vulkan in CI)', () => {
-  it('adds more inputs than a shader may bind, and the backend can be selected again after release', async ({ skip }) => {
+  it('adds more inputs than a shader may bind, the backend can be selected again after release, and its pooled buffers freed', async ({ skip }) => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 120_000 });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as {
       ok: boolean;
@@ -20,6 +20,7 @@ describe('WebGPU sums of many tensors (software Vulkan in CI)', () => {
       first: { addN: number[]; norm: number };
       second: { addN: number[]; norm: number };
       againBackend: string;
+      pool: { pooled: number; released: number; after: number; inUse: number; reused: number[] };
     };
     if (result.unavailable) {
       if (process.env.CI === 'true') throw new Error(`WebGPU backend did not start in CI: ${result.error}`);
@@ -33,5 +34,10 @@ describe('WebGPU sums of many tensors (software Vulkan in CI)', () => {
       expect(pass.norm).toBeCloseTo(EXPECTED_NORM, 3);
     }
     expect(result.againBackend).toBe('webgpu');
+    // Buffers of sizes seen once stay allocated until released; then only live ones remain.
+    expect(result.pool.pooled).toBeGreaterThan(10 * 4000);
+    expect(result.pool.released).toBeGreaterThanOrEqual(result.pool.pooled);
+    expect(result.pool.after).toBe(result.pool.inUse);
+    expect(result.pool.reused).toEqual([6, 6]);
   }, 150_000);
 });

@@ -5,28 +5,10 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
 import { halfLinear } from '../../trainer-core/model/blocks/half-linear';
-import { HalfMatrix, halfToFloat, kernelHolds, widenHalves, type HalfFormat } from '../../trainer-core/model/half-matrix';
+import { HalfMatrix, halfToFloat, kernelHolds, widenHalves } from '../../trainer-core/model/half-matrix';
 import { halfAxpy, halfDot, halfGather } from '../../trainer-core/model/half-ops';
-import { toBf16Bits } from '../../trainer-core/model/hf/weights';
-import { Rng } from '../../trainer-core/rng';
 import { relativeError } from '../helpers/compare';
-
-/** Random weights as 16-bit patterns; every 97th an edge case (zero, negative zero, subnormal, largest). */
-function randomHalves(size: number, format: HalfFormat, seed: number): Uint16Array {
-  const rng = new Rng(seed);
-  const edges = format === 'F16' ? [0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x0400] : [0x0000, 0x8000, 0x0001, 0x807f, 0x0080];
-  return Uint16Array.from({ length: size }, (_, i) => {
-    if (i % 97 === 0) return edges[(i / 97) % edges.length];
-    if (format === 'BF16') return toBf16Bits(rng.normal() * 0.3);
-    // A random sign, exponent (values about 2^-10 to 2) and mantissa.
-    return (rng.next() < 0.5 ? 0x8000 : 0) | ((5 + rng.int(11)) << 10) | rng.int(1024);
-  });
-}
-
-function randomTensor(shape: [number, number], seed: number): tf.Tensor2D {
-  const rng = new Rng(seed);
-  return tf.tensor2d(Float32Array.from({ length: shape[0] * shape[1] }, () => rng.normal()), shape);
-}
+import { randomHalves, randomTensor } from '../helpers/half-values';
 
 /** The error relative to the reference's scale, of two tensors. */
 const relativeTo = (a: tf.Tensor, b: tf.Tensor): number => relativeError(a.dataSync(), b.dataSync());

@@ -6,16 +6,13 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
 import { parseRunConfig } from '../../trainer-core/config';
-import type { HfDecoder } from '../../trainer-core/model/hf/decoder';
-import { asPolicy } from '../../trainer-core/model/hf/generate';
 import { loadHfDecoder, openHfModelFolder, type HfModelFolder } from '../../trainer-core/model/hf/load';
 import { resolveTargetModules } from '../../trainer-core/model/hf/lora';
-import { scoreTokens } from '../../trainer-core/model/scoring';
 import { openPretrainedModels } from '../../trainer-core/train/pretrained-models';
-import { Rng } from '../../trainer-core/rng';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { relativeError } from '../helpers/compare';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { halfModelScores, setAdapters } from '../helpers/half-model';
 
 let temp: TempDir;
 let folder: HfModelFolder;
@@ -29,34 +26,6 @@ beforeAll(async () => {
   ids = folder.tokenizer.encode('<|im_start|>user\nPush the box onto the target.<|im_end|>\n<|im_start|>assistant\n<answer>Up || Left</answer>');
 });
 afterAll(() => temp.cleanup());
-
-/** The same random adapters (B too, so they change the output) in both models. */
-async function setAdapters(models: HfDecoder[], seed: number): Promise<void> {
-  const rng = new Rng(seed);
-  const arrays = await models[0].trainableArrays();
-  for (const entry of Object.values(arrays)) for (let i = 0; i < entry.data.length; i++) entry.data[i] = rng.normal() * 0.2;
-  for (const model of models) model.loadTrainable(arrays, 'test');
-}
-
-const scored = () => [ids.map((_, t) => (t >= ids.length / 2 ? 1 : 0))];
-
-function scores(model: HfDecoder): { logprobs: number[]; entropy: number[] } {
-  return tf.tidy(() => {
-    const out = scoreTokens(asPolicy(model), [ids], { logprobs: true, entropy: true, scored: scored() });
-    return { logprobs: Array.from(out.logprobs!.dataSync()), entropy: Array.from(out.entropy!.dataSync()) };
-  });
-}
-
-/** Adapter gradients of a weighted sum of scored logprobs, recomputing each layer (checkpointing). */
-function gradients(model: HfDecoder): Record<string, Float32Array> {
-  const weights = tf.tensor2d([ids.map((_, t) => Math.sin(t))]);
-  const loss = () => scoreTokens(asPolicy(model), [ids], { logprobs: true, scored: scored(), checkpointLayers: true }).logprobs!.mul(weights).sum() as tf.Scalar;
-  const { value, grads } = tf.variableGrads(loss, model.variables());
-  const named = model.nameGradients(grads);
-  const out = Object.fromEntries(Object.entries(named).map(([name, g]) => [name, g.dataSync() as Float32Array]));
-  tf.dispose([value, weights, ...Object.values(grads)]);
-  return out;
-}
 
 describe('a BF16 folder with LoRA on wasm', () => {
   it('keeps its base 16-bit, and scores and trains as the float32-widened model does within 1e-5', async () => {
@@ -75,12 +44,11 @@ describe('a BF16 folder with LoRA on wasm', () => {
     expect(half.weightBytes()).toBe(halfBytes);
 
     await setAdapters([half, wide], 2);
-    const [h, w] = [scores(half), scores(wide)];
+    const [h, w] = [await halfModelScores(half, ids), await halfModelScores(wide, ids)];
     expect(relativeError(h.logprobs, w.logprobs)).toBeLessThan(1e-5);
     expect(relativeError(h.entropy, w.entropy)).toBeLessThan(1e-5);
-    const [gh, gw] = [gradients(half), gradients(wide)];
-    expect(Object.keys(gh).sort()).toEqual(Object.keys(gw).sort());
-    for (const name of Object.keys(gw)) expect(relativeError(gh[name], gw[name]), name).toBeLessThan(1e-5);
+    expect(Object.keys(h.gradients).sort()).toEqual(Object.keys(w.gradients).sort());
+    for (const name of Object.keys(w.gradients)) expect(relativeError(h.gradients[name], w.gradients[name]), name).toBeLessThan(1e-5);
     // The base reads back as the file holds it.
     const [baseHalf, baseWide] = [await half.baseTensors(), await wide.baseTensors()];
     for (const name of Object.keys(baseWide)) {

@@ -85,7 +85,7 @@ actor_rollout_ref:
     lora_rank: 0                 # LoRA adapters of this rank; 0 fine-tunes every weight
     lora_alpha: 16               # adapter scale alpha / rank
     target_modules: all-linear   # all-linear, or a list of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
-    dtype: auto                  # auto: a BF16/F16 checkpoint's frozen (LoRA) base stays 16-bit on wasm and cpu, half the memory; float32 widens every weight on load
+    dtype: auto                  # auto: a BF16/F16 checkpoint's frozen (LoRA) base stays 16-bit (wasm, cpu, webgpu), half the memory; float32 widens every weight on load
     enable_gradient_checkpointing: null # recompute each layer's activations in the backward pass (less memory, about a third more time); null: on for a pretrained model, off for TurnLab's own
 
 critic:

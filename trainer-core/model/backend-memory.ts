@@ -78,3 +78,38 @@ export function explainMicroBatchMemory(error: unknown, role: keyof typeof MICRO
     : `the micro-batch is one row already; ${shorterRows(checkpointing)}`;
   return explainOutOfMemory(error, `computing the gradients of ${rows} ${rows === 1 ? 'row' : 'rows'} of up to ${width} tokens`, fix);
 }
+
+interface PooledBuffer {
+  size: number;
+  destroy(): void;
+}
+
+interface BufferPoolOwner {
+  bufferManager?: { freeBuffers: Map<string, PooledBuffer[]>; numFreeBuffers: number; numBytesAllocated: number };
+}
+
+/**
+ * Frees the device memory a backend keeps for reuse and returns how many bytes. tfjs's WebGPU
+ * backend keeps every released buffer, keyed by its exact size, for a later tensor of that size,
+ * and never frees one: a rollout whose prompts and cache widths change every turn leaves buffers
+ * of sizes that may never recur, so GPU memory grew with every iteration. Called between the
+ * phases of an iteration, it keeps memory flat at the cost of allocating again. Live tensors are
+ * untouched, and a released buffer is in the pool only once the queue that used it is submitted,
+ * where destroying it is safe. Other backends: 0.
+ */
+export function releasePooledDeviceMemory(): number {
+  const manager = (tf.backend() as unknown as BufferPoolOwner).bufferManager;
+  if (!manager?.freeBuffers) return 0;
+  let bytes = 0;
+  // Keys stay (with empty lists): tfjs skips releasing buffers while its pool map is empty.
+  for (const list of manager.freeBuffers.values()) {
+    for (const buffer of list) {
+      bytes += buffer.size;
+      buffer.destroy();
+    }
+    list.length = 0;
+  }
+  manager.numFreeBuffers = 0;
+  manager.numBytesAllocated -= bytes;
+  return bytes;
+}

@@ -45,11 +45,11 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
   const rows = hidden.shape[0];
   if (targets.length !== rows) throw new Error(`${rows} hidden rows but ${targets.length} targets`);
   // [width, vocab]; a vocabulary-major table (a tied embedding) is transposed once, on the tape.
-  // A 16-bit head is read as it is held ([vocab, width]) by its own products (wasm and cpu only,
-  // where the fused WebGPU head kernel never runs).
+  // A 16-bit head is read as it is held by its own products (half-ops.ts), which on WebGPU feed
+  // the fused statistics as tfjs's matmul does.
   const weight = 'half' in head ? head.half : ((head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D);
   const vocab = weight instanceof HalfMatrix ? weight.rows : weight.shape[1];
-  const fused = weight instanceof HalfMatrix ? null : (fusedKernels().headScores ?? null);
+  const fused = fusedKernels().headScores ?? null;
   const perChunk = Math.max(1, Math.floor((options.chunkElements ?? fused?.chunkElements() ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
   const chunks = Math.ceil(rows / perChunk);
   // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
@@ -90,7 +90,7 @@ function chunkOp(
   release: () => void,
   fused: HeadScoreKernels | null,
 ): (...inputs: tf.Tensor[]) => tf.Tensor {
-  if (fused && !(frozenWeight instanceof HalfMatrix)) return fusedChunkOp(ids, temperature, frozenWeight, transposedFor, release, fused);
+  if (fused) return fusedChunkOp(ids, temperature, frozenWeight, transposedFor, release, fused);
   return tf.customGrad((...args) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const h = args[0] as tf.Tensor2D;
@@ -126,13 +126,13 @@ function chunkOp(
 
 /**
  * The same chunk with the backend's fused statistics: the raw logits' product stays tfjs's
- * matmul, the log-softmax, target, entropy and their gradient are one kernel each way. The
+ * matmul (or the 16-bit head's own product), the log-softmax, target, entropy and their gradient are one kernel each way. The
  * statistics [rows, 3] are kept for the backward pass in place of the log-sum-exp and entropy.
  */
 function fusedChunkOp(
   ids: tf.Tensor1D,
   temperature: number,
-  frozenWeight: tf.Tensor2D | null,
+  frozenWeight: tf.Tensor2D | HalfMatrix | null,
   transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
   release: () => void,
   fused: HeadScoreKernels,
@@ -141,17 +141,17 @@ function fusedChunkOp(
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const h = args[0] as tf.Tensor2D;
     const w = frozenWeight ?? (args[1] as tf.Tensor2D);
-    const stats = fused.statistics(tf.matMul(h, w), ids, temperature);
-    save(frozenWeight ? [h, ids, stats] : [h, ids, stats, w]);
+    const stats = fused.statistics(rawLogits(h, w), ids, temperature);
+    save(frozenWeight ? [h, ids, stats] : [h, ids, stats, w as tf.Tensor2D]);
     return {
       value: stats.slice([0, 1], [-1, 2]),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [hs, targets, statsSaved] = saved as [tf.Tensor2D, tf.Tensor1D, tf.Tensor2D];
         const ws = frozenWeight ?? (saved[3] as tf.Tensor2D);
-        const transposed = transposedFor(ws);
+        const transposed = ws instanceof HalfMatrix ? null : transposedFor(ws);
         const grads = tf.tidy(() => {
-          const gz = fused.gradient(tf.matMul(hs, ws), statsSaved, targets, dy as tf.Tensor2D, temperature);
-          const gh = transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
+          const gz = fused.gradient(rawLogits(hs, ws), statsSaved, targets, dy as tf.Tensor2D, temperature);
+          const gh = ws instanceof HalfMatrix ? halfAxpy(gz, ws) : transposed ? tf.matMul(gz, transposed) : tf.matMul(gz, ws, false, true);
           return frozenWeight ? [gh] : [gh, tf.matMul(hs.transpose(), gz)];
         });
         release();
@@ -161,9 +161,14 @@ function fusedChunkOp(
   }) as (...inputs: tf.Tensor[]) => tf.Tensor;
 }
 
+/** h times the head: [rows, vocab]. */
+function rawLogits(h: tf.Tensor2D, w: tf.Tensor2D | HalfMatrix): tf.Tensor2D {
+  return w instanceof HalfMatrix ? halfDot(h, w) : tf.matMul(h, w);
+}
+
 /** The chunk's logits at the temperature: [rows, vocab]. */
 function logits(h: tf.Tensor2D, w: tf.Tensor2D | HalfMatrix, temperature: number): tf.Tensor2D {
-  const z = w instanceof HalfMatrix ? halfDot(h, w) : tf.matMul(h, w);
+  const z = rawLogits(h, w);
   return (temperature === 1 ? z : z.div(temperature)) as tf.Tensor2D;
 }
 

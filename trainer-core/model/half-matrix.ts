@@ -5,16 +5,24 @@
  * base then takes 1 GB of wasm's 4 GB heap instead of 2, and no float32 copy is ever made (tfjs's
  * XNNPACK products pack a copy of each float32 weight beside it).
  *
- * The layout is Hugging Face's, [out, in] (a [vocab, width] embedding table): a row is one
- * output's weights, contiguous, which is what a product of many inputs and a gather read.
+ * On wasm and cpu the layout is Hugging Face's, [out, in] (a [vocab, width] embedding table): a
+ * row is one output's weights, contiguous, which is what wasm's products and gather read. On
+ * WebGPU it is [in, out] (`inMajor`; a [width, vocab] table): adjacent GPU threads compute
+ * adjacent outputs and so read adjacent words (webgpu/half-products.ts). `rows` and `cols` are
+ * the [out, in] shape either way.
  */
 import * as tf from '@tensorflow/tfjs';
 
 export type HalfFormat = 'BF16' | 'F16';
 
-/** The backends with 16-bit products (a wasm kernel; plain JavaScript on cpu). */
+/** The backends with 16-bit products (a wasm kernel; plain JavaScript on cpu; WGSL kernels on WebGPU). */
 export function halfBackend(backend: string = tf.getBackend()): boolean {
-  return backend === 'wasm' || backend === 'cpu';
+  return backend === 'wasm' || backend === 'cpu' || backend === 'webgpu';
+}
+
+/** Whether a matrix made on this backend is stored [in, out] (see above). */
+function inMajorOn(backend: string): boolean {
+  return backend === 'webgpu';
 }
 
 /** The products read eight values at a time along a row: a width that is not a multiple stays float32. */
@@ -35,21 +43,33 @@ export function kernelHolds(values: Uint16Array, cols: number, format: HalfForma
 
 export class HalfMatrix {
   private constructor(
-    /** int32 [rows * cols / 2]: value j of row i is the 16-bit half (little-endian) at i * cols + j. */
+    /**
+     * int32 [rows * cols / 2], two 16-bit values a word (little-endian: the even one in the lower
+     * half): value j of row i at i * cols + j, or, inMajor, at j * rows + i.
+     */
     readonly bits: tf.Tensor1D,
     readonly rows: number,
     readonly cols: number,
     readonly format: HalfFormat,
+    /** Stored [in, out] (cols x rows), as WebGPU's kernels read it. */
+    readonly inMajor: boolean,
+    /** The backend it was made on (its products read only its own layout). */
+    readonly madeFor: string,
   ) {}
 
-  /** `values` holds rows x cols 16-bit patterns, row-major; they are copied to the backend. */
+  /**
+   * `values` holds rows x cols 16-bit patterns, row-major ([out, in]); they are copied to the
+   * active backend in its layout.
+   */
   static fromBits(values: Uint16Array, rows: number, cols: number, format: HalfFormat): HalfMatrix {
     if (values.length !== rows * cols) throw new Error(`${values.length} 16-bit values for a [${rows}, ${cols}] matrix`);
     if (!halfWidthOk(cols)) throw new Error(`A 16-bit matrix needs a width that is a multiple of 8, not ${cols}`);
+    const backend = tf.getBackend();
+    const inMajor = inMajorOn(backend);
     // An Int32Array view needs a 4-byte aligned start; a fresh copy has one.
-    const aligned = values.byteOffset % 4 === 0 ? values : values.slice();
-    const packed = new Int32Array(aligned.buffer, aligned.byteOffset, values.length / 2);
-    return new HalfMatrix(tf.keep(tf.tensor1d(packed, 'int32')), rows, cols, format);
+    const stored = inMajor ? transposeHalves(values, rows, cols) : values.byteOffset % 4 === 0 ? values : values.slice();
+    const packed = new Int32Array(stored.buffer, stored.byteOffset, values.length / 2);
+    return new HalfMatrix(tf.keep(tf.tensor1d(packed, 'int32')), rows, cols, format, inMajor, backend);
   }
 
   get size(): number {
@@ -61,10 +81,11 @@ export class HalfMatrix {
     return 2 * this.size;
   }
 
-  /** The 16-bit patterns, read back from the backend. */
+  /** The 16-bit patterns, read back from the backend, [rows, cols] row-major. */
   async halves(): Promise<Uint16Array> {
     const packed = (await this.bits.data()) as Int32Array;
-    return new Uint16Array(packed.buffer, packed.byteOffset, this.size);
+    const halves = new Uint16Array(packed.buffer, packed.byteOffset, this.size);
+    return this.inMajor ? transposeHalves(halves, this.cols, this.rows) : halves;
   }
 
   /** The values as float32 (exact), [rows, cols] row-major. */
@@ -75,6 +96,20 @@ export class HalfMatrix {
   dispose(): void {
     this.bits.dispose();
   }
+}
+
+/** The [cols, rows] transpose of a row-major [rows, cols] matrix of 16-bit values, in blocks that stay in cache. */
+export function transposeHalves(values: Uint16Array, rows: number, cols: number): Uint16Array {
+  const out = new Uint16Array(rows * cols);
+  const block = 64;
+  for (let r0 = 0; r0 < rows; r0 += block) {
+    const r1 = Math.min(rows, r0 + block);
+    for (let c0 = 0; c0 < cols; c0 += block) {
+      const c1 = Math.min(cols, c0 + block);
+      for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) out[c * rows + r] = values[r * cols + c];
+    }
+  }
+  return out;
 }
 
 /** IEEE half to float32, exactly (subnormals, infinities and NaN included). */

@@ -1,17 +1,19 @@
 /**
  * The three products with a 16-bit matrix W [N, K] (half-matrix.ts), widened as they are read:
  * on wasm by TurnLab's kernel (wasm-kernels/half.wat, SIMD, on tfjs's own memory, so neither
- * the inputs nor W are copied), on cpu in plain JavaScript. None records a gradient: the
- * blocks (blocks/half-linear.ts) give them one.
+ * the inputs nor W are copied), on WebGPU by WGSL kernels (webgpu/half-products.ts), on cpu in
+ * plain JavaScript. None records a gradient: the blocks (blocks/half-linear.ts) give them one.
  */
 import * as tf from '@tensorflow/tfjs';
 import { halfValues, type HalfMatrix } from './half-matrix';
 import { addressOf, halfKernelsFor, type WasmBackendInternals } from './wasm-kernels/instance';
+import { halfGatherRows, halfProductForward, halfProductGradient } from './webgpu/half-products';
 
 /** Y[R, N] = X[R, K] W^T: a linear layer's output for inputs x, or an LM head's logits. */
 export function halfDot(x: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
   const [rows, k] = x.shape;
   if (k !== w.cols) throw new Error(`A [${x.shape}] input cannot multiply a 16-bit [${w.rows}, ${w.cols}] weight`);
+  if (onWebgpu()) return rows * w.rows > 0 ? halfProductForward(x, w) : tf.zeros([rows, w.rows]);
   return run([rows, w.rows], x, w, (kernels, at) => kernels.dot(at.input, at.w, at.out, rows, k, w.rows, at.f16), (xs, halves, out) => {
     const widen = widener(w);
     for (let r = 0; r < rows; r++) {
@@ -29,6 +31,7 @@ export function halfAxpy(g: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
   const [rows, n] = g.shape;
   if (n !== w.rows) throw new Error(`A [${g.shape}] gradient cannot multiply a 16-bit [${w.rows}, ${w.cols}] weight`);
   const k = w.cols;
+  if (onWebgpu()) return rows * k > 0 ? halfProductGradient(g, w) : tf.zeros([rows, k]);
   return run([rows, k], g, w, (kernels, at) => kernels.axpy(at.input, at.w, at.out, rows, n, k, at.f16), (gs, halves, out) => {
     const widen = widener(w);
     for (let r = 0; r < rows; r++) {
@@ -44,6 +47,7 @@ export function halfAxpy(g: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D {
 export function halfGather(w: HalfMatrix, ids: tf.Tensor1D): tf.Tensor2D {
   const count = ids.size;
   const k = w.cols;
+  if (onWebgpu()) return count * k > 0 ? halfGatherRows(w, ids) : tf.zeros([count, k]);
   return run([count, k], ids, w, (kernels, at) => kernels.gather(at.w, at.input, at.out, count, k, w.rows, at.f16), (idValues, halves, out) => {
     const widen = widener(w);
     for (let i = 0; i < count; i++) {
@@ -64,8 +68,13 @@ interface Addresses {
 type WasmCall = (kernels: ReturnType<typeof halfKernelsFor>, at: Addresses) => void;
 type JsCall = (input: Float32Array | Int32Array, halves: Uint16Array, out: Float32Array) => void;
 
+function onWebgpu(): boolean {
+  return tf.getBackend() === 'webgpu';
+}
+
 function run(shape: [number, number], input: tf.Tensor, w: HalfMatrix, wasm: WasmCall, js: JsCall): tf.Tensor2D {
   const name = tf.getBackend();
+  if (w.inMajor) throw new Error(`A 16-bit matrix made for ${w.madeFor} cannot be read on ${name}; load the model on this backend`);
   if (name === 'wasm') {
     const backend = tf.backend() as unknown as WasmBackendInternals;
     const out = backend.makeOutput(shape, 'float32');

@@ -3,6 +3,7 @@ import type { LanguageModel } from './language-model';
 import { PrefixCache } from './prefix-cache';
 import { sampleTokens, type SampleOptions } from './sampler';
 import { explainSamplingMemory } from './backend-memory';
+import { phaseCount } from './phase-profile';
 import type { GeneratedResponse, GenerateOptions, ResponseGenerator } from '../rollout/rollout-loop';
 
 /**
@@ -28,10 +29,13 @@ export class PolicyGenerator implements ResponseGenerator {
     const result = await sampleTokens(this.model, prompts, this.sampleOptions(options)).catch((error: unknown) => {
       throw explainSamplingMemory(error, prompts.length);
     });
+    phaseCount('generate calls', 1);
+    phaseCount('prompts', prompts.length);
     // One batch serves prompts with different room left; each reply is cut to its own limit.
     return result.tokens.map((ids, i) => {
       const limit = options.maxNewTokens[i];
       this.generated += Math.min(ids.length, limit);
+      phaseCount('tokens generated', Math.min(ids.length, limit));
       return { tokenIds: ids.slice(0, limit), logprobs: result.logprobs[i].slice(0, limit) };
     });
   }

@@ -13,7 +13,8 @@ import type { Rng } from '../rng';
 import { endsWithIds } from '../token-ids';
 import type { DecodingSession, KVCache, LanguageModel } from './language-model';
 import { attentionBias, forwardInputs, packRows } from './batch';
-import { type PrefixCache } from './prefix-cache';
+import { gatherPast, type PrefixCache } from './prefix-cache';
+import { phase, phaseCount } from './phase-profile';
 
 export interface SampleOptions {
   /** Cap on generated tokens per row; also capped by the room left in the context. */
@@ -86,7 +87,9 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
 
   const reuse = options.prefixCache && options.useCache !== false ? options.prefixCache : null;
   if (reuse && options.rowKeys?.length !== batch) throw new Error(`prefixCache needs one row key per prompt, got ${options.rowKeys?.length ?? 0} for ${batch}`);
-  const prefill = reuse ? prefillWithPrefixes(model, prompts, reuse, options.rowKeys!, padId) : prefillAll(model, prompts, padId, options.useCache !== false);
+  const prefill = await phase('prefill', () =>
+    reuse ? prefillWithPrefixes(model, prompts, reuse, options.rowKeys!, padId) : prefillAll(model, prompts, padId, options.useCache !== false),
+  );
   const { starts } = prefill;
   const width = promptWidth + maxNew;
   // Validity of every column the run can reach; generated columns are real for every row.
@@ -105,7 +108,8 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
   const promptCache: KVCache | undefined = prefill.cache && !session && model.prepareFrozenCache ? model.prepareFrozenCache(prefill.cache) : prefill.cache;
   let replyCache: KVCache | undefined;
   // The ids fed next, on the device: [batch, k] floats with the id in column 0.
-  let fedIds: tf.Tensor2D | null = null;
+  // Assigned inside the decoding phase's closure, which narrowing does not see.
+  let fedIds = null as tf.Tensor2D | null;
   try {
     /** Each row's position when fed the token sampled at `step`. */
     const positionsAfter = (step: number) => {
@@ -113,82 +117,86 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
       for (let b = 0; b < batch; b++) positions[b] = promptWidth + step - starts[b];
       return positions;
     };
-    for (let step = 0; step < maxNew; step++) {
-      const fed = new Int32Array(batch).fill(padId);
-      let picks: Array<{ token: number; logprob: number } | null>;
-      // The next step's logits, queued before this step's ids were read back.
-      let ahead: tf.Tensor | null = null;
-      if (deviceSampling) {
-        const draws = new Float32Array(batch);
-        if (!decoding.greedy) for (let b = 0; b < batch; b++) if (!stopped[b]) draws[b] = options.rng.next();
-        const sampled = tf.tidy(() => session.sample(logits.reshape([batch, vocab]), tf.tensor1d(draws), decoding.temperature, decoding.greedy, decoding.topK, decoding.topP));
-        fedIds?.dispose();
-        fedIds = sampled;
-        // The read is queued first; the next step needs only the sampled ids, which stay on
-        // the device, so the GPU runs it while the ids travel back and the CPU checks stops.
-        const pending = sampled.data();
-        if (step < maxNew - 1) {
-          ahead = tf.tidy(() => session.step(sampled, tf.tensor1d(positionsAfter(step), 'int32')));
-          session.flush();
+    await phase('decode', async () => {
+      for (let step = 0; step < maxNew; step++) {
+        phaseCount('steps', 1);
+        phaseCount('row steps', batch);
+        const fed = new Int32Array(batch).fill(padId);
+        let picks: Array<{ token: number; logprob: number } | null>;
+        // The next step's logits, queued before this step's ids were read back.
+        let ahead: tf.Tensor | null = null;
+        if (deviceSampling) {
+          const draws = new Float32Array(batch);
+          if (!decoding.greedy) for (let b = 0; b < batch; b++) if (!stopped[b]) draws[b] = options.rng.next();
+          const sampled = tf.tidy(() => session.sample(logits.reshape([batch, vocab]), tf.tensor1d(draws), decoding.temperature, decoding.greedy, decoding.topK, decoding.topP));
+          fedIds?.dispose();
+          fedIds = sampled;
+          // The read is queued first; the next step needs only the sampled ids, which stay on
+          // the device, so the GPU runs it while the ids travel back and the CPU checks stops.
+          const pending = sampled.data();
+          if (step < maxNew - 1) {
+            ahead = tf.tidy(() => session.step(sampled, tf.tensor1d(positionsAfter(step), 'int32')));
+            session.flush();
+          }
+          const data = (await pending) as Float32Array;
+          picks = stopped.map((done, b) => (done ? null : { token: Math.round(data[2 * b]), logprob: data[2 * b + 1] }));
+        } else {
+          const data = (await logits.data()) as Float32Array;
+          picks = stopped.map((done, b) => (done ? null : pickToken(data, b * vocab, vocab, decoding, options.rng)));
         }
-        const data = (await pending) as Float32Array;
-        picks = stopped.map((done, b) => (done ? null : { token: Math.round(data[2 * b]), logprob: data[2 * b + 1] }));
-      } else {
-        const data = (await logits.data()) as Float32Array;
-        picks = stopped.map((done, b) => (done ? null : pickToken(data, b * vocab, vocab, decoding, options.rng)));
+        for (let b = 0; b < batch; b++) {
+          const pick = picks[b];
+          if (!pick) continue;
+          tokens[b].push(pick.token);
+          logprobs[b].push(pick.logprob);
+          rows[b].push(pick.token);
+          fed[b] = pick.token;
+          if (stop.has(pick.token) || stopSequences.some((s) => endsWithIds(tokens[b], s))) stopped[b] = true;
+        }
+        if (stopped.every(Boolean) || step === maxNew - 1) {
+          ahead?.dispose();
+          break;
+        }
+        const previous = logits;
+        const keys = promptWidth + step + 1;
+        const positions = positionsAfter(step);
+        if (ahead) {
+          logits = ahead;
+        } else if (session) {
+          const ids = tf.tensor2d(Float32Array.from(fed), [batch, 1]);
+          logits = tf.tidy(() => session.step(ids, tf.tensor1d(positions, 'int32')));
+          ids.dispose();
+        } else if (options.useCache === false) {
+          logits = tf.tidy(() => {
+            const input = forwardInputs(packRows(rows, 'left', padId));
+            return model.forward(input, { logits: true, values: false, lastPositionOnly: true }).logits!;
+          });
+        } else {
+          const oldCache = replyCache;
+          const next = tf.tidy(() => {
+            const keyValid = new Uint8Array(batch * keys);
+            for (let b = 0; b < batch; b++) keyValid.set(valid.subarray(b * width, b * width + keys), b * keys);
+            const out = model.forward(
+              {
+                tokens: tf.tensor2d(fed, [batch, 1], 'int32'),
+                positions: tf.tensor2d(positions, [batch, 1], 'int32'),
+                bias: tf.tensor4d(attentionBias(keyValid, batch, keys, 1), [batch, 1, 1, keys]),
+                cache: oldCache,
+                frozenCache: promptCache,
+              },
+              { logits: true, values: false, returnCache: true },
+            );
+            return [out.logits!, ...flattenCache(out.cache!)];
+          });
+          logits = next[0];
+          replyCache = unflattenCache(next.slice(1));
+          if (oldCache) disposeCache(oldCache);
+        }
+        previous.dispose();
       }
-      for (let b = 0; b < batch; b++) {
-        const pick = picks[b];
-        if (!pick) continue;
-        tokens[b].push(pick.token);
-        logprobs[b].push(pick.logprob);
-        rows[b].push(pick.token);
-        fed[b] = pick.token;
-        if (stop.has(pick.token) || stopSequences.some((s) => endsWithIds(tokens[b], s))) stopped[b] = true;
-      }
-      if (stopped.every(Boolean) || step === maxNew - 1) {
-        ahead?.dispose();
-        break;
-      }
-      const previous = logits;
-      const keys = promptWidth + step + 1;
-      const positions = positionsAfter(step);
-      if (ahead) {
-        logits = ahead;
-      } else if (session) {
-        const ids = tf.tensor2d(Float32Array.from(fed), [batch, 1]);
-        logits = tf.tidy(() => session.step(ids, tf.tensor1d(positions, 'int32')));
-        ids.dispose();
-      } else if (options.useCache === false) {
-        logits = tf.tidy(() => {
-          const input = forwardInputs(packRows(rows, 'left', padId));
-          return model.forward(input, { logits: true, values: false, lastPositionOnly: true }).logits!;
-        });
-      } else {
-        const oldCache = replyCache;
-        const next = tf.tidy(() => {
-          const keyValid = new Uint8Array(batch * keys);
-          for (let b = 0; b < batch; b++) keyValid.set(valid.subarray(b * width, b * width + keys), b * keys);
-          const out = model.forward(
-            {
-              tokens: tf.tensor2d(fed, [batch, 1], 'int32'),
-              positions: tf.tensor2d(positions, [batch, 1], 'int32'),
-              bias: tf.tensor4d(attentionBias(keyValid, batch, keys, 1), [batch, 1, 1, keys]),
-              cache: oldCache,
-              frozenCache: promptCache,
-            },
-            { logits: true, values: false, returnCache: true },
-          );
-          return [out.logits!, ...flattenCache(out.cache!)];
-        });
-        logits = next[0];
-        replyCache = unflattenCache(next.slice(1));
-        if (oldCache) disposeCache(oldCache);
-      }
-      previous.dispose();
-    }
+    });
     if (session) replyCache = session.replyCache();
-    if (reuse && promptCache) storeRows(reuse, options.rowKeys!, prompts, tokens, starts, promptCache, replyCache);
+    if (reuse && promptCache) await phase('prefix store', () => storeRows(reuse, options.rowKeys!, prompts, tokens, starts, promptCache, replyCache));
   } finally {
     logits.dispose();
     fedIds?.dispose();
@@ -223,6 +231,7 @@ interface Prefill {
 /** Encodes every prompt from scratch. */
 function prefillAll(model: LanguageModel, prompts: readonly (readonly number[])[], padId: number, returnCache: boolean): Prefill {
   const packed = packRows(prompts, 'left', padId);
+  phaseCount('columns fed', packed.batch * packed.time);
   // tidy() keeps only what it returns, so the cache leaves each scope inside the result.
   const out = tf.tidy(() => {
     const result = model.forward(forwardInputs(packed), { logits: true, values: false, lastPositionOnly: true, returnCache });
@@ -240,7 +249,10 @@ function prefillAll(model: LanguageModel, prompts: readonly (readonly number[])[
  */
 function prefillWithPrefixes(model: LanguageModel, prompts: readonly (readonly number[])[], store: PrefixCache, keys: readonly number[], padId: number): Prefill {
   const shared = store.sharedPrefixToEncode(keys, prompts);
-  if (shared) store.setShared({ ids: shared, cache: encodePrefix(model, shared) });
+  if (shared) {
+    phaseCount('shared prefix tokens', shared.length);
+    store.setShared(shared, encodePrefix(model, shared));
+  }
   const batch = prompts.length;
   const width = Math.max(...prompts.map((p) => p.length));
   // At least the last token of every prompt is fed: its logits start the reply.
@@ -251,6 +263,8 @@ function prefillWithPrefixes(model: LanguageModel, prompts: readonly (readonly n
   const fresh = Math.max(...prompts.map((prompt, b) => prompt.length - (matches[b]?.length ?? 0)));
   const past = width - fresh;
   if (past === 0) return prefillAll(model, prompts, padId, true);
+  phaseCount('columns fed', batch * fresh);
+  phaseCount('columns reused', batch * past);
   const starts = prompts.map((p) => width - p.length);
   const ids = new Int32Array(batch * fresh).fill(padId);
   const positions = new Int32Array(batch * fresh);
@@ -265,7 +279,7 @@ function prefillWithPrefixes(model: LanguageModel, prompts: readonly (readonly n
     }
   });
   const out = tf.tidy(() => {
-    const pastCache = stackPrefixes(prompts.map((prompt, b) => ({ entry: matches[b]?.entry ?? null, length: prompt.length - fresh })), past);
+    const pastCache = gatherPast(prompts.map((prompt, b) => ({ entry: matches[b]?.entry ?? null, length: prompt.length - fresh })), past);
     const result = model.forward(
       {
         tokens: tf.tensor2d(ids, [batch, fresh], 'int32'),
@@ -290,30 +304,9 @@ function encodePrefix(model: LanguageModel, ids: readonly number[]): KVCache {
 }
 
 /**
- * A [batch, heads, past, width] cache per layer: row b holds the first `length` stored columns
- * of its entry, right-aligned, after zero columns (masked by the caller's bias).
- */
-function stackPrefixes(rows: Array<{ entry: { cache: KVCache } | null; length: number }>, past: number): KVCache {
-  const template = rows.find((r) => r.entry && r.length > 0)!.entry!.cache;
-  return template.map((layer, i) => {
-    const stack = (pick: (l: KVCache[number]) => tf.Tensor4D, like: tf.Tensor4D) => {
-      const [, heads, , size] = like.shape;
-      const parts = rows.map(({ entry, length }) => {
-        const used = Math.max(0, length);
-        const pieces: tf.Tensor4D[] = [];
-        if (used < past) pieces.push(tf.zeros([1, heads, past - used, size]));
-        if (used > 0) pieces.push(pick(entry!.cache[i]).slice([0, 0, 0, 0], [1, heads, used, size]));
-        return pieces.length === 1 ? pieces[0] : tf.concat(pieces, 2);
-      });
-      return tf.concat(parts, 0) as tf.Tensor4D;
-    };
-    return { k: stack((l) => l.k, layer.k), v: stack((l) => l.v, layer.v) };
-  });
-}
-
-/**
  * Stores each row's prompt and reply, except the reply's last token, which was never fed: the
- * next turn's prompt starts with them, so only the tokens after them get encoded.
+ * next turn's prompt starts with them, so only the tokens after them get encoded. The rows stay
+ * where this call computed them, prompt and reply columns side by side in one block per layer.
  */
 function storeRows(
   store: PrefixCache,
@@ -324,23 +317,16 @@ function storeRows(
   promptCache: KVCache,
   replyCache: KVCache | undefined,
 ): void {
-  const promptColumns = promptCache[0].k.shape[2];
   const replyColumns = replyCache?.[0].k.shape[2] ?? 0;
-  prompts.forEach((prompt, b) => {
-    const replied = Math.min(Math.max(0, tokens[b].length - 1), replyColumns);
-    const ids = [...prompt, ...tokens[b].slice(0, replied)];
-    const rowCache = tf.tidy(() =>
-      promptCache.map((layer, i) => {
-        const [, heads, , size] = layer.k.shape;
-        const row = (full: tf.Tensor4D, reply: tf.Tensor4D | undefined) => {
-          const fromPrompt = full.slice([b, 0, starts[b], 0], [1, heads, promptColumns - starts[b], size]);
-          return replied > 0 ? tf.concat([fromPrompt, reply!.slice([b, 0, 0, 0], [1, heads, replied, size])], 2) : fromPrompt;
-        };
-        return { k: row(layer.k, replyCache?.[i].k), v: row(layer.v, replyCache?.[i].v) };
-      }),
-    );
-    store.store(keys[b], { ids, cache: rowCache });
-  });
+  const joined = (prompt: tf.Tensor4D, reply: tf.Tensor4D | undefined) => (reply && replyColumns > 0 ? tf.concat([prompt, reply], 2) : prompt.clone());
+  const block = tf.tidy(() => flattenCache(promptCache.map((layer, i) => ({ k: joined(layer.k, replyCache?.[i].k), v: joined(layer.v, replyCache?.[i].v) }))));
+  store.storeBlock(
+    unflattenCache(block),
+    prompts.map((prompt, b) => {
+      const replied = Math.min(Math.max(0, tokens[b].length - 1), replyColumns);
+      return { key: keys[b], ids: [...prompt, ...tokens[b].slice(0, replied)], row: b, offset: starts[b] };
+    }),
+  );
 }
 
 function flattenCache(cache: KVCache): tf.Tensor[] {

@@ -11,6 +11,7 @@ import { contiguousBlocks } from '../workers/worker-pool';
 import { sliceRows, scatterRows, type TrainingBatch } from './batch';
 import { LOSS_ARRAYS, SUMMED_SCALARS, type LossSpec, type MicroBatch } from '../model/micro-batch-loss';
 import { scoredRows } from '../model/backend-memory';
+import { phaseCount } from '../model/phase-profile';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 
 export type { Parallel };
@@ -56,6 +57,8 @@ export async function scoreBatch(
     const documents = rowIds.map((r) => batch.documents[r]);
     const scored = rowIds.map((r) => scoredColumns(batch, r));
     const width = Math.max(...rows.map((r) => r.length));
+    phaseCount('passes', 1);
+    phaseCount('columns', rows.length * width);
     const scores = scoredRows(() => ({ ...scoreTokens(model, rows, { ...options, documents, scored }) }) as tf.NamedTensorMap, rows.length, width);
     // Read back asynchronously: WebGPU under Node has no synchronous read.
     place(
@@ -202,6 +205,10 @@ async function optimise(
         aggOptions,
       };
     });
+    phaseCount('mini-batches', 1);
+    phaseCount('micro-batches', micros.length);
+    phaseCount('columns', micros.reduce((sum, m) => sum + m.rows.length * m.width, 0));
+    phaseCount('trained tokens', counts.tokens);
     await forEachMicroBatchGradient(model, micros, spec, parallel, (result, i) => {
       accumulated.add(result.grads);
       for (const [key, v] of Object.entries(result.scalars)) miniMetrics.add(key, summed.has(key) ? v : v * (micros[i].rows.length / mini.rows.length));

@@ -16,6 +16,8 @@ import { checkpointsToPrune, meanValSuccess } from './checkpoint-retention';
 import { saveCheckpoint } from './checkpoint';
 import { WarmStartStopped } from './warm-start';
 import { PolicyGenerator } from '../model/policy-generator';
+import { phase } from '../model/phase-profile';
+import { releasePooledDeviceMemory } from '../model/backend-memory';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus } from './sink';
@@ -142,14 +144,18 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
 
   const rolloutStart = performance.now();
   const generator = rolloutGenerator(s, s.rng.sampling);
-  const rollout = await runRollout({
-    esManager: s.esTrain,
-    contextManager: createContextManager(cfg, s.tokenizer),
-    tokenizer: s.tokenizer,
-    generator,
-    settings: rolloutSettingsFromConfig(cfg, 'train'),
-  });
+  const rollout = await phase('rollout', () =>
+    runRollout({
+      esManager: s.esTrain,
+      contextManager: createContextManager(cfg, s.tokenizer),
+      tokenizer: s.tokenizer,
+      generator,
+      settings: rolloutSettingsFromConfig(cfg, 'train'),
+    }),
+  );
   const generatedTokens = generator.takeTokenCount();
+  // The rollout's caches had this iteration's widths: their pooled buffers would only pile up.
+  releasePooledDeviceMemory();
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
   Object.assign(metrics, rollout.metrics);
   warnIfContextFull(s, rollout.episodes, iteration);
@@ -174,9 +180,14 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   let advantages: Float32Array | null = null;
   if (batch.rows > 0) {
     const refLogprobs = s.reference
-      ? maskInPlace((await scoreBatch(s.reference, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference'))).logprobs as Float32Array, batch.mask)
+      ? maskInPlace(
+          (await phase('reference', () => scoreBatch(s.reference!, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference')))).logprobs as Float32Array,
+          batch.mask,
+        )
       : null;
-    const values = s.critic ? ((await scoreBatch(s.critic, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic'))).values as Float32Array) : null;
+    const values = s.critic
+      ? ((await phase('values', () => scoreBatch(s.critic!, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic')))).values as Float32Array)
+      : null;
     if (values) maskInPlace(values, batch.mask);
 
     let rewards = batch.rewards;
@@ -196,22 +207,28 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
       metrics['actor/reward_kl_penalty_coeff'] = s.klController.value;
       s.klController.update(penalty.meanKl, batch.rows);
     }
-    const adv = computeAdvantages(
-      { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
-      cfg.algorithm,
+    const adv = await phase('advantage', () =>
+      computeAdvantages(
+        { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
+        cfg.algorithm,
+      ),
     );
     advantages = adv.advantages;
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        await updateCritic(s.critic, s.criticOptimizer, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
+        await phase('critic update', () =>
+          updateCritic(s.critic!, s.criticOptimizer!, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
+        ),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
       metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
     Object.assign(
       metrics,
-      await updateActor(s.policy, s.actorOptimizer, batch, advantages, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch, parallel(s, 'policy')),
+      await phase('actor update', () =>
+        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch, parallel(s, 'policy')),
+      ),
     );
     metrics['actor/kl_coef'] = s.klController.value;
     metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
@@ -238,6 +255,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     Object.assign(metrics, val.metrics);
     episodes.push(...val.episodes);
   }
+  releasePooledDeviceMemory();
   s.state.rng = { sampling: s.rng.sampling.state(), minibatch: s.rng.minibatch.state(), validation: s.rng.validation.state() };
   s.state.esTrain = s.esTrain.state();
   s.state.klController = s.klController.state();

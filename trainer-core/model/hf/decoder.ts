@@ -11,9 +11,9 @@
  * Every 2-D float32 weight is held transposed from the Hugging Face layout ([in, out], y = x @ W),
  * the embedding included ([hidden, vocab]): a tied LM head is then that same tensor, and a
  * token's embedding is a column of it. A frozen base matrix stored 16-bit (BF16, F16) stays
- * 16-bit in Hugging Face's layout ([out, in]; model/half-matrix.ts) where the backend has the
- * products (wasm, cpu), unless the options ask for float32: the embedding (gather), the linear
- * layers and the tied LM head then read the same 16-bit matrix.
+ * 16-bit (model/half-matrix.ts) where the backend has the products (wasm, cpu, WebGPU), unless
+ * the options ask for float32: the embedding (gather), the linear layers and the tied LM head
+ * then read the same 16-bit matrix.
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng, deriveSeed } from '../../rng';
@@ -53,7 +53,7 @@ export interface HfDecoderOptions {
   /** Seed of the adapter and value-head initialisation. */
   seed?: number;
   /**
-   * `auto` (the default): frozen base matrices stored 16-bit stay 16-bit on wasm and cpu;
+   * `auto` (the default): frozen base matrices stored 16-bit stay 16-bit on wasm, cpu and WebGPU;
    * `float32`: every weight is widened on load (actor_rollout_ref.model.dtype).
    */
   dtype?: 'auto' | 'float32';
@@ -295,7 +295,8 @@ export class HfDecoder {
   /** A rollout's decoding on the device (with the adapters), where the backend has the kernels for it. */
   startDecoding(batch: number, spec: DecodingSpec): DecodingSession | null {
     const kernels = fusedKernels().decoding;
-    // 16-bit base matrices live on the wasm and cpu backends only, which have no such session.
+    // The device's decoding kernels read float32 weights: a 16-bit base decodes through the
+    // forward pass with the KV cache (its products widen inside, webgpu/half-products.ts).
     if (!kernels || this.half.size > 0 || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
     const adapter = (layer: number, module: LoraModule) => {
       const name = linearName(layer, module);

@@ -7,6 +7,7 @@ import { fusedLayerNorm, registerLayerNormKernels } from './layer-norm';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
 import { flushQueue } from './program';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
+import { registerHalfProductKernels } from './half-products';
 import { deviceChunkElements, headGradient, headStatistics, registerHeadScoreKernels } from './head-scores';
 import { fusedLoraLinear, registerLoraLinearKernels } from './lora-linear';
 import { fusedRmsNorm, registerRmsNormKernels } from './rms-norm';
@@ -24,6 +25,8 @@ export function installFusedWebgpuKernels(): void {
   registerDecodeSamplingKernels();
   registerLayerNormKernels();
   registerHeadScoreKernels();
+  // Not a fusion but the only products of 16-bit weights here: registered whatever TURNLAB_FUSED_KERNELS says.
+  registerHalfProductKernels();
   const headScores = { statistics: headStatistics, gradient: headGradient, chunkElements: () => deviceChunkElements(tf.backend()) };
   const decoding = {
     maxRows: MAX_DECODE_ROWS,
