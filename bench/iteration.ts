@@ -201,7 +201,9 @@ async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
       `${(kept * turns * reply).toLocaleString('en-US')} scored tokens in rows of up to ${cfg.model.context_length}`,
   );
   // Streamed, not collected: a time limit that stops the run still leaves the finished iterations' lines.
-  const result = spawnSync(process.execPath, ['--import', 'tsx', RUNNER, '--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], {
+  // The child loads TypeScript as this process does (the GPU machine's pack holds those files).
+  const loader = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
+  const result = spawnSync(process.execPath, [...loader, RUNNER, '--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], {
     cwd: ROOT,
     stdio: 'inherit',
   });
