@@ -77,8 +77,21 @@ export interface HeadScoreKernels {
   chunkElements(): number;
 }
 
+/**
+ * The softmax of an LM head's raw logits a row at a time (wasm: head-softmax.ts), for a frozen
+ * head: its scores' gradients with respect to the logits come out of the forward pass, so the
+ * backward pass needs neither the logits again nor their product.
+ */
+export interface HeadSoftmaxKernels {
+  /** (logprob, entropy) [rows, 2] of z / T; with gradients, their gradients [rows, vocab] (z's buffer becomes dEntropy). */
+  scores(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number, gradients: boolean): { scores: tf.Tensor2D; dLogprob?: tf.Tensor2D; dEntropy?: tf.Tensor2D };
+  /** [token, logprob] per row of logits, drawn at draws[b] (negative: skipped) or greedy. */
+  sample(logits: tf.Tensor, rows: number, vocab: number, draws: Float32Array, temperature: number, greedy: boolean): Float32Array;
+}
+
 export interface FusedKernels {
   headScores?: HeadScoreKernels;
+  headSoftmax?: HeadSoftmaxKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */
   decoding?: DecodingKernels;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
