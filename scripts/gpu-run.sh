@@ -98,7 +98,7 @@ if wants iteration; then
   # folder too (about 20 s on the H200; kept in $model_dir for the next call on a warm machine).
   # ITERATION_OVERRIDES="key=value ..." adds config overrides (e.g. a larger micro-batch to compare).
   step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" "${ragen_size[@]}" ${ITERATION_OVERRIDES:-}
-  show 'tokens sampled|ITERATION|PHASES|^  [a-z]|Error|exited' 45
+  show 'model folder|tokens sampled|ITERATION|PHASES|^  (rollout|reference|values|advantage|actor|critic|pipelines)|Error|exited' 45
 fi
 
 if wants model; then
