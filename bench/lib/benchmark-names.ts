@@ -4,7 +4,7 @@
  * everything after their name is theirs, even a word that also names a module (the frozenlake
  * config is not the frozenlake benchmark).
  */
-const TAKES_ARGUMENTS = new Set(['learning', 'iteration', 'frozenlake', 'llm']);
+const TAKES_ARGUMENTS = new Set(['learning', 'iteration', 'frozenlake', 'llm', 'lm-head']);
 
 export function benchmarksNamed(args: readonly string[], available: ReadonlySet<string>): string[] {
   const named: string[] = [];

@@ -10,7 +10,7 @@ const files = readdirSync(configsDir).filter((f) => f.endsWith('.yaml'));
 describe('ready configs in configs/', () => {
   it('ships one for each built-in task', () => {
     expect(files).toEqual(
-      expect.arrayContaining(['bandit.yaml', 'frozenlake.yaml', 'frozenlake-nonslip.yaml', 'sokoban.yaml', 'countdown.yaml', 'mathqa.yaml']),
+      expect.arrayContaining(['bandit.yaml', 'frozenlake.yaml', 'frozenlake-nonslip.yaml', 'sokoban.yaml', 'countdown.yaml', 'mathqa.yaml', 'frozenlake-rl.yaml', 'sokoban-rl.yaml']),
     );
   });
 

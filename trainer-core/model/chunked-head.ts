@@ -10,7 +10,7 @@ import { oneHotFloat } from './blocks/embedding';
 import type { LmHead } from './forward';
 import { HalfMatrix } from './half-matrix';
 import { halfAxpy, halfDot } from './half-ops';
-import { fusedKernels, type HeadScoreKernels } from './fused-kernels';
+import { fusedKernels, recordingGradients, type HeadScoreKernels, type HeadSoftmaxKernels } from './fused-kernels';
 
 /** Elements of one chunk's [rows, vocab] logits: 16 MB of float32. */
 export const DEFAULT_CHUNK_ELEMENTS = 1 << 22;
@@ -50,6 +50,8 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
   const weight = 'half' in head ? head.half : ((head.vocabMajor ? head.weight.transpose() : head.weight) as tf.Tensor2D);
   const vocab = weight instanceof HalfMatrix ? weight.rows : weight.shape[1];
   const fused = fusedKernels().headScores ?? null;
+  // A frozen head's softmax a row at a time (wasm), its gradients formed in the forward pass.
+  const softmax = head.trainable ? null : (fusedKernels().headSoftmax ?? null);
   const perChunk = Math.max(1, Math.floor((options.chunkElements ?? fused?.chunkElements() ?? DEFAULT_CHUNK_ELEMENTS) / vocab));
   const chunks = Math.ceil(rows / perChunk);
   // The backward pass needs the weight as [vocab, width]; one transposed copy serves every chunk
@@ -72,7 +74,8 @@ export function scoreThroughHead(hidden: tf.Tensor2D, targets: Int32Array, head:
     const size = Math.min(perChunk, rows - start);
     const h = rows === size ? hidden : hidden.slice([start, 0], [size, hidden.shape[1]]);
     const ids = tf.tensor1d(targets.subarray(start, start + size), 'int32');
-    parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release, fused)(h, weight as tf.Tensor2D) : chunkOp(ids, options.temperature, weight, transposedFor, release, fused)(h));
+    if (softmax) parts.push(softmaxChunk(h, ids, options.temperature, weight, transposedFor, release, softmax));
+    else parts.push(head.trainable ? chunkOp(ids, options.temperature, null, transposedFor, release, fused)(h, weight as tf.Tensor2D) : chunkOp(ids, options.temperature, weight, transposedFor, release, fused)(h));
   }
   const both = parts.length === 1 ? parts[0] : tf.concat(parts, 0);
   return {
@@ -164,6 +167,51 @@ function fusedChunkOp(
 /** h times the head: [rows, vocab]. */
 function rawLogits(h: tf.Tensor2D, w: tf.Tensor2D | HalfMatrix): tf.Tensor2D {
   return w instanceof HalfMatrix ? halfDot(h, w) : tf.matMul(h, w);
+}
+
+/**
+ * One chunk through a frozen head with the backend's row-wise softmax. The scores are linear in
+ * the upstream gradient dy = (a, b): dh = a (dlogprob/dz) W' + b (dentropy/dz) W' row by row,
+ * so the forward pass, which has the logits, forms the two [rows, width] products once, and the
+ * backward pass only weighs them: the logits are computed once, not recomputed.
+ */
+function softmaxChunk(
+  h: tf.Tensor2D,
+  ids: tf.Tensor1D,
+  temperature: number,
+  weight: tf.Tensor2D | HalfMatrix,
+  transposedFor: (w: tf.Tensor2D) => tf.Tensor2D | null,
+  release: () => void,
+  softmax: HeadSoftmaxKernels,
+): tf.Tensor {
+  const product = (x: tf.Tensor2D): tf.Tensor2D => rawLogits(x, weight);
+  if (!recordingGradients()) {
+    const z = product(h);
+    const { scores } = softmax.scores(z, ids, temperature, false);
+    z.dispose();
+    const both = scores.slice([0, 1], [-1, 2]);
+    scores.dispose();
+    return both;
+  }
+  // [rows, vocab] gradients times the head, back to [rows, width].
+  const back = (g: tf.Tensor2D): tf.Tensor2D => {
+    if (weight instanceof HalfMatrix) return halfAxpy(g, weight);
+    const transposed = transposedFor(weight);
+    return transposed ? tf.matMul(g, transposed) : tf.matMul(g, weight, false, true);
+  };
+  return tf.customGrad((...args) => {
+    const save = args[args.length - 1] as tf.GradSaveFunc;
+    const { scores, dLogprob, dEntropy } = softmax.scores(product(args[0] as tf.Tensor2D), ids, temperature, true);
+    const perLogprob = back(dLogprob!);
+    const perEntropy = back(dEntropy!);
+    tf.dispose([dLogprob!, dEntropy!]);
+    release();
+    save([perLogprob, perEntropy]);
+    return {
+      value: scores.slice([0, 1], [-1, 2]),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved[0].mul(dy.slice([0, 0], [-1, 1])).add(saved[1].mul(dy.slice([0, 1], [-1, 1]))),
+    };
+  })(h);
 }
 
 /** The chunk's logits at the temperature: [rows, vocab]. */

@@ -74,14 +74,27 @@ export interface DecodingKernels {
 export interface HeadScoreKernels {
   /** [rows, 3]: log-sum-exp of z / T, the target's logprob, the entropy. */
   statistics(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): tf.Tensor2D;
-  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics. */
+  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics (z may be overwritten: pass fresh logits). */
   gradient(z: tf.Tensor2D, stats: tf.Tensor2D, ids: tf.Tensor1D, dy: tf.Tensor2D, temperature: number): tf.Tensor2D;
   /** Logit elements per chunk that suit this device. */
   chunkElements(): number;
 }
 
+/**
+ * The softmax of an LM head's raw logits a row at a time (wasm: head-softmax.ts), for a frozen
+ * head: its scores' gradients with respect to the logits come out of the forward pass, so the
+ * backward pass needs neither the logits again nor their product.
+ */
+export interface HeadSoftmaxKernels {
+  /** (log-sum-exp, logprob, entropy) [rows, 3] of z / T; with gradients, the last two's gradients [rows, vocab] (z's buffer becomes dEntropy). */
+  scores(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number, gradients: boolean): { scores: tf.Tensor2D; dLogprob?: tf.Tensor2D; dEntropy?: tf.Tensor2D };
+  /** [token, logprob] per row of logits, drawn at draws[b] (negative: skipped) or greedy. */
+  sample(logits: tf.Tensor, rows: number, vocab: number, draws: Float32Array, temperature: number, greedy: boolean): Float32Array;
+}
+
 export interface FusedKernels {
   headScores?: HeadScoreKernels;
+  headSoftmax?: HeadSoftmaxKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */
   decoding?: DecodingKernels;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */

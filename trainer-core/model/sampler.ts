@@ -13,8 +13,12 @@ import type { Rng } from '../rng';
 import { endsWithIds } from '../token-ids';
 import type { DecodingSession, KVCache, LanguageModel } from './language-model';
 import { attentionBias, forwardInputs, packRows } from './batch';
+import { fusedKernels } from './fused-kernels';
 import { gatherPast, type PrefixCache } from './prefix-cache';
 import { phase, phaseCount } from './phase-profile';
+
+/** The largest float32 below 1: a float64 draw rounded to float32 must stay below 1. */
+const LARGEST_BELOW_ONE = 1 - 2 ** -24;
 
 export interface SampleOptions {
   /** Cap on generated tokens per row; also capped by the room left in the context. */
@@ -104,6 +108,7 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
   // allocated once at its final size, and only the sampled ids (and logprobs) are read back.
   const session = options.useCache !== false && prefill.cache ? startSession(model, batch, prefill.cache, valid, width, promptWidth + maxNew - 1) : null;
   const deviceSampling = session !== null;
+  const rowSampling = fusedKernels().headSoftmax?.sample;
   // The prompt's keys and values stay as they are; only the reply's own cache grows per step.
   const promptCache: KVCache | undefined = prefill.cache && !session && model.prepareFrozenCache ? model.prepareFrozenCache(prefill.cache) : prefill.cache;
   let replyCache: KVCache | undefined;
@@ -140,6 +145,12 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
           }
           const data = (await pending) as Float32Array;
           picks = stopped.map((done, b) => (done ? null : { token: Math.round(data[2 * b]), logprob: data[2 * b + 1] }));
+        } else if (rowSampling && decoding.topK === 0 && decoding.topP === 1) {
+          // The draw where the logits are (wasm's memory): they are never copied into JavaScript.
+          const draws = new Float32Array(batch).fill(-1);
+          for (let b = 0; b < batch; b++) if (!stopped[b]) draws[b] = decoding.greedy ? 0 : Math.min(options.rng.next(), LARGEST_BELOW_ONE);
+          const data = rowSampling(logits, batch, vocab, draws, decoding.temperature, decoding.greedy);
+          picks = stopped.map((done, b) => (done ? null : { token: data[2 * b], logprob: data[2 * b + 1] }));
         } else {
           const data = (await logits.data()) as Float32Array;
           picks = stopped.map((done, b) => (done ? null : pickToken(data, b * vocab, vocab, decoding, options.rng)));

@@ -3,12 +3,13 @@
 ;; half-binary.ts.
 ;;
 ;; W is [N, K] row-major 16-bit (a Hugging Face weight, [out, in]); K is a multiple of 8 (the
-;; caller checks). Four values t are widened at once, inline (V8 does not inline a call), by one
-;; formula for both formats: bits (t & 0x7fff) << $shift | (t & 0x8000) << 16, times $scale.
-;; bfloat16 ($f16 = 0): shift 16, scale 1, the upper half of a float32. IEEE half ($f16 = 1):
-;; shift 13, scale 2^112, which rebiases the exponent exactly, subnormals included (no half
-;; infinity or NaN: a matrix holding one stays float32). Sums are float32, in an order of their
-;; own: these products equal a float32 product on the widened matrix within float32 rounding.
+;; caller checks). Four values t are widened at once, inline (V8 does not inline a call). IEEE
+;; half ($f16 = 1): bits (t & 0x7fff) << 13 | (t & 0x8000) << 16, times 2^112, which rebiases
+;; the exponent exactly, subnormals included (no half infinity or NaN: a matrix holding one
+;; stays float32). bfloat16 ($f16 = 0) is the upper half of a float32: t << 16, one shift (its
+;; own copy of each inner loop; the general formula, shift 16 and scale 1, took a third
+;; longer). Sums are float32, in an order of their own: these products equal a float32 product
+;; on the widened matrix within float32 rounding.
 (module
   (import "env" "memory" (memory 1))
 
@@ -57,24 +58,46 @@
             (local.set $s30 (v128.const i32x4 0 0 0 0)) (local.set $s31 (v128.const i32x4 0 0 0 0))
             (local.set $xb (i32.const 0))
             (local.set $wb (i32.const 0))
-            (loop $terms
-              (local.set $a (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w0) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-              (local.set $b (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w1) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-              (local.set $v (v128.load (i32.add (local.get $x0) (local.get $xb))))
-              (local.set $s00 (f32x4.add (local.get $s00) (f32x4.mul (local.get $v) (local.get $a))))
-              (local.set $s01 (f32x4.add (local.get $s01) (f32x4.mul (local.get $v) (local.get $b))))
-              (local.set $v (v128.load (i32.add (local.get $x1) (local.get $xb))))
-              (local.set $s10 (f32x4.add (local.get $s10) (f32x4.mul (local.get $v) (local.get $a))))
-              (local.set $s11 (f32x4.add (local.get $s11) (f32x4.mul (local.get $v) (local.get $b))))
-              (local.set $v (v128.load (i32.add (local.get $x2) (local.get $xb))))
-              (local.set $s20 (f32x4.add (local.get $s20) (f32x4.mul (local.get $v) (local.get $a))))
-              (local.set $s21 (f32x4.add (local.get $s21) (f32x4.mul (local.get $v) (local.get $b))))
-              (local.set $v (v128.load (i32.add (local.get $x3) (local.get $xb))))
-              (local.set $s30 (f32x4.add (local.get $s30) (f32x4.mul (local.get $v) (local.get $a))))
-              (local.set $s31 (f32x4.add (local.get $s31) (f32x4.mul (local.get $v) (local.get $b))))
-              (local.set $xb (i32.add (local.get $xb) (i32.const 16)))
-              (local.set $wb (i32.add (local.get $wb) (i32.const 8)))
-              (br_if $terms (i32.lt_u (local.get $wb) (local.get $wRow))))
+            (if (local.get $f16)
+              (then
+                (loop $terms
+                  (local.set $a (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w0) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                  (local.set $b (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w1) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                  (local.set $v (v128.load (i32.add (local.get $x0) (local.get $xb))))
+                  (local.set $s00 (f32x4.add (local.get $s00) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s01 (f32x4.add (local.get $s01) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $v (v128.load (i32.add (local.get $x1) (local.get $xb))))
+                  (local.set $s10 (f32x4.add (local.get $s10) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s11 (f32x4.add (local.get $s11) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $v (v128.load (i32.add (local.get $x2) (local.get $xb))))
+                  (local.set $s20 (f32x4.add (local.get $s20) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s21 (f32x4.add (local.get $s21) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $v (v128.load (i32.add (local.get $x3) (local.get $xb))))
+                  (local.set $s30 (f32x4.add (local.get $s30) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s31 (f32x4.add (local.get $s31) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $xb (i32.add (local.get $xb) (i32.const 16)))
+                  (local.set $wb (i32.add (local.get $wb) (i32.const 8)))
+                  (br_if $terms (i32.lt_u (local.get $wb) (local.get $wRow)))))
+              ;; bfloat16: the upper half of a float32, one shift
+              (else
+                (loop $terms
+                  (local.set $a (i32x4.shl (v128.load16x4_u (i32.add (local.get $w0) (local.get $wb))) (i32.const 16)))
+                  (local.set $b (i32x4.shl (v128.load16x4_u (i32.add (local.get $w1) (local.get $wb))) (i32.const 16)))
+                  (local.set $v (v128.load (i32.add (local.get $x0) (local.get $xb))))
+                  (local.set $s00 (f32x4.add (local.get $s00) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s01 (f32x4.add (local.get $s01) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $v (v128.load (i32.add (local.get $x1) (local.get $xb))))
+                  (local.set $s10 (f32x4.add (local.get $s10) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s11 (f32x4.add (local.get $s11) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $v (v128.load (i32.add (local.get $x2) (local.get $xb))))
+                  (local.set $s20 (f32x4.add (local.get $s20) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s21 (f32x4.add (local.get $s21) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $v (v128.load (i32.add (local.get $x3) (local.get $xb))))
+                  (local.set $s30 (f32x4.add (local.get $s30) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s31 (f32x4.add (local.get $s31) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $xb (i32.add (local.get $xb) (i32.const 16)))
+                  (local.set $wb (i32.add (local.get $wb) (i32.const 8)))
+                  (br_if $terms (i32.lt_u (local.get $wb) (local.get $wRow))))))
             (local.set $k (i32.add (local.get $y) (i32.add (i32.mul (local.get $r) (local.get $yRow)) (i32.shl (local.get $n) (i32.const 2)))))
             (f32.store (local.get $k) (call $hsum (local.get $s00)))
             (f32.store (i32.add (local.get $k) (local.get $yRow)) (call $hsum (local.get $s10)))
@@ -107,19 +130,36 @@
             (local.set $s10 (v128.const i32x4 0 0 0 0)) (local.set $s11 (v128.const i32x4 0 0 0 0))
             (local.set $xb (i32.const 0))
             (local.set $wb (i32.const 0))
-            (loop $terms1
-              (local.set $v (v128.load (i32.add (local.get $x0) (local.get $xb))))
-              (local.set $a (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w0) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-              (local.set $b (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w1) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-              (local.set $c (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w2) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-              (local.set $d (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w3) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-              (local.set $s00 (f32x4.add (local.get $s00) (f32x4.mul (local.get $v) (local.get $a))))
-              (local.set $s01 (f32x4.add (local.get $s01) (f32x4.mul (local.get $v) (local.get $b))))
-              (local.set $s10 (f32x4.add (local.get $s10) (f32x4.mul (local.get $v) (local.get $c))))
-              (local.set $s11 (f32x4.add (local.get $s11) (f32x4.mul (local.get $v) (local.get $d))))
-              (local.set $xb (i32.add (local.get $xb) (i32.const 16)))
-              (local.set $wb (i32.add (local.get $wb) (i32.const 8)))
-              (br_if $terms1 (i32.lt_u (local.get $wb) (local.get $wRow))))
+            (if (local.get $f16)
+              (then
+                (loop $terms1
+                  (local.set $v (v128.load (i32.add (local.get $x0) (local.get $xb))))
+                  (local.set $a (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w0) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                  (local.set $b (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w1) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                  (local.set $c (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w2) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                  (local.set $d (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $w3) (local.get $wb)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                  (local.set $s00 (f32x4.add (local.get $s00) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s01 (f32x4.add (local.get $s01) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $s10 (f32x4.add (local.get $s10) (f32x4.mul (local.get $v) (local.get $c))))
+                  (local.set $s11 (f32x4.add (local.get $s11) (f32x4.mul (local.get $v) (local.get $d))))
+                  (local.set $xb (i32.add (local.get $xb) (i32.const 16)))
+                  (local.set $wb (i32.add (local.get $wb) (i32.const 8)))
+                  (br_if $terms1 (i32.lt_u (local.get $wb) (local.get $wRow)))))
+              ;; bfloat16: the upper half of a float32, one shift
+              (else
+                (loop $terms1
+                  (local.set $v (v128.load (i32.add (local.get $x0) (local.get $xb))))
+                  (local.set $a (i32x4.shl (v128.load16x4_u (i32.add (local.get $w0) (local.get $wb))) (i32.const 16)))
+                  (local.set $b (i32x4.shl (v128.load16x4_u (i32.add (local.get $w1) (local.get $wb))) (i32.const 16)))
+                  (local.set $c (i32x4.shl (v128.load16x4_u (i32.add (local.get $w2) (local.get $wb))) (i32.const 16)))
+                  (local.set $d (i32x4.shl (v128.load16x4_u (i32.add (local.get $w3) (local.get $wb))) (i32.const 16)))
+                  (local.set $s00 (f32x4.add (local.get $s00) (f32x4.mul (local.get $v) (local.get $a))))
+                  (local.set $s01 (f32x4.add (local.get $s01) (f32x4.mul (local.get $v) (local.get $b))))
+                  (local.set $s10 (f32x4.add (local.get $s10) (f32x4.mul (local.get $v) (local.get $c))))
+                  (local.set $s11 (f32x4.add (local.get $s11) (f32x4.mul (local.get $v) (local.get $d))))
+                  (local.set $xb (i32.add (local.get $xb) (i32.const 16)))
+                  (local.set $wb (i32.add (local.get $wb) (i32.const 8)))
+                  (br_if $terms1 (i32.lt_u (local.get $wb) (local.get $wRow))))))
             (local.set $k (i32.add (local.get $y) (i32.add (i32.mul (local.get $r) (local.get $yRow)) (i32.shl (local.get $n) (i32.const 2)))))
             (f32.store (local.get $k) (call $hsum (local.get $s00)))
             (if (i32.lt_u (i32.add (local.get $n) (i32.const 1)) (local.get $N)) (then (f32.store offset=4 (local.get $k) (call $hsum (local.get $s01)))))
@@ -189,25 +229,48 @@
                 (local.set $pw (i32.add (local.get $w) (i32.add (i32.mul (local.get $nb) (local.get $wRow)) (i32.shl (local.get $kc) (i32.const 1)))))
                 (local.set $pg (i32.shl (local.get $nb) (i32.const 2)))
                 (local.set $n (i32.sub (local.get $nEnd) (local.get $nb)))
-                (loop $terms
-                  (local.set $a (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (local.get $pw))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-                  (local.set $b (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $pw) (i32.const 8)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
-                  (local.set $v (f32x4.splat (f32.load (i32.add (local.get $g0) (local.get $pg)))))
-                  (local.set $s0a (f32x4.add (local.get $s0a) (f32x4.mul (local.get $v) (local.get $a))))
-                  (local.set $s0b (f32x4.add (local.get $s0b) (f32x4.mul (local.get $v) (local.get $b))))
-                  (local.set $v (f32x4.splat (f32.load (i32.add (local.get $g1) (local.get $pg)))))
-                  (local.set $s1a (f32x4.add (local.get $s1a) (f32x4.mul (local.get $v) (local.get $a))))
-                  (local.set $s1b (f32x4.add (local.get $s1b) (f32x4.mul (local.get $v) (local.get $b))))
-                  (local.set $v (f32x4.splat (f32.load (i32.add (local.get $g2) (local.get $pg)))))
-                  (local.set $s2a (f32x4.add (local.get $s2a) (f32x4.mul (local.get $v) (local.get $a))))
-                  (local.set $s2b (f32x4.add (local.get $s2b) (f32x4.mul (local.get $v) (local.get $b))))
-                  (local.set $v (f32x4.splat (f32.load (i32.add (local.get $g3) (local.get $pg)))))
-                  (local.set $s3a (f32x4.add (local.get $s3a) (f32x4.mul (local.get $v) (local.get $a))))
-                  (local.set $s3b (f32x4.add (local.get $s3b) (f32x4.mul (local.get $v) (local.get $b))))
-                  (local.set $pw (i32.add (local.get $pw) (local.get $wRow)))
-                  (local.set $pg (i32.add (local.get $pg) (i32.const 4)))
-                  (local.set $n (i32.sub (local.get $n) (i32.const 1)))
-                  (br_if $terms (local.get $n)))
+                (if (local.get $f16)
+                  (then
+                    (loop $terms
+                      (local.set $a (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (local.get $pw))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                      (local.set $b (f32x4.mul (v128.or (i32x4.shl (v128.and (local.tee $t (v128.load16x4_u (i32.add (local.get $pw) (i32.const 8)))) (local.get $mask)) (local.get $shift)) (i32x4.shl (v128.and (local.get $t) (local.get $sign)) (i32.const 16))) (local.get $scale)))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g0) (local.get $pg))))
+                      (local.set $s0a (f32x4.add (local.get $s0a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s0b (f32x4.add (local.get $s0b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g1) (local.get $pg))))
+                      (local.set $s1a (f32x4.add (local.get $s1a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s1b (f32x4.add (local.get $s1b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g2) (local.get $pg))))
+                      (local.set $s2a (f32x4.add (local.get $s2a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s2b (f32x4.add (local.get $s2b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g3) (local.get $pg))))
+                      (local.set $s3a (f32x4.add (local.get $s3a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s3b (f32x4.add (local.get $s3b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $pw (i32.add (local.get $pw) (local.get $wRow)))
+                      (local.set $pg (i32.add (local.get $pg) (i32.const 4)))
+                      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+                      (br_if $terms (local.get $n))))
+                  ;; bfloat16: the upper half of a float32, one shift
+                  (else
+                    (loop $terms
+                      (local.set $a (i32x4.shl (v128.load16x4_u (local.get $pw)) (i32.const 16)))
+                      (local.set $b (i32x4.shl (v128.load16x4_u (i32.add (local.get $pw) (i32.const 8))) (i32.const 16)))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g0) (local.get $pg))))
+                      (local.set $s0a (f32x4.add (local.get $s0a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s0b (f32x4.add (local.get $s0b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g1) (local.get $pg))))
+                      (local.set $s1a (f32x4.add (local.get $s1a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s1b (f32x4.add (local.get $s1b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g2) (local.get $pg))))
+                      (local.set $s2a (f32x4.add (local.get $s2a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s2b (f32x4.add (local.get $s2b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $v (v128.load32_splat (i32.add (local.get $g3) (local.get $pg))))
+                      (local.set $s3a (f32x4.add (local.get $s3a) (f32x4.mul (local.get $v) (local.get $a))))
+                      (local.set $s3b (f32x4.add (local.get $s3b) (f32x4.mul (local.get $v) (local.get $b))))
+                      (local.set $pw (i32.add (local.get $pw) (local.get $wRow)))
+                      (local.set $pg (i32.add (local.get $pg) (i32.const 4)))
+                      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+                      (br_if $terms (local.get $n)))))
                 ;; a row past R repeated the last row's work exactly: storing it there again changes nothing
                 (v128.store (i32.add (local.get $z3) (local.get $zc)) (local.get $s3a)) (v128.store offset=16 (i32.add (local.get $z3) (local.get $zc)) (local.get $s3b))
                 (v128.store (i32.add (local.get $z2) (local.get $zc)) (local.get $s2a)) (v128.store offset=16 (i32.add (local.get $z2) (local.get $zc)) (local.get $s2b))

@@ -4,6 +4,7 @@
  */
 import type * as tf from '@tensorflow/tfjs';
 import { WASM_BASE64 as HALF_BASE64 } from './half-binary';
+import { WASM_BASE64 as HEAD_BASE64 } from './head-binary';
 import { WASM_BASE64 } from './kernels-binary';
 
 /** The parts of tfjs-wasm's BackendWasm the kernels use (not in its public typings). */
@@ -28,6 +29,17 @@ export interface HalfKernels {
   axpy(g: number, w: number, z: number, rows: number, n: number, k: number, f16: number): void;
   /** Z[i] = W[ids[i]] (zeros for an id outside [0, N)) */
   gather(w: number, ids: number, z: number, count: number, k: number, n: number, f16: number): void;
+}
+
+/** head.wat: the softmax of rows of an LM head's raw logits z [R, V] (float32), at temperature 1 / invT. */
+export interface HeadKernels {
+  /** out[R, 3] = (log-sum-exp, logprob of ids[r], entropy); with c1 (not 0) also the last two's gradients: c1[R, V] and, over z, the entropy's. */
+  stats(z: number, ids: number, rows: number, vocab: number, invT: number, out: number, c1: number): void;
+  /**
+   * out[R, 2] = (token, its logprob) drawn at draws[r] (inverse CDF), or the argmax when greedy;
+   * rows with a negative draw are skipped. blocks: 16 bytes of scratch per 256 logits of a row.
+   */
+  sample(z: number, draws: number, rows: number, vocab: number, invT: number, greedy: number, out: number, blocks: number): void;
 }
 
 /** The WebAssembly API, which this project's Node typings (no DOM lib) do not declare. */
@@ -55,6 +67,7 @@ function instancesOf<T>(base64: string): (backend: WasmBackendInternals) => T {
 
 export const kernelsFor = instancesOf<WasmKernels>(WASM_BASE64);
 export const halfKernelsFor = instancesOf<HalfKernels>(HALF_BASE64);
+export const headKernelsFor = instancesOf<HeadKernels>(HEAD_BASE64);
 
 /** Byte address of a tensor's data in the backend's memory. */
 export function addressOf(backend: WasmBackendInternals, t: tf.TensorInfo): number {
