@@ -60,8 +60,9 @@ export function tileConfig(rows: number, cols: number, inner: number, loraCols: 
   const tm = rows >= 4 ? 4 : rows >= 2 ? 2 : 1;
   let rt = Math.min(16, pow2Ceil(Math.ceil(rows / tm)));
   const lt = loraThreads(loraCols, gated);
-  // x A of the block's rows must fit the workgroup memory for the epilogue.
-  while (rt > 1 && rt * tm * loraWidth(loraCols, gated) > SHARED) rt /= 2;
+  // x A of the block's rows must fit the workgroup memory for the epilogue, and each row thread
+  // needs a main column quad besides its LoRA threads.
+  while (rt > 1 && (rt * tm * loraWidth(loraCols, gated) > SHARED || rt * (lt + 1) > THREADS)) rt /= 2;
   const rowBlocks = Math.ceil(rows / (rt * tm));
   let best: TileConfig | undefined;
   for (let ks = 1; ks <= MAX_SPLIT; ks *= 2) {
