@@ -71,7 +71,7 @@ export interface DecodingKernels {
 export interface HeadScoreKernels {
   /** [rows, 3]: log-sum-exp of z / T, the target's logprob, the entropy. */
   statistics(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): tf.Tensor2D;
-  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics. */
+  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics (z may be overwritten: pass fresh logits). */
   gradient(z: tf.Tensor2D, stats: tf.Tensor2D, ids: tf.Tensor1D, dy: tf.Tensor2D, temperature: number): tf.Tensor2D;
   /** Logit elements per chunk that suit this device. */
   chunkElements(): number;
@@ -83,7 +83,7 @@ export interface HeadScoreKernels {
  * backward pass needs neither the logits again nor their product.
  */
 export interface HeadSoftmaxKernels {
-  /** (logprob, entropy) [rows, 2] of z / T; with gradients, their gradients [rows, vocab] (z's buffer becomes dEntropy). */
+  /** (log-sum-exp, logprob, entropy) [rows, 3] of z / T; with gradients, the last two's gradients [rows, vocab] (z's buffer becomes dEntropy). */
   scores(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number, gradients: boolean): { scores: tf.Tensor2D; dLogprob?: tf.Tensor2D; dEntropy?: tf.Tensor2D };
   /** [token, logprob] per row of logits, drawn at draws[b] (negative: skipped) or greedy. */
   sample(logits: tf.Tensor, rows: number, vocab: number, draws: Float32Array, temperature: number, greedy: boolean): Float32Array;
