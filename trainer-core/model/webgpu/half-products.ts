@@ -178,8 +178,7 @@ export function registerHalfProductKernels(): void {
   });
   registerProgramKernel(WIDEN, (inputs, { f16, rows, cols }) => {
     const format = f16 ? 'F16' : 'BF16';
-    const program = elementwiseProgram(`half_widen_${format}`, ['W'], [cols, rows], 'result[index] = readW(index);');
-    return { program: { ...program, getUserCode: () => `${widenHalfWgsl(format)}\n${halfReaderWgsl('W')}\n${program.getUserCode()}` }, inputs: [inputs.w] };
+    return { program: readingW(format, elementwiseProgram(`half_widen_${format}`, ['W'], [cols, rows], 'result[index] = readW(index);')), inputs: [inputs.w] };
   });
   registerProgramKernel(GATHER, (inputs, { f16, vocab, width }) => {
     const { ids, w } = inputs;
@@ -197,9 +196,8 @@ export function registerHalfProductKernels(): void {
           result[index] = value;`,
       'vocab : i32, width : i32,',
     );
-    const wrapped = { ...program, getUserCode: () => `${widenHalfWgsl(format)}\n${halfReaderWgsl('W')}\n${program.getUserCode()}` };
     return {
-      program: wrapped,
+      program: readingW(format, program),
       inputs: [ids, w],
       uniforms: [
         { type: 'int32', data: [vocab] },
@@ -207,6 +205,11 @@ export function registerHalfProductKernels(): void {
       ],
     };
   });
+}
+
+/** The program with `readW` (its packed input W, widened) defined before its code. */
+function readingW(format: 'BF16' | 'F16', program: WebGPUProgram): WebGPUProgram {
+  return { ...program, getUserCode: () => `${widenHalfWgsl(format)}\n${halfReaderWgsl('W')}\n${program.getUserCode()}` };
 }
 
 function checkLayout(w: HalfMatrix): void {
