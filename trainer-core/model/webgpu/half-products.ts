@@ -22,6 +22,7 @@ import { halfReaderWgsl, widenHalfWgsl } from './half-weights';
 import { elementwiseProgram, registerProgramKernel, runKernel, type ProgramCall } from './program';
 
 const PRODUCT = 'TurnLabHalfProduct';
+const WIDEN = 'TurnLabHalfWiden';
 const GATHER = 'TurnLabHalfGather';
 const TILE_K = 16;
 const SIDE = 16;
@@ -175,6 +176,10 @@ export function registerHalfProductKernels(): void {
     if (rows <= SKINNY_LIMIT) return { ...skinnyProgram(direction, format, rows, inner, outer), inputs: [a, w] };
     return { program: productProgram(direction, format, 4, 4, [rows, outer]), inputs: [a, w] };
   });
+  registerProgramKernel(WIDEN, (inputs, { f16, rows, cols }) => {
+    const format = f16 ? 'F16' : 'BF16';
+    return { program: readingW(format, elementwiseProgram(`half_widen_${format}`, ['W'], [cols, rows], 'result[index] = readW(index);')), inputs: [inputs.w] };
+  });
   registerProgramKernel(GATHER, (inputs, { f16, vocab, width }) => {
     const { ids, w } = inputs;
     const format = f16 ? 'F16' : 'BF16';
@@ -191,9 +196,8 @@ export function registerHalfProductKernels(): void {
           result[index] = value;`,
       'vocab : i32, width : i32,',
     );
-    const wrapped = { ...program, getUserCode: () => `${widenHalfWgsl(format)}\n${halfReaderWgsl('W')}\n${program.getUserCode()}` };
     return {
-      program: wrapped,
+      program: readingW(format, program),
       inputs: [ids, w],
       uniforms: [
         { type: 'int32', data: [vocab] },
@@ -201,6 +205,11 @@ export function registerHalfProductKernels(): void {
       ],
     };
   });
+}
+
+/** The program with `readW` (its packed input W, widened) defined before its code. */
+function readingW(format: 'BF16' | 'F16', program: WebGPUProgram): WebGPUProgram {
+  return { ...program, getUserCode: () => `${widenHalfWgsl(format)}\n${halfReaderWgsl('W')}\n${program.getUserCode()}` };
 }
 
 function checkLayout(w: HalfMatrix): void {
@@ -229,4 +238,13 @@ export function halfProductGradient(g: tf.Tensor2D, w: HalfMatrix): tf.Tensor2D 
 export function halfGatherRows(w: HalfMatrix, ids: tf.Tensor1D): tf.Tensor2D {
   checkLayout(w);
   return runKernel(GATHER, { ids, w: w.bits }, { f16: w.format === 'F16' ? 1 : 0, vocab: w.rows, width: w.cols }) as tf.Tensor2D;
+}
+
+/**
+ * The matrix as a float32 tensor [in, out] (the layout the device's decoding kernels read), in
+ * one dispatch: what a rollout's decoding session borrows until its kernels read 16-bit weights.
+ */
+export function widenOnDevice(w: HalfMatrix): tf.Tensor2D {
+  checkLayout(w);
+  return runKernel(WIDEN, { w: w.bits }, { f16: w.format === 'F16' ? 1 : 0, rows: w.rows, cols: w.cols }) as tf.Tensor2D;
 }
