@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyHfModels } from '../../scripts/hf-random-model';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import type { CrossBackendResult, IterationResult } from './fixtures/cross-backend';
 
@@ -119,8 +120,7 @@ describe('the tiny Qwen2 folder with LoRA trains on webgpu', () => {
   let result: CrossBackendResult;
   beforeAll(async () => {
     temp = makeTempDir('turnlab-backends-hf-');
-    const { qwen2 } = await writeTinyHfModels(temp.dir);
-    result = await trainInChild('webgpu', qwen2);
+    result = await trainInChild('webgpu', await writeRandomHfModel(join(temp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 1 }));
   }, 180_000);
   afterAll(() => temp?.cleanup());
 

@@ -126,13 +126,13 @@ describe('worker threads (trainer.workers)', () => {
       'algorithm.adv_estimator=gae',
       'actor_rollout_ref.actor.use_kl_loss=true',
     ]);
+    // The second run repeats the first for iterations 0-2, then stops and resumes for 3: any
+    // difference between two runs of the same seed, at any iteration, shows as a mismatch here.
     const first = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'a') });
-    const second = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'b') });
     const stopped = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'c'), stopAfter: 2 });
     const resumed = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'c'), resumeFrom: stopped.sink.checkpoints[0].path });
     for (const iteration of [0, 1, 2, 3]) {
       const expected = withoutTimings(first.sink.metrics.get(iteration)!);
-      expect(withoutTimings(second.sink.metrics.get(iteration)!)).toEqual(expected);
       expect(withoutTimings((iteration <= 2 ? stopped : resumed).sink.metrics.get(iteration)!)).toEqual(expected);
     }
     expect(first.sink.metrics.get(3)).toHaveProperty('critic/vf_loss');

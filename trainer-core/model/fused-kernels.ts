@@ -61,8 +61,11 @@ export interface DecodingKernels {
   embedRows(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D;
   /** LayerNorm over the last axis of x [rows, width]: centred, scaled to unit variance, gain and bias. */
   layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
-  /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */
-  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+  /**
+   * [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability;
+   * with topK > 0 or topP < 1, drawn from the tokens the CPU sampler would keep (in id order).
+   */
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK?: number, topP?: number): tf.Tensor2D;
   /** Starts the work recorded so far on the device (a step queued ahead of a read). */
   flush(): void;
 }
