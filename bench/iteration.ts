@@ -24,7 +24,8 @@
  * two GRPO iterations at RAGEN's batch (bench/configs/sokoban-bilevel-gae.yaml: 8 groups x 16
  * Sokoban episodes of 5 turns) with a random-weight folder of PRESET's shape
  * (scripts/hf-random-model.ts; qwen2.5-0.5b on a GPU, tiny-qwen2 to check it on llvmpipe) and
- * LoRA rank 8, on WebGPU unless --backend says otherwise; `--small` takes 2 groups x 2 episodes.
+ * LoRA rank 8 on a float32 base (`actor_rollout_ref.model.dtype=auto` after it measures the
+ * 16-bit base), on WebGPU unless --backend says otherwise; `--small` takes 2 groups x 2 episodes.
  * The folder is written under --models (kept there for the next run) or a temporary folder;
  * key=value overrides come last (to compare a setting). Prints the tokens the config implies,
  * then each iteration's phases (iteration-run.ts --phases): wall seconds, dispatches, readbacks,
@@ -174,6 +175,9 @@ async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
   const overrides = [
     `actor_rollout_ref.model.path=${folder}`,
     'actor_rollout_ref.model.lora_rank=8',
+    // A float32 base: the device's decoding kernels read float32 weights, and a 16-bit base (the
+    // folder is BF16; dtype auto keeps it 16-bit) decodes through the forward pass instead.
+    'actor_rollout_ref.model.dtype=float32',
     'algorithm.adv_estimator=grpo',
     'algorithm.bi_level_gae=false',
     ...(o.small ? SMALL_BATCH : RAGEN_BATCH),
@@ -197,7 +201,9 @@ async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
       `${(kept * turns * reply).toLocaleString('en-US')} scored tokens in rows of up to ${cfg.model.context_length}`,
   );
   // Streamed, not collected: a time limit that stops the run still leaves the finished iterations' lines.
-  const result = spawnSync(process.execPath, ['--import', 'tsx', RUNNER, '--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], {
+  // The child loads TypeScript as this process does (the GPU machine's pack holds those files).
+  const loader = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
+  const result = spawnSync(process.execPath, [...loader, RUNNER, '--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], {
     cwd: ROOT,
     stdio: 'inherit',
   });

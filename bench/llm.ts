@@ -28,8 +28,9 @@ const LORA = { rank: 8, alpha: 16, targetModules: resolveTargetModules('all-line
 const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N] [--dtype auto|float32]
   --backend        auto (default), wasm, cpu, webgpu or tensorflow
   --presets        model shapes with random BF16 weights, default smollm2-135m,qwen2.5-0.5b; any of ${Object.keys(PRESETS).join(', ')}
-  --dtype          auto (default): the frozen base stays 16-bit where the backend can (wasm, cpu);
-                   float32: widened on load (actor_rollout_ref.model.dtype)
+  --dtype          auto (default): the frozen base stays 16-bit (wasm, cpu, webgpu); float32:
+                   widened on load (actor_rollout_ref.model.dtype). The "weights:" line gives the
+                   bytes the weights hold (on webgpu, also the GPU buffers)
   --lengths        token lengths of the one-row sampling prompts and training steps, default 100,300,600
                    (the second half of a training row is scored, as a reply is)
   --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
@@ -126,6 +127,27 @@ function memory(): string {
   return `peak RSS ${peakRssMiB().toFixed(0)} MiB, ${heap === null ? '' : `wasm heap ${heap.toFixed(0)} MiB, `}tensors ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`;
 }
 
+/** Bytes of tensors held, and on WebGPU of GPU buffers in use (tfjs's buffer manager). */
+function heldBytes(): { tensors: number; gpu: number | null } {
+  const info = tf.memory() as tf.MemoryInfo & { numBytesInGPU?: number };
+  return { tensors: info.numBytes, gpu: tf.getBackend() === 'webgpu' ? (info.numBytesInGPU ?? null) : null };
+}
+
+/**
+ * What the model's weights (the base and the adapters) hold since `before`: tensor bytes and, on
+ * WebGPU, the GPU buffers they take once one token's forward pass has uploaded every one.
+ */
+async function weightMemory(model: HfDecoder, before: { tensors: number; gpu: number | null }): Promise<string> {
+  const logits = tf.tidy(() => model.forward({ tokens: tf.tensor2d([[0]], [1, 1], 'int32'), positions: tf.tensor2d([[0]], [1, 1], 'int32'), bias: tf.zeros([1, 1, 1, 1]) as tf.Tensor4D }).logits!);
+  await logits.data();
+  logits.dispose();
+  const after = heldBytes();
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  const base = `${model.halfMatrices > 0 ? `${model.halfMatrices} base matrices 16-bit` : 'every weight float32'} (--dtype ${model.halfMatrices > 0 ? 'auto' : 'float32'})`;
+  const gpu = after.gpu !== null && before.gpu !== null ? `, GPU buffers ${mib(after.gpu - before.gpu)}` : '';
+  return `weights: tensors ${mib(after.tensors - before.tensors)}${gpu}; ${base}`;
+}
+
 function randomRows(rng: Rng, rows: number, length: number, vocab: number): number[][] {
   // Ordinary BPE ids (below the special tokens), so no row stops early.
   return Array.from({ length: rows }, () => Array.from({ length }, () => rng.int(Math.min(150000, vocab - 300))));
@@ -164,10 +186,12 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   const vocab = shape.vocab_size as number;
   const config = parseHfConfig(shape);
   resetPeakRss();
+  const held = heldBytes();
   let start = performance.now();
   const model = HfDecoder.fromHfTensors(config, randomBf16Tensors(shape, 1), { lora: LORA, seed: 1, contextLength: 4096, dtype: options.dtype });
   const loadSeconds = (performance.now() - start) / 1000;
   console.log(`${name}: ${model.parameterSummary()} (built in ${loadSeconds.toFixed(1)} s; ${memory()})`);
+  console.log(`  ${await weightMemory(model, held)}`);
   const rng = new Rng(1);
   const policy = asPolicy(model);
   const prompts = randomRows(rng, ROLLOUT.rows, ROLLOUT.promptLength, vocab);

@@ -123,6 +123,7 @@ export default async function main(argv: string[] = benchArgs()): Promise<void> 
     }
   }
   setFusedKernels(true);
+  console.log(`  peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (the process so far), tensors now ${(tf.memory().numBytes / 2 ** 20).toFixed(0)} MiB`);
   tf.dispose([hidden, batchHidden, widened]);
   half.dispose();
 }

@@ -15,7 +15,7 @@ OUT=${OUT:-/tmp/gpu-run-out}
 mkdir -p "$OUT"
 LOG="$OUT/gpu-run.log"
 small=${GPU_RUN_SMALL:-0}
-steps=${GPU_RUN_STEPS:-"info tests llm iteration llm-before model"}
+steps=${GPU_RUN_STEPS:-"info tests llm sampling iteration llm-before model"}
 
 if [ -f .device/pack.tar.xz ] && [ ! -e node_modules ]; then
   mkdir -p /opt/turnlab && tar -xJf .device/pack.tar.xz -C /opt/turnlab && ln -s /opt/turnlab/node_modules node_modules
@@ -52,19 +52,23 @@ fi
 
 if wants tests; then
   step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/hf-webgpu.test.ts \
-    tests/backend/webgpu-kernels.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
+    tests/backend/webgpu-kernels.test.ts tests/backend/webgpu-half-weights.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
 
 if [ "$small" = 1 ]; then
   llm_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096)
   llm_before_args=("${llm_args[@]}")
+  sampling_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096 --dtype float32)
+  sampling_rows=4
   model_dir=/tmp/gpu-run-models
   preset=tiny-qwen2
   ragen_size=(--small)
 else
   llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128,512 --train-rows 8 --profile)
   llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --train-rows 8)
+  sampling_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --dtype float32 --profile)
+  sampling_rows=64
   model_dir=/tmp/gpu-run-models
   preset=qwen2.5-0.5b
   ragen_size=()
@@ -75,6 +79,18 @@ if wants llm; then
   show 'tokens/s|dispatch|readback|pipeline|peak|rows' 40
 fi
 
+# Batched sampling on the device path: float32 weights (a model held 16-bit samples through
+# forward passes), the tiled decoding kernel at every row count. sampling-before: the same rows
+# with the kernels it replaced (the split kernel below 16 rows and tfjs's matmuls from 16).
+if wants sampling; then
+  step sampling ${LIMIT_SAMPLING:-150} "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
+  show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
+fi
+if wants sampling-before; then
+  step sampling-before ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_LINEAR=split TURNLAB_DECODE_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"
+  show 'batched sampling|dispatches per layer' 4
+fi
+
 if wants iteration; then
   # The point 4: RAGEN's batch (8 groups x 16 Sokoban episodes of 5 turns) with the
   # Qwen2.5-0.5B shape (random weights, the real Qwen tokenizer) and LoRA, GRPO, two iterations,
@@ -82,7 +98,7 @@ if wants iteration; then
   # folder too (about 20 s on the H200; kept in $model_dir for the next call on a warm machine).
   # ITERATION_OVERRIDES="key=value ..." adds config overrides (e.g. a larger micro-batch to compare).
   step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" "${ragen_size[@]}" ${ITERATION_OVERRIDES:-}
-  show 'tokens sampled|ITERATION|PHASES|^  [a-z]|Error|exited' 45
+  show 'model folder|tokens sampled|ITERATION|PHASES|^  (rollout|reference|values|advantage|actor|critic|pipelines)|Error|exited' 45
 fi
 
 if wants model; then

@@ -106,7 +106,7 @@ function phaseTable(iteration: number, wall: number, metrics: Record<string, num
     const calls = r.calls === 1 ? '' : ` (${r.calls} calls)`;
     lines.push(
       `  ${r.name.padEnd(26)} ${r.seconds.toFixed(2).padStart(8)} s${calls}: ${number(r.gpu.dispatches)} dispatches, ${number(r.gpu.kernels)} kernels, ` +
-        `${number(r.gpu.readbacks)} readbacks, ${number(r.gpu.pipelinesCompiled)} pipelines compiled${own ? `; ${own}` : ''}`,
+        `${number(r.gpu.readbacks)} readbacks, ${number(r.gpu.pipelinesCompiled)} pipelines compiled, ${(r.endBytes / GIB).toFixed(2)} GiB held at its end${own ? `; ${own}` : ''}`,
     );
   }
   const compiled = newPipelines();

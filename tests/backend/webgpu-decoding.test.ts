@@ -14,7 +14,7 @@ interface Comparison {
 }
 
 describe('decoding on the device (software Vulkan in CI)', () => {
-  it('matches the tfjs reference within 1e-5 in 8 dispatches per layer + 4 per step, one readback, no pipeline compiled again', async ({ skip }) => {
+  it('matches the tfjs reference within 1e-5 in 8 dispatches per layer + 4 per step at 3 and 20 rows, samples top-k / top-p as the CPU keeps, one readback, no pipeline compiled again', async ({ skip }) => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 240_000 });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; results: Record<string, unknown> };
     if (result.unavailable) {
@@ -23,8 +23,9 @@ describe('decoding on the device (software Vulkan in CI)', () => {
     }
     expect(result.error).toBeUndefined();
     expect(`${stdout}${stderr}`).not.toMatch(/Invalid (ComputePipeline|BindGroup|CommandBuffer|ShaderModule)|error while parsing WGSL/i);
-    const { sample, decodingStep, ...kernels } = result.results as Record<string, Comparison> & {
+    const { sample, truncated, decodingStep, ...kernels } = result.results as Record<string, Comparison> & {
       sample: { checked: number; mismatches: number; logprobDiff: number };
+      truncated: { checked: number; mismatches: number; logprobDiff: number };
       decodingStep: { perLayer: number; fixed: number; readbacks: number; pipelines: number; sameTokens: boolean; logprobDiff: number; leaked: number; transformerStep: number; wideStep: number };
     };
     expect(Object.keys(kernels).sort()).toEqual(['cachedAttention', 'embed', 'embedRows', 'layerNorm', 'linearGated', 'linearQkv', 'linearRelu', 'linearResidual', 'linearTransposed']);
@@ -37,6 +38,10 @@ describe('decoding on the device (software Vulkan in CI)', () => {
     expect(sample.checked).toBeGreaterThan(40);
     expect(sample.mismatches).toBe(0);
     expect(sample.logprobDiff).toBeLessThan(1e-5);
+    // Top-k / top-p on the device: the CPU sampler's kept tokens, the same draw inverted in id order.
+    expect(truncated.checked).toBeGreaterThan(25);
+    expect(truncated.mismatches).toBe(0);
+    expect(truncated.logprobDiff).toBeLessThan(1e-5);
     expect(decodingStep).toMatchObject({ perLayer: 8, fixed: 4, readbacks: 1, pipelines: 0, sameTokens: true, leaked: 0, transformerStep: 20 });
     // 20 rows: still one kernel per linear layer, 8 per layer + 4 for 2 layers.
     expect(decodingStep.wideStep).toBe(20);

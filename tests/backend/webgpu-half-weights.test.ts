@@ -1,6 +1,7 @@
 // 16-bit weights on WebGPU (webgpu/half-products.ts): the products against tfjs's float32 matMul
-// of the widened matrix, and a BF16 folder that loads at half its float32 bytes and scores and
-// trains as the wasm 16-bit path (in this process) does.
+// of the widened matrix, and a BF16 folder that loads at half its float32 bytes, decodes on the
+// device as its float32 self does, and scores and trains as the wasm 16-bit path (in this
+// process) does.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +23,16 @@ interface Result {
   ok: boolean;
   unavailable?: boolean;
   error?: string;
-  products: Record<string, { forward: number; gradient: number; tape: number; dispatches: number }>;
+  products: Record<string, { forward: number; gradient: number; tape: number; dispatches: number; gradientDispatches: number }>;
   widening: { BF16: number[]; F16: number[] };
   model: { halfMatrices: number; wideMatrices: number; halfBytes: number; wideBytes: number; weightBytes: number; half: HalfModelScores; wide: HalfModelScores };
+  decoding: { half: Sampled; wide: Sampled; stepDispatches: { half: number; wide: number } };
   leftBytes: number;
+}
+
+interface Sampled {
+  tokens: number[][];
+  logprobs: number[][];
 }
 
 let temp: TempDir;
@@ -58,12 +65,14 @@ describe('16-bit weights on WebGPU (software Vulkan in CI)', () => {
     }
     expect(result.error).toBeUndefined();
     expect(`${stdout}${stderr}`).not.toMatch(/Invalid (ComputePipeline|BindGroup|CommandBuffer|ShaderModule)/);
-    expect(Object.keys(result.products)).toHaveLength(4);
+    expect(Object.keys(result.products)).toHaveLength(6);
     for (const [name, p] of Object.entries(result.products)) {
       expect(p.forward, `${name} forward`).toBeLessThan(1e-5);
       expect(p.gradient, `${name} input gradient`).toBeLessThan(1e-5);
       expect(p.tape, `${name} through the tape`).toBeLessThan(1e-5);
       expect(p.dispatches, `${name} dispatches`).toBe(1);
+      // The few-rows gradient's pieces are added by one more dispatch where there are several.
+      expect(p.gradientDispatches, `${name} gradient dispatches`).toBe(name.includes('x [520,') ? 2 : 1);
     }
     expect(result.widening).toEqual({ BF16: [], F16: [] });
 
@@ -75,6 +84,14 @@ describe('16-bit weights on WebGPU (software Vulkan in CI)', () => {
     expect(m.halfBytes / m.wideBytes).toBeGreaterThan(0.5);
     expect(m.halfBytes / m.wideBytes).toBeLessThan(0.51);
     expect(result.leftBytes).toBe(0);
+    // Decoding on the device reads the base widened for the rollout: the float32 model's weights
+    // exactly, so its tokens, logprobs and dispatches per step.
+    const d = result.decoding;
+    expect(d.half.tokens.flat()).toHaveLength(6);
+    expect(d.half.tokens).toEqual(d.wide.tokens);
+    expect(d.half.logprobs).toEqual(d.wide.logprobs);
+    expect(d.stepDispatches.half).toBe(d.stepDispatches.wide);
+    expect(d.stepDispatches.wide).toBeLessThanOrEqual(8 * 2 + 4);
     // On the same backend the 16-bit model is the float32 one within float32 rounding.
     expect(relativeError(m.half.logprobs, m.wide.logprobs)).toBeLessThan(1e-5);
     expect(relativeError(m.half.entropy, m.wide.entropy)).toBeLessThan(1e-5);

@@ -189,7 +189,9 @@ function softmaxChunk(
     const z = product(h);
     const { scores } = softmax.scores(z, ids, temperature, false);
     z.dispose();
-    return scores;
+    const both = scores.slice([0, 1], [-1, 2]);
+    scores.dispose();
+    return both;
   }
   // [rows, vocab] gradients times the head, back to [rows, width].
   const back = (g: tf.Tensor2D): tf.Tensor2D => {
@@ -206,7 +208,7 @@ function softmaxChunk(
     release();
     save([perLogprob, perEntropy]);
     return {
-      value: scores,
+      value: scores.slice([0, 1], [-1, 2]),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => saved[0].mul(dy.slice([0, 0], [-1, 1])).add(saved[1].mul(dy.slice([0, 1], [-1, 1]))),
     };
   })(h);

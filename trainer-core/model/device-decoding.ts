@@ -36,8 +36,8 @@ export abstract class DeviceDecodingSession {
     );
   }
 
-  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D {
-    return this.kernels.sample(logits, draws, temperature, greedy);
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK = 0, topP = 1): tf.Tensor2D {
+    return this.kernels.sample(logits, draws, temperature, greedy, topK, topP);
   }
 
   flush(): void {

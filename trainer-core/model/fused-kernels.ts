@@ -61,8 +61,11 @@ export interface DecodingKernels {
   embedRows(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D;
   /** LayerNorm over the last axis of x [rows, width]: centred, scaled to unit variance, gain and bias. */
   layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
-  /** [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability. */
-  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+  /**
+   * [batch, 2]: a token per row (inverse CDF with draws [batch], or argmax) and its log-probability;
+   * with topK > 0 or topP < 1, drawn from the tokens the CPU sampler would keep (in id order).
+   */
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK?: number, topP?: number): tf.Tensor2D;
   /** Starts the work recorded so far on the device (a step queued ahead of a read). */
   flush(): void;
 }
@@ -71,7 +74,7 @@ export interface DecodingKernels {
 export interface HeadScoreKernels {
   /** [rows, 3]: log-sum-exp of z / T, the target's logprob, the entropy. */
   statistics(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number): tf.Tensor2D;
-  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics. */
+  /** d/dz of dy[:, 0] * logprob + dy[:, 1] * entropy, from z and those statistics (z may be overwritten: pass fresh logits). */
   gradient(z: tf.Tensor2D, stats: tf.Tensor2D, ids: tf.Tensor1D, dy: tf.Tensor2D, temperature: number): tf.Tensor2D;
   /** Logit elements per chunk that suit this device. */
   chunkElements(): number;
@@ -83,7 +86,7 @@ export interface HeadScoreKernels {
  * backward pass needs neither the logits again nor their product.
  */
 export interface HeadSoftmaxKernels {
-  /** (logprob, entropy) [rows, 2] of z / T; with gradients, their gradients [rows, vocab] (z's buffer becomes dEntropy). */
+  /** (log-sum-exp, logprob, entropy) [rows, 3] of z / T; with gradients, the last two's gradients [rows, vocab] (z's buffer becomes dEntropy). */
   scores(z: tf.Tensor2D, ids: tf.Tensor1D, temperature: number, gradients: boolean): { scores: tf.Tensor2D; dLogprob?: tf.Tensor2D; dEntropy?: tf.Tensor2D };
   /** [token, logprob] per row of logits, drawn at draws[b] (negative: skipped) or greedy. */
   sample(logits: tf.Tensor, rows: number, vocab: number, draws: Float32Array, temperature: number, greedy: boolean): Float32Array;

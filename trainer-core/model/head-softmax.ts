@@ -7,10 +7,12 @@
  * 151,936 ids those passes, not the head's product, were most of a scored token's time.
  */
 import * as tf from '@tensorflow/tfjs';
+import { DEFAULT_CHUNK_ELEMENTS } from './chunked-head';
+import type { HeadScoreKernels } from './fused-kernels';
 import { addressOf, headKernelsFor, type WasmBackendInternals } from './wasm-kernels/instance';
 
 export interface SoftmaxScores {
-  /** [rows, 2]: log p(target) and the entropy under softmax(z / T). */
+  /** [rows, 3]: the log-sum-exp of z / T, log p(target) and the entropy under softmax(z / T). */
   scores: tf.Tensor2D;
   /** [rows, vocab]: d logprob / dz (with gradients). */
   dLogprob?: tf.Tensor2D;
@@ -31,7 +33,7 @@ export function headSoftmaxScores(z: tf.Tensor2D, ids: tf.Tensor1D, temperature:
   const backend = wasmBackend();
   const [rows, vocab] = z.shape;
   if (ids.dtype !== 'int32' || ids.size !== rows) throw new Error(`head softmax: ${rows} rows need ${rows} int32 ids, got ${ids.size} ${ids.dtype}`);
-  const out = backend.makeOutput([rows, 2], 'float32');
+  const out = backend.makeOutput([rows, 3], 'float32');
   const c1 = gradients ? backend.makeOutput([rows, vocab], 'float32') : null;
   if (rows > 0) {
     headKernelsFor(backend).stats(addressOf(backend, z), addressOf(backend, ids), rows, vocab, 1 / temperature, addressOf(backend, out), c1 ? addressOf(backend, c1) : 0);
@@ -40,6 +42,28 @@ export function headSoftmaxScores(z: tf.Tensor2D, ids: tf.Tensor1D, temperature:
   if (!c1) return { scores };
   return { scores, dLogprob: tf.engine().makeTensorFromTensorInfo(c1) as tf.Tensor2D, dEntropy: z };
 }
+
+/**
+ * The same kernel as the statistics of a trainable head's chunks (chunked-head.ts's recomputing
+ * path, which needs the logits again for the head's own gradient): tfjs's float32 sums over
+ * 151,936 logits are off by about 3e-4 in a logprob, the kernel's by about 1e-6, and a LoRA
+ * model (frozen head) must score as its base model (trainable head) does.
+ */
+export const wasmHeadScoreKernels: HeadScoreKernels = {
+  statistics: (z, ids, temperature) => {
+    const { scores } = headSoftmaxScores(z, ids, temperature, false);
+    return scores;
+  },
+  // The row's sums are taken again rather than read from the saved statistics: one more pass
+  // over a row the kernel reads anyway. z's buffer becomes dEntropy's.
+  gradient: (z, _stats, ids, dy, temperature) => {
+    const { dLogprob, dEntropy } = headSoftmaxScores(z, ids, temperature, true);
+    const gz = tf.tidy(() => dLogprob!.mul(dy.slice([0, 0], [-1, 1])).add(dEntropy!.mul(dy.slice([0, 1], [-1, 1])))) as tf.Tensor2D;
+    tf.dispose([dLogprob!, dEntropy!]);
+    return gz;
+  },
+  chunkElements: () => DEFAULT_CHUNK_ELEMENTS,
+};
 
 /**
  * A decoding step's tokens from logits [rows, vocab] (any shape holding them, row-major): row b

@@ -40,7 +40,7 @@ export interface DecodingSession {
   /** The reply's keys and values fed so far, per layer [batch, kvHeads, fed, headDim] (new tensors). */
   replyCache(): KVCache;
   /** Tokens per row and sampling on the device: [batch, 2] of id and log-probability. */
-  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D;
+  sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK?: number, topP?: number): tf.Tensor2D;
   /** Starts the work recorded so far on the device (a step queued ahead of a read). */
   flush(): void;
   dispose(): void;

@@ -21,6 +21,11 @@ export interface PhaseRecord {
   gpu: GpuCounts;
   /** The phase's own counts (phaseCount), e.g. tokens fed. */
   counts: Record<string, number>;
+  /**
+   * The most memory the backend held as the phase ended, over its calls: on WebGPU what its
+   * buffer pool has allocated (live tensors and freed buffers kept for reuse), elsewhere tensors.
+   */
+  endBytes: number;
 }
 
 export interface PhaseProfile {
@@ -68,6 +73,8 @@ export async function phase<T>(name: string, fn: () => Promise<T> | T): Promise<
     record.calls++;
     record.seconds += (performance.now() - start) / 1000;
     for (const key of Object.keys(gpu) as (keyof GpuCounts)[]) record.gpu[key] += gpu[key];
+    const memory = tf.memory() as tf.MemoryInfo & { numBytesAllocatedInGPU?: number };
+    record.endBytes = Math.max(record.endBytes, memory.numBytesAllocatedInGPU ?? memory.numBytes);
     return result;
   } finally {
     profile.stack.pop();
@@ -85,7 +92,7 @@ export function phaseCount(key: string, n: number): void {
 function recordOf(profile: Running, path: string): PhaseRecord {
   let record = profile.records.get(path);
   if (!record) {
-    record = { name: path, calls: 0, seconds: 0, gpu: { kernels: 0, dispatches: 0, pipelinesCompiled: 0, readbacks: 0 }, counts: {} };
+    record = { name: path, calls: 0, seconds: 0, gpu: { kernels: 0, dispatches: 0, pipelinesCompiled: 0, readbacks: 0 }, counts: {}, endBytes: 0 };
     profile.records.set(path, record);
   }
   return record;

@@ -107,7 +107,7 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
   // On a backend that can, the whole decoding step stays on the device: the reply's KV cache is
   // allocated once at its final size, and only the sampled ids (and logprobs) are read back.
   const session = options.useCache !== false && prefill.cache ? startSession(model, batch, prefill.cache, valid, width, promptWidth + maxNew - 1) : null;
-  const deviceSampling = session !== null && (decoding.greedy || (decoding.topK === 0 && decoding.topP === 1));
+  const deviceSampling = session !== null;
   const rowSampling = fusedKernels().headSoftmax?.sample;
   // The prompt's keys and values stay as they are; only the reply's own cache grows per step.
   const promptCache: KVCache | undefined = prefill.cache && !session && model.prepareFrozenCache ? model.prepareFrozenCache(prefill.cache) : prefill.cache;
@@ -133,7 +133,7 @@ export async function sampleTokens(model: LanguageModel, prompts: readonly (read
         if (deviceSampling) {
           const draws = new Float32Array(batch);
           if (!decoding.greedy) for (let b = 0; b < batch; b++) if (!stopped[b]) draws[b] = options.rng.next();
-          const sampled = tf.tidy(() => session.sample(logits.reshape([batch, vocab]), tf.tensor1d(draws), decoding.temperature, decoding.greedy));
+          const sampled = tf.tidy(() => session.sample(logits.reshape([batch, vocab]), tf.tensor1d(draws), decoding.temperature, decoding.greedy, decoding.topK, decoding.topP));
           fedIds?.dispose();
           fedIds = sampled;
           // The read is queued first; the next step needs only the sampled ids, which stay on

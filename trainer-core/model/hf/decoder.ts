@@ -27,6 +27,7 @@ import type { DecodingSession, DecodingSpec } from '../language-model';
 import { HfDecodeSession, canDecodeOnDevice } from './decode-session';
 import { frozenMatmul, matmul } from '../blocks/linear';
 import { HalfMatrix, halfBackend, kernelHolds } from '../half-matrix';
+import { widenOnDevice } from '../webgpu/half-products';
 import { rmsNorm } from '../blocks/norms';
 import { rotation } from '../blocks/rotary';
 import type { ForwardInput, ForwardOptions, ForwardOutput, LmHead } from '../forward';
@@ -295,22 +296,36 @@ export class HfDecoder {
   /** A rollout's decoding on the device (with the adapters), where the backend has the kernels for it. */
   startDecoding(batch: number, spec: DecodingSpec): DecodingSession | null {
     const kernels = fusedKernels().decoding;
-    // The device's decoding kernels read float32 weights: a 16-bit base decodes through the
-    // forward pass with the KV cache (its products widen inside, webgpu/half-products.ts).
-    if (!kernels || this.half.size > 0 || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
+    if (!kernels || recordingGradients() || !this.config.lmHead || !canDecodeOnDevice(this.hf, kernels, batch, this.lora?.rank ?? 0)) return null;
+    // The device's decoding kernels read float32 weights: a 16-bit base is widened for the
+    // rollout (one dispatch a matrix) and freed with its session, so the base is 16-bit outside
+    // rollouts (training, scoring) and float32 plus 16-bit during one.
+    const widened = new Map([...this.half].map(([name, matrix]) => [name, widenOnDevice(matrix)]));
+    const float = (name: string): tf.Tensor => widened.get(name) ?? this.base.get(name)!;
     const adapter = (layer: number, module: LoraModule) => {
       const name = linearName(layer, module);
       const a = this.trainable.get(`${name}.lora_A`);
       return a ? { a: a as tf.Tensor2D, b: this.trainable.get(`${name}.lora_B`)! as tf.Tensor2D } : undefined;
     };
     const weights = {
-      base: (name: string) => this.base.get(name)!,
-      linear: (layer: number, module: LoraModule) => this.base.get(`${linearName(layer, module)}.weight`)! as tf.Tensor2D,
+      base: float,
+      linear: (layer: number, module: LoraModule) => float(`${linearName(layer, module)}.weight`) as tf.Tensor2D,
       adapter,
       loraScale: this.lora ? loraScale(this.lora) : 1,
       inverseFrequency: this.inverseFrequency,
     };
-    return new HfDecodeSession(this.hf, kernels, weights, batch, spec);
+    const session = new HfDecodeSession(this.hf, kernels, weights, batch, spec);
+    if (widened.size === 0) return session;
+    return {
+      step: (ids, positions) => session.step(ids, positions),
+      replyCache: () => session.replyCache(),
+      sample: (logits, draws, temperature, greedy) => session.sample(logits, draws, temperature, greedy),
+      flush: () => session.flush(),
+      dispose: () => {
+        session.dispose();
+        tf.dispose([...widened.values()]);
+      },
+    };
   }
 
   /** The LM head as scoring applies it: [hidden, vocab], trainable only without LoRA. */

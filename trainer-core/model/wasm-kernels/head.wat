@@ -169,7 +169,7 @@
         (local.set $off (i32.add (local.get $off) (i32.const 256)))
         (br $each))))
 
-  ;; stats: for each row r, at temperature 1 / invT, out[r] = (logprob of ids[r], entropy), float32.
+  ;; stats: for each row r, at temperature 1 / invT, out[r] = (log-sum-exp, logprob of ids[r], entropy), float32.
   ;; With $c1 (not 0), also the gradients of both with respect to the row's raw logits:
   ;; d logprob / dz = (onehot(id) - p) / T into c1 [R, V]; d entropy / dz = -p (log p + H) / T
   ;; over z itself (each element is read before it is overwritten).
@@ -197,8 +197,10 @@
         (local.set $H (f64.sub (local.get $logZ) (f64.div (global.get $S) (global.get $Z))))
         (local.set $id (i32.load (i32.add (local.get $ids) (i32.shl (local.get $r) (i32.const 2)))))
         (local.set $d (f32.sub (f32.mul (f32.load (i32.add (local.get $row) (i32.shl (local.get $id) (i32.const 2)))) (local.get $invT)) (local.get $m)))
-        (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 3))) (f32.demote_f64 (f64.sub (f64.promote_f32 (local.get $d)) (local.get $logZ))))
-        (f32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 3))) (f32.demote_f64 (local.get $H)))
+        (local.set $i (i32.add (local.get $out) (i32.mul (local.get $r) (i32.const 12))))
+        (f32.store (local.get $i) (f32.demote_f64 (f64.add (f64.promote_f32 (local.get $m)) (local.get $logZ))))
+        (f32.store offset=4 (local.get $i) (f32.demote_f64 (f64.sub (f64.promote_f32 (local.get $d)) (local.get $logZ))))
+        (f32.store offset=8 (local.get $i) (f32.demote_f64 (local.get $H)))
         (if (local.get $c1)
           (then
             (local.set $invZ (f32.demote_f64 (f64.div (f64.const 1) (global.get $Z))))

@@ -1,9 +1,9 @@
 /**
  * TurnLab's own kernels for tfjs's wasm backend: the three tfjs kernels replaced here equal
- * tfjs's own result bit for bit; the LM head's softmax is registered as a fused kernel.
+ * tfjs's own result bit for bit; the LM head's softmax is registered as fused kernels.
  */
 import { registerFusedKernels } from '../fused-kernels';
-import { headSoftmaxSample, headSoftmaxScores } from '../head-softmax';
+import { headSoftmaxSample, headSoftmaxScores, wasmHeadScoreKernels } from '../head-softmax';
 import { installWasmBatchMatMul } from './batch-matmul';
 import { installWasmSlice } from './slice';
 import { installWasmTile } from './tile';
@@ -15,5 +15,5 @@ export function installWasmKernels(): void {
   installWasmBatchMatMul();
   installWasmSlice();
   installWasmTile();
-  registerFusedKernels('wasm', { headSoftmax: { scores: headSoftmaxScores, sample: headSoftmaxSample } });
+  registerFusedKernels('wasm', { headScores: wasmHeadScoreKernels, headSoftmax: { scores: headSoftmaxScores, sample: headSoftmaxSample } });
 }

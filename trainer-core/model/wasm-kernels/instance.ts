@@ -33,7 +33,7 @@ export interface HalfKernels {
 
 /** head.wat: the softmax of rows of an LM head's raw logits z [R, V] (float32), at temperature 1 / invT. */
 export interface HeadKernels {
-  /** out[R, 2] = (logprob of ids[r], entropy); with c1 (not 0) also their gradients: c1[R, V] and, over z, the entropy's. */
+  /** out[R, 3] = (log-sum-exp, logprob of ids[r], entropy); with c1 (not 0) also the last two's gradients: c1[R, V] and, over z, the entropy's. */
   stats(z: number, ids: number, rows: number, vocab: number, invT: number, out: number, c1: number): void;
   /**
    * out[R, 2] = (token, its logprob) drawn at draws[r] (inverse CDF), or the argmax when greedy;

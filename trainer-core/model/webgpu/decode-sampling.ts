@@ -16,18 +16,16 @@
  */
 import type * as tf from '@tensorflow/tfjs';
 import { ROW_THREADS, elementwiseProgram, groupProgram, registerProgramKernel, runKernel } from './program';
+import { DRAW_OWNER, KAHAN, ROW_SLICE, SLICE_MASS } from './sampling-snippets';
+import { registerTruncatedSamplingKernel, sampleTruncatedRows } from './truncated-sampling';
 
 const EMBED = 'TurnLabEmbedColumns';
 
-/**
- * sum += value with Kahan's compensation in \`lost\`: a plain float32 running sum over 151,936
- * probabilities drifts by several tokens' worth of mass from the CPU sampler's float64 sum.
- */
-const KAHAN = (sum: string, lost: string, value: string) => `{ let y = ${value} - ${lost}; let t = ${sum} + y; ${lost} = (t - ${sum}) - y; ${sum} = t; }`;
 const EMBED_ROWS = 'TurnLabEmbedRows';
 const SAMPLE = 'TurnLabSampleRows';
 
 export function registerDecodeSamplingKernels(): void {
+  registerTruncatedSamplingKernel();
   registerProgramKernel(EMBED, ({ table, ids }) => ({
     program: elementwiseProgram(
       'embed_columns',
@@ -70,14 +68,7 @@ export function registerDecodeSamplingKernels(): void {
       var<workgroup> sums : array<f32, ${ROW_THREADS}>;
       var<workgroup> picked : array<i32, 2>;
       var<workgroup> rowStats : array<f32, 3>;`,
-      `
-        let vocab = uniforms.logitsShape.y;
-        let row = min(group, uniforms.logitsShape.x - 1);
-        let base = row * vocab;
-        let inv = uniforms.inverseTemperature;
-        let segment = (vocab + ${ROW_THREADS - 1}) / ${ROW_THREADS};
-        let lo = min(tid * segment, vocab);
-        let hi = min(lo + segment, vocab);
+      `${ROW_SLICE}
         var m = -3.0e38;
         var am = vocab;
         for (var i = lo; i < hi; i = i + 1) {
@@ -98,23 +89,9 @@ export function registerDecodeSamplingKernels(): void {
         }
         workgroupBarrier();
         let mx = rowStats[0];
-        var s = 0.0;
-        var lost = 0.0;
-        for (var i = lo; i < hi; i = i + 1) { let p = exp(Logits[base + i] * inv - mx); ${KAHAN('s', 'lost', 'p')} }
-        sums[tid] = s;
-        workgroupBarrier();
+        ${SLICE_MASS('mx')}
         if (tid == 0) {
-          var total = 0.0;
-          var lostTotal = 0.0;
-          for (var t = 0; t < ${ROW_THREADS}; t = t + 1) { ${KAHAN('total', 'lostTotal', 'sums[t]')} }
-          let goal = Draws[row] * total;
-          var before = 0.0;
-          var lostBefore = 0.0;
-          var owner = -1;
-          for (var t = 0; t < ${ROW_THREADS}; t = t + 1) {
-            if (owner < 0 && goal < before + sums[t]) { owner = t; }
-            if (owner < 0) { ${KAHAN('before', 'lostBefore', 'sums[t]')} }
-          }
+          ${DRAW_OWNER}
           rowStats[1] = total;
           rowStats[2] = before;
           picked[1] = select(owner, -1, uniforms.greedy != 0);
@@ -161,8 +138,9 @@ export function embedRowsById(table: tf.Tensor, ids: tf.Tensor2D, positionTable?
 
 /**
  * One token per row of logits [batch, vocab]: by inverse CDF with draws [batch] in [0, 1), or
- * the argmax when greedy. Returns [batch, 2]: id (as float) and its log-probability.
+ * the argmax when greedy; with top-k / top-p, over the kept tokens (truncated-sampling.ts). Returns [batch, 2]: id (as float) and its log-probability.
  */
-export function sampleRows(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean): tf.Tensor2D {
+export function sampleRows(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK = 0, topP = 1): tf.Tensor2D {
+  if (!greedy && ((topK > 0 && topK < logits.shape[1]) || topP < 1)) return sampleTruncatedRows(logits, draws, temperature, topK, topP);
   return runKernel(SAMPLE, { logits, draws }, { inverseTemperature: 1 / temperature, greedy: greedy ? 1 : 0 }) as tf.Tensor2D;
 }

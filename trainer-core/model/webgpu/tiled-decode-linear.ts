@@ -60,8 +60,9 @@ export function tileConfig(rows: number, cols: number, inner: number, loraCols: 
   const tm = rows >= 4 ? 4 : rows >= 2 ? 2 : 1;
   let rt = Math.min(16, pow2Ceil(Math.ceil(rows / tm)));
   const lt = loraThreads(loraCols, gated);
-  // x A of the block's rows must fit the workgroup memory for the epilogue.
-  while (rt > 1 && rt * tm * loraWidth(loraCols, gated) > SHARED) rt /= 2;
+  // x A of the block's rows must fit the workgroup memory for the epilogue, and each row thread
+  // needs a main column quad besides its LoRA threads.
+  while (rt > 1 && (rt * tm * loraWidth(loraCols, gated) > SHARED || rt * (lt + 1) > THREADS)) rt /= 2;
   const rowBlocks = Math.ceil(rows / (rt * tm));
   let best: TileConfig | undefined;
   for (let ks = 1; ks <= MAX_SPLIT; ks *= 2) {
@@ -157,6 +158,8 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
   const stride = bk + 1;
   const shared = Math.max(bm * stride, ks > 1 ? (ks / 2) * qt * rt * tm * 4 * accSets : 0, lora ? bm * width : 0);
   const quads = quadWeights(layer);
+  // Inputs in whole slices (896, 4,864): the inner loop needs no bound check.
+  const whole = inner % bk === 0;
   const variableComponents = names.map((n) => (quads && /^W\d$/.test(n) ? 4 : 1));
   const sets = gated ? ['acc', 'upAcc'] : ['acc'];
   // Tree sum over the input slices: slices [h, 2h) hand their sums to slices [0, h).
@@ -185,7 +188,7 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
             }`
       : '';
   const program: WebGPUProgram = {
-    shaderKey: `turnlab_tiled_decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${layer.transposed ? 't' : ''}${quads ? 'q' : ''}_${tm}_${rt}_${ct}_${lt}_${ks}_${bk}_${width}`,
+    shaderKey: `turnlab_tiled_decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${layer.transposed ? 't' : ''}${quads ? 'q' : ''}${whole ? 'w' : ''}_${tm}_${rt}_${ct}_${lt}_${ks}_${bk}_${width}`,
     variableNames: names,
     variableComponents,
     outputShape: [rows, cols],
@@ -230,7 +233,7 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
           if (working) {
             for (var kk = ks; kk < ${bk}; kk = kk + ${ks}) {
               let k = k0 + kk;
-              if (k < inner) {
+              if (${whole ? 'true' : 'k < inner'}) {
                 var w : vec4<f32>;
                 ${gated ? 'var u : vec4<f32>;' : ''}
                 if (isMain) {
