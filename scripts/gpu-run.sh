@@ -7,6 +7,7 @@
 #   bash scripts/gpu-run.sh                   # on the GPU machine, from the repository root
 #   GPU_RUN_SMALL=1 bash scripts/gpu-run.sh   # the same commands at tiny sizes (here, on llvmpipe)
 #   GPU_RUN_STEPS="tests llm" bash scripts/gpu-run.sh   # only some steps
+#   GPU_RUN_STEPS="sweep sampling-tuned" bash scripts/gpu-run.sh   # tilings of the decoding kernel, then sampling with the best
 #
 # Each step has its own time limit, so one that hangs cannot take the others' minutes; the log
 # of every step goes to $OUT/gpu-run.log.
@@ -85,6 +86,22 @@ fi
 if wants sampling; then
   step sampling ${LIMIT_SAMPLING:-150} "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
   show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
+fi
+# The tiled decoding kernel under many tilings at the sampling rows (bench/decode-linear-sweep.ts):
+# each checked against tfjs, timed by GPU timestamps; its last line is the best tiling per layer
+# as DECODE_TILE="...". sampling-tuned: the sampling rows again with $DECODE_TILE (set by hand,
+# else the sweep's winner from this log) as TURNLAB_DECODE_TILE. DAWN_FLAGS (e.g.
+# enable-dawn-features=disable_robustness) goes to Dawn in both.
+if wants sweep; then
+  if [ "$small" = 1 ]; then sweep_args=(--rows "$sampling_rows" --quick --width 128 --mlp 256 --budget-s 60); else sweep_args=(--rows "$sampling_rows" --budget-s $(( ${LIMIT_SWEEP:-170} - 30 ))); fi
+  step sweep ${LIMIT_SWEEP:-170} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/decode-linear-sweep.ts --backend webgpu "${sweep_args[@]}"
+  show 'limits:|best tiling|^  (qkv|o|gateup|down) |DECODE_TILE=|sweep took|WRONG|FAILED|Error' 14
+fi
+if wants sampling-tuned; then
+  tile=${DECODE_TILE:-$(grep -o 'DECODE_TILE="[^"]*"' "$LOG" | tail -n 1 | sed 's/^DECODE_TILE="//; s/"$//')}
+  echo "=== sampling-tuned with TURNLAB_DECODE_TILE=\"$tile\" TURNLAB_DAWN_FLAGS=\"${DAWN_FLAGS:-}\"" | tee -a "$LOG"
+  step sampling-tuned ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_TILE="$tile" TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"
+  show 'batched sampling|dispatches per layer|TurnLab|Error' 8
 fi
 if wants sampling-before; then
   step sampling-before ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_LINEAR=split TURNLAB_DECODE_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"
