@@ -8,6 +8,7 @@
  *
  *   npx tsx bench/decode-linear-sweep.ts --backend webgpu [--rows 64] [--quick] [--budget-s 140]
  */
+import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
 import { fusedDecodeLinear } from '../trainer-core/model/webgpu/decode-linear';
@@ -17,7 +18,7 @@ import { DEFAULT_LIMITS, describeTile, setTileOverride, tileConfig, type TileCon
 const HELP = `usage: npx tsx bench/decode-linear-sweep.ts [--backend webgpu] [--rows N] [--quick] [--repeats N] [--budget-s S] [--layers qkv,o,gateup,down]
   --rows      rows decoded at once, default 64
   --quick     a few tilings and repeats (a check on llvmpipe)
-  --repeats   timed dispatches per tiling, default 30 (quick: 2)
+  --repeats   most timed dispatches per tiling (fewer where one takes long), default 30 (quick: 2)
   --budget-s  seconds for the whole sweep (each layer gets its share; tilings past it are skipped), default 140
   --layers    which of Qwen2.5-0.5B's layers, default qkv,o,gateup,down
   --width     the model width (default 896) and --mlp the MLP width (default 4864): smaller shapes for a check`;
@@ -159,7 +160,7 @@ function buildLayers(o: Options): Layer[] {
  * the kernel's first tiling, then one change at a time (loads in flight, slice length, staging,
  * threads), then the row block against the input split (how many workgroups), then thread shapes.
  */
-function candidates(shape: TileShape, quick: boolean): { label: string; override: TileOverride }[] {
+export function candidates(shape: TileShape, quick: boolean): { label: string; override: TileOverride }[] {
   // The tiling before this sweep: one weight load per multiply-add loop, slices sized for 16 KiB.
   const d = tileConfig(shape, DEFAULT_LIMITS, {});
   const legacy = { rt: d.rt, ks: d.ks, un: 1, bk: Math.min(4096 / (d.rt * d.tm) / 2, Math.max(32, 4 * d.ks)) };
@@ -172,7 +173,10 @@ function candidates(shape: TileShape, quick: boolean): { label: string; override
   if (quick) return list;
   const more: { label: string; override: TileOverride }[] = [];
   for (const un of [1, 2, 8]) more.push({ label: `un${un}`, override: { un } });
-  for (const bk of [32, 128, 256]) more.push({ label: `bk${bk}`, override: { bk } });
+  // Longer slices (fewer barriers) need smaller row blocks to fit the workgroup memory.
+  more.push({ label: 'bk32', override: { bk: 32 } });
+  more.push({ label: 'rt8-bk128', override: { rt: 8, bk: 128 } });
+  more.push({ label: 'rt4-bk256', override: { rt: 4, bk: 256 } });
   for (const groups of [256, 512, 1024]) more.push({ label: `groups${groups}`, override: { groups } });
   more.push({ label: 'th128', override: { th: 128 } });
   more.push({ label: 'unstaged-un8', override: { stage: 0, un: 8 } });
@@ -211,7 +215,13 @@ interface Row {
 }
 
 /** GPU ms per dispatch (median of timestamp queries; null where the device has none) and wall ms per dispatch. */
-async function timeLayer(layer: Layer, repeats: number): Promise<{ gpuMs: number | null; wallMs: number }> {
+async function timeLayer(layer: Layer, most: number): Promise<{ gpuMs: number | null; wallMs: number }> {
+  // One synced run sizes the repeats: about 100 ms of timing per tiling, 5 at least.
+  const once = performance.now();
+  const warm = layer.run();
+  await warm.data();
+  warm.dispose();
+  const repeats = Math.max(5, Math.min(most, Math.round(100 / Math.max(1e-3, performance.now() - once))));
   const start = performance.now();
   const outs: tf.Tensor[] = [];
   for (let i = 0; i < repeats; i++) outs.push(layer.run());
@@ -249,7 +259,7 @@ async function sweep(o: Options): Promise<void> {
       try {
         config = tileConfig(layer.shape, limits, override);
       } catch (error) {
-        console.log(`${layer.name.padEnd(7)} ${label.padEnd(22)} skipped: ${(error as Error).message.replace(/.*: /, '')}`);
+        console.log(`${layer.name.padEnd(7)} ${label.padEnd(22)} skipped: ${(error as Error).message.replace(/.*: /, '').replace(/ \(set TURNLAB_DECODE_TILE.*/, '')}`);
         continue;
       }
       const key = describeTile(config);
@@ -300,9 +310,9 @@ async function sweep(o: Options): Promise<void> {
   console.log(`sweep took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-const options = parseArgs(process.argv.slice(2));
+const options = process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href ? parseArgs(process.argv.slice(2)) : null;
 if (options === 'help') console.log(HELP);
-else {
+else if (options) {
   const choice = await selectBackend(options.backend, (line) => console.log(line));
   console.log(`backend: ${choice.name} on ${choice.device}`);
   if (choice.name !== 'webgpu') fail(`the tiled decoding kernel runs on webgpu only (got ${choice.name}); use --backend webgpu`);
