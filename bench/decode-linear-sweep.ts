@@ -21,7 +21,8 @@ const HELP = `usage: npx tsx bench/decode-linear-sweep.ts [--backend webgpu] [--
   --repeats   most timed dispatches per tiling (fewer where one takes long), default 30 (quick: 2)
   --budget-s  seconds for the whole sweep (each layer gets its share; tilings past it are skipped), default 140
   --layers    which of Qwen2.5-0.5B's layers, default qkv,o,gateup,down
-  --width     the model width (default 896) and --mlp the MLP width (default 4864): smaller shapes for a check`;
+  --width     the model width (default 896) and --mlp the MLP width (default 4864): smaller shapes for a check
+  --only      only the tilings of these labels (as the table names them), e.g. default,unstaged`;
 
 interface Options {
   backend: BackendRequest;
@@ -32,6 +33,8 @@ interface Options {
   layers: string[];
   width: number;
   mlp: number;
+  /** Only the tilings of these labels (empty: all). */
+  only: string[];
 }
 
 const LAYER_NAMES = ['qkv', 'o', 'gateup', 'down'];
@@ -42,7 +45,7 @@ function fail(message: string): never {
 }
 
 function parseArgs(args: readonly string[]): Options | 'help' {
-  const o: Options = { backend: 'webgpu', rows: 64, quick: false, repeats: 0, budgetS: 140, layers: LAYER_NAMES, width: 896, mlp: 4864 };
+  const o: Options = { backend: 'webgpu', rows: 64, quick: false, repeats: 0, budgetS: 140, layers: LAYER_NAMES, width: 896, mlp: 4864, only: [] };
   const positive = (flag: string, v: string | undefined) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1) fail(`${flag} needs a positive integer, got "${v ?? ''}"`);
@@ -58,6 +61,7 @@ function parseArgs(args: readonly string[]): Options | 'help' {
     else if (arg === '--budget-s') o.budgetS = positive(arg, args[++i]);
     else if (arg === '--width') o.width = positive(arg, args[++i]);
     else if (arg === '--mlp') o.mlp = positive(arg, args[++i]);
+    else if (arg === '--only') o.only = (args[++i] ?? '').split(',').filter(Boolean);
     else if (arg === '--layers') {
       o.layers = (args[++i] ?? '').split(',').filter(Boolean);
       const bad = o.layers.find((l) => !LAYER_NAMES.includes(l));
@@ -250,7 +254,8 @@ async function sweep(o: Options): Promise<void> {
     const layerDeadline = started + ((index + 1) / layers.length) * o.budgetS * 1000;
     const ref = tf.tidy(layer.reference);
     const seen = new Set<string>();
-    for (const { label, override } of candidates(layer.shape, o.quick)) {
+    for (const { label, override } of candidates(layer.shape, o.quick && o.only.length === 0)) {
+      if (o.only.length > 0 && !o.only.includes(label)) continue;
       if (performance.now() > layerDeadline) {
         console.log(`${layer.name}: budget spent, later tilings skipped`);
         break;
