@@ -7,6 +7,7 @@
 #   bash scripts/gpu-run.sh                   # on the GPU machine, from the repository root
 #   GPU_RUN_SMALL=1 bash scripts/gpu-run.sh   # the same commands at tiny sizes (here, on llvmpipe)
 #   GPU_RUN_STEPS="tests llm" bash scripts/gpu-run.sh   # only some steps
+#   GPU_RUN_STEPS="sweep sampling-tuned" bash scripts/gpu-run.sh   # tilings of the decoding kernel, then sampling with the best
 #
 # Each step has its own time limit, so one that hangs cannot take the others' minutes; the log
 # of every step goes to $OUT/gpu-run.log.
@@ -61,6 +62,7 @@ if [ "$small" = 1 ]; then
   llm_before_args=("${llm_args[@]}")
   sampling_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096 --dtype float32)
   sampling_rows=4
+  sweep_small=(--width 128 --mlp 256)
   model_dir=/tmp/gpu-run-models
   preset=tiny-qwen2
   ragen_size=(--small)
@@ -69,6 +71,7 @@ else
   llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --train-rows 8)
   sampling_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --dtype float32 --profile)
   sampling_rows=64
+  sweep_small=()
   model_dir=/tmp/gpu-run-models
   preset=qwen2.5-0.5b
   ragen_size=()
@@ -85,6 +88,27 @@ fi
 if wants sampling; then
   step sampling ${LIMIT_SAMPLING:-150} "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
   show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
+fi
+# The tiled decoding kernel under many tilings at the sampling rows (bench/decode-linear-sweep.ts):
+# each checked against tfjs, timed by GPU timestamps; its last line is the best tiling per layer
+# as DECODE_TILE="...". sampling-tuned: the sampling rows again with $DECODE_TILE (set by hand,
+# else the sweep's winner from this log) as TURNLAB_DECODE_TILE. DAWN_FLAGS (e.g.
+# enable-dawn-features=disable_robustness) goes to Dawn in both.
+if wants sweep; then
+  if [ "$small" = 1 ]; then sweep_args=(--rows "$sampling_rows" --quick "${sweep_small[@]}" --budget-s 60); else sweep_args=(--rows "$sampling_rows" --budget-s $(( ${LIMIT_SWEEP:-170} - 30 ))); fi
+  step sweep ${LIMIT_SWEEP:-170} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/decode-linear-sweep.ts --backend webgpu "${sweep_args[@]}"
+  show 'limits:|best tiling|^  (qkv|o|gateup|down) |DECODE_TILE=|sweep took|WRONG|FAILED|Error' 14
+fi
+# What Dawn's bounds checks cost: the sweep's first four tilings per layer with them off.
+if wants sweep-norobust; then
+  step sweep-norobust ${LIMIT_SWEEP_NOROBUST:-60} env TURNLAB_DAWN_FLAGS=enable-dawn-features=disable_robustness "${tsx[@]}" bench/decode-linear-sweep.ts --backend webgpu --rows "$sampling_rows" --quick --repeats 30 --budget-s 45 "${sweep_small[@]}"
+  show '^(qkv|o|gateup|down) |WRONG|FAILED|Error' 20
+fi
+if wants sampling-tuned; then
+  tile=${DECODE_TILE:-$(grep -o 'DECODE_TILE="[^"]*"' "$LOG" | tail -n 1 | sed 's/^DECODE_TILE="//; s/"$//')}
+  echo "=== sampling-tuned with TURNLAB_DECODE_TILE=\"$tile\" TURNLAB_DAWN_FLAGS=\"${DAWN_FLAGS:-}\"" | tee -a "$LOG"
+  step sampling-tuned ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_TILE="$tile" TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"
+  show 'batched sampling|dispatches per layer|TurnLab|Error' 8
 fi
 if wants sampling-before; then
   step sampling-before ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_LINEAR=split TURNLAB_DECODE_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"

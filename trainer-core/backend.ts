@@ -255,7 +255,9 @@ async function probeWebgpu(auto: boolean): Promise<Attempt> {
   try {
     const webgpu = (await import('webgpu')) as unknown as { create(flags: string[]): GpuLike; globals: object };
     Object.assign(globalThis, webgpu.globals);
-    gpu = webgpu.create([]);
+    // Dawn's own flags for experiments on a GPU machine, e.g. TURNLAB_DAWN_FLAGS=enable-dawn-features=disable_robustness
+    // (no bounds clamping of buffer reads: what Dawn's robustness costs a kernel).
+    gpu = webgpu.create((process.env.TURNLAB_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean));
   } catch (error) {
     return { ok: false, why: `the webgpu package (Dawn) failed to load: ${errorText(error)}` };
   }

@@ -20,64 +20,14 @@
  * Weights are read in one place, `weightSnippet` (`weightQuad`, `upQuad`): another storage of
  * the weights (packed 16-bit) replaces that snippet and nothing else.
  */
+import * as tf from '@tensorflow/tfjs';
 import type { TensorInfo } from '@tensorflow/tfjs';
 import type { WebGPUProgram } from '@tensorflow/tfjs-backend-webgpu';
 import type { DecodeLinearForm } from '../fused-kernels';
 import { registerProgramKernel } from './program';
+import { DEFAULT_LIMITS, loraWidth, sharedFloats, tileConfig, type TileConfig, type TileLimits } from './tile-config';
 
 export const TILED_DECODE_LINEAR = 'TurnLabTiledDecodeLinear';
-const THREADS = 256;
-/** Workgroup memory in floats (16 KiB, the WebGPU default limit). */
-const SHARED = 4096;
-/** Workgroups below which a layer's inputs are split across the threads (about a device's SM count). */
-const TARGET_GROUPS = 128;
-/** Most ways the inputs are split inside a workgroup. */
-const MAX_SPLIT = 64;
-
-export interface TileConfig {
-  /** Rows per thread. */
-  tm: number;
-  /** Row threads: a block covers rt * tm rows. */
-  rt: number;
-  /** Main column quads per block (4 * ct columns). */
-  ct: number;
-  /** LoRA threads per row thread (each one quad of x A's columns; gated: two). */
-  lt: number;
-  /** Ways the inputs are split (a power of two). */
-  ks: number;
-  /** Inputs staged per slice (a power of two). */
-  bk: number;
-}
-
-/** Threads per row thread that form x A: one quad of its columns each (gated: two, the gate's and the up's). */
-const loraThreads = (loraCols: number, gated: boolean) => Math.ceil(loraCols / (gated ? 8 : 4));
-/** x A's columns as the threads cover them (a row of x A in workgroup memory). */
-const loraWidth = (loraCols: number, gated: boolean) => loraThreads(loraCols, gated) * (gated ? 8 : 4);
-const pow2Ceil = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
-
-/** The tiling of a layer of `rows` x `cols` outputs over `inner` inputs with `loraCols` columns of A. */
-export function tileConfig(rows: number, cols: number, inner: number, loraCols: number, gated: boolean): TileConfig {
-  const tm = rows >= 4 ? 4 : rows >= 2 ? 2 : 1;
-  let rt = Math.min(16, pow2Ceil(Math.ceil(rows / tm)));
-  const lt = loraThreads(loraCols, gated);
-  // x A of the block's rows must fit the workgroup memory for the epilogue, and each row thread
-  // needs a main column quad besides its LoRA threads.
-  while (rt > 1 && (rt * tm * loraWidth(loraCols, gated) > SHARED || rt * (lt + 1) > THREADS)) rt /= 2;
-  const rowBlocks = Math.ceil(rows / (rt * tm));
-  let best: TileConfig | undefined;
-  for (let ks = 1; ks <= MAX_SPLIT; ks *= 2) {
-    const ct = Math.floor(THREADS / (rt * ks)) - lt;
-    if (ct < 1) break;
-    // A slice of a few inputs per thread is not worth the tree sum.
-    if (ks > 1 && inner / ks < 8) break;
-    // The staged rows are padded by one float (see the kernel), so a block holds bm * (bk + 1).
-    const bk = Math.min(SHARED / (rt * tm) / 2, Math.max(32, 4 * ks));
-    best = { tm, rt, ct, lt, ks, bk };
-    if (Math.ceil(cols / (4 * ct)) * rowBlocks >= TARGET_GROUPS) break;
-  }
-  if (!best) throw new Error(`No tiling of the decoding linear layer fits ${loraCols} LoRA columns`);
-  return best;
-}
 
 export interface TiledLayer {
   form: DecodeLinearForm;
@@ -144,10 +94,17 @@ function weightSnippet(layer: TiledLayer): string {
 }
 
 /** Builds the program of one layer (variable names as decode-linear.ts binds them). */
-export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inner: number): { program: WebGPUProgram; colBlocks: number } {
+export function tiledDecodeLinearProgram(
+  layer: TiledLayer,
+  names: string[],
+  inner: number,
+  limits: TileLimits = DEFAULT_LIMITS,
+  config?: TileConfig,
+): { program: WebGPUProgram; colBlocks: number; config: TileConfig } {
   const { form, rows, cols, bias, lora, residual, relu } = layer;
   const gated = form === 'gated';
-  const { tm, rt, ct, lt, ks, bk } = tileConfig(rows, cols, inner, layer.loraCols, gated);
+  const tiling = config ?? tileConfig({ rows, cols, inner, loraCols: layer.loraCols, gated, form }, limits);
+  const { tm, rt, ct, lt, ks, bk, th, un, stage } = tiling;
   const qt = ct + lt;
   const bm = rt * tm;
   const colBlocks = Math.ceil(cols / (4 * ct));
@@ -156,7 +113,7 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
   const width = loraWidth(layer.loraCols, gated);
   // A staged row takes bk + 1 floats: the row threads of a warp then read different banks.
   const stride = bk + 1;
-  const shared = Math.max(bm * stride, ks > 1 ? (ks / 2) * qt * rt * tm * 4 * accSets : 0, lora ? bm * width : 0);
+  const shared = sharedFloats(tiling, { loraCols: lora ? layer.loraCols : 0, gated });
   const quads = quadWeights(layer);
   // Inputs in whole slices (896, 4,864): the inner loop needs no bound check.
   const whole = inner % bk === 0;
@@ -187,14 +144,47 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
               ${value} = ${value} + low * uniforms.scale;
             }`
       : '';
+  const steps = bk / ks;
+  // Staging the block's rows of x: each thread's loads first, then its stores (all in flight).
+  const perThread = (bm * bk) / th;
+  const stageOne = (e: string, v: string) => `let ${v}e = ${e};
+            let ${v} = select(0.0, X[(first + ${v}e / ${bk}) * inner + k0 + ${v}e % ${bk}], first + ${v}e / ${bk} < rows && k0 + ${v}e % ${bk} < inner);`;
+  const staging =
+    Number.isInteger(perThread) && perThread <= 32
+      ? `${Array.from({ length: perThread }, (_, i) => stageOne(`tid + ${i * th}`, `x${i}`)).join('\n          ')}
+          ${Array.from({ length: perThread }, (_, i) => `S[(x${i}e / ${bk}) * ${stride} + x${i}e % ${bk}] = x${i};`).join('\n          ')}`
+      : `for (var e = tid; e < ${bm * bk}; e = e + ${th}) {
+            let r = e / ${bk};
+            let k = k0 + e % ${bk};
+            S[r * ${stride} + e % ${bk}] = select(0.0, X[(first + r) * inner + k], first + r < rows && k < inner);
+          }`;
+  const loads = Array.from({ length: un }, (_, j) => `let kk${j} = (kStep + ${j}) * ${ks} + ks;
+              var w${j} = vec4<f32>(0.0);
+              ${gated ? `var u${j} = vec4<f32>(0.0);` : ''}
+              if (${whole ? '' : `k0 + kk${j} < inner && `}isMain) {
+                w${j} = weightQuad(k0 + kk${j}, col);
+                ${gated ? `u${j} = upQuad(k0 + kk${j}, col);` : ''}
+              } ${
+                lora
+                  ? `else if (${whole ? 'true' : `k0 + kk${j} < inner`}) {
+                w${j} = loraQuad(k0 + kk${j}, loraColumn);
+                ${gated ? `u${j} = loraQuad(k0 + kk${j}, loraColumn + 4);` : ''}
+              }`
+                  : ''
+              }`).join('\n              ');
+  // Unstaged, x is read from global memory (its row clamped: rows past the last are never written).
+  const xAt = (j: number) => (stage ? `S[(rt * ${tm} + r) * ${stride} + kk${j}]` : `X[min(first + rt * ${tm} + r, rows - 1) * inner + min(k0 + kk${j}, inner - 1)]`);
+  const fmas = Array.from({ length: un }, (_, j) => `let xv${j} = vec4<f32>(${xAt(j)});
+                acc[r] = fma(xv${j}, w${j}, acc[r]);
+                ${gated ? `upAcc[r] = fma(xv${j}, u${j}, upAcc[r]);` : ''}`).join('\n                ');
   const program: WebGPUProgram = {
-    shaderKey: `turnlab_tiled_decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${layer.transposed ? 't' : ''}${quads ? 'q' : ''}${whole ? 'w' : ''}_${tm}_${rt}_${ct}_${lt}_${ks}_${bk}_${width}`,
+    shaderKey: `turnlab_tiled_decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${layer.transposed ? 't' : ''}${quads ? 'q' : ''}${whole ? 'w' : ''}_${tm}_${rt}_${ct}_${lt}_${ks}_${bk}_${th}_${un}_${stage ? 's' : 'g'}_${width}`,
     variableNames: names,
     variableComponents,
     outputShape: [rows, cols],
     dispatchLayout: { x: [0, 1] },
     dispatch: [groups, 1, 1],
-    workgroupSize: [THREADS, 1, 1],
+    workgroupSize: [th, 1, 1],
     uniforms: 'scale : f32, colBlocks : i32,',
     getUserCode: () => `
       var<workgroup> S : array<f32, ${shared}>;
@@ -224,38 +214,18 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
         let loraColumn = (q - ${ct}) * ${gated ? 8 : 4};
         ${sets.map((s) => `var ${s} : array<vec4<f32>, ${tm}>;`).join('\n        ')}
         for (var k0 = 0; k0 < inner; k0 = k0 + ${bk}) {
-          for (var e = tid; e < ${bm * bk}; e = e + ${THREADS}) {
-            let r = e / ${bk};
-            let k = k0 + e % ${bk};
-            S[r * ${stride} + e % ${bk}] = select(0.0, X[(first + r) * inner + k], first + r < rows && k < inner);
-          }
-          workgroupBarrier();
+          ${stage ? `${staging}
+          workgroupBarrier();` : ''}
           if (working) {
-            for (var kk = ks; kk < ${bk}; kk = kk + ${ks}) {
-              let k = k0 + kk;
-              if (${whole ? 'true' : 'k < inner'}) {
-                var w : vec4<f32>;
-                ${gated ? 'var u : vec4<f32>;' : ''}
-                if (isMain) {
-                  w = weightQuad(k, col);
-                  ${gated ? 'u = upQuad(k, col);' : ''}
-                } ${
-                  lora
-                    ? `else {
-                  w = loraQuad(k, loraColumn);
-                  ${gated ? 'u = loraQuad(k, loraColumn + 4);' : ''}
-                }`
-                    : ''
-                }
-                for (var r = 0; r < ${tm}; r = r + 1) {
-                  let xv = vec4<f32>(S[(rt * ${tm} + r) * ${stride} + kk]);
-                  acc[r] = fma(xv, w, acc[r]);
-                  ${gated ? 'upAcc[r] = fma(xv, u, upAcc[r]);' : ''}
-                }
+            // A fixed count of steps, each loading the weights of ${un} inputs before multiplying.
+            for (var kStep = 0; kStep < ${steps}; kStep = kStep + ${un}) {
+              ${loads}
+              for (var r = 0; r < ${tm}; r = r + 1) {
+                ${fmas}
               }
             }
           }
-          workgroupBarrier();
+          ${stage ? 'workgroupBarrier();' : ''}
         }
         ${ks > 1 ? treeSum : ''}
         ${
@@ -294,7 +264,17 @@ export function tiledDecodeLinearProgram(layer: TiledLayer, names: string[], inn
         }
       }`,
   };
-  return { program, colBlocks };
+  return { program, colBlocks, config: tiling };
+}
+
+/** The active WebGPU device's workgroup limits (tfjs asks for the adapter's own), else WebGPU's defaults. */
+export function deviceLimits(): TileLimits {
+  const limits = (tf.backend() as unknown as { device?: { limits?: { maxComputeWorkgroupStorageSize?: number; maxComputeInvocationsPerWorkgroup?: number; maxComputeWorkgroupSizeX?: number } } }).device?.limits;
+  if (!limits?.maxComputeWorkgroupStorageSize) return DEFAULT_LIMITS;
+  return {
+    sharedFloats: Math.floor(limits.maxComputeWorkgroupStorageSize / 4),
+    threads: Math.min(limits.maxComputeInvocationsPerWorkgroup ?? 256, limits.maxComputeWorkgroupSizeX ?? 256),
+  };
 }
 
 /** Registers the kernel; inputs named as decode-linear.ts names them (x, w0.., bias, a, b, residual). */
@@ -318,7 +298,7 @@ export function registerTiledDecodeLinearKernel(): void {
     };
     const named: [string, TensorInfo | undefined][] = [['X', x], ['W0', w0], ['W1', w1], ['W2', w2], ['Bias', bias], ['A', a], ['B', b], ['Residual', residual]];
     const bound = named.filter((n): n is [string, TensorInfo] => n[1] !== undefined);
-    const { program, colBlocks } = tiledDecodeLinearProgram(layer, bound.map(([n]) => n), x.shape[1]);
+    const { program, colBlocks } = tiledDecodeLinearProgram(layer, bound.map(([n]) => n), x.shape[1], deviceLimits());
     return {
       program,
       inputs: bound.map(([, t]) => t),
