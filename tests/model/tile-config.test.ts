@@ -18,8 +18,11 @@ describe('decoding kernel tiling', () => {
         expect(tileProblem(c, shape, limits)).toBeNull();
         expect(sharedFloats(c, shape)).toBeLessThanOrEqual(limits.sharedFloats);
       }
-    expect(tileConfig(qkv, DEFAULT_LIMITS, {}).bk).toBe(32);
-    expect(tileConfig(qkv, big, {}).bk).toBe(64);
+    // Blocks of 64 rows (16 row threads) fit a slice of 32 inputs in 16 KiB, 64 in 48 KiB.
+    expect(tileConfig(qkv, DEFAULT_LIMITS, { rt: 16 }).bk).toBe(32);
+    expect(tileConfig(qkv, big, { rt: 16 }).bk).toBe(64);
+    // By default a block has at most 16 rows (4 row threads of 4).
+    expect(tileConfig(qkv, DEFAULT_LIMITS, {})).toMatchObject({ tm: 4, rt: 4, ks: 8, bk: 64 });
   });
 
   it('applies overrides by layer: every layer, then the form, then o or down by shape', () => {
@@ -29,8 +32,10 @@ describe('decoding kernel tiling', () => {
     expect(overrideFor(o, overrides)).toEqual({ tm: 2, un: 2 });
     expect(overrideFor(head, overrides)).toEqual({ tm: 2, un: 2 });
     const c = tileConfig(down, DEFAULT_LIMITS, overrideFor(down, overrides));
-    // ks fixed at 8: the row threads halve until each has a column quad besides its LoRA threads.
-    expect(c).toMatchObject({ tm: 2, rt: 8, ct: 2, ks: 8, bk: 128, un: 2, stage: false });
+    // ks fixed at 8: 4 row threads (the default's most), each with a column quad besides its LoRA threads.
+    expect(c).toMatchObject({ tm: 2, rt: 4, ct: 6, ks: 8, bk: 128, un: 2, stage: false });
+    // A larger fixed ks: the row threads halve until each has a column quad besides its LoRA threads.
+    expect(tileConfig(down, DEFAULT_LIMITS, { ks: 32 })).toMatchObject({ rt: 2, ct: 2, ks: 32 });
   });
 
   it('refuses unknown keys and layers naming the closest, and tilings the kernel cannot run', () => {

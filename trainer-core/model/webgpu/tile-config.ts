@@ -168,7 +168,10 @@ export function tileConfig(shape: TileShape, limits: TileLimits = DEFAULT_LIMITS
   const tm = override.tm ?? (rows >= 4 ? 4 : rows >= 2 ? 2 : 1);
   const lt = loraThreads(loraCols, gated);
   const width = loraWidth(loraCols, gated);
-  let rt = override.rt ?? Math.min(16, pow2Ceil(Math.ceil(rows / tm)));
+  // At most 16 rows a block: on an H200 (2026-11-28) blocks of 64 rows left the 0.5B shape's
+  // layers at one workgroup per SM, and 16-row blocks with the inputs split to fill the device
+  // ran q|k|v 2x and down 1.7x faster (bench/decode-linear-sweep.ts, bench/gpu-notes.md).
+  let rt = override.rt ?? Math.min(4, pow2Ceil(Math.ceil(rows / tm)));
   // x A of the block's rows must fit the workgroup memory for the epilogue, and each row thread
   // needs a main column quad besides its LoRA threads.
   if (override.rt === undefined) {
