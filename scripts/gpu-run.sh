@@ -121,7 +121,7 @@ if wants iteration; then
   # each printed phase by phase (bench/iteration.ts --ragen). The limit covers writing the model
   # folder too (about 20 s on the H200; kept in $model_dir for the next call on a warm machine).
   # ITERATION_OVERRIDES="key=value ..." adds config overrides (e.g. a larger micro-batch to compare).
-  step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" "${ragen_size[@]}" ${ITERATION_OVERRIDES:-}
+  step iteration ${LIMIT_ITERATION:-240} "${tsx[@]}" bench/iteration.ts --ragen "$preset" --models "$model_dir" ${ragen_size[@]+"${ragen_size[@]}"} ${ITERATION_OVERRIDES:-}
   show 'model folder|tokens sampled|ITERATION|PHASES|^  (rollout|reference|values|advantage|actor|critic|pipelines)|Error|exited' 45
 fi
 
