@@ -16,7 +16,8 @@ import { Transformer, type ResolvedTransformerConfig, type TransformerConfig } f
 import { Rng } from '../trainer-core/rng';
 import { resolveWorkerCount } from '../trainer-core/workers/worker-count';
 import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
-import { PPO_STEP, ppoStepTokensPerSecond } from './lib/ppo-step';
+import { PPO_STEP, ppoStepCounts, ppoStepTokensPerSecond } from './lib/ppo-step';
+import type { GpuCounts } from '../trainer-core/model/gpu-counters';
 import { torchStepTokensPerSecond } from './lib/torch-step';
 
 export const STANDARD_MODEL: TransformerConfig = { vocabSize: 512, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, valueHead: true };
@@ -134,6 +135,10 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
   console.log(describeTraining(training));
 
   const shape = `${PPO_STEP.rows} x ${PPO_STEP.length} tokens, clipped policy loss + entropy, backward, clip, Adam`;
+  // Dispatches per trained token: on a GPU a small model's step is bound by them, not by FLOPs.
+  const ppo = await ppoStepCounts(STANDARD_MODEL, choice.name);
+  const perToken = (c: GpuCounts) => `${c.dispatches} dispatches (${(c.dispatches / ppo.tokens).toFixed(2)} per trained token, ${c.kernels} tfjs kernels), ${c.readbacks} readbacks`;
+  console.log(`PPO actor step (${PPO_STEP.rows} x ${PPO_STEP.length}, 1 thread): ${perToken(ppo.fused)}; fused kernels off (TURNLAB_FUSED_KERNELS=0, the before): ${perToken(ppo.reference)}`);
   const alone = await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, 1);
   const { count, note } = resolveWorkerCount('auto', { backend: choice.name });
   const all = count > 1 ? await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, count) : alone;

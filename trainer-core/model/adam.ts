@@ -4,6 +4,7 @@
  * (tf.train.adam keys its moments by position and tfjs-internal variable names.)
  */
 import * as tf from '@tensorflow/tfjs';
+import { fusedKernels } from './fused-kernels';
 import type { NamedArray } from './safetensors';
 
 export interface AdamOptions {
@@ -46,16 +47,23 @@ export class Adam {
 
   /**
    * One update. `grads` maps parameter names to gradients; a missing name is left unchanged
-   * (e.g. frozen parts). Gradients are not disposed.
+   * (e.g. frozen parts). Gradients are not disposed. `gradScale` multiplies every gradient first
+   * (global-norm clipping), so the scaled copies need not exist.
    */
-  apply(grads: Record<string, tf.Tensor>): void {
+  apply(grads: Record<string, tf.Tensor>, gradScale = 1): void {
     this.steps += 1;
     const t = this.steps;
     const stepSize = (this.learningRate * Math.sqrt(1 - this.beta2 ** t)) / (1 - this.beta1 ** t);
+    const fused = fusedKernels().adamUpdate;
+    if (fused) {
+      const step = { beta1: this.beta1, beta2: this.beta2, epsilon: this.epsilon, stepSize, decay: this.learningRate * this.weightDecay, gradScale };
+      for (const [name, variable] of this.params) if (grads[name]) fused(variable, this.m.get(name)!, this.v.get(name)!, grads[name], step);
+      return;
+    }
     tf.tidy(() => {
       for (const [name, variable] of this.params) {
-        const g = grads[name];
-        if (!g) continue;
+        if (!grads[name]) continue;
+        const g = gradScale === 1 ? grads[name] : tf.mul(grads[name], gradScale);
         const m = this.m.get(name)!;
         const v = this.v.get(name)!;
         const newM = m.mul(this.beta1).add(g.mul(1 - this.beta1));

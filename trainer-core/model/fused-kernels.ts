@@ -59,6 +59,10 @@ export interface DecodingKernels {
   embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
   /** Rows of table [vocab, width] at those ids, plus rows of a learned position table at positions [batch]. */
   embedRows(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D;
+  /** The backend's matmul reads a transposed operand in place (no transpose dispatch; blocks/linear.ts). */
+  transposedProducts?: boolean;
+  /** The sum of the squares of every entry of the tensors, [1] (a gradient's global norm, squared). */
+  sumOfSquares?(tensors: tf.Tensor[]): tf.Tensor;
   /** LayerNorm over the last axis of x [rows, width]: centred, scaled to unit variance, gain and bias. */
   layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
   /**
@@ -92,11 +96,30 @@ export interface HeadSoftmaxKernels {
   sample(logits: tf.Tensor, rows: number, vocab: number, draws: Float32Array, temperature: number, greedy: boolean): Float32Array;
 }
 
+/** One Adam step's constants (see adam.ts): the bias-corrected step size and the decay lr * wd. */
+export interface AdamStep {
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  stepSize: number;
+  decay: number;
+  /** Multiplies the gradient first (global-norm clipping). */
+  gradScale: number;
+}
+
 export interface FusedKernels {
+  /** Adam's update of a parameter and its two moments by a gradient, in place (no gradient recorded). */
+  adamUpdate?(param: tf.Variable, m: tf.Variable, v: tf.Variable, g: tf.Tensor, step: AdamStep): void;
   headScores?: HeadScoreKernels;
   headSoftmax?: HeadSoftmaxKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */
   decoding?: DecodingKernels;
+  /** The backend's matmul reads a transposed operand in place (no transpose dispatch; blocks/linear.ts). */
+  transposedProducts?: boolean;
+  /** The sum of the squares of every entry of the tensors, [1] (a gradient's global norm, squared). */
+  sumOfSquares?(tensors: tf.Tensor[]): tf.Tensor;
+  /** LayerNorm over the last axis of x [rows, width] (centred, unit variance, gain and bias), with its gradient. */
+  layerNorm?(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
   rmsNorm?(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor;
   /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */

@@ -1,9 +1,11 @@
 /** Registers TurnLab's fused WebGPU kernels with tfjs and with the blocks' fused-kernel registry. */
 import * as tf from '@tensorflow/tfjs';
 import { registerFusedKernels } from '../fused-kernels';
+import { adamUpdate } from './adam-update';
+import { registerSumOfSquaresKernel, sumOfSquares } from './sum-of-squares';
 import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
 import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
-import { fusedLayerNorm, registerLayerNormKernels } from './layer-norm';
+import { fusedLayerNorm, fusedLayerNormWithGrad, registerLayerNormKernels } from './layer-norm';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
 import { flushQueue } from './program';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
@@ -25,6 +27,7 @@ export function installFusedWebgpuKernels(): void {
   registerDecodeSamplingKernels();
   registerLayerNormKernels();
   registerHeadScoreKernels();
+  registerSumOfSquaresKernel();
   // Not a fusion but the only products of 16-bit weights here: registered whatever TURNLAB_FUSED_KERNELS says.
   registerHalfProductKernels();
   const headScores = { statistics: headStatistics, gradient: headGradient, chunkElements: () => deviceChunkElements(tf.backend()) };
@@ -42,5 +45,5 @@ export function installFusedWebgpuKernels(): void {
     sample: sampleRows,
     flush: flushQueue,
   };
-  registerFusedKernels('webgpu', { decoding, headScores, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
+  registerFusedKernels('webgpu', { adamUpdate, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }
