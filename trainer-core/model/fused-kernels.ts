@@ -107,9 +107,17 @@ export interface AdamStep {
   gradScale: number;
 }
 
+/** Adam on the device, the moments of every parameter in one flat tensor [every m | every v]. */
+export interface FusedAdam {
+  /** Zeroed moments of parameters of these sizes. */
+  allocateMoments(sizes: number[]): tf.Variable;
+  /** One step of `params` (a null gradient: left as it is), moments included, in place. */
+  step(params: tf.Variable[], grads: Array<tf.Tensor | null>, moments: tf.Variable, step: AdamStep): void;
+}
+
 export interface FusedKernels {
-  /** Adam's update of a parameter and its two moments by a gradient, in place (no gradient recorded). */
-  adamUpdate?(param: tf.Variable, m: tf.Variable, v: tf.Variable, g: tf.Tensor, step: AdamStep): void;
+  /** Adam's update in place, its moments held in one flat tensor (no gradient recorded). */
+  adam?: FusedAdam;
   headScores?: HeadScoreKernels;
   headSoftmax?: HeadSoftmaxKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */

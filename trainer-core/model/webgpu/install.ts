@@ -1,7 +1,7 @@
 /** Registers TurnLab's fused WebGPU kernels with tfjs and with the blocks' fused-kernel registry. */
 import * as tf from '@tensorflow/tfjs';
 import { registerFusedKernels } from '../fused-kernels';
-import { adamUpdate } from './adam-update';
+import { adamStep, allocateAdamMoments } from './adam-update';
 import { registerSumOfSquaresKernel, sumOfSquares } from './sum-of-squares';
 import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
 import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
@@ -45,5 +45,5 @@ export function installFusedWebgpuKernels(): void {
     sample: sampleRows,
     flush: flushQueue,
   };
-  registerFusedKernels('webgpu', { adamUpdate, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
+  registerFusedKernels('webgpu', { adam: { allocateMoments: allocateAdamMoments, step: adamStep }, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }
