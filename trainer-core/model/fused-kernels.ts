@@ -59,6 +59,12 @@ export interface DecodingKernels {
   embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
   /** Rows of table [vocab, width] at those ids, plus rows of a learned position table at positions [batch]. */
   embedRows(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D;
+  /**
+   * Attention with its gradient straight from a packed projection qkv [batch * time, 3 * width]
+   * (as many key/value heads as query heads, nothing rotated) under bias [batch, 1, time, time]:
+   * the heads merged, [batch * time, width]; null outside the kernel's shapes.
+   */
+  trainingAttention?(qkv: tf.Tensor2D, bias: tf.Tensor4D, heads: number): tf.Tensor2D | null;
   /** The backend's matmul reads a transposed operand in place (no transpose dispatch; blocks/linear.ts). */
   transposedProducts?: boolean;
   /** The sum of the squares of every entry of the tensors, [1] (a gradient's global norm, squared). */
@@ -122,6 +128,12 @@ export interface FusedKernels {
   headSoftmax?: HeadSoftmaxKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */
   decoding?: DecodingKernels;
+  /**
+   * Attention with its gradient straight from a packed projection qkv [batch * time, 3 * width]
+   * (as many key/value heads as query heads, nothing rotated) under bias [batch, 1, time, time]:
+   * the heads merged, [batch * time, width]; null outside the kernel's shapes.
+   */
+  trainingAttention?(qkv: tf.Tensor2D, bias: tf.Tensor4D, heads: number): tf.Tensor2D | null;
   /** The backend's matmul reads a transposed operand in place (no transpose dispatch; blocks/linear.ts). */
   transposedProducts?: boolean;
   /** The sum of the squares of every entry of the tensors, [1] (a gradient's global norm, squared). */

@@ -3,6 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import { registerFusedKernels } from '../fused-kernels';
 import { adamStep, allocateAdamMoments } from './adam-update';
 import { registerSumOfSquaresKernel, sumOfSquares } from './sum-of-squares';
+import { registerTrainingAttentionKernels, trainingAttention } from './training-attention';
 import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
 import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
 import { fusedLayerNorm, fusedLayerNormWithGrad, registerLayerNormKernels } from './layer-norm';
@@ -28,6 +29,7 @@ export function installFusedWebgpuKernels(): void {
   registerLayerNormKernels();
   registerHeadScoreKernels();
   registerSumOfSquaresKernel();
+  registerTrainingAttentionKernels();
   // Not a fusion but the only products of 16-bit weights here: registered whatever TURNLAB_FUSED_KERNELS says.
   registerHalfProductKernels();
   const headScores = { statistics: headStatistics, gradient: headGradient, chunkElements: () => deviceChunkElements(tf.backend()) };
@@ -45,5 +47,5 @@ export function installFusedWebgpuKernels(): void {
     sample: sampleRows,
     flush: flushQueue,
   };
-  registerFusedKernels('webgpu', { adam: { allocateMoments: allocateAdamMoments, step: adamStep }, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
+  registerFusedKernels('webgpu', { adam: { allocateMoments: allocateAdamMoments, step: adamStep }, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, trainingAttention, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }
