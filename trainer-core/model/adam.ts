@@ -41,11 +41,10 @@ export class Adam {
     this.beta2 = options.beta2 ?? 0.999;
     this.epsilon = options.epsilon ?? 1e-8;
     this.weightDecay = options.weightDecay ?? 0;
-    this.fused = fusedKernels().adam;
-    if (this.fused) {
-      this.moments = this.fused.allocateMoments(params.map(([, variable]) => variable.size));
-      return;
-    }
+    const fused = fusedKernels().adam;
+    this.moments = fused?.allocateMoments(params.map(([, variable]) => variable.size)) ?? undefined;
+    this.fused = this.moments ? fused : undefined;
+    if (this.moments) return;
     for (const [name, variable] of params) {
       this.m.set(name, tf.tidy(() => tf.variable(tf.zerosLike(variable), false)));
       this.v.set(name, tf.tidy(() => tf.variable(tf.zerosLike(variable), false)));

@@ -115,8 +115,8 @@ export interface AdamStep {
 
 /** Adam on the device, the moments of every parameter in one flat tensor [every m | every v]. */
 export interface FusedAdam {
-  /** Zeroed moments of parameters of these sizes. */
-  allocateMoments(sizes: number[]): tf.Variable;
+  /** Zeroed moments of parameters of these sizes; null where they are too large for one buffer. */
+  allocateMoments(sizes: number[]): tf.Variable | null;
   /** One step of `params` (a null gradient: left as it is), moments included, in place. */
   step(params: tf.Variable[], grads: Array<tf.Tensor | null>, moments: tf.Variable, step: AdamStep): void;
 }

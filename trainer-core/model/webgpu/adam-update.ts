@@ -50,9 +50,15 @@ function ownBuffer(variable: tf.Variable): void {
   copy.dispose();
 }
 
-/** Zeroed moments of parameters of these sizes: [m of each, in order | v of each]. */
-export function allocateAdamMoments(sizes: number[]): tf.Variable {
+/**
+ * Zeroed moments of parameters of these sizes: [m of each, in order | v of each]; null where one
+ * buffer of them would pass what the device binds (a large model trained whole: Adam then keeps
+ * tfjs's ops).
+ */
+export function allocateAdamMoments(sizes: number[]): tf.Variable | null {
   const total = sizes.reduce((a, b) => a + b, 0);
+  const limits = (tf.backend() as unknown as { device?: { limits?: { maxStorageBufferBindingSize?: number } } }).device?.limits;
+  if (8 * total > (limits?.maxStorageBufferBindingSize ?? 128 * 2 ** 20)) return null;
   return tf.tidy(() => tf.variable(tf.zeros([2 * total]), false));
 }
 
