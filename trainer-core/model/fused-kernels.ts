@@ -20,6 +20,17 @@ export interface DecodeLinearInputs {
   lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number };
   /** Added to the output (single form): the block's residual stream. */
   residual?: tf.Tensor2D;
+  /**
+   * RMSNorm of x first, x / sqrt(mean(x^2) + eps) * weight (the decoder's norm before q|k|v, the
+   * MLP and the head): the tiled kernel folds it in (the gain as x is staged, 1/rms per row at
+   * the end), one dispatch fewer.
+   */
+  norm?: {
+    weight: tf.Tensor;
+    eps: number;
+    /** The gain is also stored after `bias`'s columns (one binding fewer: WebGPU grants a shader 8 buffers). */
+    afterBias?: boolean;
+  };
   /** ReLU after the bias (single form; GPT-2-style MLP). */
   relu?: boolean;
   /** The one weight given as [out, in] (single form; a tied LM head read from a [vocab, width] table). */
