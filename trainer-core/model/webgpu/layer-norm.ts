@@ -2,7 +2,7 @@
  * GPT-2's LayerNorm in one dispatch: a workgroup per row sums the row, then the squares of the
  * centred row, in shared memory, and writes (x - mean) / sqrt(var + eps) * gain + bias. tfjs's
  * reference (blocks/norms.ts) takes nine dispatches forward and about twenty backward; the
- * gradient here takes three: per-row statistics, dx elementwise, and dgain with dbias.
+ * gradient here takes four: per-row statistics, dx elementwise, dgain and dbias.
  *
  *   xh = (x - mean) r,  r = (var + eps)^-1/2,  y = xh gain + bias
  *   dx = r (dy gain - mean(dy gain) - xh mean(dy gain xh)),  dgain = sum over rows dy xh,  dbias = sum dy
@@ -104,31 +104,27 @@ export function registerLayerNormKernels(): void {
     );
     return { program, inputs: [x, gain, dy, stats] };
   });
-  // [2, n]: dgain, then dbias, each a column's sum over the rows.
-  registerProgramKernel(GRAD_GAIN_BIAS, ({ x, dy, stats }) => {
+  // dgain (bias 0) or dbias (bias 1), [n]: a column's sum over the rows (two kernels rather than
+  // one [2, n] output, whose split into two tensors would take two more dispatches).
+  registerProgramKernel(GRAD_GAIN_BIAS, ({ x, dy, stats }, { bias }) => {
+    // dbias reads dy alone (an unread input must not be bound).
     const program = elementwiseProgram(
-      'layer_norm_grad_gain_bias',
-      ['X', 'Dy', 'Stats'],
-      [2, x.shape[1]],
+      `layer_norm_grad_${bias ? 'bias' : 'gain'}`,
+      bias ? ['Dy'] : ['X', 'Dy', 'Stats'],
+      [dy.shape[1]],
       `
-          let rows = uniforms.xShape.x;
-          let n = uniforms.xShape.y;
-          let j = index % n;
+          let rows = uniforms.dyShape.x;
+          let n = uniforms.dyShape.y;
           var s = 0.0;
-          if (index < n) {
-            for (var row = 0; row < rows; row = row + 1) { s = s + Dy[row * n + j] * (X[row * n + j] - Stats[row * 4]) * Stats[row * 4 + 1]; }
-          } else {
-            for (var row = 0; row < rows; row = row + 1) { s = s + Dy[row * n + j]; }
-          }
+          for (var row = 0; row < rows; row = row + 1) { s = s + Dy[row * n + index]${bias ? '' : ' * (X[row * n + index] - Stats[row * 4]) * Stats[row * 4 + 1]'}; }
           setOutputAtIndex(index, s);`,
     );
-    return { program, inputs: [x, dy, stats] };
+    return { program, inputs: bias ? [dy] : [x, dy, stats] };
   });
 }
 
 /** LayerNorm over the last axis of x [rows, n] with its gradient (training), by the kernels above. */
 export function fusedLayerNormWithGrad(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D {
-  const n = x.shape[1];
   const op = tf.customGrad((...args) => {
     const [xs, gs, bs, save] = args as [tf.Tensor2D, tf.Tensor, tf.Tensor, tf.GradSaveFunc];
     save([xs, gs]);
@@ -137,9 +133,9 @@ export function fusedLayerNormWithGrad(x: tf.Tensor2D, gain: tf.Tensor, bias: tf
       gradFunc: (dy: tf.Tensor, [savedX, savedGain]: tf.Tensor[]) => {
         const stats = runKernel(STATS, { x: savedX, gain: savedGain, dy }, { eps });
         const dx = runKernel(GRAD_X, { x: savedX, gain: savedGain, dy, stats });
-        const both = runKernel(GRAD_GAIN_BIAS, { x: savedX, dy, stats });
-        const [dGain, dBias] = tf.split(both, 2, 0).map((t) => t.reshape([n]));
-        tf.dispose([stats, both]);
+        const dGain = runKernel(GRAD_GAIN_BIAS, { x: savedX, dy, stats }, { bias: 0 });
+        const dBias = runKernel(GRAD_GAIN_BIAS, { x: savedX, dy, stats }, { bias: 1 });
+        stats.dispose();
         return [dx, dGain, dBias];
       },
     };
