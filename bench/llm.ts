@@ -19,7 +19,7 @@ import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
 import { Rng } from '../trainer-core/rng';
 import { timeTrainingSteps, trainingStep } from './model';
-import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, profileKernels, samplingRate, trainingCounts } from './lib/gpu-work';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeSampling, describeTraining, profileKernels, samplingTimes, trainingCounts, type SamplingTimes } from './lib/gpu-work';
 import { PRESETS, randomBf16Tensors } from '../scripts/hf-random-model';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
@@ -205,14 +205,17 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   console.log(`  rollout:  ${(generated / rolloutSeconds).toFixed(1)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache; ${memory()})`);
 
   console.log(`  decoding (${ROLLOUT.rows} rows, ${config.nLayers} layers): ${describeDecode(await decodeCounts(policy, prompts, rng))}`);
-  const rates: string[] = [];
-  for (const rows of options.rows) rates.push(`${rows} rows ${(await samplingRate(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0])).toFixed(1)}`);
-  console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+  const rates: Array<{ rows: number; times: SamplingTimes }> = [];
+  for (const rows of options.rows) rates.push({ rows, times: await samplingTimes(policy, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => randomRows(r, 1, 1, vocab)[0][0]) });
+  console.log(`  batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${describeSampling(rates)}`);
   if (options.profile) {
     const rows = Math.max(...options.rows);
     const profiled = randomRows(rng, rows, ROLLOUT.promptLength, vocab);
     const lines = await profileKernels(() => sampleTokens(policy, profiled, { maxNewTokens: ROLLOUT.newTokens, temperature: 1, stopIds: [], rng }));
     console.log(`  GPU time by kernel, one rollout of ${rows} rows (prefill and ${ROLLOUT.newTokens} steps):\n    ${lines.join('\n    ')}`);
+    // The prefill alone (and one token): what of the rollout's GPU time the decoding steps do not take.
+    const prefill = await profileKernels(() => sampleTokens(policy, profiled, { maxNewTokens: 1, temperature: 1, stopIds: [], rng }));
+    console.log(`  GPU time by kernel, the same prompts' prefill and first token:\n    ${prefill.join('\n    ')}`);
   }
 
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });

@@ -4,8 +4,9 @@
  * the backend's raw matmul GFLOP/s beside them (the ceiling the model could reach). Then the
  * trainer's PPO actor step on one thread and with every core (trainer.workers), beside the same
  * step in PyTorch on one thread when python3-torch is installed, with the ratios.
- * Run alone: npx tsx bench/model.ts [auto|wasm|cpu|webgpu|tensorflow]
+ * Run alone: npx tsx bench/model.ts [auto|wasm|cpu|webgpu|tensorflow] [--small]
  */
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
@@ -15,8 +16,9 @@ import { scoreTokens } from '../trainer-core/model/scoring';
 import { Transformer, type ResolvedTransformerConfig, type TransformerConfig } from '../trainer-core/model/transformer';
 import { Rng } from '../trainer-core/rng';
 import { resolveWorkerCount } from '../trainer-core/workers/worker-count';
-import { SAMPLING_ROWS, decodeCounts, describeDecode, describeTraining, samplingRate, trainingCounts } from './lib/gpu-work';
-import { PPO_STEP, ppoStepTokensPerSecond } from './lib/ppo-step';
+import { SAMPLING_ROWS, decodeCounts, describeDecode, describeSampling, describeTraining, samplingTimes, trainingCounts, type SamplingTimes } from './lib/gpu-work';
+import { PPO_STEP, ppoStepCounts, ppoStepTokensPerSecond } from './lib/ppo-step';
+import type { GpuCounts } from '../trainer-core/model/gpu-counters';
 import { torchStepTokensPerSecond } from './lib/torch-step';
 
 export const STANDARD_MODEL: TransformerConfig = { vocabSize: 512, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, valueHead: true };
@@ -78,7 +80,14 @@ export async function timeTrainingSteps(
   return (performance.now() - start) / 1000;
 }
 
-export default async function benchModel(backend: BackendRequest = 'auto'): Promise<void> {
+/** `small`: every size cut (a check that the bench runs, e.g. on llvmpipe; its figures compare with nothing). */
+export default async function benchModel(backend: BackendRequest = 'auto', small = false): Promise<void> {
+  if (small) {
+    Object.assign(ROLLOUT, { rows: 4, promptLength: 8, newTokens: 8 });
+    Object.assign(TRAIN, { rows: 2, length: 32, steps: 1 });
+    Object.assign(PPO_STEP, { rows: 2, length: 32, steps: 1 });
+  }
+  const samplingRows = small ? [1, 4] : SAMPLING_ROWS;
   const choice = await selectBackend(backend, (line) => console.log(line));
   const model = Transformer.create(STANDARD_MODEL, 1);
   const c = model.config;
@@ -111,11 +120,8 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
 
   const decode = await decodeCounts(model, prompts, rng);
   const training = await trainingCounts(trainingStep(model, optimizer, loss), TRAIN.rows * TRAIN.length);
-  const rates: string[] = [];
-  for (const rows of SAMPLING_ROWS) {
-    const rate = await samplingRate(model, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => 2 + r.int(c.vocabSize - 2));
-    rates.push(`${rows} rows ${rate.toFixed(0)}`);
-  }
+  const rates: Array<{ rows: number; times: SamplingTimes }> = [];
+  for (const rows of samplingRows) rates.push({ rows, times: await samplingTimes(model, rows, ROLLOUT.promptLength, ROLLOUT.newTokens, rng, (r) => 2 + r.int(c.vocabSize - 2)) });
 
   const raw = await rawMatmulGflops();
   optimizer.dispose();
@@ -129,17 +135,24 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
     `training: ${(trainTokens / trainSeconds).toFixed(0)} tokens/s (${TRAIN.rows} x ${TRAIN.length} tokens, forward + backward + Adam), ${(trainFlops / trainSeconds / 1e9).toFixed(2)} GFLOP/s`,
   );
   console.log(`raw matmul (512 x 512, float32): ${raw.toFixed(2)} GFLOP/s`);
-  console.log(`batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${rates.join(', ')}`);
+  console.log(`batched sampling (tokens/s, ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}): ${describeSampling(rates, 0)}`);
   console.log(`decoding (${ROLLOUT.rows} rows): ${describeDecode(decode)}`);
   console.log(describeTraining(training));
 
   const shape = `${PPO_STEP.rows} x ${PPO_STEP.length} tokens, clipped policy loss + entropy, backward, clip, Adam`;
+  // Dispatches per trained token: on a GPU a small model's step is bound by them, not by FLOPs.
+  const ppo = await ppoStepCounts(STANDARD_MODEL, choice.name);
+  const perToken = (c: GpuCounts) => `${c.dispatches} dispatches (${(c.dispatches / ppo.tokens).toFixed(2)} per trained token, ${c.kernels} tfjs kernels), ${c.readbacks} readbacks`;
+  console.log(`PPO actor step (${PPO_STEP.rows} x ${PPO_STEP.length}, 1 thread): ${perToken(ppo.fused)}; fused kernels off (TURNLAB_FUSED_KERNELS=0, the before): ${perToken(ppo.reference)}`);
   const alone = await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, 1);
   const { count, note } = resolveWorkerCount('auto', { backend: choice.name });
   const all = count > 1 ? await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, count) : alone;
   console.log(`PPO actor step (${shape}):`);
   console.log(`  TurnLab, 1 thread:        ${alone.toFixed(0)} tokens/s`);
   console.log(`  TurnLab, workers auto (${count}): ${all.toFixed(0)} tokens/s${note ? ` (${note})` : ''}`);
+  // auto stops at 8 shards; the issue compares a GPU with every core of its machine.
+  const cores = availableParallelism();
+  if (count > 1 && cores > count) console.log(`  TurnLab, every core (${cores}): ${(await ppoStepTokensPerSecond(STANDARD_MODEL, choice.name, cores)).toFixed(0)} tokens/s`);
   const torch = torchStepTokensPerSecond(STANDARD_MODEL, 1);
   if ('missing' in torch) {
     console.log(`  PyTorch, 1 thread:        not measured: ${torch.missing}`);
@@ -150,6 +163,7 @@ export default async function benchModel(backend: BackendRequest = 'auto'): Prom
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await benchModel((process.argv[2] as BackendRequest | undefined) ?? 'auto');
+  const args = process.argv.slice(2);
+  await benchModel((args.find((a) => !a.startsWith('--')) as BackendRequest | undefined) ?? 'auto', args.includes('--small'));
   await releaseBackend();
 }

@@ -4,19 +4,23 @@
 # brings .device/pack.tar.xz (Node and the files of node_modules these commands open, made by
 # scripts/gpu-pack.sh) and .gl/ (the Vulkan and EGL loaders, see the device tool's notes).
 #
-#   bash scripts/gpu-run.sh                   # on the GPU machine, from the repository root
+#   bash scripts/gpu-run.sh                   # on the GPU machine: what issue 37's point 3 measures, then a summary
 #   GPU_RUN_SMALL=1 bash scripts/gpu-run.sh   # the same commands at tiny sizes (here, on llvmpipe)
-#   GPU_RUN_STEPS="tests llm" bash scripts/gpu-run.sh   # only some steps
+#   GPU_RUN_STEPS="tests iteration" bash scripts/gpu-run.sh   # other steps: the GPU tests, point 4's iteration
 #   GPU_RUN_STEPS="sweep sampling-tuned" bash scripts/gpu-run.sh   # tilings of the decoding kernel, then sampling with the best
 #
-# Each step has its own time limit, so one that hangs cannot take the others' minutes; the log
-# of every step goes to $OUT/gpu-run.log.
+# The default steps (about 8 minutes on an H200, within one 10-minute call): sampling (Qwen2.5-0.5B
+# shape, float32 base, device decoding at 1, 16 and 64 rows, and a LoRA step of 8 x 512), lora
+# (the same with the 16-bit base users get by default), model-webgpu and model-wasm (the standard
+# 0.9M model: its PPO step on WebGPU against wasm with workers auto and every core), summary (the
+# figures against the issue's aims). Each step has its own time limit, so one that hangs cannot
+# take the others' minutes; each step's output goes to $OUT/<step>.log and $OUT/gpu-run.log.
 set -u
 OUT=${OUT:-/tmp/gpu-run-out}
 mkdir -p "$OUT"
 LOG="$OUT/gpu-run.log"
 small=${GPU_RUN_SMALL:-0}
-steps=${GPU_RUN_STEPS:-"info tests llm sampling iteration llm-before model"}
+steps=${GPU_RUN_STEPS:-"info sampling model lora summary"}
 
 if [ -f .device/pack.tar.xz ] && [ ! -e node_modules ]; then
   mkdir -p /opt/turnlab && tar -xJf .device/pack.tar.xz -C /opt/turnlab && ln -s /opt/turnlab/node_modules node_modules
@@ -32,8 +36,9 @@ step() {
   shift 2
   echo "=== $name: $* ($(date -u +%T), limit ${limit}s)" | tee -a "$LOG"
   local start=$SECONDS
-  timeout -k 5 "$limit" "$@" >>"$LOG" 2>&1
+  timeout -k 5 "$limit" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
+  cat "$OUT/$name.log" >>"$LOG"
   echo "=== $name rc=$rc in $((SECONDS - start)) s" | tee -a "$LOG"
 }
 wants() { [[ " $steps " == *" $1 "* ]]; }
@@ -52,7 +57,7 @@ if wants info; then
 fi
 
 if wants tests; then
-  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/hf-webgpu.test.ts \
+  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/webgpu-decode-tiling.test.ts tests/backend/hf-webgpu.test.ts \
     tests/backend/webgpu-kernels.test.ts tests/backend/webgpu-half-weights.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
@@ -60,7 +65,10 @@ fi
 if [ "$small" = 1 ]; then
   llm_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096)
   llm_before_args=("${llm_args[@]}")
-  sampling_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096 --dtype float32)
+  sampling_args=(--backend webgpu --presets tiny-qwen2 --rows 1,4 --lengths 16 --vocab 4096 --dtype float32 --train-rows 2 --profile)
+  lora_args=(--backend webgpu --presets tiny-qwen2 --rows 4 --lengths 16 --vocab 4096 --dtype auto --train-rows 2)
+  model_args=(--small)
+  tuned_args=(--backend webgpu --presets tiny-qwen2 --lengths 16 --vocab 4096 --dtype float32)
   sampling_rows=4
   sweep_small=(--width 128 --mlp 256)
   model_dir=/tmp/gpu-run-models
@@ -69,7 +77,11 @@ if [ "$small" = 1 ]; then
 else
   llm_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128,512 --train-rows 8 --profile)
   llm_before_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --train-rows 8)
-  sampling_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 128 --dtype float32 --profile)
+  # LoRA training at 8 x 512 (1,577 tokens/s at 04:40 on the H200; 8 x 128 pays the fixed cost of a step).
+  sampling_args=(--backend webgpu --presets qwen2.5-0.5b --rows 1,16,64 --lengths 512 --dtype float32 --train-rows 8 --profile)
+  lora_args=(--backend webgpu --presets qwen2.5-0.5b --rows 64 --lengths 512 --dtype auto --train-rows 8)
+  model_args=()
+  tuned_args=(--backend webgpu --presets qwen2.5-0.5b --lengths 128 --dtype float32 --profile)
   sampling_rows=64
   sweep_small=()
   model_dir=/tmp/gpu-run-models
@@ -86,8 +98,14 @@ fi
 # forward passes), the tiled decoding kernel at every row count. sampling-before: the same rows
 # with the kernels it replaced (the split kernel below 16 rows and tfjs's matmuls from 16).
 if wants sampling; then
-  step sampling ${LIMIT_SAMPLING:-150} "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
+  step sampling ${LIMIT_SAMPLING:-180} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
   show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
+fi
+# The same with the 16-bit base (--dtype auto, the default a BF16 checkpoint gets): 64-row
+# sampling (the rollout borrows widened copies) and the LoRA step through the 16-bit products.
+if wants lora; then
+  step lora ${LIMIT_LORA:-150} "${tsx[@]}" bench/llm.ts "${lora_args[@]}"
+  show 'weights:|batched sampling|training' 8
 fi
 # The tiled decoding kernel under many tilings at the sampling rows (bench/decode-linear-sweep.ts):
 # each checked against tfjs, timed by GPU timestamps; its last line is the best tiling per layer
@@ -107,11 +125,11 @@ fi
 if wants sampling-tuned; then
   tile=${DECODE_TILE:-$(grep -o 'DECODE_TILE="[^"]*"' "$LOG" | tail -n 1 | sed 's/^DECODE_TILE="//; s/"$//')}
   echo "=== sampling-tuned with TURNLAB_DECODE_TILE=\"$tile\" TURNLAB_DAWN_FLAGS=\"${DAWN_FLAGS:-}\"" | tee -a "$LOG"
-  step sampling-tuned ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_TILE="$tile" TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"
+  step sampling-tuned ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_TILE="$tile" TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "$sampling_rows"
   show 'batched sampling|dispatches per layer|TurnLab|Error' 8
 fi
 if wants sampling-before; then
-  step sampling-before ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_LINEAR=split TURNLAB_DECODE_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${sampling_args[@]}" --rows "$sampling_rows"
+  step sampling-before ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_LINEAR=split TURNLAB_DECODE_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "$sampling_rows"
   show 'batched sampling|dispatches per layer' 4
 fi
 
@@ -125,14 +143,20 @@ if wants iteration; then
   show 'model folder|tokens sampled|ITERATION|PHASES|^  (rollout|reference|values|advantage|actor|critic|pipelines)|Error|exited' 45
 fi
 
+# The standard 0.9M model: its PPO actor step on WebGPU (and its dispatches per trained token,
+# fused and not) against wasm with workers auto (at most 8) and with every core.
 if wants model; then
-  step model-webgpu ${LIMIT_MODEL:-40} "${tsx[@]}" bench/model.ts webgpu
-  step model-wasm ${LIMIT_MODEL:-40} "${tsx[@]}" bench/model.ts wasm
-  show 'tokens/s|GFLOP' 20
+  step model-webgpu ${LIMIT_MODEL:-90} "${tsx[@]}" bench/model.ts webgpu ${model_args[@]+"${model_args[@]}"}
+  step model-wasm ${LIMIT_MODEL_WASM:-120} "${tsx[@]}" bench/model.ts wasm ${model_args[@]+"${model_args[@]}"}
+  show 'tokens/s|GFLOP|dispatches' 24
 fi
 
 if wants llm-before; then
   step llm-before ${LIMIT_LLM_BEFORE:-90} env TURNLAB_FUSED_KERNELS=0 "${tsx[@]}" bench/llm.ts "${llm_before_args[@]}"
   show 'tokens/s|dispatch' 20
+fi
+# Issue 37's point 3 in a few lines, read from the steps' logs (a step not run reads "not run").
+if wants summary; then
+  bash scripts/gpu-run-summary.sh "$OUT" | tee -a "$LOG"
 fi
 echo "=== done ($(date -u +%T))" | tee -a "$LOG"

@@ -47,14 +47,38 @@ export async function trainingCounts(step: () => Promise<void>, tokens: number):
   return { ...counts, dispatchesPerToken: counts.dispatches / tokens };
 }
 
-/** Generated tokens per second for a rollout of `rows` rows, after a short warm-up of that shape. */
-export async function samplingRate(model: LanguageModel, rows: number, promptLength: number, newTokens: number, rng: Rng, draw: (rng: Rng) => number): Promise<number> {
+export interface SamplingTimes {
+  /** Generated tokens per second of the whole rollout, its prompts' prefill included. */
+  tokensPerSecond: number;
+  seconds: number;
+  /** A rollout of one new token: the prefill and the first token, the part decoding steps do not cover. */
+  prefillSeconds: number;
+  /** Tokens per second of the decoding steps alone (the rollout less the one-token rollout). */
+  decodingTokensPerSecond: number;
+}
+
+/**
+ * Generated tokens per second for a rollout of `rows` rows, after a short warm-up of that shape,
+ * with the prefill's share: a one-token rollout of the same prompts timed too.
+ */
+export async function samplingTimes(model: LanguageModel, rows: number, promptLength: number, newTokens: number, rng: Rng, draw: (rng: Rng) => number): Promise<SamplingTimes> {
   const prompts = Array.from({ length: rows }, () => Array.from({ length: promptLength }, () => draw(rng)));
   const options = { maxNewTokens: newTokens, temperature: 1, stopIds: [], rng };
   await sampleTokens(model, prompts, { ...options, maxNewTokens: 2 });
-  const start = performance.now();
+  let start = performance.now();
   await sampleTokens(model, prompts, options);
-  return (rows * newTokens) / ((performance.now() - start) / 1000);
+  const seconds = (performance.now() - start) / 1000;
+  start = performance.now();
+  await sampleTokens(model, prompts, { ...options, maxNewTokens: 1 });
+  const prefillSeconds = (performance.now() - start) / 1000;
+  return { tokensPerSecond: (rows * newTokens) / seconds, seconds, prefillSeconds, decodingTokensPerSecond: (rows * (newTokens - 1)) / Math.max(1e-9, seconds - prefillSeconds) };
+}
+
+/** "1 rows 31.2, ..." and the prefill's share of each rollout. */
+export function describeSampling(rates: Array<{ rows: number; times: SamplingTimes }>, digits = 1): string {
+  const whole = rates.map(({ rows, times }) => `${rows} rows ${times.tokensPerSecond.toFixed(digits)}`).join(', ');
+  const parts = rates.map(({ rows, times }) => `${rows} rows ${times.prefillSeconds.toFixed(3)} of ${times.seconds.toFixed(3)} s, ${times.decodingTokensPerSecond.toFixed(digits)} tokens/s after it`).join('; ');
+  return `${whole} (prefill and first token: ${parts})`;
 }
 
 export function describeDecode(c: DecodeCounts): string {

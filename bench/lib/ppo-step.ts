@@ -6,6 +6,8 @@
  */
 import type { BackendName } from '../../trainer-core/backend';
 import { Adam } from '../../trainer-core/model/adam';
+import { setFusedKernels } from '../../trainer-core/model/fused-kernels';
+import { countGpuWork, type GpuCounts } from '../../trainer-core/model/gpu-counters';
 import { Transformer, type TransformerConfig } from '../../trainer-core/model/transformer';
 import { Rng } from '../../trainer-core/rng';
 import type { TrainingBatch } from '../../trainer-core/train/batch';
@@ -35,6 +37,35 @@ function uniformBatch(rng: Rng, rows: number, length: number, vocab: number): Tr
 
 /** Trained tokens per second of the step with `shards` threads (1: this thread only). */
 export async function ppoStepTokensPerSecond(config: TransformerConfig, backend: BackendName, shards: number): Promise<number> {
+  return withPpoStep(config, backend, shards, async (step) => {
+    await step();
+    const start = performance.now();
+    for (let i = 0; i < PPO_STEP.steps; i++) await step();
+    const seconds = (performance.now() - start) / 1000;
+    return (PPO_STEP.rows * (PPO_STEP.length - 1) * PPO_STEP.steps) / seconds;
+  });
+}
+
+/**
+ * GPU work of one step on this thread (after a warm-up step), with the fused kernels on and off
+ * (the tfjs reference everywhere: the "before"), per trained token.
+ */
+export async function ppoStepCounts(config: TransformerConfig, backend: BackendName): Promise<{ fused: GpuCounts; reference: GpuCounts; tokens: number }> {
+  const counted = async (fused: boolean) => {
+    setFusedKernels(fused);
+    try {
+      return await withPpoStep(config, backend, 1, async (step) => {
+        await step();
+        return (await countGpuWork(step)).counts;
+      });
+    } finally {
+      setFusedKernels(true);
+    }
+  };
+  return { fused: await counted(true), reference: await counted(false), tokens: PPO_STEP.rows * (PPO_STEP.length - 1) };
+}
+
+async function withPpoStep<T>(config: TransformerConfig, backend: BackendName, shards: number, measure: (step: () => Promise<unknown>) => Promise<T>): Promise<T> {
   const model = Transformer.create(config, 1);
   const rng = new Rng(2);
   const batch = uniformBatch(rng, PPO_STEP.rows, PPO_STEP.length, model.config.vocabSize);
@@ -57,12 +88,7 @@ export async function ppoStepTokensPerSecond(config: TransformerConfig, backend:
   const optimizer = new Adam(model.namedVariables(), { learningRate: 1e-4 });
   const pool = shards > 1 ? await WorkerPool.start(shards - 1, backend, { policy: await transformerSpec(model) }) : null;
   try {
-    const step = () => updateActor(model, optimizer, batch, advantages, settings, new Rng(3), pool ? { pool, role: 'policy' } : undefined);
-    await step();
-    const start = performance.now();
-    for (let i = 0; i < PPO_STEP.steps; i++) await step();
-    const seconds = (performance.now() - start) / 1000;
-    return (PPO_STEP.rows * (PPO_STEP.length - 1) * PPO_STEP.steps) / seconds;
+    return await measure(() => updateActor(model, optimizer, batch, advantages, settings, new Rng(3), pool ? { pool, role: 'policy' } : undefined));
   } finally {
     await pool?.dispose();
     optimizer.dispose();

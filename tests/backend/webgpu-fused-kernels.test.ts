@@ -13,7 +13,7 @@ interface Comparison {
 }
 
 describe('fused WebGPU kernels against the tfjs reference (software Vulkan in CI)', () => {
-  it('RMSNorm, rotary, SwiGLU, decode and prefill attention, the decoding linear layer and the LM head\'s scoring statistics match within 1e-5, forward and gradients, in fewer dispatches', async ({ skip }) => {
+  it('Adam, LayerNorm, the gradient norm, training attention, a whole transformer gradient, RMSNorm, rotary, SwiGLU, decode and prefill attention, the decoding linear layer and the LM head\'s scoring statistics match within 1e-5, forward and gradients, in fewer dispatches', async ({ skip }) => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 240_000 });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; registered: string[]; results: Record<string, Comparison> };
     if (result.unavailable) {
@@ -23,8 +23,8 @@ describe('fused WebGPU kernels against the tfjs reference (software Vulkan in CI
     expect(result.error).toBeUndefined();
     // A shader Dawn rejects is skipped silently and its output left as it was.
     expect(`${stdout}${stderr}`).not.toMatch(/Invalid (ComputePipeline|BindGroup|CommandBuffer|ShaderModule)/);
-    expect(result.registered.sort()).toEqual(['decodeAttention', 'decoding', 'headScores', 'linear', 'rmsNorm', 'rotate', 'swiglu']);
-    expect(Object.keys(result.results).sort()).toEqual(['decodeAttention', 'decodeAttentionFrozen', 'decodeAttentionWide', 'headScores', 'linear', 'loraLinear', 'prefillAttention', 'rmsNorm', 'rmsNorm4d', 'rotary', 'swiglu']);
+    expect(result.registered.sort()).toEqual(['adam', 'decodeAttention', 'decoding', 'headScores', 'layerNorm', 'linear', 'rmsNorm', 'rotate', 'sumOfSquares', 'swiglu', 'trainingAttention', 'transposedProducts']);
+    expect(Object.keys(result.results).sort()).toEqual(['adam', 'decodeAttention', 'decodeAttentionFrozen', 'decodeAttentionWide', 'headScores', 'layerNorm', 'linear', 'loraLinear', 'prefillAttention', 'rmsNorm', 'rmsNorm4d', 'rotary', 'sumOfSquares', 'swiglu', 'trainingAttention', 'transformerTraining']);
     for (const [name, c] of Object.entries(result.results)) {
       expect(c.forward, `${name} forward`).toBeLessThan(1e-5);
       expect(c.grads, `${name} gradients`).toBeLessThan(1e-5);

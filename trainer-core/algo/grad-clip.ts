@@ -62,9 +62,15 @@ function checkMaxNorm(maxNorm: number): void {
   if (!(maxNorm > 0)) throw new RangeError(`grad_clip must be > 0 (use Infinity to turn clipping off), got ${maxNorm}`);
 }
 
-function scaleToNorm<G extends GradientSet>(grads: G, norm: number, maxNorm: number): ClippedGradients<G> {
+/** The factor clipping multiplies every gradient by (torch's clip_grad_norm_), and whether the norm is finite. */
+export function clipScale(norm: number, maxNorm: number): { norm: number; scale: number; finite: boolean } {
+  checkMaxNorm(maxNorm);
   const finite = Number.isFinite(norm);
-  const scale = finite ? Math.min(1, maxNorm / (norm + 1e-6)) : 1;
+  return { norm, scale: finite ? Math.min(1, maxNorm / (norm + 1e-6)) : 1, finite };
+}
+
+function scaleToNorm<G extends GradientSet>(grads: G, norm: number, maxNorm: number): ClippedGradients<G> {
+  const { scale, finite } = clipScale(norm, maxNorm);
   const rescale = (g: tf.Tensor): tf.Tensor => (scale === 1 ? g.clone() : tf.tidy(() => tf.mul(g, scale)));
   const clipped = Array.isArray(grads)
     ? grads.map(rescale)

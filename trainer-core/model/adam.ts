@@ -4,6 +4,7 @@
  * (tf.train.adam keys its moments by position and tfjs-internal variable names.)
  */
 import * as tf from '@tensorflow/tfjs';
+import { fusedKernels, type FusedAdam } from './fused-kernels';
 import type { NamedArray } from './safetensors';
 
 export interface AdamOptions {
@@ -18,6 +19,12 @@ export interface AdamOptions {
 export class Adam {
   private readonly m = new Map<string, tf.Variable>();
   private readonly v = new Map<string, tf.Variable>();
+  /**
+   * The backend's fused step (WebGPU), taken when the optimizer is made: its moments are one flat
+   * tensor [m of every parameter | v of every parameter] instead of m and v per parameter.
+   */
+  private readonly fused: FusedAdam | undefined;
+  private readonly moments: tf.Variable | undefined;
   private steps = 0;
   readonly beta1: number;
   readonly beta2: number;
@@ -34,6 +41,10 @@ export class Adam {
     this.beta2 = options.beta2 ?? 0.999;
     this.epsilon = options.epsilon ?? 1e-8;
     this.weightDecay = options.weightDecay ?? 0;
+    const fused = fusedKernels().adam;
+    this.moments = fused?.allocateMoments(params.map(([, variable]) => variable.size)) ?? undefined;
+    this.fused = this.moments ? fused : undefined;
+    if (this.moments) return;
     for (const [name, variable] of params) {
       this.m.set(name, tf.tidy(() => tf.variable(tf.zerosLike(variable), false)));
       this.v.set(name, tf.tidy(() => tf.variable(tf.zerosLike(variable), false)));
@@ -46,16 +57,22 @@ export class Adam {
 
   /**
    * One update. `grads` maps parameter names to gradients; a missing name is left unchanged
-   * (e.g. frozen parts). Gradients are not disposed.
+   * (e.g. frozen parts). Gradients are not disposed. `gradScale` multiplies every gradient first
+   * (global-norm clipping), so the scaled copies need not exist.
    */
-  apply(grads: Record<string, tf.Tensor>): void {
+  apply(grads: Record<string, tf.Tensor>, gradScale = 1): void {
     this.steps += 1;
     const t = this.steps;
     const stepSize = (this.learningRate * Math.sqrt(1 - this.beta2 ** t)) / (1 - this.beta1 ** t);
+    if (this.fused && this.moments) {
+      const step = { beta1: this.beta1, beta2: this.beta2, epsilon: this.epsilon, stepSize, decay: this.learningRate * this.weightDecay, gradScale };
+      this.fused.step(this.params.map(([, variable]) => variable), this.params.map(([name]) => grads[name] ?? null), this.moments, step);
+      return;
+    }
     tf.tidy(() => {
       for (const [name, variable] of this.params) {
-        const g = grads[name];
-        if (!g) continue;
+        if (!grads[name]) continue;
+        const g = gradScale === 1 ? grads[name] : tf.mul(grads[name], gradScale);
         const m = this.m.get(name)!;
         const v = this.v.get(name)!;
         const newM = m.mul(this.beta1).add(g.mul(1 - this.beta1));
@@ -72,6 +89,17 @@ export class Adam {
   /** Moments as named arrays ("<param>.m", "<param>.v") plus the step count. */
   async state(): Promise<{ tensors: Record<string, NamedArray>; step: number }> {
     const tensors: Record<string, NamedArray> = {};
+    if (this.moments) {
+      const flat = (await this.moments.data()) as Float32Array;
+      const total = flat.length / 2;
+      let offset = 0;
+      for (const [name, variable] of this.params) {
+        tensors[`${name}.m`] = { shape: [...variable.shape], data: flat.slice(offset, offset + variable.size) };
+        tensors[`${name}.v`] = { shape: [...variable.shape], data: flat.slice(total + offset, total + offset + variable.size) };
+        offset += variable.size;
+      }
+      return { tensors, step: this.steps };
+    }
     for (const [name] of this.params) {
       for (const [suffix, map] of [['m', this.m], ['v', this.v]] as const) {
         const variable = map.get(name)!;
@@ -82,6 +110,9 @@ export class Adam {
   }
 
   loadState(tensors: Record<string, NamedArray>, step: number): void {
+    const total = this.params.reduce((sum, [, variable]) => sum + variable.size, 0);
+    const flat = this.moments ? new Float32Array(2 * total) : null;
+    let offset = 0;
     for (const [name, variable] of this.params) {
       for (const [suffix, map] of [['m', this.m], ['v', this.v]] as const) {
         const entry = tensors[`${name}.${suffix}`];
@@ -89,13 +120,17 @@ export class Adam {
         if (entry.shape.join(',') !== variable.shape.join(',')) {
           throw new Error(`Optimizer state "${name}.${suffix}" has shape [${entry.shape}], the parameter has [${variable.shape}]`);
         }
-        tf.tidy(() => map.get(name)!.assign(tf.tensor(entry.data, entry.shape, 'float32')));
+        if (flat) flat.set(entry.data, (suffix === 'v' ? total : 0) + offset);
+        else tf.tidy(() => map.get(name)!.assign(tf.tensor(entry.data, entry.shape, 'float32')));
       }
+      offset += variable.size;
     }
+    if (flat && this.moments) tf.tidy(() => this.moments!.assign(tf.tensor1d(flat)));
     this.steps = step;
   }
 
   dispose(): void {
+    this.moments?.dispose();
     for (const variable of [...this.m.values(), ...this.v.values()]) variable.dispose();
     this.m.clear();
     this.v.clear();

@@ -20,6 +20,17 @@ export interface DecodeLinearInputs {
   lora?: { a: tf.Tensor2D; b: tf.Tensor2D; scale: number };
   /** Added to the output (single form): the block's residual stream. */
   residual?: tf.Tensor2D;
+  /**
+   * RMSNorm of x first, x / sqrt(mean(x^2) + eps) * weight (the decoder's norm before q|k|v, the
+   * MLP and the head): the tiled kernel folds it in (the gain as x is staged, 1/rms per row at
+   * the end), one dispatch fewer.
+   */
+  norm?: {
+    weight: tf.Tensor;
+    eps: number;
+    /** The gain is also stored after `bias`'s columns (one binding fewer: WebGPU grants a shader 8 buffers). */
+    afterBias?: boolean;
+  };
   /** ReLU after the bias (single form; GPT-2-style MLP). */
   relu?: boolean;
   /** The one weight given as [out, in] (single form; a tied LM head read from a [vocab, width] table). */
@@ -59,6 +70,16 @@ export interface DecodingKernels {
   embed(table: tf.Tensor, ids: tf.Tensor2D): tf.Tensor2D;
   /** Rows of table [vocab, width] at those ids, plus rows of a learned position table at positions [batch]. */
   embedRows(table: tf.Tensor, ids: tf.Tensor2D, positionTable?: tf.Tensor, positions?: tf.Tensor): tf.Tensor2D;
+  /**
+   * Attention with its gradient straight from a packed projection qkv [batch * time, 3 * width]
+   * (as many key/value heads as query heads, nothing rotated) under bias [batch, 1, time, time]:
+   * the heads merged, [batch * time, width]; null outside the kernel's shapes.
+   */
+  trainingAttention?(qkv: tf.Tensor2D, bias: tf.Tensor4D, heads: number): tf.Tensor2D | null;
+  /** The backend's matmul reads a transposed operand in place (no transpose dispatch; blocks/linear.ts). */
+  transposedProducts?: boolean;
+  /** The sum of the squares of every entry of the tensors, [1] (a gradient's global norm, squared). */
+  sumOfSquares?(tensors: tf.Tensor[]): tf.Tensor;
   /** LayerNorm over the last axis of x [rows, width]: centred, scaled to unit variance, gain and bias. */
   layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
   /**
@@ -92,11 +113,44 @@ export interface HeadSoftmaxKernels {
   sample(logits: tf.Tensor, rows: number, vocab: number, draws: Float32Array, temperature: number, greedy: boolean): Float32Array;
 }
 
+/** One Adam step's constants (see adam.ts): the bias-corrected step size and the decay lr * wd. */
+export interface AdamStep {
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  stepSize: number;
+  decay: number;
+  /** Multiplies the gradient first (global-norm clipping). */
+  gradScale: number;
+}
+
+/** Adam on the device, the moments of every parameter in one flat tensor [every m | every v]. */
+export interface FusedAdam {
+  /** Zeroed moments of parameters of these sizes; null where they are too large for one buffer. */
+  allocateMoments(sizes: number[]): tf.Variable | null;
+  /** One step of `params` (a null gradient: left as it is), moments included, in place. */
+  step(params: tf.Variable[], grads: Array<tf.Tensor | null>, moments: tf.Variable, step: AdamStep): void;
+}
+
 export interface FusedKernels {
+  /** Adam's update in place, its moments held in one flat tensor (no gradient recorded). */
+  adam?: FusedAdam;
   headScores?: HeadScoreKernels;
   headSoftmax?: HeadSoftmaxKernels;
   /** A whole decoding step on the device (the KV cache written in place, sampling included). */
   decoding?: DecodingKernels;
+  /**
+   * Attention with its gradient straight from a packed projection qkv [batch * time, 3 * width]
+   * (as many key/value heads as query heads, nothing rotated) under bias [batch, 1, time, time]:
+   * the heads merged, [batch * time, width]; null outside the kernel's shapes.
+   */
+  trainingAttention?(qkv: tf.Tensor2D, bias: tf.Tensor4D, heads: number): tf.Tensor2D | null;
+  /** The backend's matmul reads a transposed operand in place (no transpose dispatch; blocks/linear.ts). */
+  transposedProducts?: boolean;
+  /** The sum of the squares of every entry of the tensors, [1] (a gradient's global norm, squared). */
+  sumOfSquares?(tensors: tf.Tensor[]): tf.Tensor;
+  /** LayerNorm over the last axis of x [rows, width] (centred, unit variance, gain and bias), with its gradient. */
+  layerNorm?(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D;
   /** x / sqrt(mean(x^2) + eps) * weight over the last axis, with its gradient. */
   rmsNorm?(x: tf.Tensor, weight: tf.Tensor, eps: number): tf.Tensor;
   /** Rotary positions of [batch, heads, time, headDim] by angles [batch, 1, time, headDim/2], with its gradient. */

@@ -4,8 +4,9 @@
  * caller sums the gradients in the same order whatever the worker count.
  */
 import * as tf from '@tensorflow/tfjs';
-import { clipByGlobalNormAsync } from '../algo/grad-clip';
+import { clipScale, globalNormAsync } from '../algo/grad-clip';
 import type { Adam } from '../model/adam';
+import { fusedKernels } from '../model/fused-kernels';
 import type { TrainableModel } from '../model/trainable-model';
 import type { ModelRole, NamedArrays } from '../workers/protocol';
 import { contiguousBlocks, type WorkerPool } from '../workers/worker-pool';
@@ -42,6 +43,16 @@ function toTensors(arrays: NamedArrays): Record<string, tf.Tensor> {
   return Object.fromEntries(Object.entries(arrays).map(([name, { shape, data }]) => [name, tf.tensor(data, shape, 'float32')]));
 }
 
+/** The global norm of the gradients: by the backend's fused sum of squares where it has one. */
+async function gradientNorm(grads: tf.Tensor[]): Promise<number> {
+  const fused = fusedKernels().sumOfSquares;
+  if (!fused || grads.length === 0) return globalNormAsync(grads);
+  const total = fused(grads);
+  const squares = (await total.data())[0];
+  total.dispose();
+  return Math.sqrt(squares);
+}
+
 /** A step's gradient, summed micro-batch by micro-batch, then clipped and applied. */
 export class GradientSum {
   private sum: Record<string, tf.Tensor> = {};
@@ -62,11 +73,11 @@ export class GradientSum {
 
   /** Clips, applies one optimizer step (skipped when the norm is not finite), frees memory. */
   async step(optimizer: Adam, maxNorm: number): Promise<number> {
-    const clipped = await clipByGlobalNormAsync(this.sum, maxNorm);
-    if (clipped.finite) optimizer.apply(clipped.grads);
-    tf.dispose(Object.values(clipped.grads));
+    // The clipping scale goes to the optimizer, which multiplies as it reads each gradient.
+    const { norm, scale, finite } = clipScale(await gradientNorm(Object.values(this.sum)), maxNorm);
+    if (finite) optimizer.apply(this.sum, scale);
     tf.dispose(Object.values(this.sum));
     this.sum = {};
-    return clipped.norm;
+    return norm;
   }
 }

@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernels, recordingGradients } from '../fused-kernels';
-import { matmul, swapLast } from './linear';
+import { matmul, matmulTransposed, swapLast, transposesInPlace } from './linear';
 import { rotate, type Rotation } from './rotary';
 import type { KVCache, LayerCache } from './tensor-shapes';
 
@@ -83,7 +83,8 @@ export function selfAttention(shape: AttentionShape, input: AttentionInputs): { 
 function attend(q: tf.Tensor3D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D, nHeads: number): tf.Tensor {
   const [batch, kvHeads, keys, headDim] = k.shape;
   const time = q.shape[1] / (nHeads / kvHeads);
-  const scores = matmul(q, swapLast(k.reshape([batch * kvHeads, keys, headDim])));
+  const keys3 = k.reshape([batch * kvHeads, keys, headDim]);
+  const scores = transposesInPlace() ? matmulTransposed(q, keys3) : matmul(q, swapLast(keys3));
   const weights = tf.softmax(scores.reshape([batch, nHeads, time, keys]).add(bias));
   return matmul(weights.reshape([batch * kvHeads, q.shape[1], keys]), v.reshape([batch * kvHeads, keys, headDim]));
 }

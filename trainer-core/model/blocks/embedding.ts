@@ -3,7 +3,7 @@
  * gradient needs UnsortedSegmentSum, which the wasm backend lacks.
  */
 import * as tf from '@tensorflow/tfjs';
-import { swapLast } from './linear';
+import { product } from './linear';
 
 /**
  * One-hot rows as float32. Built as int32 and cast: the wasm kernel of tf.oneHot(..., 'float32')
@@ -27,7 +27,7 @@ export function embedRows(table: tf.Tensor2D, ids: tf.Tensor, used = table.shape
     return {
       value: tf.gather(t, ids),
       gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const grad = tf.matMul(swapLast(oneHotFloat(saved[0], used)), dy);
+        const grad = product(oneHotFloat(saved[0], used), dy, true, false);
         return used < rows ? tf.pad(grad, [[0, rows - used], [0, 0]]) : grad;
       },
     };

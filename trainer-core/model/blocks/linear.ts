@@ -2,24 +2,53 @@
  * Matrix products for the decoder blocks, forward and backward. On the wasm backend a matmul
  * with transposeA/transposeB (which tf's own matMul gradient uses) runs 10-25x slower than an
  * explicit transpose followed by a plain matmul, and dominated the training step; these
- * gradients therefore transpose explicitly.
+ * gradients therefore transpose explicitly there; on WebGPU, where the matmul reads a transposed
+ * operand in place and each transpose is a dispatch, they do not (`product`).
  */
 import * as tf from '@tensorflow/tfjs';
+import { fusedKernels } from '../fused-kernels';
 
 export function swapLast(t: tf.Tensor): tf.Tensor {
   return t.rank === 2 ? t.transpose() : t.transpose([0, 2, 1]);
 }
 
+/**
+ * Whether the backend's matmul reads a transposed operand in place (WebGPU): there an explicit
+ * transpose is one more dispatch, which a small model's training step has dozens of.
+ */
+export function transposesInPlace(): boolean {
+  return fusedKernels().transposedProducts === true;
+}
+
+/** a (or a^T) times b (or b^T) over the last two axes: transposed in place where the backend can, explicitly otherwise. */
+export function product(a: tf.Tensor, b: tf.Tensor, transposeA = false, transposeB = false): tf.Tensor {
+  if (transposesInPlace()) return tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D, transposeA, transposeB);
+  return tf.matMul((transposeA ? swapLast(a) : a) as tf.Tensor3D, (transposeB ? swapLast(b) : b) as tf.Tensor3D);
+}
+
 export function matmul(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  const product = tf.customGrad((...args) => {
+  const op = tf.customGrad((...args) => {
     const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
     save([x, y]);
     return {
       value: tf.matMul(x as tf.Tensor3D, y as tf.Tensor3D),
-      gradFunc: (dy: tf.Tensor, [xs, ys]: tf.Tensor[]) => [tf.matMul(dy as tf.Tensor3D, swapLast(ys) as tf.Tensor3D), tf.matMul(swapLast(xs) as tf.Tensor3D, dy as tf.Tensor3D)],
+      gradFunc: (dy: tf.Tensor, [xs, ys]: tf.Tensor[]) => [product(dy, ys, false, true), product(xs, dy, true, false)],
     };
   });
-  return product(a, b);
+  return op(a, b);
+}
+
+/** a b^T over the last two axes with its gradients, b read transposed in place (for backends where transposesInPlace()). */
+export function matmulTransposed(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
+  const op = tf.customGrad((...args) => {
+    const [x, y, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+    save([x, y]);
+    return {
+      value: product(x, y, false, true),
+      gradFunc: (dy: tf.Tensor, [xs, ys]: tf.Tensor[]) => [product(dy, ys), product(dy, xs, true, false)],
+    };
+  });
+  return op(a, b);
 }
 
 /**
@@ -50,7 +79,7 @@ export function linear(x: tf.Tensor, w: tf.Tensor, bias: tf.Tensor, relu = false
       value: y,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const g = relu ? dy.mul(tf.step(saved[2])) : dy;
-        return [tf.matMul(g, saved[1].transpose()), tf.matMul(saved[0].transpose(), g), g.sum(0)];
+        return [product(g, saved[1], false, true), product(saved[0], g, true, false), g.sum(0)];
       },
     };
   });

@@ -4,6 +4,8 @@ import { fusedKernels } from '../fused-kernels';
 
 /** GPT-2's LayerNorm: centred, scaled to unit variance, then gain and bias. */
 export function layerNorm(x: tf.Tensor2D, gain: tf.Tensor, bias: tf.Tensor, eps: number): tf.Tensor2D {
+  const fused = fusedKernels().layerNorm;
+  if (fused) return fused(x, gain, bias, eps);
   const centred = x.sub(x.mean(-1, true));
   const inverseStd = centred.square().mean(-1, true).add(eps).rsqrt();
   return centred.mul(inverseStd).mul(gain).add(bias) as tf.Tensor2D;

@@ -79,7 +79,8 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
     for (let i = 0; i < c.nLayers; i++) {
       const l = `model.layers.${i}.self_attn.`;
       this.layers.push({
-        qkvBias: c.attentionBias ? tf.tidy(() => tf.concat([weights.base(`${l}q_proj.bias`), weights.base(`${l}k_proj.bias`), weights.base(`${l}v_proj.bias`)])) : undefined,
+        // The input norm's gain after the biases: q|k|v with biases, LoRA and the norm would bind one buffer more than WebGPU grants.
+        qkvBias: c.attentionBias ? tf.tidy(() => tf.concat([weights.base(`${l}q_proj.bias`), weights.base(`${l}k_proj.bias`), weights.base(`${l}v_proj.bias`), weights.base(`model.layers.${i}.input_layernorm.weight`)])) : undefined,
         qkvLora: this.packed(i, ['q_proj', 'k_proj', 'v_proj']),
         gatedLora: this.packed(i, ['gate_proj', 'up_proj']),
         oLora: this.packed(i, ['o_proj']),
@@ -111,6 +112,7 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
 
   private linear(form: 'single' | 'qkv' | 'gated', inputs: DecodeLinearInputs): tf.Tensor2D {
     const matmul = this.batch >= MATMUL_FROM_ROWS;
+    if (matmul && inputs.norm) inputs = { ...inputs, x: rmsNorm(inputs.x, inputs.norm.weight, inputs.norm.eps), norm: undefined };
     const y = this.kernels.linear(form, matmul ? { ...inputs, weights: inputs.weights.map((w) => tf.matMul(inputs.x, w)), precomputed: true } : inputs);
     if (!y) throw new Error(`The device decoding kernels refused a ${form} layer of ${inputs.x.shape[0]} rows`);
     return y;
@@ -125,21 +127,20 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
     for (let i = 0; i < c.nLayers; i++) {
       const l = `model.layers.${i}.`;
       const state = this.layers[i];
-      const h = rmsNorm(x, w(`${l}input_layernorm.weight`), c.rmsNormEps);
       const projection = (m: LoraModule) => weights.linear(i, m);
-      const qkv = this.linear('qkv', { x: h, weights: [projection('q_proj'), projection('k_proj'), projection('v_proj')], bias: state.qkvBias, lora: state.qkvLora });
+      // Each RMSNorm folded into the product after it (tiled-decode-linear.ts): 6 dispatches a layer.
+      const qkv = this.linear('qkv', { x, norm: { weight: w(`${l}input_layernorm.weight`), eps: c.rmsNormEps, afterBias: state.qkvBias !== undefined }, weights: [projection('q_proj'), projection('k_proj'), projection('v_proj')], bias: state.qkvBias, lora: state.qkvLora });
       kernels.writeReplyCache(state.cache, qkv, positions, state.kTable, this.fed, qColumns, c.rmsNormEps);
       const frozen = this.spec.promptCache[i];
       const attended = kernels.attend(qkv, positions, state.qTable, state.cache, this.bias, frozen, c.nHeads, this.fed + 1, c.rmsNormEps);
       x = this.linear('single', { x: attended, weights: [projection('o_proj')], lora: state.oLora, residual: x });
-      const h2 = rmsNorm(x, w(`${l}post_attention_layernorm.weight`), c.rmsNormEps);
-      const gated = this.linear('gated', { x: h2, weights: [projection('gate_proj'), projection('up_proj')], lora: state.gatedLora });
+      const gated = this.linear('gated', { x, norm: { weight: w(`${l}post_attention_layernorm.weight`), eps: c.rmsNormEps }, weights: [projection('gate_proj'), projection('up_proj')], lora: state.gatedLora });
       x = this.linear('single', { x: gated, weights: [projection('down_proj')], lora: state.downLora, residual: x });
     }
     this.fed++;
-    const final = rmsNorm(x, w('model.norm.weight'), c.rmsNormEps);
     const head = w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
-    return this.batch >= MATMUL_FROM_ROWS ? (tf.matMul(final, head) as tf.Tensor2D) : this.linear('single', { x: final, weights: [head] });
+    const norm = { weight: w('model.norm.weight'), eps: c.rmsNormEps };
+    return this.batch >= MATMUL_FROM_ROWS ? (tf.matMul(rmsNorm(x, norm.weight, norm.eps), head) as tf.Tensor2D) : this.linear('single', { x, norm, weights: [head] });
   }
 
   protected replyCaches(): tf.Tensor[] {

@@ -21,7 +21,8 @@
 import type * as tf from '@tensorflow/tfjs';
 import type { DecodeLinearForm, DecodeLinearInputs } from '../fused-kernels';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
-import { TILED_DECODE_LINEAR, registerTiledDecodeLinearKernel } from './tiled-decode-linear';
+import { fusedRmsNorm } from './rms-norm';
+import { TILED_DECODE_LINEAR, deviceLimits, foldsNorm, registerTiledDecodeLinearKernel, tiledLayerOf } from './tiled-decode-linear';
 
 /**
  * Which kernel forms the products x W: `tiled` (tiled-decode-linear.ts, the default) or `split`
@@ -232,10 +233,16 @@ export function registerDecodeLinearKernels(): void {
  * LoRA columns than the workgroup memory holds).
  */
 export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearInputs): tf.Tensor2D | null {
-  const { x, weights, bias, lora, residual } = inputs;
+  const { weights, bias, lora, residual, norm } = inputs;
+  let { x } = inputs;
   if (x.shape[0] > MAX_DECODE_ROWS) return null;
   if (lora && lora.a.shape[1] > MAX_LORA_COLUMNS) return null;
+  const tiled = KERNEL === 'tiled' && !inputs.precomputed;
+  // The norm folded into the tiled kernel where its tiling stages x; else its own dispatch first.
+  const foldNorm = norm !== undefined && tiled && foldsNorm(tiledLayerOf(form, inputs), x.shape[1], deviceLimits());
+  if (norm && !foldNorm) x = fusedRmsNorm(x, norm.weight, norm.eps) as tf.Tensor2D;
   const named: Record<string, tf.Tensor> = { x, w0: weights[0] };
+  if (foldNorm && !norm.afterBias) named.normWeight = norm.weight;
   if (weights[1]) named.w1 = weights[1];
   if (weights[2]) named.w2 = weights[2];
   if (bias) named.bias = bias;
@@ -244,7 +251,7 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
     named.b = lora.b;
   }
   if (residual) named.residual = residual;
-  const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0, precomputed: inputs.precomputed ? 1 : 0 };
-  const name = KERNEL === 'tiled' && !inputs.precomputed ? TILED_DECODE_LINEAR : DECODE_LINEAR;
+  const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0, precomputed: inputs.precomputed ? 1 : 0, eps: foldNorm ? norm.eps : 0, normInBias: foldNorm && norm.afterBias ? 1 : 0 };
+  const name = tiled ? TILED_DECODE_LINEAR : DECODE_LINEAR;
   return runKernel(name, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
 }

@@ -1,9 +1,12 @@
 /** Registers TurnLab's fused WebGPU kernels with tfjs and with the blocks' fused-kernel registry. */
 import * as tf from '@tensorflow/tfjs';
 import { registerFusedKernels } from '../fused-kernels';
+import { adamStep, allocateAdamMoments } from './adam-update';
+import { registerSumOfSquaresKernel, sumOfSquares } from './sum-of-squares';
+import { registerTrainingAttentionKernels, trainingAttention } from './training-attention';
 import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLinearKernels } from './decode-linear';
 import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
-import { fusedLayerNorm, registerLayerNormKernels } from './layer-norm';
+import { fusedLayerNorm, fusedLayerNormWithGrad, registerLayerNormKernels } from './layer-norm';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
 import { flushQueue } from './program';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
@@ -25,6 +28,8 @@ export function installFusedWebgpuKernels(): void {
   registerDecodeSamplingKernels();
   registerLayerNormKernels();
   registerHeadScoreKernels();
+  registerSumOfSquaresKernel();
+  registerTrainingAttentionKernels();
   // Not a fusion but the only products of 16-bit weights here: registered whatever TURNLAB_FUSED_KERNELS says.
   registerHalfProductKernels();
   const headScores = { statistics: headStatistics, gradient: headGradient, chunkElements: () => deviceChunkElements(tf.backend()) };
@@ -42,5 +47,5 @@ export function installFusedWebgpuKernels(): void {
     sample: sampleRows,
     flush: flushQueue,
   };
-  registerFusedKernels('webgpu', { decoding, headScores, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
+  registerFusedKernels('webgpu', { adam: { allocateMoments: allocateAdamMoments, step: adamStep }, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, trainingAttention, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }

@@ -58,6 +58,7 @@ export const loraThreads = (loraCols: number, gated: boolean) => Math.ceil(loraC
 /** x A's columns as the threads cover them (a row of x A in workgroup memory). */
 export const loraWidth = (loraCols: number, gated: boolean) => loraThreads(loraCols, gated) * (gated ? 8 : 4);
 const pow2Ceil = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+const pow2Floor = (n: number) => 2 ** Math.floor(Math.log2(Math.max(1, n)));
 const isPow2 = (n: number) => Number.isInteger(n) && n > 0 && (n & (n - 1)) === 0;
 
 /** Workgroup memory (floats) the kernel declares for a tiling: the staged rows, the tree sum's slices, x A. */
@@ -140,9 +141,9 @@ export function setTileOverride(overrides: TileOverrides | null): void {
 
 /** The override fields for a layer: every layer's, then its form's, then o's or down's. */
 export function overrideFor(shape: TileShape, overrides: TileOverrides = tileOverrides()): TileOverride {
-  // o maps the width to itself, down narrows (a tied LM head, which widens, is neither).
-  const named = shape.form !== 'single' ? [] : shape.inner === shape.cols ? ['o'] : shape.inner > shape.cols ? ['down'] : [];
-  return Object.assign({}, overrides['*'], overrides[shape.form], ...named.map((n) => overrides[n as Selector]));
+  const kind = layerKind(shape);
+  const named = kind === 'o' || kind === 'down' ? [overrides[kind]] : [];
+  return Object.assign({}, overrides['*'], overrides[shape.form], ...named);
 }
 
 /** A short text of a tiling (the sweep's table, the error below). */
@@ -161,17 +162,55 @@ export function tileProblem(c: TileConfig, shape: TileShape, limits: TileLimits 
   return null;
 }
 
+/** Which decoding layer a shape is, for its default tiling: o maps the width to itself, down narrows. */
+export type LayerKind = 'qkv' | 'gated' | 'o' | 'down' | 'other';
+export function layerKind(shape: Pick<TileShape, 'form' | 'inner' | 'cols'>): LayerKind {
+  if (shape.form !== 'single') return shape.form;
+  // A widening single layer (a tied LM head, the own transformer's ReLU layer) is neither.
+  return shape.inner === shape.cols ? 'o' : shape.inner > shape.cols ? 'down' : 'other';
+}
+
+/** What a layer's default tiling aims for: rows a block covers at most, threads, workgroups. */
+export interface LayerDefaults {
+  blockRows: number;
+  th: number;
+  groups: number;
+}
+
+/**
+ * The default per layer kind, from the H200 sweep of 2026-11-28 (bench/decode-linear-sweep.ts,
+ * Qwen2.5-0.5B's layers with LoRA rank 8 at 64 rows, bench/gpu-notes.md). At that shape these
+ * rules give exactly the sweep's winners:
+ * - q|k|v: 16-row blocks, 256 threads, inputs split 8 ways (tm=4,rt=4,ct=2,ks=8,bk=64: 576
+ *   workgroups), 0.131 ms;
+ * - o: the same rule (tm=4,rt=4,ct=6,ks=8,bk=64: 152 workgroups), 0.262 ms;
+ * - gate/up: 4-row blocks of 64 threads, about 512 workgroups (tm=4,rt=1,ct=30,ks=2,bk=64,th=64:
+ *   656), 0.590 ms against 2.359 for 64-row blocks;
+ * - down: 4-row blocks of 256 threads, about 512 workgroups (tm=4,rt=1,ct=6,ks=32,bk=128: 608),
+ *   0.197 ms against 0.918.
+ * Rules rather than fixed tilings, so another LoRA rank, row count or width still gets a tiling
+ * the kernel can run (the LoRA threads take column quads; fewer rows, fewer row threads).
+ */
+export const LAYER_DEFAULTS: Record<LayerKind, LayerDefaults> = {
+  qkv: { blockRows: 16, th: THREADS, groups: TARGET_GROUPS },
+  o: { blockRows: 16, th: THREADS, groups: TARGET_GROUPS },
+  gated: { blockRows: 4, th: 64, groups: 512 },
+  down: { blockRows: 4, th: THREADS, groups: 512 },
+  other: { blockRows: 16, th: THREADS, groups: TARGET_GROUPS },
+};
+
 /** The tiling of a layer: the default for its shape, with any override's fields in its place, checked. */
 export function tileConfig(shape: TileShape, limits: TileLimits = DEFAULT_LIMITS, override: TileOverride = overrideFor(shape)): TileConfig {
   const { rows, cols, inner, loraCols, gated } = shape;
-  const th = override.th ?? THREADS;
+  const defaults = LAYER_DEFAULTS[layerKind(shape)];
+  const th = override.th ?? Math.min(defaults.th, limits.threads);
   const tm = override.tm ?? (rows >= 4 ? 4 : rows >= 2 ? 2 : 1);
   const lt = loraThreads(loraCols, gated);
   const width = loraWidth(loraCols, gated);
-  // At most 16 rows a block: on an H200 (2026-11-28) blocks of 64 rows left the 0.5B shape's
-  // layers at one workgroup per SM, and 16-row blocks with the inputs split to fill the device
-  // ran q|k|v 2x and down 1.7x faster (bench/decode-linear-sweep.ts, bench/gpu-notes.md).
-  let rt = override.rt ?? Math.min(4, pow2Ceil(Math.ceil(rows / tm)));
+  // Small blocks: on an H200 (2026-11-28) blocks of 64 rows left the 0.5B shape's layers at one
+  // workgroup per SM; blocks of 16 (q|k|v, o) or 4 rows (gate/up, down) with the inputs split
+  // to fill the device ran 2-4x faster (see LAYER_DEFAULTS).
+  let rt = override.rt ?? Math.min(pow2Floor(defaults.blockRows / tm), pow2Ceil(Math.ceil(rows / tm)));
   // x A of the block's rows must fit the workgroup memory for the epilogue, and each row thread
   // needs a main column quad besides its LoRA threads.
   if (override.rt === undefined) {
@@ -180,7 +219,7 @@ export function tileConfig(shape: TileShape, limits: TileLimits = DEFAULT_LIMITS
     if (override.ks !== undefined) while (rt > 1 && Math.floor(th / (rt * override.ks)) - lt < (override.ct ?? 1)) rt /= 2;
   }
   const rowBlocks = Math.ceil(rows / (rt * tm));
-  const target = override.groups ?? TARGET_GROUPS;
+  const target = override.groups ?? defaults.groups;
   const build = (ks: number): TileConfig => {
     const ct = override.ct ?? Math.floor(th / (rt * ks)) - lt;
     // The staged rows are padded by one float (see the kernel), so a block holds bm * (bk + 1):

@@ -41,6 +41,54 @@ export interface TiledLayer {
   residual: boolean;
   relu: boolean;
   transposed: boolean;
+  /** RMSNorm of x folded in: the gain (NormW) applied as x is staged, 1/rms of each row at the end. */
+  norm: boolean;
+  /** The gain read after the bias's columns in Bias instead of from NormW. */
+  normInBias: boolean;
+}
+
+type Shaped = { shape: number[] };
+
+/** A layer's description from its inputs (tensors, or the kernel's tensor infos). */
+export function tiledLayerOf(
+  form: DecodeLinearForm,
+  t: { x: Shaped; weights: Shaped[]; bias?: Shaped; lora?: { a: Shaped }; residual?: Shaped; relu?: boolean; transposed?: boolean; norm?: unknown; normInBias?: boolean },
+): TiledLayer {
+  const segments = form === 'single' && t.transposed ? [t.weights[0].shape[0]] : t.weights.map((w) => w.shape[1]);
+  return {
+    form,
+    rows: t.x.shape[0],
+    cols: form === 'gated' ? segments[0] : segments.reduce((a, c) => a + c, 0),
+    segments,
+    bias: t.bias !== undefined,
+    lora: t.lora !== undefined,
+    loraCols: t.lora ? t.lora.a.shape[1] : 0,
+    residual: t.residual !== undefined,
+    relu: t.relu === true,
+    transposed: t.transposed === true,
+    norm: t.norm !== undefined || t.normInBias === true,
+    normInBias: t.normInBias === true,
+  };
+}
+
+/** Threads' staged elements of x per slice, where the staging is unrolled (the norm's squares ride on it). */
+function stagedPerThread(c: TileConfig): number {
+  return (c.rt * c.tm * c.bk) / c.th;
+}
+
+/**
+ * Whether a tiling's staging is unrolled, each thread's elements in registers (with the norm
+ * also where a slice has fewer elements than threads, e.g. one row: the rest stage nothing).
+ */
+function unrolledStaging(c: TileConfig, norm: boolean): boolean {
+  const perThread = stagedPerThread(c);
+  return (Number.isInteger(perThread) || (norm && perThread < 1)) && perThread <= 32;
+}
+
+/** Whether the layer's tiling can fold an RMSNorm in: x staged, each thread's staged elements unrolled. */
+export function foldsNorm(layer: TiledLayer, inner: number, limits: TileLimits = DEFAULT_LIMITS): boolean {
+  const c = tileConfig({ rows: layer.rows, cols: layer.cols, inner, loraCols: layer.loraCols, gated: layer.form === 'gated', form: layer.form }, limits);
+  return c.stage && unrolledStaging(c, true);
 }
 
 /** Whether every weight can be read as vec4 quads (whole quads of columns, never across two weights). */
@@ -146,13 +194,22 @@ export function tiledDecodeLinearProgram(
       : '';
   const steps = bk / ks;
   // Staging the block's rows of x: each thread's loads first, then its stores (all in flight).
-  const perThread = (bm * bk) / th;
+  const norm = layer.norm;
+  if (norm && !(stage && unrolledStaging(tiling, true))) throw new Error(`The tiling ${tiling.tm}x${tiling.rt} rows, ${bk} inputs a slice cannot fold an RMSNorm in (foldsNorm)`);
+  // Unrolled: every thread's elements of a slice in registers; fewer elements than threads (norm only): one, or none.
+  const slots = Math.ceil(stagedPerThread(tiling));
+  const partial = bm * bk < th;
   const stageOne = (e: string, v: string) => `let ${v}e = ${e};
-            let ${v} = select(0.0, X[(first + ${v}e / ${bk}) * inner + k0 + ${v}e % ${bk}], first + ${v}e / ${bk} < rows && k0 + ${v}e % ${bk} < inner);`;
+            let ${v} = select(0.0, X[(first + ${v}e / ${bk}) * inner + k0 + ${v}e % ${bk}], ${partial ? `${v}e < ${bm * bk} && ` : ''}first + ${v}e / ${bk} < rows && k0 + ${v}e % ${bk} < inner);`;
+  const onlyStaged = (e: string, statement: string) => (partial ? `if (${e} < ${bm * bk}) { ${statement} }` : statement);
+  // With the norm: the gain applied to what is staged, each staged element's square kept (its row is the same every slice).
+  const gain = layer.normInBias ? (k: string) => `Bias[uniforms.outShape.y + min(${k}, inner - 1)]` : (k: string) => `NormW[min(${k}, inner - 1)]`;
+  const stored = (i: number) => (norm ? `x${i} * ${gain(`k0 + x${i}e % ${bk}`)}` : `x${i}`);
   const staging =
-    Number.isInteger(perThread) && perThread <= 32
-      ? `${Array.from({ length: perThread }, (_, i) => stageOne(`tid + ${i * th}`, `x${i}`)).join('\n          ')}
-          ${Array.from({ length: perThread }, (_, i) => `S[(x${i}e / ${bk}) * ${stride} + x${i}e % ${bk}] = x${i};`).join('\n          ')}`
+    unrolledStaging(tiling, norm)
+      ? `${Array.from({ length: slots }, (_, i) => stageOne(`tid + ${i * th}`, `x${i}`)).join('\n          ')}
+          ${Array.from({ length: slots }, (_, i) => onlyStaged(`x${i}e`, `S[(x${i}e / ${bk}) * ${stride} + x${i}e % ${bk}] = ${stored(i)};`)).join('\n          ')}
+          ${norm ? Array.from({ length: slots }, (_, i) => `squares${i} = squares${i} + x${i} * x${i};`).join('\n          ') : ''}`
       : `for (var e = tid; e < ${bm * bk}; e = e + ${th}) {
             let r = e / ${bk};
             let k = k0 + e % ${bk};
@@ -178,16 +235,17 @@ export function tiledDecodeLinearProgram(
                 acc[r] = fma(xv${j}, w${j}, acc[r]);
                 ${gated ? `upAcc[r] = fma(xv${j}, u${j}, upAcc[r]);` : ''}`).join('\n                ');
   const program: WebGPUProgram = {
-    shaderKey: `turnlab_tiled_decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${layer.transposed ? 't' : ''}${quads ? 'q' : ''}${whole ? 'w' : ''}_${tm}_${rt}_${ct}_${lt}_${ks}_${bk}_${th}_${un}_${stage ? 's' : 'g'}_${width}`,
+    shaderKey: `turnlab_tiled_decode_linear_${form}_${bias ? 'b' : ''}${lora ? 'l' : ''}${residual ? 'r' : ''}${relu ? 'u' : ''}${norm ? (layer.normInBias ? 'nb' : 'n') : ''}${layer.transposed ? 't' : ''}${quads ? 'q' : ''}${whole ? 'w' : ''}_${tm}_${rt}_${ct}_${lt}_${ks}_${bk}_${th}_${un}_${stage ? 's' : 'g'}_${width}`,
     variableNames: names,
     variableComponents,
     outputShape: [rows, cols],
     dispatchLayout: { x: [0, 1] },
     dispatch: [groups, 1, 1],
     workgroupSize: [th, 1, 1],
-    uniforms: 'scale : f32, colBlocks : i32,',
+    uniforms: 'scale : f32, colBlocks : i32, eps : f32,',
     getUserCode: () => `
       var<workgroup> S : array<f32, ${shared}>;
+      ${norm ? `var<workgroup> R : array<f32, ${bm}>;` : ''}
       ${weightSnippet(layer)}
       ${
         lora
@@ -213,6 +271,7 @@ export function tiledDecodeLinearProgram(
         let col = (colBlock * ${ct} + q) * 4;
         let loraColumn = (q - ${ct}) * ${gated ? 8 : 4};
         ${sets.map((s) => `var ${s} : array<vec4<f32>, ${tm}>;`).join('\n        ')}
+        ${norm ? Array.from({ length: slots }, (_, i) => `var squares${i} = 0.0;`).join('\n        ') : ''}
         for (var k0 = 0; k0 < inner; k0 = k0 + ${bk}) {
           ${stage ? `${staging}
           workgroupBarrier();` : ''}
@@ -226,6 +285,23 @@ export function tiledDecodeLinearProgram(
             }
           }
           ${stage ? 'workgroupBarrier();' : ''}
+        }
+        ${
+          norm
+            ? `// The rows' sums of squares, laid out as staged, then 1/rms per row; the products scale by it
+        // (both x W and x A are linear in x).
+        ${Array.from({ length: slots }, (_, i) => onlyStaged(`tid + ${i * th}`, `S[((tid + ${i * th}) / ${bk}) * ${stride} + (tid + ${i * th}) % ${bk}] = squares${i};`)).join('\n        ')}
+        workgroupBarrier();
+        if (tid < ${bm}) {
+          var sum = 0.0;
+          for (var c = 0; c < ${bk}; c = c + 1) { sum = sum + S[tid * ${stride} + c]; }
+          R[tid] = 1.0 / sqrt(sum / f32(inner) + uniforms.eps);
+        }
+        workgroupBarrier();
+        for (var r = 0; r < ${tm}; r = r + 1) {
+          ${sets.map((s) => `${s}[r] = ${s}[r] * R[rt * ${tm} + r];`).join('\n          ')}
+        }`
+            : ''
         }
         ${ks > 1 ? treeSum : ''}
         ${
@@ -279,24 +355,11 @@ export function deviceLimits(): TileLimits {
 
 /** Registers the kernel; inputs named as decode-linear.ts names them (x, w0.., bias, a, b, residual). */
 export function registerTiledDecodeLinearKernel(): void {
-  registerProgramKernel(TILED_DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed }) => {
+  registerProgramKernel(TILED_DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed, eps, normInBias }) => {
     const form = (['single', 'qkv', 'gated'] as const)[formCode];
-    const { x, w0, w1, w2, bias, a, b, residual } = inputs;
-    const weights = [w0, w1, w2].filter((w) => w !== undefined);
-    const segments = form === 'single' && transposed ? [w0.shape[0]] : weights.map((w) => w.shape[1]);
-    const layer: TiledLayer = {
-      form,
-      rows: x.shape[0],
-      cols: form === 'gated' ? segments[0] : segments.reduce((s, c) => s + c, 0),
-      segments,
-      bias: bias !== undefined,
-      lora: a !== undefined,
-      loraCols: a ? a.shape[1] : 0,
-      residual: residual !== undefined,
-      relu: relu === 1,
-      transposed: transposed === 1,
-    };
-    const named: [string, TensorInfo | undefined][] = [['X', x], ['W0', w0], ['W1', w1], ['W2', w2], ['Bias', bias], ['A', a], ['B', b], ['Residual', residual]];
+    const { x, w0, w1, w2, bias, a, b, residual, normWeight } = inputs;
+    const layer = tiledLayerOf(form, { x, weights: [w0, w1, w2].filter((w) => w !== undefined), bias, lora: a ? { a } : undefined, residual, relu: relu === 1, transposed: transposed === 1, norm: normWeight, normInBias: normInBias === 1 });
+    const named: [string, TensorInfo | undefined][] = [['X', x], ['W0', w0], ['W1', w1], ['W2', w2], ['Bias', bias], ['A', a], ['B', b], ['Residual', residual], ['NormW', normWeight]];
     const bound = named.filter((n): n is [string, TensorInfo] => n[1] !== undefined);
     const { program, colBlocks } = tiledDecodeLinearProgram(layer, bound.map(([n]) => n), x.shape[1], deviceLimits());
     return {
@@ -305,6 +368,7 @@ export function registerTiledDecodeLinearKernel(): void {
       uniforms: [
         { type: 'float32', data: [scale ?? 1] },
         { type: 'int32', data: [colBlocks] },
+        { type: 'float32', data: [eps ?? 0] },
       ],
     };
   });
