@@ -21,19 +21,23 @@ vi.mock('../../trainer-core/algo/gigpo', async (importOriginal) => {
 });
 
 const tmp = tempDir('gigpo');
+
+/** Two GiGPO iterations of the shrunk non-slippery lake, groups of four. */
+function tinyGigpoConfig(overrides: string[]) {
+  return loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
+    ...TINY_LAKE_OVERRIDES,
+    'es_manager.train.group_size=4',
+    'trainer.total_training_steps=2',
+    'trainer.test_freq=0',
+    'algorithm.adv_estimator=gigpo',
+    ...overrides,
+  ]);
+}
 afterAll(() => tmp.cleanup());
 
 describe('adv_estimator gigpo in training', () => {
   it("hands GiGPO each turn's observation as its state and each episode's group, and stores its advantage on each turn", async () => {
-    const config = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
-      ...TINY_LAKE_OVERRIDES,
-      'es_manager.train.group_size=4',
-      'trainer.total_training_steps=2',
-      'trainer.test_freq=0',
-      'algorithm.adv_estimator=gigpo',
-      'algorithm.gamma=0.9',
-      'algorithm.gigpo.step_advantage_w=0.5',
-    ]);
+    const config = tinyGigpoConfig(['algorithm.gamma=0.9', 'algorithm.gigpo.step_advantage_w=0.5']);
     const { sink, result } = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'run') });
     expect(result.status).toBe('completed');
     expect(sink.metrics.get(2)).toHaveProperty('actor/pg_loss');
@@ -46,8 +50,18 @@ describe('adv_estimator gigpo in training', () => {
       const trained = sink.episodes.filter((e) => e.iteration === i + 1 && e.split === 'train' && !e.filteredOut);
       expect(input.rows).toBe(trained.length);
       expect(input.groupIds).toEqual(trained.map((e) => e.groupId));
-      // One context window a turn here, so each row's turns are the episode's turns in order.
-      expect(input.stateKeys).toEqual(trained.map((e) => e.turns.map((t) => t.observation)));
+      // One context window a turn here, so each row's turns are the episode's turns in order; the
+      // prompt does not show the actions left, so a state is its observation.
+      trained.forEach((e, row) => {
+        expect(input.stateKeys[row]).toHaveLength(e.turns.length);
+        e.turns.forEach((t, k) => expect(input.stateKeys[row][k]).toContain(t.observation));
+      });
+      const keyOf = new Map<string, string>();
+      trained.forEach((e, row) => e.turns.forEach((t, k) => {
+        const key = input.stateKeys[row][k];
+        expect(keyOf.get(t.observation) ?? key).toBe(key);
+        keyOf.set(t.observation, key);
+      }));
       trained.forEach((episode, row) => {
         const perTurn = input.turnEnds[row].map((end) => output.advantages[row * input.cols + end]);
         episode.turns.forEach((turn, k) => expect(turn.advantageMean).toBeCloseTo(perTurn[k], 6));
@@ -61,5 +75,33 @@ describe('adv_estimator gigpo in training', () => {
     }
     expect(multiTurnEpisodes).toBeGreaterThan(0);
     expect(stepTermSeen).toBe(true);
+  });
+
+  it('keeps a board reached with different actions left apart when the prompt shows them', async () => {
+    calls.length = 0;
+    const config = tinyGigpoConfig(['agent_proxy.show_actions_left=true']);
+    const { sink, result } = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'run-left') });
+    expect(result.status).toBe('completed');
+    // In a failed episode every turn costs the same, so the same square seen with fewer moves to
+    // go has a higher discounted return: in one step group the std normalisation would turn that
+    // difference into advantages of about 1. Those turns must be two states.
+    let revisits = 0;
+    for (const [i, { input }] of calls.entries()) {
+      const trained = sink.episodes.filter((e) => e.iteration === i + 1 && e.split === 'train' && !e.filteredOut);
+      const seen = new Map<string, { left: number; key: string }>();
+      trained.forEach((e, row) => e.turns.forEach((t, k) => {
+        const key = input.stateKeys[row][k];
+        // An invalid reply plays no action, so the budget left is what the earlier turns played.
+        const left = 10 - e.turns.slice(0, k).reduce((sum, u) => sum + u.numValidActions, 0);
+        const id = `${e.groupId}/${t.observation}`;
+        const before = seen.get(id);
+        if (before && before.left !== left) {
+          revisits++;
+          expect(key).not.toBe(before.key);
+        }
+        seen.set(id, { left, key });
+      }));
+    }
+    expect(revisits).toBeGreaterThan(0);
   });
 });

@@ -15,3 +15,4 @@ export * from './losses';
 export * from './grad-clip';
 export * from './minibatch';
 export * from './lr-schedule';
+export * from './token-centering';

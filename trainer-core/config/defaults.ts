@@ -111,6 +111,7 @@ algorithm:
   bi_level_gae: false            # turn-level GAE with high_level_gamma, token-level within turns
   high_level_gamma: 0.95
   norm_adv_by_std_in_grpo: true  # false gives Dr.GRPO (no division by the group std)
+  center_advantages_by_token: false # subtract from each trained token's advantage the batch mean of that token id's: an input-blind policy's move distribution then moves only where inputs differ (TurnLab's; see trainer-core/algo/token-centering.ts)
   gigpo:                         # GiGPO (verl-agent): episode advantage + step advantage among turns from the same state
     step_advantage_w: 1.0        # weight of the step advantage
     mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)

@@ -139,6 +139,7 @@ const algorithmSchema = z.strictObject({
   bi_level_gae: z.boolean(),
   high_level_gamma: probability,
   norm_adv_by_std_in_grpo: z.boolean(),
+  center_advantages_by_token: z.boolean(),
   gigpo: z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),

@@ -74,6 +74,12 @@ export interface RolloutSettings {
 export interface TurnRecord extends TurnOutcome {
   /** What the model was shown this turn. */
   observationBefore: string;
+  /**
+   * The turn's state as the prompt showed it (the template's turn text): the observation, and
+   * the actions left where the template states them. GiGPO's step groups key on it, so a board
+   * reached with different budgets left is two states when the policy could tell them apart.
+   */
+  stateShown: string;
   stateBefore: StateRender;
   responseText: string;
   generatedIds: number[];
@@ -229,6 +235,7 @@ async function playEpisodes(
       records[envId].push({
         ...outcome,
         observationBefore: current.observation,
+        stateShown: cm.template.turnText(current),
         stateBefore: statesBefore[envId],
         responseText: text,
         generatedIds: [...response.tokenIds],

@@ -13,7 +13,13 @@ export interface TrainingBatch {
   /** Sampling logprobs, aligned with tokens (0 where mask is 0). */
   oldLogprobs: Float32Array;
   turnEnds: number[][];
-  /** Per row, the observation each shown turn was played from (GiGPO's state keys), aligned with turnEnds. */
+  /**
+   * Per row, the state each shown turn was played from as its prompt showed it (GiGPO's state
+   * keys), aligned with turnEnds: the observation, and the actions left where the template states
+   * them. Keyed on the board alone, a board seen again later in a failed episode would join a step
+   * group whose returns differ only by the step penalties still to come, which the group's
+   * std normalisation blows up to advantages of about 1 on every such turn.
+   */
   stateKeys: string[][];
   /** Training document of each token, per row (several per row under a context window). */
   documents: number[][];
@@ -45,8 +51,8 @@ export function buildTrainingBatch(episodes: readonly EpisodeRecord[]): Training
     oldLogprobs,
     turnEnds: kept.map((e) => e.sequence.turnEnds),
     stateKeys: kept.map((e) => {
-      const observations = new Map(e.turns.map((t) => [t.turn, t.observationBefore]));
-      return e.sequence.turnNumbers.map((turn) => observations.get(turn) ?? '');
+      const states = new Map(e.turns.map((t) => [t.turn, t.stateShown]));
+      return e.sequence.turnNumbers.map((turn) => states.get(turn) ?? '');
     }),
     documents: kept.map((e) => e.sequence.documentIds),
     groupIds: kept.map((e) => e.groupId),

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { computeAdvantages } from '../algo/estimator-registry';
+import { centerAdvantagesByToken } from '../algo/token-centering';
 import { applyKlPenalty, type KlType } from '../algo/kl';
 import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
@@ -213,7 +214,9 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
         cfg.algorithm,
       ),
     );
-    advantages = adv.advantages;
+    advantages = cfg.algorithm.center_advantages_by_token
+      ? centerAdvantagesByToken({ rows: batch.rows, cols: batch.cols, mask: batch.mask, tokens: batch.tokens, advantages: adv.advantages })
+      : adv.advantages;
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,

@@ -1,0 +1,49 @@
+/**
+ * `npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations] [--episodes 1024]`: how
+ * the held-out gain of a run grew, checkpoint by checkpoint. Plays each kept checkpoint of the run
+ * (or only the comma-separated iterations given) on the learning bench's held-out episodes (same
+ * start seed, temperature 0.5, 1024 by default) and prints its success and the gain over the warm
+ * start's own policy (iter-0, `warm_start.save_checkpoint`; for a fork, its parent's), paired over
+ * the episodes as `npm run bench -- learning` reports it. The store is opened read-only, so a run still training
+ * into the folder can be watched; nothing is recorded.
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/learning';
+import { formatGain, pairedSuccessGain } from '../bench/lib/success-gain';
+import { releaseBackend } from '../trainer-core/backend';
+import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
+
+const args = process.argv.slice(2);
+const episodesAt = args.indexOf('--episodes');
+const episodes = episodesAt >= 0 ? Number(args.splice(episodesAt, 2)[1]) : EVALUATION_EPISODES;
+const [dataDir, runText, iterationsText] = args;
+if (!dataDir || !/^\d+$/.test(runText ?? '') || !Number.isInteger(episodes) || episodes < 2 || (iterationsText !== undefined && !/^\d+(,\d+)*$/.test(iterationsText))) {
+  process.stderr.write('usage: npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations, e.g. 600,1000] [--episodes 1024]\n');
+  process.exit(2);
+}
+const db = new Database(join(dataDir, 'turnlab.sqlite'), { readonly: true, fileMustExist: true });
+type Kept = { iteration: number; path: string };
+const kept = (run: number) => db.prepare('SELECT iteration, path FROM checkpoints WHERE run_id = ? ORDER BY iteration').all(run) as Kept[];
+const checkpoints = kept(Number(runText));
+// A fork (`turnlab resume ckpt:N --fork`) keeps no iter-0 of its own: its warm start is up the parent chain.
+let warm = checkpoints.find((c) => c.iteration === 0);
+for (let run: number | null = Number(runText); !warm && run !== null; ) {
+  run = (db.prepare('SELECT parent_run_id AS parent FROM runs WHERE id = ?').get(run) as { parent: number | null } | undefined)?.parent ?? null;
+  if (run !== null) warm = kept(run).find((c) => c.iteration === 0);
+}
+db.close();
+const wanted = iterationsText === undefined ? null : new Set(iterationsText.split(',').map(Number));
+if (!warm) {
+  process.stderr.write(`run ${runText} nor its parents has an iter-0 checkpoint: set warm_start.save_checkpoint: true so the warm start's policy is kept\n`);
+  process.exit(2);
+}
+const play = async (path: string) => (await evaluateCheckpoint(join(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES })).episodeReports.map((e) => e.success);
+const warmSuccess = await play(warm.path);
+console.log(`run ${runText}, ${episodes} held-out episodes from seed ${EVALUATION_SEED}: warm start alone ${(warmSuccess.filter(Boolean).length / episodes).toFixed(3)}`);
+for (const c of checkpoints) {
+  if (c.iteration === 0 || (wanted && !wanted.has(c.iteration))) continue;
+  const gain = pairedSuccessGain(warmSuccess, await play(c.path));
+  console.log(`iteration ${c.iteration}: ${gain.after.toFixed(3)}, gain ${formatGain(gain)}`);
+}
+await releaseBackend();

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { centerAdvantagesByToken } from '../../trainer-core/algo/token-centering';
+
+describe('centerAdvantagesByToken', () => {
+  it("subtracts from each trained token's advantage the batch mean of its token id, and leaves untrained positions at 0", () => {
+    // Two rows of four positions; token 7 is a move, 9 the closing tag, 1 prompt (untrained).
+    const tokens = [
+      [1, 7, 9, 1],
+      [1, 7, 9, 8],
+    ];
+    const mask = new Float32Array([0, 1, 1, 0, 0, 1, 1, 1]);
+    const advantages = new Float32Array([5, 2, 2, 5, 5, -1, -1, 3]);
+    const out = centerAdvantagesByToken({ rows: 2, cols: 4, mask, tokens, advantages });
+    // Token 7: mean (2 - 1) / 2 = 0.5; token 9 the same; token 8 seen once, so it centres to 0.
+    expect([...out]).toEqual([0, 1.5, 1.5, 0, 0, -1.5, -1.5, 0]);
+  });
+
+  it('makes the advantages of every token id sum to zero, so no id gains or loses on every input at once', () => {
+    const tokens = [
+      [3, 4, 3, 4, 5],
+      [4, 4, 3, 5, 5],
+      [3, 3, 3, 4, 4],
+    ];
+    const mask = new Float32Array(15).fill(1);
+    const advantages = Float32Array.from({ length: 15 }, (_, i) => Math.sin(i + 1) * 3);
+    const out = centerAdvantagesByToken({ rows: 3, cols: 5, mask, tokens, advantages });
+    for (const id of [3, 4, 5]) {
+      const sum = tokens.flat().reduce((s, t, i) => (t === id ? s + out[i] : s), 0);
+      expect(sum).toBeCloseTo(0, 5);
+    }
+  });
+
+  it('refuses token rows that do not match the grid', () => {
+    expect(() => centerAdvantagesByToken({ rows: 2, cols: 2, mask: new Float32Array(4).fill(1), tokens: [[1, 2]], advantages: new Float32Array(4) })).toThrow(/one token list per row/);
+  });
+});
