@@ -149,9 +149,25 @@ export function tiledDecodeLinearProgram(
   limits: TileLimits = DEFAULT_LIMITS,
   config?: TileConfig,
 ): { program: WebGPUProgram; colBlocks: number; config: TileConfig } {
+  const tiling = config ?? tileConfig({ rows: layer.rows, cols: layer.cols, inner, loraCols: layer.loraCols, gated: layer.form === 'gated', form: layer.form }, limits);
+  // A decoding step builds the same few programs every step: built once each, then copied (tfjs
+  // writes the copy's shaderKey, dispatch and pipeline). Building one took ~40 us of the host's
+  // time a dispatch, on a step whose host work is what bounds it at few rows.
+  const key = JSON.stringify([layer, names, inner % tiling.bk === 0, tiling, limits.sharedFloats]);
+  let built = programCache.get(key);
+  if (!built) {
+    built = buildTiledProgram(layer, names, inner, tiling);
+    programCache.set(key, built);
+  }
+  return { program: { ...built.program }, colBlocks: built.colBlocks, config: tiling };
+}
+
+/** Built programs by everything that shapes their source and dispatch. */
+const programCache = new Map<string, { program: WebGPUProgram; colBlocks: number }>();
+
+function buildTiledProgram(layer: TiledLayer, names: string[], inner: number, tiling: TileConfig): { program: WebGPUProgram; colBlocks: number } {
   const { form, rows, cols, bias, lora, residual, relu } = layer;
   const gated = form === 'gated';
-  const tiling = config ?? tileConfig({ rows, cols, inner, loraCols: layer.loraCols, gated, form }, limits);
   const { tm, rt, ct, lt, ks, bk, th, un, stage } = tiling;
   const qt = ct + lt;
   const bm = rt * tm;
@@ -340,7 +356,7 @@ export function tiledDecodeLinearProgram(
         }
       }`,
   };
-  return { program, colBlocks, config: tiling };
+  return { program, colBlocks };
 }
 
 /** The active WebGPU device's workgroup limits (tfjs asks for the adapter's own), else WebGPU's defaults. */
