@@ -19,6 +19,15 @@ export abstract class DeviceDecodingSession {
   /** Each layer's reply cache, in layer order. */
   protected abstract replyCaches(): tf.Tensor[];
 
+  /** Records one decoding step's dispatches (see step()). */
+  protected abstract record(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D;
+
+  /** Feeds each row the id in column 0 of ids; the logits of the next token [batch, vocab]. */
+  step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
+    this.checkRoom();
+    return this.kernels.recordStep(() => this.record(ids, positions));
+  }
+
   protected checkRoom(): void {
     if (this.fed >= this.spec.columns) throw new Error(`The decoding session has room for ${this.spec.columns} fed tokens`);
   }

@@ -89,6 +89,8 @@ export interface DecodingKernels {
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK?: number, topP?: number): tf.Tensor2D;
   /** Starts the work recorded so far on the device (a step queued ahead of a read). */
   flush(): void;
+  /** Runs `record` (a decoding step's dispatches) under the backend's recording settings. */
+  recordStep<T>(record: () => T): T;
 }
 
 /** The LM head's scoring statistics over a chunk of raw logits z [rows, vocab] (see chunked-head.ts). */

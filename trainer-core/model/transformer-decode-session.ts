@@ -47,9 +47,8 @@ export class TransformerDecodeSession extends DeviceDecodingSession implements D
     for (let i = 0; i < shape.nLayers; i++) this.caches.push(kernels.allocateReplyCache(batch, shape.nHeads, Math.max(1, spec.columns), headDim));
   }
 
-  step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
+  protected record(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     const { shape, kernels } = this;
-    this.checkRoom();
     const p = (name: string) => this.parameter(name) as tf.Tensor2D;
     const rope = shape.ropeFrequencies !== null;
     const linear = (inputs: Parameters<DecodingKernels['linear']>[1]) => {

@@ -118,9 +118,8 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
     return y;
   }
 
-  step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
+  protected record(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     const { c, kernels, weights } = this;
-    this.checkRoom();
     const w = (name: string) => weights.base(name) as tf.Tensor2D;
     const qColumns = c.nHeads * c.headDim;
     let x = kernels.embed(weights.base('model.embed_tokens.weight'), ids);

@@ -8,7 +8,7 @@ import { MAX_DECODE_ROWS, MAX_LORA_COLUMNS, fusedDecodeLinear, registerDecodeLin
 import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleRows } from './decode-sampling';
 import { fusedLayerNorm, fusedLayerNormWithGrad, registerLayerNormKernels } from './layer-norm';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
-import { flushQueue } from './program';
+import { flushQueue, recordStep } from './program';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
 import { registerHalfProductKernels } from './half-products';
 import { deviceChunkElements, headGradient, headStatistics, registerHeadScoreKernels } from './head-scores';
@@ -46,6 +46,7 @@ export function installFusedWebgpuKernels(): void {
     layerNorm: fusedLayerNorm,
     sample: sampleRows,
     flush: flushQueue,
+    recordStep,
   };
   registerFusedKernels('webgpu', { adam: { allocateMoments: allocateAdamMoments, step: adamStep }, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, trainingAttention, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }

@@ -102,6 +102,28 @@ export function runKernel(name: string, inputs: Record<string, tf.Tensor>, attrs
   return tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, attrs) as tf.Tensor;
 }
 
+/**
+ * Dispatches per submit while a decoding step records, from TURNLAB_DECODE_SUBMIT_EVERY (unset:
+ * tfjs's WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE, 15). A large value makes a step one submit (about
+ * 15 us of host time a dispatch less on llvmpipe, bench/decode-host-time.ts), but a GPU then
+ * starts the step only once it is all recorded, where submits every 15 dispatches let it run
+ * while the host records the rest: which wins on a GPU is for a GPU run to say (gpu-notes.md).
+ */
+const SUBMIT_EVERY = Math.max(0, Math.floor(Number(process.env.TURNLAB_DECODE_SUBMIT_EVERY ?? 0) || 0));
+const SUBMIT_FLAG = 'WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE';
+
+/** Runs `record` with SUBMIT_EVERY dispatches a submit (where set), restoring tfjs's setting after. */
+export function recordStep<T>(record: () => T): T {
+  if (!SUBMIT_EVERY) return record();
+  const before = tf.env().getNumber(SUBMIT_FLAG);
+  tf.env().set(SUBMIT_FLAG, SUBMIT_EVERY);
+  try {
+    return record();
+  } finally {
+    tf.env().set(SUBMIT_FLAG, before);
+  }
+}
+
 interface QueueOwner {
   commandEncoder: unknown;
   endComputePassEncoder(): void;

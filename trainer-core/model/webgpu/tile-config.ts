@@ -126,6 +126,10 @@ export function parseTileOverrides(text: string, source = 'TURNLAB_DECODE_TILE')
 
 let envOverrides: TileOverrides | undefined;
 let benchOverrides: TileOverrides | null = null;
+let overridesSet = 0;
+
+/** Changes each time setTileOverride is called: what a cache of tilings keys on besides the shape. */
+export const overridesVersion = () => overridesSet;
 
 /** The overrides in force: a benchmark's (setTileOverride) or else TURNLAB_DECODE_TILE's. */
 export function tileOverrides(): TileOverrides {
@@ -137,6 +141,7 @@ export function tileOverrides(): TileOverrides {
 /** Sets the overrides of later-built programs (null: back to TURNLAB_DECODE_TILE's). */
 export function setTileOverride(overrides: TileOverrides | null): void {
   benchOverrides = overrides;
+  overridesSet++;
 }
 
 /** The override fields for a layer: every layer's, then its form's, then o's or down's. */

@@ -1,0 +1,137 @@
+/**
+ * Host time of a decoding step on WebGPU, per dispatch and per step, broken down into its parts:
+ * a decoding step of few rows is host-bound on a GPU (gpu-notes.md), so this is what to cut.
+ *
+ * The session's step() only records (it never waits for the device), so the time spent inside
+ * it is host time: JavaScript (TurnLab's kernels, tfjs's engine and backend) and Dawn's calls.
+ * The parts are timed by wrapping the backend's methods for the measured steps only:
+ *   tfjs run     runWebGPUProgram, from the call to its return (all below are inside it)
+ *   record       recordAndSubmit: uniforms, bind group, pass encoding, submits
+ *   uniforms     makeUniforms (uniform buffer acquired and written)
+ *   bind group   device.createBindGroup (with getBindGroupLayout)
+ *   submit       submitQueue (every WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE dispatches)
+ * and "outside tfjs run" is the rest of the step: TurnLab's kernel code (program building,
+ * keys) and tfjs's engine (runKernel, tidy, tensor bookkeeping).
+ *
+ *   npx tsx bench/decode-host-time.ts [--layers 24] [--rows 64] [--steps 12] [--hidden 64]
+ *
+ * The model is Qwen2-shaped with random weights, small in width (host time per dispatch does not
+ * depend on it; the device's work on llvmpipe competes with the host for the CPU); a figure here
+ * is host time on this machine, not a GPU's.
+ */
+import { performance } from 'node:perf_hooks';
+import * as tf from '@tensorflow/tfjs';
+import { releaseBackend, selectBackend } from '../trainer-core/backend';
+import { parseHfConfig } from '../trainer-core/model/hf/config';
+import { HfDecoder } from '../trainer-core/model/hf/decoder';
+import { resolveTargetModules } from '../trainer-core/model/hf/lora';
+import { PRESETS, randomHfTensors } from '../scripts/hf-random-model';
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+type Timed = Record<string, { ms: number; calls: number }>;
+
+/** Wraps `owner[method]` so its time (while `on()`) adds up under `part`. */
+function wrap(owner: Record<string, unknown>, method: string, part: string, timed: Timed, on: () => boolean): void {
+  const original = owner[method] as (...args: unknown[]) => unknown;
+  owner[method] = function (this: unknown, ...args: unknown[]) {
+    if (!on()) return original.apply(this, args);
+    const start = performance.now();
+    try {
+      return original.apply(this, args);
+    } finally {
+      const t = (timed[part] ??= { ms: 0, calls: 0 });
+      t.ms += performance.now() - start;
+      t.calls++;
+    }
+  };
+}
+
+async function main(): Promise<void> {
+  const layers = option('layers', 24);
+  const rows = option('rows', 64);
+  const steps = option('steps', 12);
+  const hidden = option('hidden', 64);
+  await selectBackend('webgpu');
+  const backend = tf.backend() as unknown as Record<string, unknown> & { device: Record<string, unknown> };
+  const timed: Timed = {};
+  let measuring = false;
+  const on = () => measuring;
+  wrap(backend, 'runWebGPUProgram', 'tfjs run', timed, on);
+  wrap(backend, 'recordAndSubmit', 'record', timed, on);
+  wrap(backend, 'makeUniforms', 'uniforms', timed, on);
+  wrap(backend, 'submitQueue', 'submit', timed, on);
+  wrap(backend.device, 'createBindGroup', 'bind group', timed, on);
+  wrap(backend, 'makeTensorInfo', 'output tensor', timed, on);
+  wrap(backend, 'uploadToGPU', 'buffers (upload/acquire)', timed, on);
+  // Dawn's own classes (the `webgpu` package's globals): the layout lookup and the pass calls.
+  const globals = (await import('webgpu')).globals as Record<string, { prototype: Record<string, unknown> }>;
+  wrap(globals.GPUComputePipeline.prototype, 'getBindGroupLayout', 'bind group layout', timed, on);
+  wrap(globals.GPUQueue.prototype, 'writeBuffer', 'queue.writeBuffer', timed, on);
+  for (const call of ['setPipeline', 'setBindGroup', 'dispatchWorkgroups']) wrap(globals.GPUComputePassEncoder.prototype, call, `pass.${call}`, timed, on);
+
+  const shape = { ...PRESETS['tiny-qwen2'], num_hidden_layers: layers, hidden_size: hidden, intermediate_size: 2 * hidden, vocab_size: 1000 };
+  const config = parseHfConfig(shape);
+  const model = HfDecoder.fromHfTensors(config, randomHfTensors(shape, 1), { lora: { rank: 8, alpha: 16, targetModules: resolveTargetModules('all-linear') }, seed: 1, contextLength: 256 });
+  for (const [name, v] of model.namedVariables()) if (name.endsWith('lora_B')) v.assign(tf.randomNormal(v.shape, 0, 0.1, 'float32', 3));
+  // A prompt cache of random keys and values: host time does not depend on what they hold.
+  const promptColumns = 12;
+  const promptCache = Array.from({ length: layers }, (_, i) => ({
+    k: tf.randomNormal([rows, config.nKvHeads, promptColumns, config.headDim], 0, 1, 'float32', 10 + i) as tf.Tensor4D,
+    v: tf.randomNormal([rows, config.nKvHeads, promptColumns, config.headDim], 0, 1, 'float32', 100 + i) as tf.Tensor4D,
+  }));
+  const spec = { promptCache, columns: steps, bias: new Float32Array(rows * (promptColumns + steps)) };
+  /** One rollout of `steps` steps, each recorded with the device idle (its previous step read back). */
+  const rollout = async (measure: boolean) => {
+    const session = model.startDecoding(rows, spec);
+    if (!session) throw new Error('The model did not decode on the device: this bench needs the WebGPU decoding kernels');
+    const perStep: Array<Record<string, number>> = [];
+    let checksum = 0;
+    for (let step = 0; step < steps; step++) {
+      const ids = tf.tensor2d(Float32Array.from({ length: rows }, (_, b) => 1 + ((b * 37 + step * 11) % 900)), [rows, 1]);
+      const positions = tf.tensor1d(new Int32Array(rows).fill(promptColumns + step), 'int32');
+      await tf.ready();
+      for (const key of Object.keys(timed)) delete timed[key];
+      measuring = measure;
+      const t0 = performance.now();
+      const logits = tf.tidy(() => session.step(ids, positions));
+      const ms = performance.now() - t0;
+      measuring = false;
+      session.flush();
+      const data = (await logits.data()) as Float32Array;
+      checksum += data.reduce((a, b) => a + b, 0);
+      tf.dispose([ids, positions, logits]);
+      perStep.push({ step: ms, ...Object.fromEntries(Object.entries(timed).map(([k, t]) => [k, t.ms])), dispatches: timed['tfjs run']?.calls ?? 0, submits: timed.submit?.calls ?? 0 });
+    }
+    session.dispose();
+    return { perStep, checksum };
+  };
+  await rollout(false);
+  const wall0 = performance.now();
+  const { perStep, checksum } = await rollout(true);
+  const wallMs = performance.now() - wall0;
+  const median = (key: string) => {
+    const values = perStep.slice(1).map((s) => s[key] ?? 0).sort((a, b) => a - b);
+    return values[Math.floor(values.length / 2)];
+  };
+  const dispatches = median('dispatches');
+  const line = (part: string, ms: number) => `  ${part.padEnd(26)} ${ms.toFixed(2)} ms   ${((1000 * ms) / dispatches).toFixed(1)} us a dispatch`;
+  const parts = ['step', 'tfjs run', 'record', 'uniforms', 'queue.writeBuffer', 'bind group layout', 'bind group', 'pass.setPipeline', 'pass.setBindGroup', 'pass.dispatchWorkgroups', 'submit', 'output tensor', 'buffers (upload/acquire)'];
+  const lines = [
+    `decoding step host time (median of ${perStep.length - 1} steps, each recorded with the device idle): Qwen2-shaped, ${layers} layers, hidden ${hidden}, ${rows} rows, LoRA rank 8; TURNLAB_DECODE_SUBMIT_EVERY=${process.env.TURNLAB_DECODE_SUBMIT_EVERY ?? '(unset: tfjs submits every 15 dispatches)'}`,
+    `  dispatches a step ${dispatches}, submits a step ${median('submits')}`,
+    ...parts.map((part) => line(part === 'step' ? 'step (host, recording)' : part, median(part))),
+    line('outside tfjs run', median('step') - median('tfjs run')),
+    line('tfjs run outside record', median('tfjs run') - median('record')),
+    `  rollout wall (with device work, reads) ${(wallMs / 1000).toFixed(2)} s for ${steps} steps`,
+    `  logits checksum ${checksum.toPrecision(12)}`,
+  ];
+  console.log(lines.join('\n'));
+  model.dispose();
+  await releaseBackend();
+}
+
+await main();
