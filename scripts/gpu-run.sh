@@ -101,6 +101,19 @@ if wants sampling; then
   step sampling ${LIMIT_SAMPLING:-180} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
   show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
 fi
+# Host time of a decoding step by part (bench/decode-host-time.ts: Dawn's calls and tfjs's
+# bookkeeping a dispatch, each step recorded with the device idle) at 1 and 64 rows, tfjs's
+# submit every 15 dispatches and one submit a step; then the sampling rows with one submit a
+# step (TURNLAB_DECODE_SUBMIT_EVERY=1000), to set against the sampling step's figures.
+if wants host; then
+  if [ "$small" = 1 ]; then host_layers=4; host_steps=6; else host_layers=24; host_steps=16; fi
+  step host ${LIMIT_HOST:-90} bash -c "for every in '' 1000; do for rows in 1 64; do TURNLAB_DECODE_SUBMIT_EVERY=\$every $(printf '%q ' "${tsx[@]}")bench/decode-host-time.ts --layers $host_layers --rows \$rows --steps $host_steps; done; done"
+  show 'decoding step host|dispatches a step|step \(host|tfjs run|record|bind group|submit|outside' 40
+fi
+if wants sampling-one-submit; then
+  step sampling-one-submit ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_SUBMIT_EVERY=1000 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "1,$sampling_rows"
+  show 'batched sampling|dispatches per layer|Error' 8
+fi
 # The same with the 16-bit base (--dtype auto, the default a BF16 checkpoint gets): 64-row
 # sampling (the rollout borrows widened copies) and the LoRA step through the 16-bit products.
 if wants lora; then
