@@ -4,20 +4,23 @@
  *
  * The session's step() only records (it never waits for the device), so the time spent inside
  * it is host time: JavaScript (TurnLab's kernels, tfjs's engine and backend) and Dawn's calls.
- * The parts are timed by wrapping the backend's methods for the measured steps only:
+ * Each step is recorded once the previous one's logits are read, so the device is idle (on
+ * llvmpipe its work would otherwise share the CPU with the recording). The parts are timed by
+ * wrapping the backend's methods and Dawn's classes for the measured steps only (medians):
  *   tfjs run     runWebGPUProgram, from the call to its return (all below are inside it)
  *   record       recordAndSubmit: uniforms, bind group, pass encoding, submits
- *   uniforms     makeUniforms (uniform buffer acquired and written)
- *   bind group   device.createBindGroup (with getBindGroupLayout)
+ *   uniforms     makeUniforms (its list of shapes, a pooled uniform buffer, queue.writeBuffer)
+ *   bind group   device.createBindGroup; bind group layout: pipeline.getBindGroupLayout(0)
  *   submit       submitQueue (every WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE dispatches)
- * and "outside tfjs run" is the rest of the step: TurnLab's kernel code (program building,
- * keys) and tfjs's engine (runKernel, tidy, tensor bookkeeping).
+ * and "outside tfjs run" is the rest of the step: TurnLab's kernel code (program lookup, keys)
+ * and tfjs's engine (runKernel, tidy, tensor bookkeeping).
  *
  *   npx tsx bench/decode-host-time.ts [--layers 24] [--rows 64] [--steps 12] [--hidden 64]
+ *   TURNLAB_DECODE_SUBMIT_EVERY=1000 npx tsx bench/decode-host-time.ts   # one submit a step
  *
- * The model is Qwen2-shaped with random weights, small in width (host time per dispatch does not
- * depend on it; the device's work on llvmpipe competes with the host for the CPU); a figure here
- * is host time on this machine, not a GPU's.
+ * A tool run on its own (bench/index.ts skips it): it needs WebGPU. The model is Qwen2-shaped
+ * with random weights, small in width (host time a dispatch does not depend on it); a figure here
+ * is host time on this machine's Dawn and driver, and its logits checksum compares two versions.
  */
 import { performance } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs';

@@ -10,7 +10,7 @@ import { benchmarksNamed } from './lib/benchmark-names';
 
 const folder = dirname(fileURLToPath(import.meta.url));
 /** Tools run on their own with `npx tsx bench/<name>.ts`, not benchmarks. */
-const TOOLS = new Set(['big-store.ts', 'decode-linear-sweep.ts']);
+const TOOLS = new Set(['big-store.ts', 'decode-host-time.ts', 'decode-linear-sweep.ts']);
 const names = new Set(readdirSync(folder).filter((n) => n.endsWith('.ts') && n !== 'index.ts' && !TOOLS.has(n)).map((n) => n.replace(/\.ts$/, '')));
 const only = benchmarksNamed(process.argv.slice(2), names);
 const modules = readdirSync(folder)
