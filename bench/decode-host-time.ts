@@ -75,6 +75,23 @@ async function main(): Promise<void> {
   wrap(globals.GPUComputePipeline.prototype, 'getBindGroupLayout', 'bind group layout', timed, on);
   wrap(globals.GPUQueue.prototype, 'writeBuffer', 'queue.writeBuffer', timed, on);
   for (const call of ['setPipeline', 'setBindGroup', 'dispatchWorkgroups']) wrap(globals.GPUComputePassEncoder.prototype, call, `pass.${call}`, timed, on);
+  // What each dispatch of the last measured step bound: the floor of a recorded step replays it.
+  type Encoded = { pipeline?: unknown; bindGroup?: unknown; size?: number[] };
+  let encoded: Encoded[] = [];
+  const pass = globals.GPUComputePassEncoder.prototype as Record<string, (...args: unknown[]) => unknown>;
+  const [setPipeline, setBindGroup, dispatch] = [pass.setPipeline, pass.setBindGroup, pass.dispatchWorkgroups];
+  pass.setPipeline = function (this: unknown, pipeline: unknown) {
+    if (measuring) encoded.push({ pipeline });
+    return setPipeline.call(this, pipeline);
+  };
+  pass.setBindGroup = function (this: unknown, ...args: unknown[]) {
+    if (measuring) encoded[encoded.length - 1].bindGroup = args[1];
+    return setBindGroup.apply(this, args);
+  };
+  pass.dispatchWorkgroups = function (this: unknown, ...args: unknown[]) {
+    if (measuring) encoded[encoded.length - 1].size = args as number[];
+    return dispatch.apply(this, args);
+  };
 
   const shape = { ...PRESETS['tiny-qwen2'], num_hidden_layers: layers, hidden_size: hidden, intermediate_size: 2 * hidden, vocab_size: 1000 };
   const config = parseHfConfig(shape);
@@ -98,6 +115,7 @@ async function main(): Promise<void> {
       const positions = tf.tensor1d(new Int32Array(rows).fill(promptColumns + step), 'int32');
       await tf.ready();
       for (const key of Object.keys(timed)) delete timed[key];
+      encoded = [];
       measuring = measure;
       const t0 = performance.now();
       const logits = tf.tidy(() => session.step(ids, positions));
@@ -116,6 +134,33 @@ async function main(): Promise<void> {
   const wall0 = performance.now();
   const { perStep, checksum } = await rollout(true);
   const wallMs = performance.now() - wall0;
+  // The floor of a recorded step: the last step's pipelines and bind groups (made once, as a
+  // recorded step would make them per rollout) encoded again, plus one uniform write a step;
+  // encoded and finished, never submitted (the buffers are tfjs's pool's again by now).
+  const device = backend.device as unknown as {
+    createCommandEncoder(): { beginComputePass(): Record<string, (...args: unknown[]) => unknown>; finish(): unknown };
+    queue: { writeBuffer(buffer: unknown, offset: number, data: ArrayBufferView): void };
+    createBuffer(d: { size: number; usage: number }): { destroy(): void };
+  };
+  const stepUniform = device.createBuffer({ size: 256, usage: 0x40 | 0x08 /* UNIFORM | COPY_DST */ });
+  const replays: number[] = [];
+  for (let r = 0; r < 20; r++) {
+    const t0 = performance.now();
+    device.queue.writeBuffer(stepUniform, 0, new Int32Array([r, 0, 0, 0]));
+    const encoder = device.createCommandEncoder();
+    const replay = encoder.beginComputePass();
+    for (const e of encoded) {
+      setPipeline.call(replay, e.pipeline);
+      setBindGroup.call(replay, 0, e.bindGroup);
+      dispatch.apply(replay, e.size ?? [1, 1, 1]);
+    }
+    replay.end();
+    encoder.finish();
+    replays.push(performance.now() - t0);
+  }
+  stepUniform.destroy();
+  replays.sort((a, b) => a - b);
+  const replayMs = replays[replays.length >> 1];
   const median = (key: string) => {
     const values = perStep.slice(1).map((s) => s[key] ?? 0).sort((a, b) => a - b);
     return values[Math.floor(values.length / 2)];
@@ -129,6 +174,7 @@ async function main(): Promise<void> {
     ...parts.map((part) => line(part === 'step' ? 'step (host, recording)' : part, median(part))),
     line('outside tfjs run', median('step') - median('tfjs run')),
     line('tfjs run outside record', median('tfjs run') - median('record')),
+    `  floor of a recorded step: ${encoded.length} dispatches encoded from bind groups made once, one uniform write: ${replayMs.toFixed(2)} ms   ${((1000 * replayMs) / Math.max(1, encoded.length)).toFixed(1)} us a dispatch`,
     `  rollout wall (with device work, reads) ${(wallMs / 1000).toFixed(2)} s for ${steps} steps`,
     `  logits checksum ${checksum.toPrecision(12)}`,
   ];

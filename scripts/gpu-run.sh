@@ -108,7 +108,7 @@ fi
 if wants host; then
   if [ "$small" = 1 ]; then host_layers=4; host_steps=6; else host_layers=24; host_steps=16; fi
   step host ${LIMIT_HOST:-90} bash -c "for every in '' 1000; do for rows in 1 64; do TURNLAB_DECODE_SUBMIT_EVERY=\$every $(printf '%q ' "${tsx[@]}")bench/decode-host-time.ts --layers $host_layers --rows \$rows --steps $host_steps; done; done"
-  show 'decoding step host|dispatches a step|step \(host|tfjs run|record|bind group|submit|outside' 40
+  show 'decoding step host|dispatches a step|step \(host|tfjs run|record|bind group|submit|outside|floor' 48
 fi
 if wants sampling-one-submit; then
   step sampling-one-submit ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_SUBMIT_EVERY=1000 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "1,$sampling_rows"
