@@ -30,6 +30,23 @@ describe('centerAdvantagesByToken', () => {
     }
   });
 
+  it('with perRowMean, weighs each token by one over its row\'s trained tokens, as seq-mean-token-mean does', () => {
+    // Row 0 trains one token 7 (weight 1), row 1 trains 7 twice and 9 once (weight 1/3 each).
+    const tokens = [
+      [7, 0, 0],
+      [7, 7, 9],
+    ];
+    const mask = new Float32Array([1, 0, 0, 1, 1, 1]);
+    const advantages = new Float32Array([4, 0, 0, 1, 1, 2]);
+    const out = centerAdvantagesByToken({ rows: 2, cols: 3, mask, tokens, advantages, perRowMean: true });
+    // Token 7's weighted mean: (4 x 1 + 1 x 1/3 + 1 x 1/3) / (1 + 2/3) = 2.8.
+    expect(out[0]).toBeCloseTo(1.2, 6);
+    expect(out[3]).toBeCloseTo(-1.8, 6);
+    expect(out[5]).toBeCloseTo(0, 6);
+    const weighted = out[0] * 1 + (out[3] + out[4]) / 3;
+    expect(weighted).toBeCloseTo(0, 6);
+  });
+
   it('refuses token rows that do not match the grid', () => {
     expect(() => centerAdvantagesByToken({ rows: 2, cols: 2, mask: new Float32Array(4).fill(1), tokens: [[1, 2]], advantages: new Float32Array(4) })).toThrow(/one token list per row/);
   });

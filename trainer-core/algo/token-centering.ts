@@ -5,6 +5,13 @@ export interface TokenCenteringInput extends Pick<RewardBatch, 'rows' | 'cols' |
   advantages: Float32Array;
   /** Per row, the token ids aligned with the grid's columns (the token trained at each position). */
   tokens: ReadonlyArray<ReadonlyArray<number>>;
+  /**
+   * Weigh each token as the loss does when it averages each row's tokens first
+   * (`loss_agg_mode: seq-mean-token-mean`: one over the row's trained tokens), so the sums that
+   * come out zero are the ones the loss takes. Default false: every token weighs the same
+   * (`token-mean`, and the token-sum modes, whose rows weigh alike).
+   */
+  perRowMean?: boolean;
 }
 
 /**
@@ -20,24 +27,27 @@ export interface TokenCenteringInput extends Pick<RewardBatch, 'rows' | 'cols' |
  * for small action vocabularies (a move a reply); positions outside the mask stay 0.
  */
 export function centerAdvantagesByToken(input: TokenCenteringInput): Float32Array {
-  const { advantages, mask, rows, cols, tokens } = input;
+  const { advantages, mask, rows, cols, tokens, perRowMean = false } = input;
   checkGridSize(input);
   checkMask(mask, input);
   checkGridArray('advantages', advantages, input);
   if (tokens.length !== rows) throw new RangeError(`tokens has ${tokens.length} rows but the batch has ${rows}; give one token list per row`);
-  const sums = new Map<number, [sum: number, count: number]>();
+  const sums = new Map<number, [sum: number, weight: number]>();
   const idAt = (b: number, t: number): number => {
     const id = tokens[b][t];
     if (id === undefined) throw new RangeError(`row ${b} has no token at trained position ${t}; align tokens with the grid`);
     return id;
   };
   for (let b = 0; b < rows; b++) {
+    let trained = 0;
+    for (let t = 0; t < cols; t++) trained += mask[b * cols + t] === 0 ? 0 : 1;
+    const w = perRowMean ? 1 / Math.max(trained, 1) : 1;
     for (let t = 0; t < cols; t++) {
       if (mask[b * cols + t] === 0) continue;
       const id = idAt(b, t);
       const entry = sums.get(id) ?? [0, 0];
-      entry[0] += advantages[b * cols + t];
-      entry[1]++;
+      entry[0] += w * advantages[b * cols + t];
+      entry[1] += w;
       sums.set(id, entry);
     }
   }
@@ -46,8 +56,8 @@ export function centerAdvantagesByToken(input: TokenCenteringInput): Float32Arra
     for (let t = 0; t < cols; t++) {
       const i = b * cols + t;
       if (mask[i] === 0) continue;
-      const [sum, count] = sums.get(idAt(b, t))!;
-      out[i] = advantages[i] - sum / count;
+      const [sum, weight] = sums.get(idAt(b, t))!;
+      out[i] = advantages[i] - sum / weight;
     }
   }
   return out;

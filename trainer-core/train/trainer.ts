@@ -215,7 +215,14 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
       ),
     );
     advantages = cfg.algorithm.center_advantages_by_token
-      ? centerAdvantagesByToken({ rows: batch.rows, cols: batch.cols, mask: batch.mask, tokens: batch.tokens, advantages: adv.advantages })
+      ? centerAdvantagesByToken({
+          rows: batch.rows,
+          cols: batch.cols,
+          mask: batch.mask,
+          tokens: batch.tokens,
+          advantages: adv.advantages,
+          perRowMean: actor.loss_agg_mode === 'seq-mean-token-mean',
+        })
       : adv.advantages;
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
