@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/learning';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, meanFigure } from '../bench/learning';
 import { formatGain, pairedSuccessGain } from '../bench/lib/success-gain';
 import { releaseBackend } from '../trainer-core/backend';
 import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
@@ -38,9 +38,11 @@ if (!warm) {
   process.stderr.write(`run ${runText} nor its parents has an iter-0 checkpoint: set warm_start.save_checkpoint: true so the warm start's policy is kept\n`);
   process.exit(2);
 }
-const play = async (path: string) => (await evaluateCheckpoint(join(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES })).episodeReports.map((e) => e.success);
-const warmSuccess = await play(warm.path);
-console.log(`run ${runText}, ${episodes} held-out episodes from seed ${EVALUATION_SEED}: warm start alone ${(warmSuccess.filter(Boolean).length / episodes).toFixed(3)}`);
+const evaluate = (path: string) => evaluateCheckpoint(join(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES });
+const play = async (path: string) => (await evaluate(path)).episodeReports.map((e) => e.success);
+const warmResult = await evaluate(warm.path);
+const warmSuccess = warmResult.episodeReports.map((e) => e.success);
+console.log(`run ${runText}, ${episodes} held-out episodes from seed ${EVALUATION_SEED}: warm start alone ${(warmSuccess.filter(Boolean).length / episodes).toFixed(3)}, optimal policy ${meanFigure(warmResult.metrics, 'optimal_success')}`);
 for (const c of checkpoints) {
   if (c.iteration === 0 || (wanted && !wanted.has(c.iteration))) continue;
   const gain = pairedSuccessGain(warmSuccess, await play(c.path));
