@@ -96,18 +96,34 @@ describe('keep_last_n', () => {
   });
 });
 
+// An iteration's episodes and turns must take more pages than the slack below, so the first
+// iteration's write is the one that finds the database full, whatever the config's length.
+const ITERATION_LARGER_THAN_SLACK = ['es_manager.train.env_groups=16', 'es_manager.train.env_configs.n_groups=[16]', 'es_manager.train.group_size=8'];
+
+interface SqlHandle {
+  pragma(source: string, options?: { simple: boolean }): unknown;
+  prepare(sql: string): { get(): { n: number } | undefined };
+}
+
 describe('a full database', () => {
   it('fails the run with a message naming the database file', async () => {
     const full = makeTempDir('turnlab-full-');
     const small = openStore(full.dir, { create: true });
     try {
-      // SQLite's own limit stands in for a full disk: once the run row exists, the file may grow by
-      // one page only, room for the run row to take its final status and error (a longer config
-      // in the row can push that update onto a page of its own).
-      const db = (small as unknown as { db: { pragma(source: string, options?: { simple: boolean }): unknown } }).db;
+      // SQLite's own limit stands in for a full disk: once the run row exists, the file may grow
+      // only by what rewriting that row takes (SQLite writes an updated row's overflow pages before
+      // it frees the old ones, so a row holding a long config needs that many pages again) plus
+      // two, room for the run's small writes before its first iteration and for its final status
+      // and error, not for an iteration.
+      const db = (small as unknown as { db: SqlHandle }).db;
       const error = await trainFromConfigFile(small, BANDIT, {
-        overrides: [...TINY, 'trainer.total_training_steps=2', 'trainer.test_freq=0'],
-        onRunCreated: () => db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true })) + 1}`),
+        overrides: [...TINY, ...ITERATION_LARGER_THAN_SLACK, 'trainer.total_training_steps=2', 'trainer.test_freq=0'],
+        onRunCreated: () => {
+          const pageSize = Number(db.pragma('page_size', { simple: true }));
+          const rowBytes = Number(db.prepare('SELECT length(CAST(config AS BLOB)) AS n FROM runs ORDER BY id DESC LIMIT 1').get()?.n);
+          const slack = Math.ceil(rowBytes / (pageSize - 4)) + 2;
+          db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true })) + slack}`);
+        },
       }).catch((e: unknown) => e);
       const message = `the database ${small.file} is full: free space on the disk that holds ${full.dir}, then resume the run (SQLITE_FULL)`;
       expect(String(error)).toBe(`StoreError: ${message}`);
