@@ -140,6 +140,7 @@ const algorithmSchema = z.strictObject({
   high_level_gamma: probability,
   norm_adv_by_std_in_grpo: z.boolean(),
   center_advantages_by_token: z.boolean(),
+  center_advantages_prior: z.number().nonnegative(),
   gigpo: z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),

@@ -222,6 +222,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
           tokens: batch.tokens,
           advantages: adv.advantages,
           perRowMean: actor.loss_agg_mode === 'seq-mean-token-mean',
+          priorCount: cfg.algorithm.center_advantages_prior,
         })
       : adv.advantages;
     if (s.critic && s.criticOptimizer && values) {
