@@ -1,4 +1,5 @@
 import type { RunConfig } from '../config/schema';
+import { configForTrainStage } from '../config/train-stages';
 import { needsReference } from '../algo/kl';
 import { needsCritic } from '../algo/estimator-registry';
 import { fitTokenizer, type WordByteTokenizer } from '../model/tokenizer';
@@ -29,13 +30,19 @@ export function fitRunTokenizer(cfg: RunConfig, resolveSpec?: EnvSpecResolver): 
   const byteLevel = fitTokenizer([]);
   const cm = createContextManager(cfg, byteLevel);
   const corpus: string[] = [];
-  for (const split of ['train', 'val'] as const) {
+  // Each train stage of a curriculum after the first adds its own text (a config without one fits as it always did).
+  const plays = [
+    { split: 'train' as const, stageCfg: cfg, label: 'train' },
+    { split: 'val' as const, stageCfg: cfg, label: 'val' },
+    ...cfg.es_manager.train.stages.map((_, i) => ({ split: 'train' as const, stageCfg: configForTrainStage(cfg, i + 1), label: `train-stage-${i + 1}` })),
+  ];
+  for (const { split, stageCfg, label } of plays) {
     for (const mode of ['random-valid', 'expert'] as DemonstrationMode[]) {
       for (let round = 0; round < 3; round++) {
-        const es = new EnvStateManager(cfg, split, { resolveSpec });
+        const es = new EnvStateManager(stageCfg, split, { resolveSpec });
         es.restoreState({ resetCount: round });
         try {
-          const demos = playDemonstrations({ cfg, es, cm, tokenizer: null, mode, rng: new Rng(deriveSeed(cfg.trainer.seed, 'corpus', split, mode, round)) });
+          const demos = playDemonstrations({ cfg: stageCfg, es, cm, tokenizer: null, mode, rng: new Rng(deriveSeed(cfg.trainer.seed, 'corpus', label, mode, round)) });
           corpus.push(...demos.map((d) => d.text));
         } catch {
           // Free-text envs have no random-valid play; their expert play covers them.
