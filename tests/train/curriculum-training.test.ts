@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRunConfig } from '../../trainer-core/config';
+import { fitRunTokenizer } from '../../trainer-core/train/models';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, trainInMemory } from './helpers';
 
@@ -39,4 +40,18 @@ describe('es_manager.train.stages in training', () => {
       expect(played(resumed.sink)).toEqual(played(straight.sink));
     }
   }, 120_000);
+
+  it('fits the tokenizer of the run without stages when every stage plays tags the splits already play', () => {
+    const plain = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), TINY_LAKE_OVERRIDES);
+    const base = fitRunTokenizer(plain);
+    const sameTags = fitRunTokenizer(
+      loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [...TINY_LAKE_OVERRIDES, 'es_manager.train.stages=[{from_iteration: 5, env_configs: {tags: [FrozenLakeNonSlip], n_groups: [2]}}]']),
+    );
+    expect(sameTags.toJSON()).toEqual(base.toJSON());
+    // A stage on an env neither split plays (Sokoban) adds its text.
+    const otherEnv = fitRunTokenizer(
+      loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [...TINY_LAKE_OVERRIDES, 'es_manager.train.stages=[{from_iteration: 5, env_configs: {tags: [SimpleSokoban], n_groups: [2]}}]']),
+    );
+    expect(otherEnv.toJSON()).not.toEqual(base.toJSON());
+  });
 });

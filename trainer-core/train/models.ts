@@ -30,12 +30,16 @@ export function fitRunTokenizer(cfg: RunConfig, resolveSpec?: EnvSpecResolver): 
   const byteLevel = fitTokenizer([]);
   const cm = createContextManager(cfg, byteLevel);
   const corpus: string[] = [];
-  // Each train stage of a curriculum after the first adds its own text (a config without one fits as it always did).
-  const plays = [
-    { split: 'train' as const, stageCfg: cfg, label: 'train' },
-    { split: 'val' as const, stageCfg: cfg, label: 'val' },
-    ...cfg.es_manager.train.stages.map((_, i) => ({ split: 'train' as const, stageCfg: configForTrainStage(cfg, i + 1), label: `train-stage-${i + 1}` })),
-  ];
+  // A curriculum stage adds the text of the tags neither split plays (the others' text is in
+  // already), so a stage that moves to envs validation plays keeps the tokenizer of the run
+  // without it: the two runs are the same up to the stage change.
+  const seen = new Set([...cfg.es_manager.train.env_configs.tags, ...cfg.es_manager.val.env_configs.tags]);
+  const stagePlays = cfg.es_manager.train.stages.flatMap((stage, i) => {
+    const fresh = stage.env_configs.tags.some((tag) => !seen.has(tag));
+    stage.env_configs.tags.forEach((tag) => seen.add(tag));
+    return fresh ? [{ split: 'train' as const, stageCfg: configForTrainStage(cfg, i + 1), label: `train-stage-${i + 1}` }] : [];
+  });
+  const plays = [{ split: 'train' as const, stageCfg: cfg, label: 'train' }, { split: 'val' as const, stageCfg: cfg, label: 'val' }, ...stagePlays];
   for (const { split, stageCfg, label } of plays) {
     for (const mode of ['random-valid', 'expert'] as DemonstrationMode[]) {
       for (let round = 0; round < 3; round++) {
