@@ -4,11 +4,15 @@
  * values), the count of tokens fed, and the sampling and queue calls of the kernels.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { DecodingKernels } from './fused-kernels';
+import type { DecodingKernels, RecordedDecodingStep } from './fused-kernels';
 import type { DecodingSpec, KVCache } from './language-model';
 
 export abstract class DeviceDecodingSession {
   protected fed = 0;
+  /** The rollout's first step, recorded for the later ones where the kernels can (webgpu/step-recorder.ts). */
+  private recorded: RecordedDecodingStep | null = null;
+  /** `fed` when the step was recorded; -1 before the first step. */
+  private recordedAt = -1;
 
   constructor(
     protected readonly kernels: DecodingKernels,
@@ -25,7 +29,30 @@ export abstract class DeviceDecodingSession {
   /** Feeds each row the id in column 0 of ids; the logits of the next token [batch, vocab]. */
   step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     this.checkRoom();
+    if (this.recorded) {
+      const logits = this.recorded.replay(ids, positions, this.fed - this.recordedAt);
+      if (logits) {
+        this.fed++;
+        return logits;
+      }
+    }
+    const { captureStep } = this.kernels;
+    if (this.recordedAt < 0 && captureStep) {
+      this.recordedAt = this.fed;
+      const { logits, recorded } = this.kernels.recordStep(() => captureStep((i, p) => this.record(i, p), ids, positions));
+      this.recorded = recorded;
+      return logits;
+    }
     return this.kernels.recordStep(() => this.record(ids, positions));
+  }
+
+  /** Frees the session's tensors (the reply caches, its tables). */
+  protected abstract release(): void;
+
+  dispose(): void {
+    this.recorded?.dispose();
+    this.recorded = null;
+    this.release();
   }
 
   protected checkRoom(): void {

@@ -91,6 +91,17 @@ export interface DecodingKernels {
   flush(): void;
   /** Runs `record` (a decoding step's dispatches) under the backend's recording settings. */
   recordStep<T>(record: () => T): T;
+  /**
+   * Runs a rollout's first step, `record(ids, positions)`, and records it for the rollout's later
+   * steps (null where it cannot, or recording is off): see webgpu/step-recorder.ts.
+   */
+  captureStep?(record: (ids: tf.Tensor2D, positions: tf.Tensor1D) => tf.Tensor2D, ids: tf.Tensor2D, positions: tf.Tensor1D): { logits: tf.Tensor2D; recorded: RecordedDecodingStep | null };
+}
+
+/** A rollout's decoding step recorded once; replay gives the next logits (valid until the next step), or null for "run it through tfjs". */
+export interface RecordedDecodingStep {
+  replay(ids: tf.Tensor, positions: tf.Tensor, stepsSinceCapture: number): tf.Tensor2D | null;
+  dispose(): void;
 }
 
 /** The LM head's scoring statistics over a chunk of raw logits z [rows, vocab] (see chunked-head.ts). */
