@@ -331,7 +331,9 @@ class Recorded implements RecordedDecodingStep {
     pass.end();
     this.lastEncoder = backend.commandEncoder;
     countRecordedDispatches(this.dispatches.length);
-    // Another tensor on the captured logits' buffer (as tfjs's reshape shares one).
+    // Another tensor on the captured logits' buffer (as tfjs's reshape shares one), without the
+    // copy a read of an earlier step's left on the CPU (tfjs reads that before the buffer).
+    backend.tensorMap.get(this.logits.dataId)!.values = null;
     backend.incRef(this.logits.dataId);
     return (tf.engine() as unknown as Engine).makeTensorFromTensorInfo({ dataId: this.logits.dataId, shape: this.logits.shape, dtype: this.logits.dtype }, backend) as tf.Tensor2D;
   }
