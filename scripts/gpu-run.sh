@@ -58,7 +58,7 @@ if wants info; then
 fi
 
 if wants tests; then
-  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/webgpu-decode-tiling.test.ts tests/backend/hf-webgpu.test.ts \
+  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/webgpu-recorded-decoding.test.ts tests/backend/webgpu-decode-tiling.test.ts tests/backend/hf-webgpu.test.ts \
     tests/backend/webgpu-kernels.test.ts tests/backend/webgpu-half-weights.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
