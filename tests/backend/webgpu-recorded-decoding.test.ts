@@ -20,7 +20,7 @@ interface Case {
 }
 
 describe('the recorded decoding step (software Vulkan in CI)', () => {
-  it('decodes the same tokens and logprobs bit for bit as every step through tfjs, at 1 and 5 rows, sampled, greedy and top-k, Qwen2-shaped and TurnLab transformer, in as many dispatches; frees what it held', async ({ skip }) => {
+  it('decodes the same tokens and logprobs bit for bit as every step through tfjs, at 1 and 5 rows, sampled, greedy and top-k, Qwen2- and Qwen3-shaped and TurnLab transformer, in as many dispatches; frees what it held', async ({ skip }) => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 120_000 });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; results: Case[]; directSame: Record<string, boolean>; before: object; after: object };
     if (result.unavailable) {
@@ -29,7 +29,7 @@ describe('the recorded decoding step (software Vulkan in CI)', () => {
     }
     expect(result.error).toBeUndefined();
     expect(`${stdout}${stderr}`).not.toMatch(/Invalid (ComputePipeline|BindGroup|CommandBuffer|ShaderModule|Buffer)|error while parsing WGSL|Validation/i);
-    expect(result.results.map((c) => c.name)).toHaveLength(5);
+    expect(result.results.map((c) => c.name)).toHaveLength(6);
     for (const c of result.results) {
       expect(c.tokens, c.name).toBeGreaterThan(0);
       expect(c.sameTokens, c.name).toBe(true);
@@ -44,7 +44,7 @@ describe('the recorded decoding step (software Vulkan in CI)', () => {
     }
     // Qwen2-shaped, 2 layers: 6 a layer + embedding and LM head a step; the transformer 8 + 3.
     expect(result.results[0].dispatches.replayed).toBe(5 * 14);
-    expect(result.results[4].dispatches.replayed).toBe(5 * 19);
+    expect(result.results[5].dispatches.replayed).toBe(5 * 19);
     // Driven directly with ids from the CPU, each step's logits read: the same logits every step.
     expect(result.directSame).toEqual({ '1 rows': true, '3 rows': true });
     // Tensors, tfjs's data and pooled buffers in use, and the recordings' own GPU buffers:
