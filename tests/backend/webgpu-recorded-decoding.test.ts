@@ -34,7 +34,8 @@ describe('the recorded decoding step (software Vulkan in CI)', () => {
       expect(c.tokens, c.name).toBeGreaterThan(0);
       expect(c.sameTokens, c.name).toBe(true);
       expect(c.sameLogprobs, c.name).toBe(true);
-      // Every step after the first replayed (7 tokens: 6 steps, 5 of them replayed), none on tfjs's path.
+      // Every step after the first replayed (7 tokens: 6 steps, 5 of them replayed; 7 samplings, the
+      // last 5 replayed), none on tfjs's path.
       expect(c.dispatches.referenceReplayed, c.name).toBe(0);
       expect(c.dispatches.replayed, c.name).toBeGreaterThan(0);
       expect(c.dispatches.replayed % 5, c.name).toBe(0);
@@ -42,9 +43,11 @@ describe('the recorded decoding step (software Vulkan in CI)', () => {
       expect(c.readbacks.recorded, c.name).toBe(c.readbacks.reference);
       expect(c.pipelines, c.name).toBe(0);
     }
-    // Qwen2-shaped, 2 layers: 6 a layer + embedding and LM head a step; the transformer 8 + 3.
-    expect(result.results[0].dispatches.replayed).toBe(5 * 14);
-    expect(result.results[5].dispatches.replayed).toBe(5 * 19);
+    // Qwen2-shaped, 2 layers: 6 a layer + embedding and LM head a step, and the sampling (its
+    // first two on the prefill's logits and the first recorded step's, through tfjs); the
+    // transformer 8 + 3 + 1.
+    expect(result.results[0].dispatches.replayed).toBe(5 * 15);
+    expect(result.results[5].dispatches.replayed).toBe(5 * 20);
     // Driven directly with ids from the CPU, each step's logits read: the same logits every step.
     expect(result.directSame).toEqual({ '1 rows': true, '3 rows': true });
     // Tensors, tfjs's data and pooled buffers in use, and the recordings' own GPU buffers:

@@ -13,6 +13,8 @@ export abstract class DeviceDecodingSession {
   private recorded: RecordedDecodingStep | null = null;
   /** `fed` when the step was recorded; -1 before the first step. */
   private recordedAt = -1;
+  /** The sampling of the recorded step's logits, recorded at its first call, and its settings. */
+  private recordedSample: { recording: RecordedDecodingStep | null; settings: string } | null = null;
 
   constructor(
     protected readonly kernels: DecodingKernels,
@@ -30,18 +32,18 @@ export abstract class DeviceDecodingSession {
   step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     this.checkRoom();
     if (this.recorded) {
-      const logits = this.recorded.replay(ids, positions, this.fed - this.recordedAt);
+      const logits = this.recorded.replay([ids, positions], this.fed - this.recordedAt);
       if (logits) {
         this.fed++;
-        return logits;
+        return logits as tf.Tensor2D;
       }
     }
-    const { captureStep } = this.kernels;
-    if (this.recordedAt < 0 && captureStep) {
+    const { captureCall } = this.kernels;
+    if (this.recordedAt < 0 && captureCall) {
       this.recordedAt = this.fed;
-      const { logits, recorded } = this.kernels.recordStep(() => captureStep((i, p) => this.record(i, p), ids, positions));
+      const { output, recorded } = this.kernels.recordStep(() => captureCall(([i, p]) => this.record(i as tf.Tensor2D, p as tf.Tensor1D), [ids, positions]));
       this.recorded = recorded;
-      return logits;
+      return output as tf.Tensor2D;
     }
     return this.kernels.recordStep(() => this.record(ids, positions));
   }
@@ -50,6 +52,8 @@ export abstract class DeviceDecodingSession {
   protected abstract release(): void;
 
   dispose(): void {
+    this.recordedSample?.recording?.dispose();
+    this.recordedSample = null;
     this.recorded?.dispose();
     this.recorded = null;
     this.release();
@@ -73,7 +77,19 @@ export abstract class DeviceDecodingSession {
   }
 
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK = 0, topP = 1): tf.Tensor2D {
-    return this.kernels.sample(logits, draws, temperature, greedy, topK, topP);
+    const sample = (d: tf.Tensor) => this.kernels.sample(logits, d as tf.Tensor1D, temperature, greedy, topK, topP);
+    // Only the recorded step's logits (the same buffer every step) can be sampled by a recording.
+    const { captureCall } = this.kernels;
+    if (!this.recorded?.produced(logits) || !captureCall) return sample(draws);
+    const settings = `${temperature} ${greedy} ${topK} ${topP}`;
+    if (this.recordedSample?.settings === settings && this.recordedSample.recording) {
+      const picked = this.recordedSample.recording.replay([draws], 0);
+      if (picked) return picked as tf.Tensor2D;
+    }
+    if (this.recordedSample) return sample(draws);
+    const { output, recorded } = captureCall(([d]) => sample(d), [draws]);
+    this.recordedSample = { recording: recorded, settings };
+    return output as tf.Tensor2D;
   }
 
   flush(): void {

@@ -92,15 +92,21 @@ export interface DecodingKernels {
   /** Runs `record` (a decoding step's dispatches) under the backend's recording settings. */
   recordStep<T>(record: () => T): T;
   /**
-   * Runs a rollout's first step, `record(ids, positions)`, and records it for the rollout's later
-   * steps (null where it cannot, or recording is off): see webgpu/step-recorder.ts.
+   * Runs `run(inputs)` (a rollout's first decoding step on its ids and positions, or a sampling
+   * on its draws) and records it for the rollout's later ones (null where it cannot, or
+   * recording is off): see webgpu/step-recorder.ts.
    */
-  captureStep?(record: (ids: tf.Tensor2D, positions: tf.Tensor1D) => tf.Tensor2D, ids: tf.Tensor2D, positions: tf.Tensor1D): { logits: tf.Tensor2D; recorded: RecordedDecodingStep | null };
+  captureCall?(run: (inputs: tf.Tensor[]) => tf.Tensor, inputs: tf.Tensor[]): { output: tf.Tensor; recorded: RecordedDecodingStep | null };
 }
 
-/** A rollout's decoding step recorded once; replay gives the next logits (valid until the next step), or null for "run it through tfjs". */
+/**
+ * A decoding step (or a sampling) recorded once; replay runs it again on new inputs (its output
+ * valid until the next replay), or returns null for "run it through tfjs".
+ */
 export interface RecordedDecodingStep {
-  replay(ids: tf.Tensor, positions: tf.Tensor, stepsSinceCapture: number): tf.Tensor2D | null;
+  replay(inputs: tf.Tensor[], stepsSinceCapture: number): tf.Tensor | null;
+  /** Whether `tensor` is on this recording's output buffer. */
+  produced(tensor: tf.Tensor): boolean;
   dispose(): void;
 }
 

@@ -17,8 +17,11 @@
  * - every later step: the new ids and positions copied into the session's tensors, the moving
  *   words patched (one writeBuffer), and one compute pass of setPipeline / setBindGroup /
  *   dispatchWorkgroups per dispatch on tfjs's command encoder, so what tfjs records after it
- *   (the sampling) follows it in order. The logits are the captured step's logits tensor,
- *   overwritten by each step: valid until the next step.
+ *   follows it in order. The logits are the captured step's logits tensor, overwritten by each
+ *   step: valid until the next step.
+ * - the sampling of those logits is recorded the same way (its draws the copied input, the
+ *   logits' buffer bound as captured), so a step after the first two is two compute passes and
+ *   no tfjs dispatch; its [batch, 2] ids and logprobs likewise valid until the next sampling.
  *
  * Anything the capture cannot vouch for (a tensor made during the step other than by a captured
  * dispatch, pipelines still compiling) leaves the rollout on tfjs's path; so do profiled steps
@@ -127,14 +130,15 @@ function isWebgpu(backend: object): backend is Backend {
 }
 
 /**
- * Runs the rollout's first step, `record(ids, positions)`, through tfjs, and returns its logits
- * with the step recorded for replay (null where recording is off or the step cannot be replayed).
+ * Runs `run(inputs)` (a decoding step: ids and positions; a sampling: the draws) through tfjs, on
+ * the recording's own copies of `inputs`, and returns its output with the call recorded for
+ * replay (null where recording is off or the call cannot be replayed).
  */
-export function captureStep(record: (ids: tf.Tensor2D, positions: tf.Tensor1D) => tf.Tensor2D, ids: tf.Tensor2D, positions: tf.Tensor1D): { logits: tf.Tensor2D; recorded: RecordedDecodingStep | null } {
+export function captureCall(run: (inputs: tf.Tensor[]) => tf.Tensor, inputs: tf.Tensor[]): { output: tf.Tensor; recorded: RecordedDecodingStep | null } {
   const backend = tf.backend();
-  if (!recordedDecoding || !isWebgpu(backend) || backend.activeTimers != null) return { logits: record(ids, positions), recorded: null };
-  const own = [ids, positions].map((t) => tf.keep(tf.tensor(t.dtype === 'int32' ? new Int32Array(t.size) : new Float32Array(t.size), t.shape, t.dtype)));
-  for (const [i, t] of [ids, positions].entries()) {
+  if (!recordedDecoding || !isWebgpu(backend) || backend.activeTimers != null) return { output: run(inputs), recorded: null };
+  const own = inputs.map((t) => tf.keep(tf.tensor(t.dtype === 'int32' ? new Int32Array(t.size) : new Float32Array(t.size), t.shape, t.dtype)));
+  for (const [i, t] of inputs.entries()) {
     backend.uploadToGPU(own[i].dataId);
     // On the encoder, after the upload of own's zeros (which may be a copy on it too).
     copyInto(backend, own[i], t, true);
@@ -204,9 +208,9 @@ export function captureStep(record: (ids: tf.Tensor2D, positions: tf.Tensor1D) =
     made.add(dataId);
     return dataId;
   };
-  let logits: tf.Tensor2D;
+  let output: tf.Tensor;
   try {
-    logits = record(own[0] as tf.Tensor2D, own[1] as tf.Tensor1D);
+    output = run(own);
   } finally {
     for (const [key, method] of Object.entries(saved)) {
       if (ownKeys.includes(key)) (backend as unknown as Record<string, unknown>)[key] = method;
@@ -214,13 +218,13 @@ export function captureStep(record: (ids: tf.Tensor2D, positions: tf.Tensor1D) =
     }
   }
   const last = dispatches[dispatches.length - 1];
-  if (!last || last.output !== logits.dataId) unsafe ||= 'logits not written by the last dispatch';
+  if (!last || last.output !== output.dataId) unsafe ||= 'an output not written by the last dispatch';
   if (dispatches.some((d) => !d.bytes)) unsafe ||= 'a dispatch without uniforms';
   if (unsafe) {
     tf.dispose(own);
-    return { logits, recorded: null };
+    return { output, recorded: null };
   }
-  return { logits, recorded: new Recorded(backend, dispatches, own, logits) };
+  return { output, recorded: new Recorded(backend, dispatches, own, output) };
 }
 
 function firstDifferentWord(a: Uint8Array, b: Uint8Array): number {
@@ -264,7 +268,7 @@ class Recorded implements RecordedDecodingStep {
     private readonly backend: Backend,
     private readonly dispatches: Captured[],
     private readonly own: tf.Tensor[],
-    private readonly logits: tf.Tensor2D,
+    private readonly output: tf.Tensor,
   ) {
     for (const d of dispatches) {
       for (const dataId of [d.output, ...d.inputs]) {
@@ -298,10 +302,14 @@ class Recorded implements RecordedDecodingStep {
     this.lastEncoder = backend.commandEncoder;
   }
 
-  replay(ids: tf.Tensor, positions: tf.Tensor, stepsSinceCapture: number): tf.Tensor2D | null {
+  produced(tensor: tf.Tensor): boolean {
+    return !this.disposed && tensor.dataId === this.output.dataId;
+  }
+
+  replay(inputs: tf.Tensor[], stepsSinceCapture: number): tf.Tensor | null {
     const { backend, own } = this;
     if (this.disposed || tf.backend() !== (backend as unknown) || backend.activeTimers != null) return null;
-    const fits = [ids, positions].every((t, i) => t.dtype === own[i].dtype && t.size === own[i].size && t.shape.join() === own[i].shape.join());
+    const fits = inputs.length === own.length && inputs.every((t, i) => t.dtype === own[i].dtype && t.size === own[i].size && t.shape.join() === own[i].shape.join());
     if (!fits) return null;
     // A queue write lands before anything still unsubmitted: the last step must be submitted first.
     if (backend.commandEncoder && backend.commandEncoder === this.lastEncoder) {
@@ -318,8 +326,7 @@ class Recorded implements RecordedDecodingStep {
       }
       backend.queue.writeBuffer(this.uniforms, 4 * lo, this.block, 4 * lo, 4 * (hi - lo + 1));
     }
-    copyInto(backend, own[0], ids);
-    copyInto(backend, own[1], positions);
+    inputs.forEach((t, i) => copyInto(backend, own[i], t));
     backend.ensureCommandEncoderReady();
     backend.endComputePassEncoder();
     const pass = backend.commandEncoder!.beginComputePass();
@@ -331,11 +338,12 @@ class Recorded implements RecordedDecodingStep {
     pass.end();
     this.lastEncoder = backend.commandEncoder;
     countRecordedDispatches(this.dispatches.length);
-    // Another tensor on the captured logits' buffer (as tfjs's reshape shares one), without the
-    // copy a read of an earlier step's left on the CPU (tfjs reads that before the buffer).
-    backend.tensorMap.get(this.logits.dataId)!.values = null;
-    backend.incRef(this.logits.dataId);
-    return (tf.engine() as unknown as Engine).makeTensorFromTensorInfo({ dataId: this.logits.dataId, shape: this.logits.shape, dtype: this.logits.dtype }, backend) as tf.Tensor2D;
+    // Another tensor on the captured output's buffer (as tfjs's reshape shares one), without the
+    // copy a read of an earlier call's left on the CPU (tfjs reads that before the buffer).
+    const { dataId, shape, dtype } = this.output;
+    backend.tensorMap.get(dataId)!.values = null;
+    backend.incRef(dataId);
+    return (tf.engine() as unknown as Engine).makeTensorFromTensorInfo({ dataId, shape, dtype }, backend);
   }
 
   dispose(): void {
