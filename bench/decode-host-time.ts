@@ -2,8 +2,9 @@
  * Host time of a decoding step on WebGPU, per dispatch and per step, broken down into its parts:
  * a decoding step of few rows is host-bound on a GPU (gpu-notes.md), so this is what to cut.
  *
- * The session's step() only records (it never waits for the device), so the time spent inside
- * it is host time: JavaScript (TurnLab's kernels, tfjs's engine and backend) and Dawn's calls.
+ * A step here is the session's step() and its sampling (sample(), the ids it writes fed to the
+ * next step), as a rollout runs them; both only record (they never wait for the device), so the
+ * time spent inside them is host time: JavaScript (TurnLab's kernels, tfjs's engine and backend) and Dawn's calls.
  * Each step is recorded once the previous one's logits are read, so the device is idle (on
  * llvmpipe its work would otherwise share the CPU with the recording). The parts are timed by
  * wrapping the backend's methods and Dawn's classes for the measured steps only (medians):
@@ -25,7 +26,7 @@
  *
  * A tool run on its own (bench/index.ts skips it): it needs WebGPU. The model is Qwen2-shaped
  * with random weights, small in width (host time a dispatch does not depend on it); a figure here
- * is host time on this machine's Dawn and driver, and its logits checksum compares two versions.
+ * is host time on this machine's Dawn and driver, and its checksum of logits and samples compares two versions.
  */
 import { performance } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs';
@@ -120,9 +121,11 @@ async function main(): Promise<void> {
     if (!session) throw new Error('The model did not decode on the device: this bench needs the WebGPU decoding kernels');
     const perStep: Array<Record<string, number>> = [];
     let checksum = 0;
+    // The first step's ids from the CPU, [rows, 2] as the sampling writes them; then the sampled.
+    let ids = tf.tensor2d(Float32Array.from({ length: 2 * rows }, (_, i) => (i % 2 === 0 ? 1 + ((i * 37) % 900) : 0)), [rows, 2]);
     for (let step = 0; step < steps; step++) {
-      const ids = tf.tensor2d(Float32Array.from({ length: rows }, (_, b) => 1 + ((b * 37 + step * 11) % 900)), [rows, 1]);
       const positions = tf.tensor1d(new Int32Array(rows).fill(promptColumns + step), 'int32');
+      const draws = tf.tensor1d(Float32Array.from({ length: rows }, (_, b) => (b * 0.37 + step * 0.11) % 1));
       await tf.ready();
       for (const key of Object.keys(timed)) delete timed[key];
       encoded = [];
@@ -130,19 +133,22 @@ async function main(): Promise<void> {
       const counter = startGpuCounter();
       const t0 = performance.now();
       const logits = tf.tidy(() => session.step(ids, positions));
+      const sampled = tf.tidy(() => session.sample(logits, draws, 1, false));
       const ms = performance.now() - t0;
       measuring = false;
       const counts = counter.read();
       session.flush();
       const data = (await logits.data()) as Float32Array;
-      checksum += data.reduce((a, b) => a + b, 0);
-      tf.dispose([ids, positions, logits]);
+      checksum += data.reduce((a, b) => a + b, 0) + ((await sampled.data()) as Float32Array).reduce((a, b) => a + b, 0);
+      tf.dispose([ids, positions, draws, logits]);
+      ids = sampled;
       perStep.push({ step: ms, ...Object.fromEntries(Object.entries(timed).map(([k, t]) => [k, t.ms])), dispatches: timed['tfjs run']?.calls ?? 0, 'all dispatches': counts.dispatches, replayed: counts.recordedDispatches, submits: timed.submit?.calls ?? 0 });
     }
+    ids.dispose();
     session.dispose();
     return { perStep, checksum };
   };
-  /** The measured rollout of one path: its medians a step, its wall time and logits checksum. */
+  /** The measured rollout of one path: its medians a step, its wall time and checksum of logits and samples. */
   const measure = async (recorded: boolean) => {
     setRecordedDecoding(recorded);
     await rollout(false);
@@ -201,7 +207,7 @@ async function main(): Promise<void> {
       line('tfjs run outside record', median('tfjs run') - median('record')),
       `  floor of a recorded step: ${encoded.length} dispatches encoded from bind groups made once, one uniform write: ${perDispatch(replayMs, encoded.length)}`,
       `  rollout wall (with device work, reads) ${(wallMs / 1000).toFixed(2)} s for ${steps} steps`,
-      `  logits checksum ${checksum.toPrecision(12)}`,
+      `  logits and samples checksum ${checksum.toPrecision(12)}`,
     );
     tfjsStep = { ms: median('step'), dispatches, checksum };
   }
@@ -217,12 +223,12 @@ async function main(): Promise<void> {
       ...parts.map((part) => line(part, median(part))),
       line('rest (copies, JavaScript)', median('step') - parts.reduce((sum, part) => sum + median(part), 0)),
       `  rollout wall (with device work, reads) ${(wallMs / 1000).toFixed(2)} s for ${steps} steps`,
-      `  logits checksum ${checksum.toPrecision(12)}`,
+      `  logits and samples checksum ${checksum.toPrecision(12)}`,
     );
     if (tfjsStep) {
       const ratio = tfjsStep.ms / Math.max(1e-9, median('step'));
       lines.push(
-        `recorded step against tfjs's: ${((1000 * median('step')) / Math.max(1, dispatches)).toFixed(1)} against ${((1000 * tfjsStep.ms) / Math.max(1, tfjsStep.dispatches)).toFixed(1)} us a dispatch of host time (${ratio.toFixed(0)}x less), ${rows} rows; logits ${checksum === tfjsStep.checksum ? 'identical' : 'DIFFERENT'} (checksums ${checksum.toPrecision(12)}, ${tfjsStep.checksum.toPrecision(12)})`,
+        `recorded step against tfjs's: ${((1000 * median('step')) / Math.max(1, dispatches)).toFixed(1)} against ${((1000 * tfjsStep.ms) / Math.max(1, tfjsStep.dispatches)).toFixed(1)} us a dispatch of host time (${ratio.toFixed(0)}x less), ${rows} rows; logits and samples ${checksum === tfjsStep.checksum ? 'identical' : 'DIFFERENT'} (checksums ${checksum.toPrecision(12)}, ${tfjsStep.checksum.toPrecision(12)})`,
       );
     }
   }
