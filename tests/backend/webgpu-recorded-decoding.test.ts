@@ -22,7 +22,7 @@ interface Case {
 describe('the recorded decoding step (software Vulkan in CI)', () => {
   it('decodes the same tokens and logprobs bit for bit as every step through tfjs, at 1 and 5 rows, sampled, greedy and top-k, Qwen2- and Qwen3-shaped and TurnLab transformer, in as many dispatches; frees what it held', async ({ skip }) => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 120_000 });
-    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; results: Case[]; directSame: Record<string, boolean>; before: object; after: object };
+    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; results: Case[]; directSame: Record<string, boolean>; profiled: { sameTokens: boolean; replayed: number }; before: object; after: object };
     if (result.unavailable) {
       if (process.env.CI === 'true') throw new Error(`WebGPU backend did not start in CI: ${result.error}`);
       skip(`WebGPU unavailable on this machine: ${result.error}`);
@@ -50,6 +50,8 @@ describe('the recorded decoding step (software Vulkan in CI)', () => {
     expect(result.results[5].dispatches.replayed).toBe(5 * 20);
     // Driven directly with ids from the CPU, each step's logits read: the same logits every step.
     expect(result.directSame).toEqual({ '1 rows': true, '3 rows': true });
+    // Profiled: all through tfjs (so each kernel is timed), the same tokens.
+    expect(result.profiled).toEqual({ sameTokens: true, replayed: 0 });
     // Tensors, tfjs's data and pooled buffers in use, and the recordings' own GPU buffers:
     // the same after three more rollouts as after one.
     expect(result.after).toEqual(result.before);

@@ -25,7 +25,7 @@
  *
  * Anything the capture cannot vouch for (a tensor made during the step other than by a captured
  * dispatch, pipelines still compiling) leaves the rollout on tfjs's path; so do profiled steps
- * (tfjs's timers time its own dispatches only) and ids of another shape than the first step's.
+ * (tf.profile and tf.time list tfjs's kernels only) and ids of another shape than the first step's.
  * TURNLAB_DECODE_RECORDED=0 (or setRecordedDecoding(false)) keeps every step on tfjs's path, the
  * reference the recorded one is tested against (tests/backend/webgpu-recorded-decoding.test.ts).
  */
@@ -125,6 +125,14 @@ interface Captured {
 }
 
 
+/**
+ * Whether tfjs is timing kernels (tf.profile, tf.time): a replayed dispatch is no tfjs kernel,
+ * so it would be missing from their lists; such calls go through tfjs.
+ */
+function timing(backend: Backend): boolean {
+  return backend.activeTimers != null || (tf.engine() as unknown as { state: { profiling: boolean } }).state.profiling;
+}
+
 function isWebgpu(backend: object): backend is Backend {
   return 'recordAndSubmit' in backend && 'pipelineCache' in backend && 'makeUniforms' in backend;
 }
@@ -136,7 +144,7 @@ function isWebgpu(backend: object): backend is Backend {
  */
 export function captureCall(run: (inputs: tf.Tensor[]) => tf.Tensor, inputs: tf.Tensor[]): { output: tf.Tensor; recorded: RecordedDecodingStep | null } {
   const backend = tf.backend();
-  if (!recordedDecoding || !isWebgpu(backend) || backend.activeTimers != null) return { output: run(inputs), recorded: null };
+  if (!recordedDecoding || !isWebgpu(backend) || timing(backend)) return { output: run(inputs), recorded: null };
   const own = inputs.map((t) => tf.keep(tf.tensor(t.dtype === 'int32' ? new Int32Array(t.size) : new Float32Array(t.size), t.shape, t.dtype)));
   for (const [i, t] of inputs.entries()) {
     backend.uploadToGPU(own[i].dataId);
@@ -308,7 +316,7 @@ class Recorded implements RecordedDecodingStep {
 
   replay(inputs: tf.Tensor[], stepsSinceCapture: number): tf.Tensor | null {
     const { backend, own } = this;
-    if (this.disposed || tf.backend() !== (backend as unknown) || backend.activeTimers != null) return null;
+    if (this.disposed || tf.backend() !== (backend as unknown) || timing(backend)) return null;
     const fits = inputs.length === own.length && inputs.every((t, i) => t.dtype === own[i].dtype && t.size === own[i].size && t.shape.join() === own[i].shape.join());
     if (!fits) return null;
     // A queue write lands before anything still unsubmitted: the last step must be submitted first.
