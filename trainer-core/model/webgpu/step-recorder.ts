@@ -219,6 +219,9 @@ export function captureCall(run: (inputs: tf.Tensor[]) => tf.Tensor, inputs: tf.
   let output: tf.Tensor;
   try {
     output = run(own);
+  } catch (error) {
+    tf.dispose(own);
+    throw error;
   } finally {
     for (const [key, method] of Object.entries(saved)) {
       if (ownKeys.includes(key)) (backend as unknown as Record<string, unknown>)[key] = method;
