@@ -24,6 +24,10 @@ echo "  $(line sampling 'dispatches per layer')  [at most 8 + 4; 6 + 3 with the 
 echo "  $(line sampling 'readbacks per step')  [1 readback, 0 pipelines]"
 echo "  $(line sampling 'batched sampling')  [64 rows >= 3,000]"
 echo "  GPU time: $(line sampling 'TurnLabTiledDecodeLinear')"
+if [ -f "$dir/host.log" ] || [ -f "$dir/sampling-unrecorded.log" ]; then
+  echo "  host, 1 row then 64: $(grep -E 'recorded step against' "$dir/host.log" 2>/dev/null | sed 's/^ *//' | tr '\n' ' ')"
+  echo "  every step through tfjs (TURNLAB_DECODE_RECORDED=0): $(line sampling-unrecorded 'batched sampling')"
+fi
 echo "  LoRA $(line sampling 'training: [0-9.]+ tokens/s')  [>= 1,500]"
 echo "16-bit base (--dtype auto, the default):"
 echo "  $(line lora 'weights:')"

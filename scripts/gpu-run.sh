@@ -8,6 +8,7 @@
 #   GPU_RUN_SMALL=1 bash scripts/gpu-run.sh   # the same commands at tiny sizes (here, on llvmpipe)
 #   GPU_RUN_STEPS="tests iteration" bash scripts/gpu-run.sh   # other steps: the GPU tests, point 4's iteration
 #   GPU_RUN_STEPS="sweep sampling-tuned" bash scripts/gpu-run.sh   # tilings of the decoding kernel, then sampling with the best
+#   GPU_RUN_STEPS="host sampling-unrecorded" bash scripts/gpu-run.sh   # the recorded decoding step's host time, and sampling without it
 #
 # The default steps (about 8 minutes on an H200, within one 10-minute call): sampling (Qwen2.5-0.5B
 # shape, float32 base, device decoding at 1, 16 and 64 rows, and a LoRA step of 8 x 512), lora
@@ -57,7 +58,7 @@ if wants info; then
 fi
 
 if wants tests; then
-  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/webgpu-decode-tiling.test.ts tests/backend/hf-webgpu.test.ts \
+  step tests ${LIMIT_TESTS:-130} "${vitest[@]}" run tests/backend/webgpu-fused-kernels.test.ts tests/backend/webgpu-decoding.test.ts tests/backend/webgpu-recorded-decoding.test.ts tests/backend/webgpu-decode-tiling.test.ts tests/backend/hf-webgpu.test.ts \
     tests/backend/webgpu-kernels.test.ts tests/backend/webgpu-half-weights.test.ts tests/backend/backend.test.ts tests/train/backends.test.ts
   show '✓|×|FAIL|Test Files|Tests |skipped' 25
 fi
@@ -102,17 +103,24 @@ if wants sampling; then
   show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
 fi
 # Host time of a decoding step by part (bench/decode-host-time.ts: Dawn's calls and tfjs's
-# bookkeeping a dispatch, each step recorded with the device idle) at 1 and 64 rows, tfjs's
-# submit every 15 dispatches and one submit a step; then the sampling rows with one submit a
-# step (TURNLAB_DECODE_SUBMIT_EVERY=1000), to set against the sampling step's figures.
+# bookkeeping a dispatch, each step recorded with the device idle) at 1 and 64 rows, every step
+# through tfjs and the recorded step (its last line: the two a dispatch, logits identical or
+# not); then tfjs's path with one submit a step (TURNLAB_DECODE_SUBMIT_EVERY=1000).
+# sampling-one-submit: the sampling rows that way, tfjs's path; sampling-unrecorded: the sampling
+# rows with every step through tfjs (TURNLAB_DECODE_RECORDED=0), against the sampling step's
+# recorded steps.
 if wants host; then
   if [ "$small" = 1 ]; then host_layers=4; host_steps=6; else host_layers=24; host_steps=16; fi
-  step host ${LIMIT_HOST:-90} bash -c "for every in '' 1000; do for rows in 1 64; do TURNLAB_DECODE_SUBMIT_EVERY=\$every $(printf '%q ' "${tsx[@]}")bench/decode-host-time.ts --layers $host_layers --rows \$rows --steps $host_steps; done; done"
-  show 'decoding step host|dispatches a step|step \(host|tfjs run|record|bind group|submit|outside|floor' 48
+  step host ${LIMIT_HOST:-120} bash -c "for rows in 1 64; do $(printf '%q ' "${tsx[@]}")bench/decode-host-time.ts --layers $host_layers --rows \$rows --steps $host_steps; done; for rows in 1 64; do TURNLAB_DECODE_SUBMIT_EVERY=1000 $(printf '%q ' "${tsx[@]}")bench/decode-host-time.ts --path tfjs --layers $host_layers --rows \$rows --steps $host_steps; done"
+  show 'decoding step host|dispatches a step|step \(host|tfjs run|record|bind group|submit|outside|floor|rest \(|recorded step against|rollout wall' 64
 fi
 if wants sampling-one-submit; then
-  step sampling-one-submit ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_SUBMIT_EVERY=1000 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "1,$sampling_rows"
+  step sampling-one-submit ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_RECORDED=0 TURNLAB_DECODE_SUBMIT_EVERY=1000 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "1,$sampling_rows"
   show 'batched sampling|dispatches per layer|Error' 8
+fi
+if wants sampling-unrecorded; then
+  step sampling-unrecorded ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_RECORDED=0 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "1,16,$sampling_rows"
+  show 'batched sampling|dispatches per layer|readbacks per step|Error' 8
 fi
 # The same with the 16-bit base (--dtype auto, the default a BF16 checkpoint gets): 64-row
 # sampling (the rollout borrows widened copies) and the LoRA step through the 16-bit products.

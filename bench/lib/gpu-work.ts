@@ -16,6 +16,8 @@ export interface DecodeCounts {
   dispatchesPerStep: number;
   kernelsPerStep: number;
   readbacksPerStep: number;
+  /** Of dispatchesPerStep, those a recorded step replayed itself (webgpu/step-recorder.ts), not through tfjs. */
+  recordedPerStep: number;
   /** Compiled during a second, identical rollout: what every rollout after the first pays. */
   pipelinesCompiled: number;
 }
@@ -36,6 +38,7 @@ export async function decodeCounts(model: LanguageModel, prompts: number[][], rn
     dispatchesPerStep: (long.dispatches - short.dispatches) / steps,
     kernelsPerStep: (long.kernels - short.kernels) / steps,
     readbacksPerStep: (long.readbacks - short.readbacks) / steps,
+    recordedPerStep: (long.recordedDispatches - short.recordedDispatches) / steps,
     pipelinesCompiled: long.pipelinesCompiled,
   };
 }
@@ -83,7 +86,7 @@ export function describeSampling(rates: Array<{ rows: number; times: SamplingTim
 
 export function describeDecode(c: DecodeCounts): string {
   return (
-    `${c.dispatchesPerStep.toFixed(1)} dispatches per decoding step (${c.kernelsPerStep.toFixed(1)} tfjs kernels), ` +
+    `${c.dispatchesPerStep.toFixed(1)} dispatches per decoding step (${c.kernelsPerStep.toFixed(1)} tfjs kernels, ${c.recordedPerStep.toFixed(1)} replayed by the recorded step), ` +
     `${c.readbacksPerStep.toFixed(1)} readbacks per step, ${c.pipelinesCompiled} pipelines compiled in a repeated rollout`
   );
 }

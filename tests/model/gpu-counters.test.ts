@@ -19,10 +19,10 @@ describe('GPU work counters', () => {
     });
     expect(result).toEqual([[4, 6, 8], 18]);
     // add, mul and sum, each one tfjs kernel; two reads of tensor values.
-    expect(counts).toEqual({ kernels: 3, dispatches: 3, pipelinesCompiled: 0, readbacks: 2 });
+    expect(counts).toEqual({ kernels: 3, dispatches: 3, pipelinesCompiled: 0, readbacks: 2, recordedDispatches: 0 });
 
     const counter = startGpuCounter();
-    expect(counter.read()).toEqual({ kernels: 0, dispatches: 0, pipelinesCompiled: 0, readbacks: 0 });
+    expect(counter.read()).toEqual({ kernels: 0, dispatches: 0, pipelinesCompiled: 0, readbacks: 0, recordedDispatches: 0 });
     a.square().dispose();
     expect(counter.read().kernels).toBe(1);
     a.dispose();

@@ -4,11 +4,17 @@
  * values), the count of tokens fed, and the sampling and queue calls of the kernels.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { DecodingKernels } from './fused-kernels';
+import type { DecodingKernels, RecordedDecodingStep } from './fused-kernels';
 import type { DecodingSpec, KVCache } from './language-model';
 
 export abstract class DeviceDecodingSession {
   protected fed = 0;
+  /** The rollout's first step, recorded for the later ones where the kernels can (webgpu/step-recorder.ts). */
+  private recorded: RecordedDecodingStep | null = null;
+  /** `fed` when the step was recorded; -1 before the first step. */
+  private recordedAt = -1;
+  /** The sampling of the recorded step's logits, recorded at its first call, and its settings. */
+  private recordedSample: { recording: RecordedDecodingStep | null; settings: string } | null = null;
 
   constructor(
     protected readonly kernels: DecodingKernels,
@@ -25,7 +31,32 @@ export abstract class DeviceDecodingSession {
   /** Feeds each row the id in column 0 of ids; the logits of the next token [batch, vocab]. */
   step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D {
     this.checkRoom();
+    if (this.recorded) {
+      const logits = this.recorded.replay([ids, positions], this.fed - this.recordedAt);
+      if (logits) {
+        this.fed++;
+        return logits as tf.Tensor2D;
+      }
+    }
+    const { captureCall } = this.kernels;
+    if (this.recordedAt < 0 && captureCall) {
+      this.recordedAt = this.fed;
+      const { output, recorded } = this.kernels.recordStep(() => captureCall(([i, p]) => this.record(i as tf.Tensor2D, p as tf.Tensor1D), [ids, positions]));
+      this.recorded = recorded;
+      return output as tf.Tensor2D;
+    }
     return this.kernels.recordStep(() => this.record(ids, positions));
+  }
+
+  /** Frees the session's tensors (the reply caches, its tables). */
+  protected abstract release(): void;
+
+  dispose(): void {
+    this.recordedSample?.recording?.dispose();
+    this.recordedSample = null;
+    this.recorded?.dispose();
+    this.recorded = null;
+    this.release();
   }
 
   protected checkRoom(): void {
@@ -46,7 +77,19 @@ export abstract class DeviceDecodingSession {
   }
 
   sample(logits: tf.Tensor2D, draws: tf.Tensor1D, temperature: number, greedy: boolean, topK = 0, topP = 1): tf.Tensor2D {
-    return this.kernels.sample(logits, draws, temperature, greedy, topK, topP);
+    const sample = (d: tf.Tensor) => this.kernels.sample(logits, d as tf.Tensor1D, temperature, greedy, topK, topP);
+    // Only the recorded step's logits (the same buffer every step) can be sampled by a recording.
+    const { captureCall } = this.kernels;
+    if (!this.recorded?.produced(logits) || !captureCall) return sample(draws);
+    const settings = `${temperature} ${greedy} ${topK} ${topP}`;
+    if (this.recordedSample?.settings === settings && this.recordedSample.recording) {
+      const picked = this.recordedSample.recording.replay([draws], 0);
+      if (picked) return picked as tf.Tensor2D;
+    }
+    if (this.recordedSample) return sample(draws);
+    const { output, recorded } = captureCall(([d]) => sample(d), [draws]);
+    this.recordedSample = { recording: recorded, settings };
+    return output as tf.Tensor2D;
   }
 
   flush(): void {

@@ -91,6 +91,23 @@ export interface DecodingKernels {
   flush(): void;
   /** Runs `record` (a decoding step's dispatches) under the backend's recording settings. */
   recordStep<T>(record: () => T): T;
+  /**
+   * Runs `run(inputs)` (a rollout's first decoding step on its ids and positions, or a sampling
+   * on its draws) and records it for the rollout's later ones (null where it cannot, or
+   * recording is off): see webgpu/step-recorder.ts.
+   */
+  captureCall?(run: (inputs: tf.Tensor[]) => tf.Tensor, inputs: tf.Tensor[]): { output: tf.Tensor; recorded: RecordedDecodingStep | null };
+}
+
+/**
+ * A decoding step (or a sampling) recorded once; replay runs it again on new inputs (its output
+ * valid until the next replay), or returns null for "run it through tfjs".
+ */
+export interface RecordedDecodingStep {
+  replay(inputs: tf.Tensor[], stepsSinceCapture: number): tf.Tensor | null;
+  /** Whether `tensor` is on this recording's output buffer. */
+  produced(tensor: tf.Tensor): boolean;
+  dispose(): void;
 }
 
 /** The LM head's scoring statistics over a chunk of raw logits z [rows, vocab] (see chunked-head.ts). */

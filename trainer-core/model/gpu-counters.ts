@@ -15,6 +15,11 @@ export interface GpuCounts {
   dispatches: number;
   pipelinesCompiled: number;
   readbacks: number;
+  /**
+   * Of `dispatches`, those a recorded decoding step encoded itself (webgpu/step-recorder.ts),
+   * past tfjs's recordAndSubmit: counted apart so a bench can say which path a step took.
+   */
+  recordedDispatches: number;
 }
 
 interface WebgpuInternals {
@@ -28,7 +33,7 @@ interface Hookable {
   readSync(dataId: object): unknown;
 }
 
-const totals = { kernels: 0, dispatches: 0, readbacks: 0 };
+const totals = { kernels: 0, dispatches: 0, readbacks: 0, recordedDispatches: 0 };
 const hooked = new WeakSet<object>();
 let engineHooked = false;
 
@@ -85,6 +90,12 @@ function hookEngine(): void {
   };
 }
 
+/** Adds `count` dispatches encoded outside tfjs (a recorded decoding step's), to dispatches too. */
+export function countRecordedDispatches(count: number): void {
+  totals.dispatches += count;
+  totals.recordedDispatches += count;
+}
+
 function pipelineCount(backend: object): number {
   return isWebgpu(backend) ? Object.keys(backend.pipelineCache).length : 0;
 }
@@ -108,6 +119,7 @@ export function startGpuCounter(): GpuCounter {
         dispatches: webgpu ? totals.dispatches - start.dispatches : kernels,
         pipelinesCompiled: pipelineCount(backend) - start.pipelines,
         readbacks: totals.readbacks - start.readbacks,
+        recordedDispatches: webgpu ? totals.recordedDispatches - start.recordedDispatches : 0,
       };
     },
   };

@@ -34,7 +34,9 @@ export interface DecodingSession {
   /**
    * Feeds each row the id in column 0 of ids [batch, k] (float: a sampled-ids tensor as the
    * sampling kernel wrote it) at positions [batch] (int32), and returns the next logits
-   * [batch, vocab]. Creates intermediate tensors: call inside tf.tidy.
+   * [batch, vocab]. Creates intermediate tensors: call inside tf.tidy. The logits may live in
+   * the session's own buffer (a recorded step, webgpu/step-recorder.ts), which the next step
+   * overwrites: use or read them before it (dispose them whenever).
    */
   step(ids: tf.Tensor2D, positions: tf.Tensor1D): tf.Tensor2D;
   /** The reply's keys and values fed so far, per layer [batch, kvHeads, fed, headDim] (new tensors). */

@@ -92,7 +92,7 @@ export function phaseCount(key: string, n: number): void {
 function recordOf(profile: Running, path: string): PhaseRecord {
   let record = profile.records.get(path);
   if (!record) {
-    record = { name: path, calls: 0, seconds: 0, gpu: { kernels: 0, dispatches: 0, pipelinesCompiled: 0, readbacks: 0 }, counts: {}, endBytes: 0 };
+    record = { name: path, calls: 0, seconds: 0, gpu: { kernels: 0, dispatches: 0, pipelinesCompiled: 0, readbacks: 0, recordedDispatches: 0 }, counts: {}, endBytes: 0 };
     profile.records.set(path, record);
   }
   return record;

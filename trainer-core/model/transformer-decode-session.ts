@@ -77,7 +77,7 @@ export class TransformerDecodeSession extends DeviceDecodingSession implements D
     return this.caches;
   }
 
-  dispose(): void {
+  protected release(): void {
     tf.dispose([...this.caches, this.bias, this.freq]);
   }
 }

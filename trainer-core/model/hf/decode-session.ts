@@ -146,7 +146,7 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
     return this.layers.map((layer) => layer.cache);
   }
 
-  dispose(): void {
+  protected release(): void {
     for (const layer of this.layers) {
       tf.dispose([layer.cache, ...(layer.qkvBias ? [layer.qkvBias] : []), ...(layer.qTable !== this.freq ? [layer.qTable, layer.kTable] : [])]);
       for (const lora of [layer.qkvLora, layer.gatedLora, layer.oLora, layer.downLora]) if (lora) tf.dispose([lora.a, lora.b]);

@@ -319,7 +319,7 @@ export class HfDecoder {
     return {
       step: (ids, positions) => session.step(ids, positions),
       replyCache: () => session.replyCache(),
-      sample: (logits, draws, temperature, greedy) => session.sample(logits, draws, temperature, greedy),
+      sample: (logits, draws, temperature, greedy, topK, topP) => session.sample(logits, draws, temperature, greedy, topK, topP),
       flush: () => session.flush(),
       dispose: () => {
         session.dispose();

@@ -9,6 +9,7 @@ import { embedColumnsById, embedRowsById, registerDecodeSamplingKernels, sampleR
 import { fusedLayerNorm, fusedLayerNormWithGrad, registerLayerNormKernels } from './layer-norm';
 import { MAX_HEAD_DIM, allocateReplyCache, cachedDecodeAttention, registerKvCacheKernels, writeReplyCache } from './kv-cache';
 import { flushQueue, recordStep } from './program';
+import { captureCall } from './step-recorder';
 import { fusedDecodeAttention, registerDecodeAttentionKernels } from './decode-attention';
 import { registerHalfProductKernels } from './half-products';
 import { deviceChunkElements, headGradient, headStatistics, registerHeadScoreKernels } from './head-scores';
@@ -47,6 +48,7 @@ export function installFusedWebgpuKernels(): void {
     sample: sampleRows,
     flush: flushQueue,
     recordStep,
+    captureCall,
   };
   registerFusedKernels('webgpu', { adam: { allocateMoments: allocateAdamMoments, step: adamStep }, decoding, headScores, layerNorm: fusedLayerNormWithGrad, sumOfSquares, trainingAttention, transposedProducts: true, rmsNorm: fusedRmsNorm, rotate: fusedRotate, decodeAttention: fusedDecodeAttention, swiglu: fusedSwiglu, linear: fusedLoraLinear });
 }

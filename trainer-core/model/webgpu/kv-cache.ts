@@ -10,19 +10,20 @@
  *   prompt's frozen keys and then the first `used` columns of the cache, with the rollout's
  *   additive bias [batch, prompt + columns] (uploaded once per rollout) and grouped-query heads.
  *
- * Lengths and columns are uniforms, so one pipeline serves every step of every rollout.
+ * Lengths and columns are uniforms, so one pipeline serves every step of every rollout; the two
+ * that move with the step are marked `perStep` for a recorded step (step-recorder.ts).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { WebGPUProgram } from '@tensorflow/tfjs-backend-webgpu';
 import { onlineSoftmaxLoop } from './online-softmax';
-import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
+import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel, type Uniform } from './program';
 
 const ATTEND = 'TurnLabCachedDecodeAttention';
 /** Largest head dimension: each of the ROW_THREADS threads owns two output columns. */
 export const MAX_HEAD_DIM = 2 * ROW_THREADS;
 
 interface WebgpuBackendLike {
-  runWebGPUProgram(program: WebGPUProgram, inputs: tf.TensorInfo[], dtype: tf.DataType, uniforms: Array<{ type: string; data: number[] }>, output: tf.TensorInfo): tf.TensorInfo;
+  runWebGPUProgram(program: WebGPUProgram, inputs: tf.TensorInfo[], dtype: tf.DataType, uniforms: Uniform[], output: tf.TensorInfo): tf.TensorInfo;
 }
 
 /**
@@ -109,7 +110,7 @@ export function writeReplyCache(cache: tf.Tensor, qkv: tf.Tensor2D, positions: t
   const normed = freq.shape[0] > headDim / 2 ? 1 : 0;
   const uniforms = [
     { type: 'int32', data: [threads] },
-    { type: 'int32', data: [column] },
+    { type: 'int32', data: [column], perStep: 1 },
     { type: 'int32', data: [qColumns] },
     { type: 'int32', data: [normed] },
     { type: 'float32', data: [eps] },
@@ -179,7 +180,7 @@ export function registerKvCacheKernels(): void {
       inputs: [qkv, positions, freq, cache, bias, fk, fv],
       uniforms: [
         { type: 'int32', data: [heads] },
-        { type: 'int32', data: [used] },
+        { type: 'int32', data: [used], perStep: 1 },
         { type: 'int32', data: [freq.shape[0] > cache.shape[3] / 2 ? 1 : 0] },
         { type: 'float32', data: [eps ?? 0] },
         { type: 'int32', data: [turn ?? 1] },

@@ -68,7 +68,11 @@ export const TREE_SUM = (name: string) => `
           workgroupBarrier();
         }`;
 
-type Uniform = { type: string; data: number[] };
+/**
+ * A program's own uniform; `perStep` marks one that grows by that much each decoding step (a KV
+ * cache's column, the keys attended), which a recorded step (step-recorder.ts) patches.
+ */
+export type Uniform = { type: string; data: number[]; perStep?: number };
 
 interface WebgpuBackendLike {
   runWebGPUProgram(program: WebGPUProgram, inputs: tf.TensorInfo[], dtype: tf.DataType, uniforms?: Uniform[]): tf.TensorInfo;
