@@ -7,7 +7,7 @@
  * checkpoint the success, the episodes gained and lost since the previous one, and how many of
  * those gained are still solved at the last. Read-only; nothing is recorded.
  */
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/learning';
 import { outcomeFlips } from '../bench/lib/held-out-outcomes';
 import { runCheckpoints } from '../bench/lib/run-checkpoints';
@@ -34,7 +34,7 @@ const played = [warm, ...checkpoints.filter((c) => c.iteration !== 0 && (!wanted
 const overrides = sampled ? EVALUATION_OVERRIDES : ['actor_rollout_ref.rollout.val_kwargs.do_sample=false'];
 const outcomes: boolean[][] = [];
 for (const c of played) {
-  const result = await evaluateCheckpoint(join(dataDir, c.path), { episodes, seed: EVALUATION_SEED, overrides });
+  const result = await evaluateCheckpoint(resolve(dataDir, c.path), { episodes, seed: EVALUATION_SEED, overrides });
   outcomes.push(result.episodeReports.map((e) => e.success));
 }
 await releaseBackend();

@@ -7,7 +7,7 @@
  * the episodes as `npm run bench -- learning` reports it. The store is opened read-only, so a run still training
  * into the folder can be watched; nothing is recorded.
  */
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, meanFigure } from '../bench/learning';
 import { runCheckpoints } from '../bench/lib/run-checkpoints';
 import { formatGain, pairedSuccessGain } from '../bench/lib/success-gain';
@@ -28,7 +28,7 @@ if (!warm) {
   process.stderr.write(`run ${runText} nor its parents has an iter-0 checkpoint: set warm_start.save_checkpoint: true so the warm start's policy is kept\n`);
   process.exit(2);
 }
-const evaluate = (path: string) => evaluateCheckpoint(join(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES });
+const evaluate = (path: string) => evaluateCheckpoint(resolve(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES });
 const play = async (path: string) => (await evaluate(path)).episodeReports.map((e) => e.success);
 const warmResult = await evaluate(warm.path);
 const warmSuccess = warmResult.episodeReports.map((e) => e.success);

@@ -1,14 +1,15 @@
 /**
  * A run's kept checkpoints and its warm start's (iter-0, `warm_start.save_checkpoint`), read
  * read-only from a data folder. A fork (`turnlab resume ckpt:N --fork`) keeps no iter-0 of its
- * own: its warm start is up the parent chain.
+ * own: its warm start is up the parent chain. A run started from another's policy
+ * (`model.path=<iter-0 folder>`, `warm_start.steps: 0`) has it in its config.
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 
 export interface KeptCheckpoint {
   iteration: number;
-  /** Relative to the data folder. */
+  /** Relative to the data folder, or absolute (a `model.path`). */
   path: string;
 }
 
@@ -27,6 +28,11 @@ export function runCheckpoints(dataDir: string, run: number): RunCheckpoints {
     for (let id: number | null = run; !warm && id !== null; ) {
       id = (db.prepare('SELECT parent_run_id AS parent FROM runs WHERE id = ?').get(id) as { parent: number | null } | undefined)?.parent ?? null;
       if (id !== null) warm = kept(id).find((c) => c.iteration === 0) ?? null;
+    }
+    if (!warm) {
+      const config = (db.prepare('SELECT config FROM runs WHERE id = ?').get(run) as { config: string } | undefined)?.config;
+      const start = config ? (JSON.parse(config) as { model?: { path?: string | null } }).model?.path : null;
+      if (start) warm = { iteration: 0, path: start };
     }
     return { checkpoints, warm };
   } finally {
