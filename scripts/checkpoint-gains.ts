@@ -4,7 +4,7 @@
  * (or only the comma-separated iterations given) on the learning bench's held-out episodes (same
  * start seed, temperature 0.5, 1024 by default) and prints its success and the gain over the warm
  * start's own policy (iter-0, `warm_start.save_checkpoint`; for a fork, its parent's), paired over
- * the episodes as `npm run bench -- learning` reports it. The store is opened read-only, so a run still training
+ * the episodes as `npm run bench -- learning` reports it; `--tag T` plays only validation tag T. The store is opened read-only, so a run still training
  * into the folder can be watched; nothing is recorded.
  */
 import { resolve } from 'node:path';
@@ -17,9 +17,14 @@ import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
 const args = process.argv.slice(2);
 const episodesAt = args.indexOf('--episodes');
 const episodes = episodesAt >= 0 ? Number(args.splice(episodesAt, 2)[1]) : EVALUATION_EPISODES;
+// A run that validates on several tags (a curriculum watching its first stage's envs too) is
+// measured on one: every held-out episode from that tag, the seeds a run validating on it alone plays.
+const tagAt = args.indexOf('--tag');
+const tag = tagAt >= 0 ? args.splice(tagAt, 2)[1] : undefined;
+const overrides = tag === undefined ? EVALUATION_OVERRIDES : [...EVALUATION_OVERRIDES, `es_manager.val.env_configs.tags=[${tag}]`, 'es_manager.val.env_configs.n_groups=[1]', 'es_manager.val.env_groups=1'];
 const [dataDir, runText, iterationsText] = args;
-if (!dataDir || !/^\d+$/.test(runText ?? '') || !Number.isInteger(episodes) || episodes < 2 || (iterationsText !== undefined && !/^\d+(,\d+)*$/.test(iterationsText))) {
-  process.stderr.write('usage: npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations, e.g. 600,1000] [--episodes 1024]\n');
+if (!dataDir || !/^\d+$/.test(runText ?? '') || !Number.isInteger(episodes) || episodes < 2 || (iterationsText !== undefined && !/^\d+(,\d+)*$/.test(iterationsText)) || (tagAt >= 0 && !tag)) {
+  process.stderr.write('usage: npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations, e.g. 600,1000] [--episodes 1024] [--tag <validation tag>]\n');
   process.exit(2);
 }
 const { checkpoints, warm } = runCheckpoints(dataDir, Number(runText));
@@ -28,7 +33,7 @@ if (!warm) {
   process.stderr.write(`run ${runText} nor its parents has an iter-0 checkpoint: set warm_start.save_checkpoint: true so the warm start's policy is kept\n`);
   process.exit(2);
 }
-const evaluate = (path: string) => evaluateCheckpoint(resolve(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES });
+const evaluate = (path: string) => evaluateCheckpoint(resolve(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides });
 const play = async (path: string) => (await evaluate(path)).episodeReports.map((e) => e.success);
 const warmResult = await evaluate(warm.path);
 const warmSuccess = warmResult.episodeReports.map((e) => e.success);

@@ -17,6 +17,8 @@ export {
   type RunConfig,
   type RunConfigWithSource,
   type CustomEnvConfig,
+  configForTrainStage,
+  trainStageTags,
 } from './config';
 export { formatPath } from './config/errors';
 export { YamlSource } from './config/yaml-source';

@@ -1,4 +1,4 @@
-import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver } from '../../trainer-core';
+import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
 import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder } from '../../trainer-core/compute';
 
 /** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
@@ -30,15 +30,21 @@ export async function prepareRun(
   options: { log?: (line: string) => void; resuming?: boolean } = {},
 ): Promise<PreparedRun> {
   const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
-  for (const split of ['train', 'val'] as const) {
+  // Every curriculum stage's train envs are built too, so a bad one fails now rather than mid-run.
+  const builds = [
+    { split: 'train' as const, splitCfg: cfg, key: 'es_manager.train' },
+    { split: 'val' as const, splitCfg: cfg, key: 'es_manager.val' },
+    ...cfg.es_manager.train.stages.map((_, i) => ({ split: 'train' as const, splitCfg: configForTrainStage(cfg, i + 1), key: `es_manager.train.stages.${i}` })),
+  ];
+  for (const { split, splitCfg, key } of builds) {
     let es: EnvStateManager;
     try {
-      es = new EnvStateManager(cfg, split, { resolveSpec });
+      es = new EnvStateManager(splitCfg, split, { resolveSpec });
     } catch (error) {
       if (error instanceof EnvConfigError) throw error;
-      throw new EnvConfigError(`es_manager.${split}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
+      throw new EnvConfigError(`${key}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
+    if (splitCfg === cfg && split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
   }
   // A new run that starts from another run's policy checks that checkpoint now, not after its
   // row exists (a resumed run continues from its own checkpoint and ignores model.path).

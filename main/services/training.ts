@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
+import { ConfigError, trainStageTags, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
 import { readCheckpointConfig, readCheckpointSourceConfig, verifyRunCheckpoint, train } from '../../trainer-core/compute';
 import { checkpointsDir } from '../paths';
 import type { Store } from '../store/db';
@@ -205,7 +205,7 @@ async function runTraining(
 }
 
 function envTagsOf(cfg: RunConfig): string[] {
-  return [...new Set([...cfg.es_manager.train.env_configs.tags, ...cfg.es_manager.val.env_configs.tags])];
+  return [...new Set([...trainStageTags(cfg), ...cfg.es_manager.val.env_configs.tags])];
 }
 
 function algorithmOf(cfg: RunConfig): string {

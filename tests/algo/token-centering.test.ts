@@ -47,6 +47,21 @@ describe('centerAdvantagesByToken', () => {
     expect(weighted).toBeCloseTo(0, 6);
   });
 
+  it('with priorCount, shrinks each mean towards 0 by count / (count + priorCount), so a token seen once keeps most of its advantage', () => {
+    // Token 7 (a move) is seen four times, token 8 (a malformed reply's) once, with a format penalty.
+    const tokens = [[7, 7, 7, 7, 8]];
+    const mask = new Float32Array(5).fill(1);
+    const advantages = new Float32Array([1, 1, -1, 3, -2]);
+    const out = centerAdvantagesByToken({ rows: 1, cols: 5, mask, tokens, advantages, priorCount: 1 });
+    // Token 7: mean 1, shrunk by 4 / 5 to 0.8; token 8: mean -2, shrunk by 1 / 2 to -1.
+    expect(out[0]).toBeCloseTo(0.2, 6);
+    expect(out[2]).toBeCloseTo(-1.8, 6);
+    expect(out[4]).toBeCloseTo(-1, 6);
+    const plain = centerAdvantagesByToken({ rows: 1, cols: 5, mask, tokens, advantages });
+    expect(plain[4]).toBe(0);
+    expect(() => centerAdvantagesByToken({ rows: 1, cols: 5, mask, tokens, advantages, priorCount: -1 })).toThrow(/priorCount/);
+  });
+
   it('refuses token rows that do not match the grid', () => {
     expect(() => centerAdvantagesByToken({ rows: 2, cols: 2, mask: new Float32Array(4).fill(1), tokens: [[1, 2]], advantages: new Float32Array(4) })).toThrow(/one token list per row/);
   });

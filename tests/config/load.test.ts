@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS_YAML, loadRunConfig, parseRunConfig, resolvedConfigToYaml } from '../../trainer-core/config';
+import { ConfigError, DEFAULTS_YAML, configForTrainStage, loadRunConfig, parseRunConfig, resolvedConfigToYaml, trainStageAt } from '../../trainer-core/config';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnlab-config-'));
 let fileCount = 0;
@@ -91,6 +91,24 @@ describe('validation errors', () => {
     );
     expect(error.message).toContain('`es_manager.train.env_groups` is 4 but `env_configs.n_groups` adds up to 3');
     expect(error.message).toContain('tag `FrozenLak` in `es_manager.train.env_configs.tags` is not defined under `custom_envs`; did you mean `FrozenLake`?');
+  });
+
+  it('checks the curriculum stages: order, groups, tags, each naming its stage', () => {
+    const stage = (from: number, tags: string[], n: number[]) => ({ from_iteration: from, env_configs: { tags, n_groups: n } });
+    const error = errorOf(() =>
+      parseRunConfig({
+        es_manager: { train: { env_groups: 4, env_configs: { tags: ['FrozenLake'], n_groups: [4] }, stages: [stage(1, ['FrozenLake'], [4]), stage(10, ['FrozenLak'], [3]), stage(10, ['Bandit'], [4])] } },
+      }),
+    );
+    expect(error.message).toContain('`es_manager.train.stages.0.from_iteration` is 1, where `es_manager.train.env_configs` already plays');
+    expect(error.message).toContain('`es_manager.train.stages.1.env_configs.n_groups` adds up to 3 but `es_manager.train.env_groups` is 4');
+    expect(error.message).toContain('tag `FrozenLak` in `es_manager.train.stages.1.env_configs.tags` is not defined under `custom_envs`; did you mean `FrozenLake`?');
+    expect(error.message).toContain("`es_manager.train.stages.2.from_iteration` is 10, not after stage 1's 10");
+    const typo = errorOf(() => parseRunConfig({ es_manager: { train: { stages: [{ from_iter: 5, env_configs: { tags: ['Bandit'], n_groups: [8] } }] } } }));
+    expect(typo.message).toMatch(/unknown key `es_manager\.train\.stages\.0\.from_iter`; did you mean `es_manager\.train\.stages\.0\.from_iteration`\?/);
+    const cfg = parseRunConfig({ es_manager: { train: { stages: [stage(5, ['Bandit'], [8])] } } });
+    expect([1, 4, 5, 9].map((i) => trainStageAt(cfg, i))).toEqual([0, 0, 1, 1]);
+    expect(configForTrainStage(cfg, 1).es_manager.train.env_configs.tags).toEqual(['Bandit']);
   });
 
   it('checks env_config with the env options schema', () => {

@@ -12,6 +12,13 @@ export interface TokenCenteringInput extends Pick<RewardBatch, 'rows' | 'cols' |
    * (`token-mean`, and the token-sum modes, whose rows weigh alike).
    */
   perRowMean?: boolean;
+  /**
+   * Shrinks each token id's mean towards 0 as if the batch held this many more of its tokens
+   * with advantage 0 (`algorithm.center_advantages_prior`): a token the batch saw only a few times,
+   * a malformed reply's, keeps most of its own advantage, so the format penalty still pushes it
+   * down, while the moves, seen hundreds of times a batch, stay centred. Default 0: plain means.
+   */
+  priorCount?: number;
 }
 
 /**
@@ -27,12 +34,13 @@ export interface TokenCenteringInput extends Pick<RewardBatch, 'rows' | 'cols' |
  * for small action vocabularies (a move a reply); positions outside the mask stay 0.
  */
 export function centerAdvantagesByToken(input: TokenCenteringInput): Float32Array {
-  const { advantages, mask, rows, cols, tokens, perRowMean = false } = input;
+  const { advantages, mask, rows, cols, tokens, perRowMean = false, priorCount = 0 } = input;
+  if (!(priorCount >= 0)) throw new RangeError(`priorCount is ${priorCount}; give 0 or more`);
   checkGridSize(input);
   checkMask(mask, input);
   checkGridArray('advantages', advantages, input);
   if (tokens.length !== rows) throw new RangeError(`tokens has ${tokens.length} rows but the batch has ${rows}; give one token list per row`);
-  const sums = new Map<number, [sum: number, weight: number]>();
+  const sums = new Map<number, [sum: number, weight: number, count: number]>();
   const idAt = (b: number, t: number): number => {
     const id = tokens[b][t];
     if (id === undefined) throw new RangeError(`row ${b} has no token at trained position ${t}; align tokens with the grid`);
@@ -45,9 +53,10 @@ export function centerAdvantagesByToken(input: TokenCenteringInput): Float32Arra
     for (let t = 0; t < cols; t++) {
       if (mask[b * cols + t] === 0) continue;
       const id = idAt(b, t);
-      const entry = sums.get(id) ?? [0, 0];
+      const entry = sums.get(id) ?? [0, 0, 0];
       entry[0] += w * advantages[b * cols + t];
       entry[1] += w;
+      entry[2] += 1;
       sums.set(id, entry);
     }
   }
@@ -56,8 +65,8 @@ export function centerAdvantagesByToken(input: TokenCenteringInput): Float32Arra
     for (let t = 0; t < cols; t++) {
       const i = b * cols + t;
       if (mask[i] === 0) continue;
-      const [sum, weight] = sums.get(idAt(b, t))!;
-      out[i] = advantages[i] - sum / weight;
+      const [sum, weight, count] = sums.get(idAt(b, t))!;
+      out[i] = advantages[i] - (sum / weight) * (count / (count + priorCount));
     }
   }
   return out;

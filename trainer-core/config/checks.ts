@@ -1,39 +1,14 @@
 import type { ConfigIssue } from './errors';
-import type { RunConfig } from './schema';
+import type { EnvConfigsConfig, RunConfig } from './schema';
 import { closestKey } from './schema-walk';
 
 /** Rules that span several keys, checked once each key has the right type. */
 export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const tagNames = Object.keys(cfg.custom_envs);
   for (const split of ['train', 'val'] as const) {
-    const base = ['es_manager', split];
-    const { tags, n_groups } = cfg.es_manager[split].env_configs;
-    if (tags.length !== n_groups.length) {
-      issues.push({
-        path: [...base, 'env_configs', 'n_groups'],
-        message: `\`es_manager.${split}.env_configs.n_groups\` has ${n_groups.length} entries but \`tags\` has ${tags.length}; give one group count per tag`,
-      });
-    }
-    const total = n_groups.reduce((sum, n) => sum + n, 0);
-    if (total !== cfg.es_manager[split].env_groups) {
-      issues.push({
-        path: [...base, 'env_groups'],
-        message: `\`es_manager.${split}.env_groups\` is ${cfg.es_manager[split].env_groups} but \`env_configs.n_groups\` adds up to ${total}; make them equal`,
-      });
-    }
-    tags.forEach((tag, i) => {
-      if (!Object.prototype.hasOwnProperty.call(cfg.custom_envs, tag)) {
-        const hint = closestKey(tag, tagNames);
-        issues.push({
-          path: [...base, 'env_configs', 'tags', i],
-          message:
-            `tag \`${tag}\` in \`es_manager.${split}.env_configs.tags\` is not defined under \`custom_envs\`` +
-            (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
-        });
-      }
-    });
+    issues.push(...envConfigsIssues(cfg, ['es_manager', split, 'env_configs'], cfg.es_manager[split].env_configs, cfg.es_manager[split].env_groups));
   }
+  issues.push(...trainStagesIssues(cfg));
   if (cfg.actor_rollout_ref.model.path !== null && cfg.model.path !== null) {
     issues.push({
       path: ['model', 'path'],
@@ -96,5 +71,61 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
       });
     }
   }
+  return issues;
+}
+
+/** Tags and group counts of one `env_configs`: one count per tag, adding up to the split's groups, every tag defined. */
+function envConfigsIssues(cfg: RunConfig, path: Array<string | number>, envConfigs: EnvConfigsConfig, envGroups: number): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const key = path.join('.');
+  const groupsKey = `${path.slice(0, 2).join('.')}.env_groups`;
+  const { tags, n_groups } = envConfigs;
+  if (tags.length !== n_groups.length) {
+    issues.push({
+      path: [...path, 'n_groups'],
+      message: `\`${key}.n_groups\` has ${n_groups.length} entries but \`tags\` has ${tags.length}; give one group count per tag`,
+    });
+  }
+  const total = n_groups.reduce((sum, n) => sum + n, 0);
+  if (total !== envGroups) {
+    const stage = path.length > 3;
+    issues.push({
+      path: stage ? [...path, 'n_groups'] : [...path.slice(0, 2), 'env_groups'],
+      message: stage
+        ? `\`${key}.n_groups\` adds up to ${total} but \`${groupsKey}\` is ${envGroups}; a stage plays as many groups as the split, so make them equal`
+        : `\`${groupsKey}\` is ${envGroups} but \`env_configs.n_groups\` adds up to ${total}; make them equal`,
+    });
+  }
+  const tagNames = Object.keys(cfg.custom_envs);
+  tags.forEach((tag, i) => {
+    if (!Object.prototype.hasOwnProperty.call(cfg.custom_envs, tag)) {
+      const hint = closestKey(tag, tagNames);
+      issues.push({
+        path: [...path, 'tags', i],
+        message: `tag \`${tag}\` in \`${key}.tags\` is not defined under \`custom_envs\`` + (hint !== undefined ? `; did you mean \`${hint}\`?` : ''),
+      });
+    }
+  });
+  return issues;
+}
+
+/** The curriculum's stages: each an `env_configs` of its own, in order of the iteration they start at. */
+function trainStagesIssues(cfg: RunConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const train = cfg.es_manager.train;
+  train.stages.forEach((stage, i) => {
+    const path = ['es_manager', 'train', 'stages', i];
+    const previous = i === 0 ? 1 : train.stages[i - 1].from_iteration;
+    if (stage.from_iteration <= previous) {
+      issues.push({
+        path: [...path, 'from_iteration'],
+        message:
+          i === 0
+            ? `\`es_manager.train.stages.0.from_iteration\` is 1, where \`es_manager.train.env_configs\` already plays; start the first stage at 2 or later, or put its envs in env_configs`
+            : `\`es_manager.train.stages.${i}.from_iteration\` is ${stage.from_iteration}, not after stage ${i - 1}'s ${previous}; list the stages in the order they start`,
+      });
+    }
+    issues.push(...envConfigsIssues(cfg, [...path, 'env_configs'], stage.env_configs, train.env_groups));
+  });
   return issues;
 }

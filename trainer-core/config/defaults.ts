@@ -112,6 +112,7 @@ algorithm:
   high_level_gamma: 0.95
   norm_adv_by_std_in_grpo: true  # false gives Dr.GRPO (no division by the group std)
   center_advantages_by_token: false # subtract from each trained token's advantage the batch mean of that token id's: an input-blind policy's move distribution then moves only where inputs differ (TurnLab's; see trainer-core/algo/token-centering.ts)
+  center_advantages_prior: 0      # with center_advantages_by_token: each token id's mean shrunk as if this many more of its tokens had advantage 0, so a rare (malformed) token keeps most of its advantage and the format penalty still acts
   gigpo:                         # GiGPO (verl-agent): episode advantage + step advantage among turns from the same state
     step_advantage_w: 1.0        # weight of the step advantage
     mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)
@@ -147,6 +148,7 @@ es_manager:
     env_configs:
       tags: [SimpleSokoban]      # keys of custom_envs
       n_groups: [8]              # groups per tag; sums to env_groups
+    stages: []                   # a curriculum: [{from_iteration: N, env_configs: {tags, n_groups}}, ...], from iteration N on the train rollouts play those envs (same env_groups); [] plays env_configs throughout
   val:
     env_groups: 256
     group_size: 1

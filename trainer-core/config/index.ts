@@ -3,6 +3,7 @@ export { DEFAULTS_YAML, defaultRunConfigInput } from './defaults';
 export { ConfigError, type ConfigIssue } from './errors';
 export { resolveReferences } from './references';
 export { parseOverride, type Override } from './overrides';
+export { configForTrainStage, trainStageAt, trainStageEnvConfigs, trainStageTags } from './train-stages';
 export {
   RunConfigSchema,
   type RunConfig,

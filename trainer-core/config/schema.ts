@@ -140,6 +140,7 @@ const algorithmSchema = z.strictObject({
   high_level_gamma: probability,
   norm_adv_by_std_in_grpo: z.boolean(),
   center_advantages_by_token: z.boolean(),
+  center_advantages_prior: z.number().nonnegative(),
   gigpo: z.strictObject({
     step_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
@@ -170,19 +171,31 @@ const agentProxySchema = z.strictObject({
   }),
 });
 
+const envConfigsSchema = z.strictObject({
+  tags: z.array(z.string().min(1)).min(1),
+  n_groups: z.array(positiveInt).min(1),
+});
+
 const envSplitSchema = z.strictObject({
   env_groups: positiveInt,
   group_size: positiveInt,
   start_seed: nonNegativeInt,
-  env_configs: z.strictObject({
-    tags: z.array(z.string().min(1)).min(1),
-    n_groups: z.array(positiveInt).min(1),
-  }),
+  env_configs: envConfigsSchema,
+});
+
+/** A curriculum step: from `from_iteration` on, the train rollouts play these envs instead. */
+const trainStageSchema = z.strictObject({
+  from_iteration: positiveInt,
+  env_configs: envConfigsSchema,
+});
+
+const trainSplitSchema = envSplitSchema.extend({
+  stages: z.array(trainStageSchema),
 });
 
 const esManagerSchema = z.strictObject({
   format_penalty: z.number(),
-  train: envSplitSchema,
+  train: trainSplitSchema,
   val: envSplitSchema,
 });
 
@@ -238,5 +251,7 @@ type DeepPartial<T> = T extends readonly (infer U)[] ? readonly DeepPartial<U>[]
 export type StoredRunConfig = DeepPartial<RunConfig>;
 export type CustomEnvConfig = z.output<typeof customEnvSchema>;
 export type EnvSplitConfig = z.output<typeof envSplitSchema>;
+export type EnvConfigsConfig = z.output<typeof envConfigsSchema>;
+export type TrainStageConfig = z.output<typeof trainStageSchema>;
 export type AgentProxyConfig = z.output<typeof agentProxySchema>;
 export type RewardNormalizationConfig = AgentProxyConfig['reward_normalization'];

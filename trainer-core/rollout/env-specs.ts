@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { RunConfig } from '../config/schema';
+import { trainStageTags } from '../config/train-stages';
 import { parseEnvOptions } from '../envs/options';
 import { isEnvModulePath, resolveEnvSpec } from '../envs/registry';
 import type { EnvSpec } from '../envs/types';
@@ -16,7 +17,7 @@ import type { EnvSpecResolver, Split } from './es-manager';
 export async function loadEnvSpecResolver(cfg: RunConfig, splits: readonly Split[], baseDir = process.cwd()): Promise<EnvSpecResolver> {
   const byTag = new Map<string, EnvSpec>();
   for (const split of splits) {
-    for (const tag of cfg.es_manager[split].env_configs.tags) {
+    for (const tag of split === 'train' ? trainStageTags(cfg) : cfg.es_manager.val.env_configs.tags) {
       if (byTag.has(tag)) continue;
       const envCfg = cfg.custom_envs[tag];
       const spec = await resolveEnvSpec(envCfg.module ?? envCfg.env_type, baseDir);

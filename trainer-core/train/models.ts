@@ -1,4 +1,5 @@
 import type { RunConfig } from '../config/schema';
+import { configForTrainStage } from '../config/train-stages';
 import { needsReference } from '../algo/kl';
 import { needsCritic } from '../algo/estimator-registry';
 import { fitTokenizer, type WordByteTokenizer } from '../model/tokenizer';
@@ -29,13 +30,23 @@ export function fitRunTokenizer(cfg: RunConfig, resolveSpec?: EnvSpecResolver): 
   const byteLevel = fitTokenizer([]);
   const cm = createContextManager(cfg, byteLevel);
   const corpus: string[] = [];
-  for (const split of ['train', 'val'] as const) {
+  // A curriculum stage adds the text of the tags neither split plays (the others' text is in
+  // already), so a stage that moves to envs validation plays keeps the tokenizer of the run
+  // without it: the two runs are the same up to the stage change.
+  const seen = new Set([...cfg.es_manager.train.env_configs.tags, ...cfg.es_manager.val.env_configs.tags]);
+  const stagePlays = cfg.es_manager.train.stages.flatMap((stage, i) => {
+    const fresh = stage.env_configs.tags.some((tag) => !seen.has(tag));
+    stage.env_configs.tags.forEach((tag) => seen.add(tag));
+    return fresh ? [{ split: 'train' as const, stageCfg: configForTrainStage(cfg, i + 1), label: `train-stage-${i + 1}` }] : [];
+  });
+  const plays = [{ split: 'train' as const, stageCfg: cfg, label: 'train' }, { split: 'val' as const, stageCfg: cfg, label: 'val' }, ...stagePlays];
+  for (const { split, stageCfg, label } of plays) {
     for (const mode of ['random-valid', 'expert'] as DemonstrationMode[]) {
       for (let round = 0; round < 3; round++) {
-        const es = new EnvStateManager(cfg, split, { resolveSpec });
+        const es = new EnvStateManager(stageCfg, split, { resolveSpec });
         es.restoreState({ resetCount: round });
         try {
-          const demos = playDemonstrations({ cfg, es, cm, tokenizer: null, mode, rng: new Rng(deriveSeed(cfg.trainer.seed, 'corpus', split, mode, round)) });
+          const demos = playDemonstrations({ cfg: stageCfg, es, cm, tokenizer: null, mode, rng: new Rng(deriveSeed(cfg.trainer.seed, 'corpus', label, mode, round)) });
           corpus.push(...demos.map((d) => d.text));
         } catch {
           // Free-text envs have no random-valid play; their expert play covers them.

@@ -13,6 +13,7 @@ import type { Transformer } from '../model/transformer';
 import type { Tokenizer } from '../rollout/tokenizer';
 import { deriveSeed, Rng } from '../rng';
 import { EnvStateManager } from '../rollout/es-manager';
+import { configForTrainStage, trainStageAt } from '../config/train-stages';
 import { createContextManager } from '../rollout/rollout-loop';
 import { existingCheckpoints, type RetainedCheckpoint } from './checkpoint-retention';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFiles, type CheckpointBase, type OptimizerSnapshot, type TrainingState } from './checkpoint';
@@ -41,7 +42,9 @@ export interface Session {
   actorOptimizer: Adam;
   criticOptimizer: Adam | null;
   klController: KlController;
+  /** The train envs of the curriculum stage `trainStage` (es_manager.train.stages; 0 without one). */
   esTrain: EnvStateManager;
+  trainStage: number;
   esVal: EnvStateManager;
   rng: { sampling: Rng; minibatch: Rng; validation: Rng };
   state: TrainingState;
@@ -77,7 +80,7 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     new Adam(model.namedVariables(), { learningRate: o.lr, beta1: o.betas[0], beta2: o.betas[1], weightDecay: o.weight_decay });
   const actorOptimizer = adam(policy, cfg.actor_rollout_ref.actor.optim);
   const criticOptimizer = critic ? adam(critic, cfg.critic.optim) : null;
-  const esTrain = new EnvStateManager(cfg, 'train', { resolveSpec: options.resolveSpec, potentials: cfg.algorithm.turn_shaping !== null });
+  const esTrain = trainEnvManager(cfg, 0, options);
   const esVal = new EnvStateManager(cfg, 'val', { resolveSpec: options.resolveSpec });
   let state: TrainingState;
   if (models.restored) {
@@ -113,6 +116,7 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     criticOptimizer,
     klController: restoreKlController(state.klController),
     esTrain,
+    trainStage: 0,
     esVal,
     rng: {
       sampling: Rng.fromState(state.rng.sampling),
@@ -132,6 +136,26 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     },
   };
   return session;
+}
+
+function trainEnvManager(cfg: RunConfig, stage: number, options: TrainOptions): EnvStateManager {
+  return new EnvStateManager(configForTrainStage(cfg, stage), 'train', { resolveSpec: options.resolveSpec, potentials: cfg.algorithm.turn_shaping !== null });
+}
+
+/**
+ * Moves the train rollouts to the curriculum stage of `iteration` (es_manager.train.stages) when
+ * it is not the one playing: new envs, the seed schedule carried on, so no start state repeats
+ * across stages and a resumed run plays what the uninterrupted one would. Says so on the log.
+ */
+export function enterTrainStage(session: Session, iteration: number): void {
+  const stage = trainStageAt(session.cfg, iteration);
+  if (stage === session.trainStage) return;
+  const es = trainEnvManager(session.cfg, stage, session.options);
+  es.restoreState(session.esTrain.state());
+  session.esTrain = es;
+  session.trainStage = stage;
+  const { tags, n_groups: groups } = configForTrainStage(session.cfg, stage).es_manager.train.env_configs;
+  session.options.log?.(`curriculum: at iteration ${iteration} the train rollouts play stage ${stage} (${tags.map((t, i) => `${t} x ${groups[i]}`).join(', ')})`);
 }
 
 /**

@@ -23,7 +23,7 @@ import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import type { EpisodeReport, RunEndStatus } from './sink';
 import { optimalSuccessByTag } from './validation';
-import { hasWarmStart, openSession, startWorkers, type Session } from './session';
+import { enterTrainStage, hasWarmStart, openSession, startWorkers, type Session } from './session';
 import type { TrainOptions, TrainResult } from './train-options';
 
 export type { TrainOptions, TrainResult };
@@ -71,6 +71,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     // Collapse detection restarts with each process: a resumed run re-learns its earlier level.
     let collapse = initialCollapseState();
     for (let iteration = session.state.iteration + 1; iteration <= cfg.trainer.total_training_steps; iteration++) {
+      enterTrainStage(session, iteration);
       const { metrics, episodes } = await runIteration(session, iteration);
       const share = wellFormedShare(metrics);
       if (share !== null) {
@@ -222,6 +223,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
           tokens: batch.tokens,
           advantages: adv.advantages,
           perRowMean: actor.loss_agg_mode === 'seq-mean-token-mean',
+          priorCount: cfg.algorithm.center_advantages_prior,
         })
       : adv.advantages;
     if (s.critic && s.criticOptimizer && values) {
