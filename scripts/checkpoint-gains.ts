@@ -7,9 +7,9 @@
  * the episodes as `npm run bench -- learning` reports it; `--tag T` plays only validation tag T. The store is opened read-only, so a run still training
  * into the folder can be watched; nothing is recorded.
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, meanFigure } from '../bench/learning';
+import { runCheckpoints } from '../bench/lib/run-checkpoints';
 import { formatGain, pairedSuccessGain } from '../bench/lib/success-gain';
 import { releaseBackend } from '../trainer-core/backend';
 import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
@@ -27,23 +27,13 @@ if (!dataDir || !/^\d+$/.test(runText ?? '') || !Number.isInteger(episodes) || e
   process.stderr.write('usage: npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations, e.g. 600,1000] [--episodes 1024] [--tag <validation tag>]\n');
   process.exit(2);
 }
-const db = new Database(join(dataDir, 'turnlab.sqlite'), { readonly: true, fileMustExist: true });
-type Kept = { iteration: number; path: string };
-const kept = (run: number) => db.prepare('SELECT iteration, path FROM checkpoints WHERE run_id = ? ORDER BY iteration').all(run) as Kept[];
-const checkpoints = kept(Number(runText));
-// A fork (`turnlab resume ckpt:N --fork`) keeps no iter-0 of its own: its warm start is up the parent chain.
-let warm = checkpoints.find((c) => c.iteration === 0);
-for (let run: number | null = Number(runText); !warm && run !== null; ) {
-  run = (db.prepare('SELECT parent_run_id AS parent FROM runs WHERE id = ?').get(run) as { parent: number | null } | undefined)?.parent ?? null;
-  if (run !== null) warm = kept(run).find((c) => c.iteration === 0);
-}
-db.close();
+const { checkpoints, warm } = runCheckpoints(dataDir, Number(runText));
 const wanted = iterationsText === undefined ? null : new Set(iterationsText.split(',').map(Number));
 if (!warm) {
   process.stderr.write(`run ${runText} nor its parents has an iter-0 checkpoint: set warm_start.save_checkpoint: true so the warm start's policy is kept\n`);
   process.exit(2);
 }
-const evaluate = (path: string) => evaluateCheckpoint(join(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides });
+const evaluate = (path: string) => evaluateCheckpoint(resolve(dataDir, path), { episodes, seed: EVALUATION_SEED, overrides });
 const play = async (path: string) => (await evaluate(path)).episodeReports.map((e) => e.success);
 const warmResult = await evaluate(warm.path);
 const warmSuccess = warmResult.episodeReports.map((e) => e.success);
