@@ -1,59 +1,56 @@
 /**
  * `npm run bench -- learning [config...] [--seeds 0,1,2] [--estimators grpo,gigpo,bi_level_gae]
- * [--episodes 1024] [--data-dir DIR] [--set k=v]...`: trains each named config
- * (`configs/<name>.yaml`; default bandit) on each seed (default 0-4), with each estimator if
- * given (default: the config's own), as `turnlab train` does, into a TurnLab data folder (default
- * bench/results/learning), then evaluates the final checkpoint on 1024 held-out episodes sampled
- * at temperature 0.5, as RAGEN evaluates, stores that evaluation beside the run and prints a
- * table: config, estimator, seed, the warm start alone (its policy kept as iter-0 by
- * `warm_start.save_checkpoint`, on the same episodes), after RL, the gain with its standard error
- * (paired over the episodes, bench/lib/success-gain.ts), optimal success, wall time; then the
- * mean over seeds of each config and estimator, side by side.
- * The evaluation seeds start far past every train and validation seed, so no run has seen them.
+ * [--shaping off,0.1] [--episodes 1024] [--data-dir DIR] [--set k=v]...`: for each named config
+ * (`configs/<name>.yaml`; default bandit) and seed (default 0-4), trains the config's warm start
+ * once (its policy kept as iter-0), then each variant's RL as a fork of it: every estimator of
+ * `--estimators` (default: the config's own) crossed with every shaping of `--shaping` (off, or a
+ * coefficient of potential-based shaping from the env's solver, `algorithm.turn_shaping`, with the
+ * config's own gamma; default: the config's own). Each final checkpoint and the warm start are
+ * played once on 1024 held-out episodes at temperature 0.5, as RAGEN evaluates, and stored beside
+ * the runs in a TurnLab data folder (default bench/results/learning). Prints a row per variant
+ * and seed: the warm start alone, after RL, the paired gain with its standard error
+ * (bench/lib/success-gain.ts), optimal success, the warm start's and the RL's wall times; then the
+ * mean over seeds of each variant. Finished runs and evaluations in the data folder are reused,
+ * so an interrupted comparison carries on where it stopped (bench/lib/shared-warm-start.ts).
+ * A config without a warm start trains each variant from scratch, with no warm-start figures.
  * Each row's `turnlab eval` command plays the same checkpoint on the same episodes again.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { recordEvaluation } from '../main/services/stored-evaluation';
-import { trainFromConfigFile } from '../main/services/training';
 import { openStore, type Store } from '../main/store/db';
-import type { CheckpointRecord } from '../main/store/types';
 import { releaseBackend } from '../trainer-core/backend';
 import { estimatorNames } from '../trainer-core/algo/estimator-registry';
 import { loadRunConfig } from '../trainer-core/config';
-import { evaluateCheckpoint, type EvaluationResult } from '../trainer-core/train/evaluate';
+import type { RunConfig } from '../trainer-core/config/schema';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, heldOut, meanFigure, pairedSuccesses, type HeldOut } from './lib/held-out-evaluation';
+import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, shapingLabel, variantName, variantOverrides, variantsOf, variedKeys, warmStartDivergence, type Variant } from './lib/learning-variants';
+import { forkOverrides, forkedVariant, scratchVariant, sharedWarmStart, warmStartOverrides, type TrainedRun, type TwinMode } from './lib/shared-warm-start';
 import { formatGain, meanSuccessGain, pairedSuccessGain, type SuccessGain } from './lib/success-gain';
 
-/** 1024 episodes put the standard error of a success near 0.8 at about 0.012. */
-export const EVALUATION_EPISODES = 1024;
-export const EVALUATION_SEED = 100_000;
-export const EVALUATION_OVERRIDES = ['actor_rollout_ref.rollout.val_kwargs.temperature=0.5', 'actor_rollout_ref.rollout.val_kwargs.do_sample=true'];
+export { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, estimatorOverrides, meanFigure };
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('./results/learning', import.meta.url));
 
 /** `--estimators` names: every adv_estimator, and PPO with turn-level GAE. */
-export const BENCH_ESTIMATORS: readonly string[] = [...estimatorNames(), 'bi_level_gae'];
+export const BENCH_ESTIMATORS: readonly string[] = [...estimatorNames(), BI_LEVEL_GAE];
 
 export interface LearningArgs {
   configs: string[];
   seeds: number[];
   /** Empty: each config's own estimator. */
   estimators: string[];
+  /** Shaping coefficients, null for off; null as a whole: each config's own `algorithm.turn_shaping`. */
+  shaping: (number | null)[] | null;
   episodes: number;
   dataDir: string;
   /** `--set key=value` overrides for every run, as `turnlab train --set`. */
   overrides: string[];
 }
 
-/** The overrides that pick an estimator of `--estimators`. */
-export function estimatorOverrides(estimator: string): string[] {
-  if (estimator === 'bi_level_gae') return ['algorithm.adv_estimator=gae', 'algorithm.bi_level_gae=true'];
-  return [`algorithm.adv_estimator=${estimator}`, 'algorithm.bi_level_gae=false'];
-}
-
 export function parseLearningArgs(args: string[]): LearningArgs {
   const configs: string[] = [];
   let seeds = [0, 1, 2, 3, 4];
   let estimators: string[] = [];
+  let shaping: (number | null)[] | null = null;
   let episodes = EVALUATION_EPISODES;
   let dataDir = DEFAULT_DATA_DIR;
   const overrides: string[] = [];
@@ -67,6 +64,8 @@ export function parseLearningArgs(args: string[]): LearningArgs {
       estimators = text.split(',');
       const unknown = estimators.find((e) => !(BENCH_ESTIMATORS as readonly string[]).includes(e));
       if (!text || unknown !== undefined) throw new Error(`--estimators wants names from ${BENCH_ESTIMATORS.join(', ')} separated by commas, e.g. --estimators grpo,gigpo,bi_level_gae (got "${unknown ?? text}")`);
+    } else if (args[i] === '--shaping') {
+      shaping = parseShaping(args[++i] ?? '');
     } else if (args[i] === '--episodes') {
       const text = args[++i] ?? '';
       episodes = Number(text);
@@ -79,98 +78,151 @@ export function parseLearningArgs(args: string[]): LearningArgs {
       const text = args[++i];
       if (!text?.includes('=')) throw new Error(`--set wants key=value, e.g. --set model.d_ff=512 (got "${text ?? ''}")`);
       overrides.push(text);
+    } else if (args[i].startsWith('--')) {
+      throw new Error(`unknown option ${args[i]}; learning takes --seeds, --estimators, --shaping, --episodes, --data-dir and --set`);
     } else configs.push(args[i]);
   }
-  return { configs: configs.length ? configs : ['bandit'], seeds, estimators, episodes, dataDir, overrides };
+  refuseVariedSets(overrides, variedKeys(estimators, shaping));
+  return { configs: configs.length ? configs : ['bandit'], seeds, estimators, shaping, episodes, dataDir, overrides };
 }
 
-/** The mean over env tags of the `val/<tag>/<suffix>` figures, or '-' when there are none. */
-export function meanFigure(metrics: Record<string, number>, suffix: string): string {
-  const values = Object.entries(metrics)
-    .filter(([k]) => k.startsWith('val/') && k.endsWith(`/${suffix}`))
-    .map(([, v]) => v);
-  return values.length ? (values.reduce((a, b) => a + b, 0) / values.length).toFixed(3) : '-';
+function hasWarmStart(cfg: RunConfig): boolean {
+  return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
 }
 
-/** The command that plays a run's final checkpoint on the bench's evaluation episodes again. */
-export function evalCommand(dataDir: string, runId: number, episodes = EVALUATION_EPISODES): string {
-  const sets = EVALUATION_OVERRIDES.map((o) => `--set ${o}`).join(' ');
-  return `node bin/turnlab.js --data-dir ${dataDir} eval ${runId} --episodes ${episodes} --seed ${EVALUATION_SEED} ${sets}`;
+/** A variant's overrides, refused when its fresh run's warm start would differ from the shared one. */
+function plannedOverrides(path: string, sets: string[], seed: number, variant: Variant, label: string): string[] {
+  const shared = loadRunConfig(path, [...sets, `trainer.seed=${seed}`]);
+  const overrides = variantOverrides(variant, shared.algorithm.gamma);
+  const divergence = warmStartDivergence(shared, loadRunConfig(path, [...sets, ...overrides, `trainer.seed=${seed}`]));
+  if (divergence) throw new Error(`variant ${label} changes ${divergence} beyond algorithm.*, so it cannot share the warm start; set that key with --set for every variant instead`);
+  return overrides;
 }
 
-/** Plays a checkpoint on the bench's held-out episodes and stores that evaluation beside it. */
-async function evaluateHeldOut(store: Store, checkpoint: CheckpointRecord, episodes: number) {
-  const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), {
-    episodes,
-    seed: EVALUATION_SEED,
-    overrides: EVALUATION_OVERRIDES,
-  });
-  recordEvaluation(store, checkpoint, result, { overrides: EVALUATION_OVERRIDES, startSeed: EVALUATION_SEED });
-  return result;
+const wallTime = (seconds: number | null) => (seconds === null ? 'reused' : `${seconds.toFixed(0)} s`);
+
+interface Warm {
+  trained: TrainedRun;
+  result: HeldOut;
 }
 
-/** Success of each episode played, in the order of their start states. */
-function successes(result: EvaluationResult): boolean[] {
-  return result.episodeReports.map((e) => e.success);
+/** One (config, seed): its shared warm start's overrides and its variants. */
+interface SeedPlan {
+  name: string;
+  path: string;
+  seed: number;
+  own: RunConfig;
+  warmName: string | null;
+  warm: Warm | null;
+}
+
+interface VariantPlan {
+  plan: SeedPlan;
+  variant: Variant;
+  estimator: string;
+  shaping: string;
+  runName: string;
+  overrides: string[];
+  row: string | null;
+  gain: SuccessGain | null;
+  command: string;
+}
+
+/**
+ * Everything to train, warm starts first: a second bench on the same data folder (its seeds in
+ * another order, one a core) then trains the other warm starts while this one trains its own,
+ * and each takes the variants the other has not started; a run the other is training is left
+ * to it until the end, then waited for and reused.
+ */
+function planOf(configs: string[], seeds: number[], variants: Variant[], overrides: string[]): { seedPlans: SeedPlan[]; variantPlans: VariantPlan[] } {
+  const seedPlans: SeedPlan[] = [];
+  const variantPlans: VariantPlan[] = [];
+  for (const name of configs) {
+    const path = fileURLToPath(new URL(`../configs/${name}.yaml`, import.meta.url));
+    const own = loadRunConfig(path, overrides);
+    for (const seed of seeds) {
+      const plan: SeedPlan = { name, path, seed, own, warmName: hasWarmStart(own) ? `${name}-warm-start-s${seed}` : null, warm: null };
+      seedPlans.push(plan);
+      for (const variant of variants) {
+        const estimator = variant.estimator ?? own.algorithm.adv_estimator;
+        const shaping = shapingLabel(variant, own.algorithm.turn_shaping);
+        const picked = plannedOverrides(path, overrides, seed, variant, `${estimator}, shaping ${shaping}`);
+        const runOverrides = plan.warmName
+          ? forkOverrides([...overrides, `trainer.seed=${seed}`], picked, own.trainer.total_training_steps)
+          : [...overrides, ...picked, `trainer.seed=${seed}`];
+        variantPlans.push({ plan, variant, estimator, shaping, runName: `${name}-${variantName(variant, estimator)}-s${seed}`, overrides: runOverrides, row: null, gain: null, command: '' });
+      }
+    }
+  }
+  return { seedPlans, variantPlans };
+}
+
+async function ensureWarm(store: Store, plan: SeedPlan, overrides: string[], episodes: number, mode: TwinMode): Promise<Warm | null> {
+  if (plan.warm || !plan.warmName) return plan.warm;
+  const trained = await sharedWarmStart(store, plan.path, plan.warmName, warmStartOverrides(overrides, plan.seed), logFor(plan.warmName), mode);
+  if (!trained) return null;
+  plan.warm = { trained, result: await heldOut(store, trained.checkpoint, episodes) };
+  console.log(`${plan.warmName}: run ${trained.run.id}, warm start ${wallTime(trained.seconds)}, ${meanFigure(plan.warm.result.metrics, 'success')} of the held-out episodes`);
+  return plan.warm;
+}
+
+/** Trains (or finds) one variant and fills in its row; false when deferred to another process. */
+async function runVariant(store: Store, v: VariantPlan, overrides: string[], episodes: number, dataDir: string, mode: TwinMode): Promise<boolean> {
+  const { plan } = v;
+  const warm = await ensureWarm(store, plan, overrides, episodes, mode);
+  if (plan.warmName && !warm) return false;
+  const log = logFor(v.runName);
+  const trained = warm ? await forkedVariant(store, warm.trained.checkpoint, v.runName, v.overrides, log, mode) : await scratchVariant(store, plan.path, v.runName, v.overrides, log, mode);
+  if (!trained) return false;
+  const result = await heldOut(store, trained.checkpoint, episodes);
+  let gainText = '-';
+  if (warm) {
+    v.gain = pairedSuccessGain(...pairedSuccesses(warm.result.outcomes, result.outcomes));
+    gainText = formatGain(v.gain);
+  }
+  const warmFigure = warm ? meanFigure(warm.result.metrics, 'success') : '-';
+  v.row = `| ${plan.name} | ${v.estimator} | ${v.shaping} | ${plan.seed} | ${warmFigure} | ${meanFigure(result.metrics, 'success')} | ${gainText} | ${meanFigure(result.metrics, 'optimal_success')} | ${warm ? wallTime(warm.trained.seconds) : '-'} | ${wallTime(trained.seconds)} |`;
+  console.log(`${v.row}   run ${trained.run.id}${warm ? ` (fork of run ${warm.trained.run.id})` : ''}, checkpoint of iteration ${result.iteration}`);
+  v.command = `${v.runName}: ${evalCommand(dataDir, trained.run.id, episodes)}`;
+  return true;
 }
 
 export default async function benchLearning(args: string[] = process.argv.includes('learning') ? process.argv.slice(process.argv.indexOf('learning') + 1) : []): Promise<void> {
-  const { configs, seeds, estimators, episodes, dataDir, overrides } = parseLearningArgs(args);
+  const { configs, seeds, estimators, shaping, episodes, dataDir, overrides } = parseLearningArgs(args);
+  const { seedPlans, variantPlans } = planOf(configs, seeds, variantsOf(estimators, shaping), overrides);
   const store = openStore(dataDir, { create: true });
-  const rows: string[] = [
-    '| config | estimator | seed | warm start alone | after RL | gain ± s.e. | optimal success | wall time |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ];
-  const summary: string[] = ['| config | estimator | seeds | warm start alone | after RL | gain ± s.e. (over seeds) |', '| --- | --- | --- | --- | --- | --- |'];
-  const commands: string[] = [];
   try {
-    for (const name of configs) {
-      const path = fileURLToPath(new URL(`../configs/${name}.yaml`, import.meta.url));
-      for (const estimator of estimators.length ? estimators : [null]) {
-        const picked = estimator === null ? [] : estimatorOverrides(estimator);
-        const label = estimator ?? loadRunConfig(path, overrides).algorithm.adv_estimator;
-        const gains: SuccessGain[] = [];
-        for (const seed of seeds) {
-          const start = performance.now();
-          const runName = estimator === null ? `${name}-s${seed}` : `${name}-${estimator}-s${seed}`;
-          const { run } = await trainFromConfigFile(store, path, {
-            overrides: [...overrides, ...picked, `trainer.seed=${seed}`],
-            name: runName,
-            tags: ['bench-learning'],
-            log: (line) => (line.startsWith('warning') ? console.log(`${runName}: ${line}`) : undefined),
-          });
-          const checkpoint = store.checkpoints.latest(run.id);
-          if (!checkpoint) throw new Error(`${runName} (run ${run.id}) saved no checkpoint`);
-          const result = await evaluateHeldOut(store, checkpoint, episodes);
-          const seconds = (performance.now() - start) / 1000;
-          // With warm_start.save_checkpoint the warm start's own policy is iter-0: what RL added shows.
-          const warm = store.checkpoints.listByRun(run.id).find((c) => c.iteration === 0 && c.id !== checkpoint.id);
-          let warmSuccess = '-';
-          let gainText = '-';
-          if (warm) {
-            const warmResult = await evaluateHeldOut(store, warm, episodes);
-            warmSuccess = meanFigure(warmResult.metrics, 'success');
-            const gain = pairedSuccessGain(successes(warmResult), successes(result));
-            gains.push(gain);
-            gainText = formatGain(gain);
-          }
-          const row = `| ${name} | ${label} | ${seed} | ${warmSuccess} | ${meanFigure(result.metrics, 'success')} | ${gainText} | ${meanFigure(result.metrics, 'optimal_success')} | ${seconds.toFixed(0)} s |`;
-          console.log(`${row}   run ${run.id}, checkpoint of iteration ${result.iteration}`);
-          rows.push(row);
-          commands.push(`${runName}: ${evalCommand(dataDir, run.id, episodes)}`);
-        }
-        if (gains.length > 0) {
-          const m = meanSuccessGain(gains);
-          summary.push(`| ${name} | ${label} | ${gains.length} | ${m.warm.toFixed(3)} | ${m.after.toFixed(3)} | ${formatGain(m)} |`);
-        }
-      }
-    }
+    for (const plan of seedPlans) await ensureWarm(store, plan, overrides, episodes, 'defer');
+    const deferred: VariantPlan[] = [];
+    for (const v of variantPlans) if (!(await runVariant(store, v, overrides, episodes, dataDir, 'defer'))) deferred.push(v);
+    for (const v of deferred) await runVariant(store, v, overrides, episodes, dataDir, 'wait');
   } finally {
     store.close();
   }
-  console.log(`\nfinal policies on ${episodes} held-out episodes (seeds from ${EVALUATION_SEED}) at temperature 0.5:\n${rows.join('\n')}`);
+  const rows = [
+    '| config | estimator | shaping | seed | warm start alone | after RL | gain ± s.e. | optimal success | warm start time | RL time |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...variantPlans.map((v) => v.row ?? ''),
+  ];
+  const summary: string[] = ['| config | estimator | shaping | seeds | warm start alone | after RL | gain ± s.e. (over seeds) |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const groups = new Map<string, VariantPlan[]>();
+  for (const v of variantPlans) {
+    const key = `| ${v.plan.name} | ${v.estimator} | ${v.shaping} |`;
+    groups.set(key, [...(groups.get(key) ?? []), v]);
+  }
+  for (const [key, vs] of groups) {
+    const gains = vs.flatMap((v) => (v.gain ? [v.gain] : []));
+    if (!gains.length) continue;
+    const m = meanSuccessGain(gains);
+    summary.push(`${key} ${gains.length} | ${m.warm.toFixed(3)} | ${m.after.toFixed(3)} | ${formatGain(m)} |`);
+  }
+  console.log(`\nfinal policies on ${episodes} held-out episodes (seeds from ${EVALUATION_SEED}) at temperature 0.5 (wall times: "reused" when a finished run was found in the data folder):\n${rows.join('\n')}`);
   if (summary.length > 2) console.log(`\nmean over seeds (the gain's standard error is the spread of the seeds' gains; one seed: its episodes'):\n${summary.join('\n')}`);
-  console.log(`\nruns, checkpoints and evaluations kept in ${dataDir} (node bin/turnlab.js --data-dir ${dataDir} serve shows them); to play a final policy again:\n${commands.join('\n')}`);
+  console.log(`\nruns, checkpoints and evaluations kept in ${dataDir} (node bin/turnlab.js --data-dir ${dataDir} serve shows them); to play a final policy again:\n${variantPlans.map((v) => v.command).join('\n')}`);
+}
+
+function logFor(runName: string): (line: string) => void {
+  return (line) => (line.startsWith('warning') ? console.log(`${runName}: ${line}`) : undefined);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

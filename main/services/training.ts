@@ -69,7 +69,7 @@ export async function trainFromConfigFile(
 export async function resumeFromCheckpoint(
   store: Store,
   ref: string,
-  options: { fork?: boolean; overrides?: string[]; name?: string } & TrainingHooks = {},
+  options: { fork?: boolean; overrides?: string[]; name?: string; tags?: string[] } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
   const checkpoint = resolveCheckpoint(store, ref);
   const folder = resolve(store.dataDir, checkpoint.path);
@@ -94,6 +94,7 @@ export async function resumeFromCheckpoint(
       parentRunId: parent.id,
       parentCheckpointId: checkpoint.id,
       parentIteration: checkpoint.iteration,
+      tags: options.tags,
     });
   } else {
     // Taken before anything is deleted: a run a live process trains is refused, naming it.

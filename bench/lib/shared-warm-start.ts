@@ -1,0 +1,130 @@
+/**
+ * One warm start per (config, seed), shared by every variant of the learning benchmark: a run of
+ * the config with no RL iterations whose policy is kept as iter-0 (warm_start.save_checkpoint),
+ * then each variant's RL as a fork of that checkpoint (`turnlab resume ckpt:N --fork --set ...`).
+ * A checkpoint carries the RNG streams, the env seed schedule and the optimizer moments, and the
+ * critic a GAE variant needs is built from the policy with the run seed's initial head, so a fork
+ * trains what a run that did its own warm start would (tests/bench/learning-shared.test.ts).
+ * A finished run with the same config is reused, so an interrupted comparison carries on, and
+ * one that another live process is training (two benches on one data folder, one a core) is
+ * left to it: skipped for now (`defer`, the caller comes back to it), or waited for (`wait`).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isHeld } from '../../main/services/run-owner';
+import { checkpointRunConfig, resumeFromCheckpoint, trainFromConfigFile } from '../../main/services/training';
+import { hashConfig } from '../../main/store/repositories/runs';
+import type { Store } from '../../main/store/db';
+import type { CheckpointRecord, RunRecord } from '../../main/store/types';
+import { loadRunConfig, withAbsoluteModulePaths } from '../../trainer-core';
+
+export const BENCH_TAG = 'bench-learning';
+export const WARM_START_TAG = 'bench-learning:warm-start';
+export const VARIANT_TAG = 'bench-learning:variant';
+
+export interface TrainedRun {
+  run: RunRecord;
+  checkpoint: CheckpointRecord;
+  /** Wall time of the training, null when a finished run was reused. */
+  seconds: number | null;
+}
+
+/** The shared warm start's overrides: every variant's `--set`s and seed, and no RL iteration. */
+export function warmStartOverrides(sets: readonly string[], seed: number): string[] {
+  return [...sets, `trainer.seed=${seed}`, 'trainer.total_training_steps=0', 'warm_start.save_checkpoint=true'];
+}
+
+/**
+ * A variant's overrides on the warm start's config: the RL iterations back, the variant's own
+ * settings, and no validation at the start, which the warm-start run already did at iteration 0
+ * (validation draws from its own per-iteration stream, so skipping it changes no training).
+ */
+export function forkOverrides(sets: readonly string[], variant: readonly string[], totalSteps: number): string[] {
+  return [...sets, ...variant, `trainer.total_training_steps=${totalSteps}`, 'trainer.val_before_train=false'];
+}
+
+/** What to do about a run another live process is training: leave it (null) or wait for it. */
+export type TwinMode = 'defer' | 'wait';
+const POLL_MS = 30_000;
+
+/**
+ * The oldest completed run that `matches` and still has the checkpoint `pick` names on disk: the
+ * oldest, so that two benches that both trained one settle on the same.
+ */
+function finishedRun(store: Store, matches: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined): { run: RunRecord; checkpoint: CheckpointRecord } | null {
+  for (const id of store.runs.allIds()) {
+    const run = store.runs.get(id);
+    if (!run || run.status !== 'completed' || !matches(run)) continue;
+    const checkpoint = pick(id);
+    if (checkpoint && existsSync(resolve(store.dataDir, checkpoint.path))) return { run, checkpoint };
+  }
+  return null;
+}
+
+/** Whether a live process other than this one is training a run that `matches`. */
+function trainedElsewhere(store: Store, matches: (run: RunRecord) => boolean): boolean {
+  return store.runs.allIds().some((id) => {
+    const run = store.runs.get(id);
+    if (!run || (run.status !== 'queued' && run.status !== 'running') || !matches(run)) return false;
+    const info = store.runs.processInfo(id);
+    return info !== undefined && info.trainerPid !== process.pid && isHeld(info);
+  });
+}
+
+/** A finished run that `matches`, null to defer to a live twin, or undefined: train it here. */
+async function reusable(store: Store, matches: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined, mode: TwinMode): Promise<TrainedRun | null | undefined> {
+  for (;;) {
+    const kept = finishedRun(store, matches, pick);
+    if (kept) return { ...kept, seconds: null };
+    if (!trainedElsewhere(store, matches)) return undefined;
+    if (mode === 'defer') return null;
+    await sleep(POLL_MS);
+  }
+}
+
+const iterZero = (store: Store) => (run: number) => store.checkpoints.listByRun(run).find((c) => c.iteration === 0);
+const latest = (store: Store) => (run: number) => store.checkpoints.latest(run);
+
+/** The config a run of this file with these overrides stores (module paths made absolute). */
+function storedConfigHash(configPath: string, overrides: readonly string[]): string {
+  return hashConfig(withAbsoluteModulePaths(loadRunConfig(configPath, overrides), dirname(resolve(configPath))));
+}
+
+/** Trains (or finds) the warm start of `configPath` at `seed`: its iter-0 checkpoint; null: deferred. */
+export async function sharedWarmStart(store: Store, configPath: string, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
+  const hash = storedConfigHash(configPath, overrides);
+  const kept = await reusable(store, (r) => r.tags.includes(WARM_START_TAG) && r.configHash === hash, iterZero(store), mode);
+  if (kept !== undefined) return kept;
+  const start = performance.now();
+  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, WARM_START_TAG], log });
+  const checkpoint = iterZero(store)(run.id);
+  if (run.status !== 'completed' || !checkpoint) throw new Error(`${runName} (run ${run.id}) ended ${run.status} without the warm start's checkpoint (iter-0)`);
+  return { run, checkpoint, seconds: (performance.now() - start) / 1000 };
+}
+
+/** Forks (or finds the finished fork of) the warm start's checkpoint with a variant's overrides; null: deferred. */
+export async function forkedVariant(store: Store, warm: CheckpointRecord, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
+  const hash = hashConfig(checkpointRunConfig(resolve(store.dataDir, warm.path), overrides).cfg);
+  const kept = await reusable(store, (r) => r.parentCheckpointId === warm.id && r.configHash === hash, latest(store), mode);
+  if (kept !== undefined) return kept;
+  const start = performance.now();
+  const { run } = await resumeFromCheckpoint(store, `ckpt:${warm.id}`, { fork: true, overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log });
+  return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
+}
+
+/** A variant of a config without a warm start: trained from scratch (or found finished); null: deferred. */
+export async function scratchVariant(store: Store, configPath: string, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
+  const hash = storedConfigHash(configPath, overrides);
+  const kept = await reusable(store, (r) => r.tags.includes(VARIANT_TAG) && r.parentRunId === null && r.configHash === hash, latest(store), mode);
+  if (kept !== undefined) return kept;
+  const start = performance.now();
+  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log });
+  return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
+}
+
+function finalCheckpoint(store: Store, run: RunRecord, runName: string): CheckpointRecord {
+  const checkpoint = store.checkpoints.latest(run.id);
+  if (run.status !== 'completed' || !checkpoint) throw new Error(`${runName} (run ${run.id}) ended ${run.status}${checkpoint ? '' : ' and saved no checkpoint'}`);
+  return checkpoint;
+}

@@ -1,0 +1,90 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import benchLearning from '../../bench/learning';
+import { VARIANT_TAG, WARM_START_TAG } from '../../bench/lib/shared-warm-start';
+import { trainFromConfigFile } from '../../main/services/training';
+import { openStore } from '../../main/store/db';
+
+const repo = resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-bench-shared-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+// FrozenLake shrunk to seconds: a 3-step expert warm start, one RL iteration of 2 x 4 episodes,
+// validation on 8 rooms, and 8 held-out episodes.
+const TINY = [
+  'model.n_layer=1', 'model.n_head=2', 'model.d_model=16', 'model.d_ff=32', 'model.context_length=128',
+  'trainer.workers=1', 'trainer.total_training_steps=1', 'trainer.test_freq=1', 'trainer.save_freq=1',
+  'ppo_mini_batch_size=8', 'micro_batch_size_per_gpu=8',
+  'es_manager.train.env_groups=2', 'es_manager.train.group_size=4', 'es_manager.train.env_configs.n_groups=[2]',
+  'es_manager.val.env_groups=8', 'es_manager.val.env_configs.n_groups=[8]',
+  'warm_start.steps=3', 'warm_start.episodes=64',
+];
+const ARGS = ['frozenlake', '--seeds', '0', '--episodes', '8', '--data-dir', dataDir, '--estimators', 'bi_level_gae', '--shaping', 'off,0.1', ...TINY.flatMap((s) => ['--set', s])];
+
+async function bench(): Promise<string[]> {
+  const printed: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(...parts.join(' ').split('\n')));
+  await benchLearning(ARGS);
+  vi.restoreAllMocks();
+  return printed;
+}
+
+/** Every file of a checkpoint but its configs, which name the overrides in a different order. */
+function checkpointFiles(folder: string): Record<string, string> {
+  const files = readdirSync(folder).filter((f) => !f.startsWith('config') && f !== 'manifest.json');
+  return Object.fromEntries(files.map((f) => [f, readFileSync(join(folder, f)).toString('base64')]));
+}
+
+describe('npm run bench -- learning with variants', () => {
+  it('trains one warm start per seed and forks each variant from it; a second run reuses all of them', async () => {
+    const printed = await bench();
+    const rows = printed.filter((line) => line.startsWith('| frozenlake |'));
+    // Each row once as it finishes and once in the final table; one summary row per variant.
+    expect(rows.filter((r) => /^\| frozenlake \| bi_level_gae \| off \| 0 \| \d\.\d{3} \| \d\.\d{3} \| [+-]?\d\.\d{3} ± \d\.\d{3} \| \d\.\d{3} \| \d+ s \| \d+ s \|( {3}run \d+ \(fork of run \d+\).*)?$/.test(r))).toHaveLength(2);
+    expect(rows.filter((r) => /^\| frozenlake \| bi_level_gae \| 0\.1 \| 0 \| /.test(r))).toHaveLength(2);
+    expect(rows.filter((r) => /^\| frozenlake \| bi_level_gae \| (off|0\.1) \| 1 \| /.test(r))).toHaveLength(2);
+
+    const store = openStore(dataDir);
+    const runs = store.runs.allIds().map((id) => store.runs.get(id)!);
+    const warm = runs.filter((r) => r.tags.includes(WARM_START_TAG));
+    expect(warm.map((r) => r.name)).toEqual(['frozenlake-warm-start-s0']);
+    const warmCheckpoint = store.checkpoints.listByRun(warm[0].id).find((c) => c.iteration === 0)!;
+    const variants = runs.filter((r) => r.tags.includes(VARIANT_TAG));
+    expect(variants.map((r) => r.name).sort()).toEqual(['frozenlake-bi_level_gae-noshaping-s0', 'frozenlake-bi_level_gae-shaping0.1-s0']);
+    for (const v of variants) expect([v.parentRunId, v.parentCheckpointId, v.status]).toEqual([warm[0].id, warmCheckpoint.id, 'completed']);
+    expect(variants.map((v) => v.config.algorithm?.turn_shaping)).toEqual([null, { coef: 0.1, gamma: 1, end: 'absorbing' }]);
+    // The warm start is evaluated once, for both variants' gains.
+    expect(store.evaluations.listByRun(warm[0].id).map((e) => e.iteration)).toEqual([0]);
+    const shaped = variants[1];
+    const forkFolder = resolve(dataDir, store.checkpoints.latest(shaped.id)!.path);
+    const warmFolder = resolve(dataDir, warmCheckpoint.path);
+    store.close();
+
+    // The fork trains what a run that did its own warm start trains: the same weights, critic,
+    // optimizer moments and random streams, byte for byte.
+    const freshDir = mkdtempSync(join(tmpdir(), 'turnlab-bench-fresh-'));
+    try {
+      const freshStore = openStore(freshDir, { create: true });
+      const overrides = [...TINY, 'algorithm.adv_estimator=gae', 'algorithm.bi_level_gae=true', 'algorithm.turn_shaping={coef: 0.1, gamma: 1}', 'trainer.seed=0'];
+      const { run } = await trainFromConfigFile(freshStore, join(repo, 'configs/frozenlake.yaml'), { overrides });
+      const freshFolder = resolve(freshDir, freshStore.checkpoints.latest(run.id)!.path);
+      freshStore.close();
+      const fork = checkpointFiles(forkFolder);
+      expect(Object.keys(fork).sort()).toEqual(expect.arrayContaining(['critic.safetensors', 'policy.safetensors', 'state.json']));
+      expect(fork).toEqual(checkpointFiles(freshFolder));
+      // Not vacuous: the RL iteration moved the policy away from the warm start's.
+      expect(fork['policy.safetensors']).not.toEqual(checkpointFiles(warmFolder)['policy.safetensors']);
+    } finally {
+      rmSync(freshDir, { recursive: true, force: true });
+    }
+
+    const again = await bench();
+    expect(again.filter((r) => /^\| frozenlake \| bi_level_gae \| (off|0\.1) \| 0 \| .* \| reused \| reused \|/.test(r))).toHaveLength(4);
+    const after = openStore(dataDir);
+    expect(after.runs.allIds()).toHaveLength(runs.length);
+    after.close();
+  }, 300_000);
+});
