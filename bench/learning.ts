@@ -20,12 +20,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openStore, type Store } from '../main/store/db';
 import { releaseBackend } from '../trainer-core/backend';
 import { estimatorNames } from '../trainer-core/algo/estimator-registry';
-import { loadRunConfig } from '../trainer-core/config';
-import type { RunConfig } from '../trainer-core/config/schema';
-import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, heldOut, meanFigure, pairedSuccesses, type HeldOut } from './lib/held-out-evaluation';
-import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, shapingLabel, variantName, variantOverrides, variantsOf, variedKeys, warmStartDivergence, type Variant } from './lib/learning-variants';
-import { forkOverrides, forkedVariant, scratchVariant, sharedWarmStart, warmStartOverrides, type TrainedRun, type TwinMode } from './lib/shared-warm-start';
-import { formatGain, meanSuccessGain, pairedSuccessGain, type SuccessGain } from './lib/success-gain';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, heldOut, meanFigure, pairedSuccesses } from './lib/held-out-evaluation';
+import { planOf, type SeedPlan, type VariantPlan, type Warm } from './lib/learning-plan';
+import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, variantsOf, variedKeys } from './lib/learning-variants';
+import { forkedVariant, scratchVariant, sharedWarmStart, warmStartOverrides, type TwinMode } from './lib/shared-warm-start';
+import { formatGain, meanSuccessGain, pairedSuccessGain } from './lib/success-gain';
 
 export { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, estimatorOverrides, meanFigure };
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('./results/learning', import.meta.url));
@@ -86,76 +85,7 @@ export function parseLearningArgs(args: string[]): LearningArgs {
   return { configs: configs.length ? configs : ['bandit'], seeds, estimators, shaping, episodes, dataDir, overrides };
 }
 
-function hasWarmStart(cfg: RunConfig): boolean {
-  return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
-}
-
-/** A variant's overrides, refused when its fresh run's warm start would differ from the shared one. */
-function plannedOverrides(path: string, sets: string[], seed: number, variant: Variant, label: string): string[] {
-  const shared = loadRunConfig(path, [...sets, `trainer.seed=${seed}`]);
-  const overrides = variantOverrides(variant, shared.algorithm.gamma);
-  const divergence = warmStartDivergence(shared, loadRunConfig(path, [...sets, ...overrides, `trainer.seed=${seed}`]));
-  if (divergence) throw new Error(`variant ${label} changes ${divergence} beyond algorithm.*, so it cannot share the warm start; set that key with --set for every variant instead`);
-  return overrides;
-}
-
 const wallTime = (seconds: number | null) => (seconds === null ? 'reused' : `${seconds.toFixed(0)} s`);
-
-interface Warm {
-  trained: TrainedRun;
-  result: HeldOut;
-}
-
-/** One (config, seed): its shared warm start's overrides and its variants. */
-interface SeedPlan {
-  name: string;
-  path: string;
-  seed: number;
-  own: RunConfig;
-  warmName: string | null;
-  warm: Warm | null;
-}
-
-interface VariantPlan {
-  plan: SeedPlan;
-  variant: Variant;
-  estimator: string;
-  shaping: string;
-  runName: string;
-  overrides: string[];
-  row: string | null;
-  gain: SuccessGain | null;
-  command: string;
-}
-
-/**
- * Everything to train, warm starts first: a second bench on the same data folder (its seeds in
- * another order, one a core) then trains the other warm starts while this one trains its own,
- * and each takes the variants the other has not started; a run the other is training is left
- * to it until the end, then waited for and reused.
- */
-function planOf(configs: string[], seeds: number[], variants: Variant[], overrides: string[]): { seedPlans: SeedPlan[]; variantPlans: VariantPlan[] } {
-  const seedPlans: SeedPlan[] = [];
-  const variantPlans: VariantPlan[] = [];
-  for (const name of configs) {
-    const path = fileURLToPath(new URL(`../configs/${name}.yaml`, import.meta.url));
-    const own = loadRunConfig(path, overrides);
-    for (const seed of seeds) {
-      const plan: SeedPlan = { name, path, seed, own, warmName: hasWarmStart(own) ? `${name}-warm-start-s${seed}` : null, warm: null };
-      seedPlans.push(plan);
-      for (const variant of variants) {
-        const estimator = variant.estimator ?? own.algorithm.adv_estimator;
-        const shaping = shapingLabel(variant, own.algorithm.turn_shaping);
-        const picked = plannedOverrides(path, overrides, seed, variant, `${estimator}, shaping ${shaping}`);
-        const runOverrides = plan.warmName
-          ? forkOverrides([...overrides, `trainer.seed=${seed}`], picked, own.trainer.total_training_steps)
-          : [...overrides, ...picked, `trainer.seed=${seed}`];
-        variantPlans.push({ plan, variant, estimator, shaping, runName: `${name}-${variantName(variant, estimator)}-s${seed}`, overrides: runOverrides, row: null, gain: null, command: '' });
-      }
-    }
-  }
-  return { seedPlans, variantPlans };
-}
 
 async function ensureWarm(store: Store, plan: SeedPlan, overrides: string[], episodes: number, mode: TwinMode): Promise<Warm | null> {
   if (plan.warm || !plan.warmName) return plan.warm;

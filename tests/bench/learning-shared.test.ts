@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import benchLearning from '../../bench/learning';
-import { VARIANT_TAG, WARM_START_TAG } from '../../bench/lib/shared-warm-start';
+import { hostname } from 'node:os';
+import { VARIANT_TAG, WARM_START_TAG, sharedWarmStart, warmStartOverrides } from '../../bench/lib/shared-warm-start';
+import { loadRunConfig, withAbsoluteModulePaths } from '../../trainer-core';
 import { trainFromConfigFile } from '../../main/services/training';
 import { openStore } from '../../main/store/db';
 
@@ -87,4 +89,28 @@ describe('npm run bench -- learning with variants', () => {
     expect(after.runs.allIds()).toHaveLength(runs.length);
     after.close();
   }, 300_000);
+});
+
+describe('two benches on one data folder', () => {
+  it('leave a warm start that another live process is training to it, and train one whose process is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-twin-'));
+    const store = openStore(dir, { create: true });
+    try {
+      const path = join(repo, 'configs/frozenlake.yaml');
+      const overrides = warmStartOverrides(TINY, 0);
+      const config = withAbsoluteModulePaths(loadRunConfig(path, overrides), join(repo, 'configs'));
+      const twin = store.runs.create({ name: 'twin', config, seed: 0, envTags: ['FrozenLake'], algorithm: 'grpo', status: 'running', tags: [WARM_START_TAG] });
+      // Our parent process stands for the other bench: alive, and not this process.
+      store.runs.setTrainerProcess(twin.id, process.ppid, hostname());
+      expect(await sharedWarmStart(store, path, 'mine', overrides, () => {}, 'defer')).toBeNull();
+      expect(store.runs.allIds()).toEqual([twin.id]);
+      store.runs.update(twin.id, { status: 'failed' });
+      const trained = await sharedWarmStart(store, path, 'mine', overrides, () => {}, 'defer');
+      expect(trained?.run.name).toBe('mine');
+      expect(trained?.checkpoint.iteration).toBe(0);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,0 +1,82 @@
+/**
+ * What `npm run bench -- learning` will train: for each config and seed its shared warm start
+ * (when the config has one) and each variant's run, with the overrides each needs; the results
+ * are filled in as they come. Planned before anything trains, so a variant that could not share
+ * the warm start is refused before an hour of it is spent.
+ */
+import { fileURLToPath } from 'node:url';
+import { loadRunConfig } from '../../trainer-core/config';
+import type { RunConfig } from '../../trainer-core/config/schema';
+import type { HeldOut } from './held-out-evaluation';
+import { shapingLabel, variantName, variantOverrides, warmStartDivergence, type Variant } from './learning-variants';
+import { forkOverrides, type TrainedRun } from './shared-warm-start';
+import type { SuccessGain } from './success-gain';
+
+export function hasWarmStart(cfg: RunConfig): boolean {
+  return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
+}
+
+/** A variant's overrides, refused when its fresh run's warm start would differ from the shared one. */
+export function plannedOverrides(path: string, sets: string[], seed: number, variant: Variant, label: string): string[] {
+  const shared = loadRunConfig(path, [...sets, `trainer.seed=${seed}`]);
+  const overrides = variantOverrides(variant, shared.algorithm.gamma);
+  const divergence = warmStartDivergence(shared, loadRunConfig(path, [...sets, ...overrides, `trainer.seed=${seed}`]));
+  if (divergence) throw new Error(`variant ${label} changes ${divergence} beyond algorithm.*, so it cannot share the warm start; set that key with --set for every variant instead`);
+  return overrides;
+}
+
+export interface Warm {
+  trained: TrainedRun;
+  result: HeldOut;
+}
+
+/** One (config, seed): its shared warm start's overrides and its variants. */
+export interface SeedPlan {
+  name: string;
+  path: string;
+  seed: number;
+  own: RunConfig;
+  warmName: string | null;
+  warm: Warm | null;
+}
+
+export interface VariantPlan {
+  plan: SeedPlan;
+  variant: Variant;
+  estimator: string;
+  shaping: string;
+  runName: string;
+  overrides: string[];
+  row: string | null;
+  gain: SuccessGain | null;
+  command: string;
+}
+
+/**
+ * Everything to train, warm starts first: a second bench on the same data folder (its seeds in
+ * another order, one a core) then trains the other warm starts while this one trains its own,
+ * and each takes the variants the other has not started; a run the other is training is left
+ * to it until the end, then waited for and reused.
+ */
+export function planOf(configs: string[], seeds: number[], variants: Variant[], overrides: string[]): { seedPlans: SeedPlan[]; variantPlans: VariantPlan[] } {
+  const seedPlans: SeedPlan[] = [];
+  const variantPlans: VariantPlan[] = [];
+  for (const name of configs) {
+    const path = fileURLToPath(new URL(`../../configs/${name}.yaml`, import.meta.url));
+    const own = loadRunConfig(path, overrides);
+    for (const seed of seeds) {
+      const plan: SeedPlan = { name, path, seed, own, warmName: hasWarmStart(own) ? `${name}-warm-start-s${seed}` : null, warm: null };
+      seedPlans.push(plan);
+      for (const variant of variants) {
+        const estimator = variant.estimator ?? own.algorithm.adv_estimator;
+        const shaping = shapingLabel(variant, own.algorithm.turn_shaping);
+        const picked = plannedOverrides(path, overrides, seed, variant, `${estimator}, shaping ${shaping}`);
+        const runOverrides = plan.warmName
+          ? forkOverrides([...overrides, `trainer.seed=${seed}`], picked, own.trainer.total_training_steps)
+          : [...overrides, ...picked, `trainer.seed=${seed}`];
+        variantPlans.push({ plan, variant, estimator, shaping, runName: `${name}-${variantName(variant, estimator)}-s${seed}`, overrides: runOverrides, row: null, gain: null, command: '' });
+      }
+    }
+  }
+  return { seedPlans, variantPlans };
+}
