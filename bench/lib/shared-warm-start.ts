@@ -6,13 +6,13 @@
  * critic a GAE variant needs is built from the policy with the run seed's initial head, so a fork
  * trains what a run that did its own warm start would (tests/bench/learning-shared.test.ts).
  * A finished run with the same config is reused, so an interrupted comparison carries on, and
- * one that another live process is training (two benches on one data folder, one a core) is
- * left to it: skipped for now (`defer`, the caller comes back to it), or waited for (`wait`).
+ * one that another live bench claimed (two benches on one data folder, one a core) is left to
+ * it: skipped for now (`defer`, the caller comes back to it), or waited for (`wait`).
  */
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isHeld } from '../../main/services/run-owner';
+import { isProcessAlive } from '../../main/services/run-owner';
 import { checkpointRunConfig, resumeFromCheckpoint, trainFromConfigFile } from '../../main/services/training';
 import { hashConfig } from '../../main/store/repositories/runs';
 import type { Store } from '../../main/store/db';
@@ -47,6 +47,8 @@ export function forkOverrides(sets: readonly string[], variant: readonly string[
 /** What to do about a run another live process is training: leave it (null) or wait for it. */
 export type TwinMode = 'defer' | 'wait';
 const POLL_MS = 30_000;
+/** Where a bench says which run it is training (a file per run, removed when it ends). */
+export const CLAIMS_DIR = 'bench-claims';
 
 /**
  * The oldest completed run that `matches` and still has the checkpoint `pick` names on disk: the
@@ -62,22 +64,42 @@ function finishedRun(store: Store, matches: (run: RunRecord) => boolean, pick: (
   return null;
 }
 
-/** Whether a live process other than this one is training a run that `matches`. */
-function trainedElsewhere(store: Store, matches: (run: RunRecord) => boolean): boolean {
-  return store.runs.allIds().some((id) => {
-    const run = store.runs.get(id);
-    if (!run || (run.status !== 'queued' && run.status !== 'running') || !matches(run)) return false;
-    const info = store.runs.processInfo(id);
-    return info !== undefined && info.trainerPid !== process.pid && isHeld(info);
-  });
+/**
+ * Claims the training of `key` for this process: a file created only if absent, so of two
+ * benches that look at once exactly one trains it. A claim whose process is gone is taken over.
+ * Returns its release, or null while a live process holds it.
+ */
+function claim(dataDir: string, key: string): (() => void) | null {
+  const dir = join(dataDir, CLAIMS_DIR);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${key}.pid`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number(readFileSync(file, 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid)) return null;
+      rmSync(file, { force: true });
+    }
+  }
+  return null;
 }
 
-/** A finished run that `matches`, null to defer to a live twin, or undefined: train it here. */
-async function reusable(store: Store, matches: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined, mode: TwinMode): Promise<TrainedRun | null | undefined> {
+/** A finished run to reuse, this process's claim to train one, or null: another bench trains it (`defer`). */
+async function findOrClaim(store: Store, key: string, matches: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined, mode: TwinMode): Promise<{ kept: TrainedRun } | { release: () => void } | null> {
   for (;;) {
     const kept = finishedRun(store, matches, pick);
-    if (kept) return { ...kept, seconds: null };
-    if (!trainedElsewhere(store, matches)) return undefined;
+    if (kept) return { kept: { ...kept, seconds: null } };
+    const release = claim(store.dataDir, key);
+    if (release) {
+      // Another bench may have finished it between the look and the claim.
+      const late = finishedRun(store, matches, pick);
+      if (!late) return { release };
+      release();
+      return { kept: { ...late, seconds: null } };
+    }
     if (mode === 'defer') return null;
     await sleep(POLL_MS);
   }
@@ -94,10 +116,10 @@ function storedConfigHash(configPath: string, overrides: readonly string[]): str
 /** Trains (or finds) the warm start of `configPath` at `seed`: its iter-0 checkpoint; null: deferred. */
 export async function sharedWarmStart(store: Store, configPath: string, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
   const hash = storedConfigHash(configPath, overrides);
-  const kept = await reusable(store, (r) => r.tags.includes(WARM_START_TAG) && r.configHash === hash, iterZero(store), mode);
-  if (kept !== undefined) return kept;
+  const found = await findOrClaim(store, `warm-start-${hash}`, (r) => r.tags.includes(WARM_START_TAG) && r.configHash === hash, iterZero(store), mode);
+  if (!found || 'kept' in found) return found?.kept ?? null;
   const start = performance.now();
-  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, WARM_START_TAG], log });
+  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, WARM_START_TAG], log }).finally(found.release);
   const checkpoint = iterZero(store)(run.id);
   if (run.status !== 'completed' || !checkpoint) throw new Error(`${runName} (run ${run.id}) ended ${run.status} without the warm start's checkpoint (iter-0)`);
   return { run, checkpoint, seconds: (performance.now() - start) / 1000 };
@@ -106,20 +128,20 @@ export async function sharedWarmStart(store: Store, configPath: string, runName:
 /** Forks (or finds the finished fork of) the warm start's checkpoint with a variant's overrides; null: deferred. */
 export async function forkedVariant(store: Store, warm: CheckpointRecord, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
   const hash = hashConfig(checkpointRunConfig(resolve(store.dataDir, warm.path), overrides).cfg);
-  const kept = await reusable(store, (r) => r.parentCheckpointId === warm.id && r.configHash === hash, latest(store), mode);
-  if (kept !== undefined) return kept;
+  const found = await findOrClaim(store, `fork-${warm.id}-${hash}`, (r) => r.parentCheckpointId === warm.id && r.configHash === hash, latest(store), mode);
+  if (!found || 'kept' in found) return found?.kept ?? null;
   const start = performance.now();
-  const { run } = await resumeFromCheckpoint(store, `ckpt:${warm.id}`, { fork: true, overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log });
+  const { run } = await resumeFromCheckpoint(store, `ckpt:${warm.id}`, { fork: true, overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log }).finally(found.release);
   return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
 }
 
 /** A variant of a config without a warm start: trained from scratch (or found finished); null: deferred. */
 export async function scratchVariant(store: Store, configPath: string, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
   const hash = storedConfigHash(configPath, overrides);
-  const kept = await reusable(store, (r) => r.tags.includes(VARIANT_TAG) && r.parentRunId === null && r.configHash === hash, latest(store), mode);
-  if (kept !== undefined) return kept;
+  const found = await findOrClaim(store, `scratch-${hash}`, (r) => r.tags.includes(VARIANT_TAG) && r.parentRunId === null && r.configHash === hash, latest(store), mode);
+  if (!found || 'kept' in found) return found?.kept ?? null;
   const start = performance.now();
-  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log });
+  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log }).finally(found.release);
   return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
 }
 

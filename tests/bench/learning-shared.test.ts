@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import benchLearning from '../../bench/learning';
-import { hostname } from 'node:os';
-import { VARIANT_TAG, WARM_START_TAG, sharedWarmStart, warmStartOverrides } from '../../bench/lib/shared-warm-start';
+import { CLAIMS_DIR, VARIANT_TAG, WARM_START_TAG, sharedWarmStart, warmStartOverrides } from '../../bench/lib/shared-warm-start';
+import { hashConfig } from '../../main/store/repositories/runs';
 import { loadRunConfig, withAbsoluteModulePaths } from '../../trainer-core';
 import { trainFromConfigFile } from '../../main/services/training';
 import { openStore } from '../../main/store/db';
@@ -92,22 +93,24 @@ describe('npm run bench -- learning with variants', () => {
 });
 
 describe('two benches on one data folder', () => {
-  it('leave a warm start that another live process is training to it, and train one whose process is gone', async () => {
+  it('leave a warm start that another live bench claimed to it, and train one whose bench is gone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-twin-'));
     const store = openStore(dir, { create: true });
     try {
       const path = join(repo, 'configs/frozenlake.yaml');
       const overrides = warmStartOverrides(TINY, 0);
-      const config = withAbsoluteModulePaths(loadRunConfig(path, overrides), join(repo, 'configs'));
-      const twin = store.runs.create({ name: 'twin', config, seed: 0, envTags: ['FrozenLake'], algorithm: 'grpo', status: 'running', tags: [WARM_START_TAG] });
+      const hash = hashConfig(withAbsoluteModulePaths(loadRunConfig(path, overrides), join(repo, 'configs')));
+      const claimFile = join(dir, CLAIMS_DIR, `warm-start-${hash}.pid`);
+      mkdirSync(join(dir, CLAIMS_DIR));
       // Our parent process stands for the other bench: alive, and not this process.
-      store.runs.setTrainerProcess(twin.id, process.ppid, hostname());
+      writeFileSync(claimFile, String(process.ppid));
       expect(await sharedWarmStart(store, path, 'mine', overrides, () => {}, 'defer')).toBeNull();
-      expect(store.runs.allIds()).toEqual([twin.id]);
-      store.runs.update(twin.id, { status: 'failed' });
+      expect(store.runs.allIds()).toEqual([]);
+      writeFileSync(claimFile, String(spawnSync('true').pid));
       const trained = await sharedWarmStart(store, path, 'mine', overrides, () => {}, 'defer');
-      expect(trained?.run.name).toBe('mine');
-      expect(trained?.checkpoint.iteration).toBe(0);
+      expect([trained?.run.name, trained?.checkpoint.iteration]).toEqual(['mine', 0]);
+      // The claim goes with the run that took it.
+      expect(existsSync(claimFile)).toBe(false);
     } finally {
       store.close();
       rmSync(dir, { recursive: true, force: true });
