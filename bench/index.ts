@@ -6,6 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isUserError } from './lib/bench-errors';
 import { benchmarksNamed } from './lib/benchmark-names';
 
 const folder = dirname(fileURLToPath(import.meta.url));
@@ -30,5 +31,11 @@ for (const name of modules) {
     process.stderr.write(`bench/${name} has no default export function; skipped\n`);
     continue;
   }
-  await module.default();
+  try {
+    await module.default();
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    process.stderr.write(`bench ${name.replace(/\.ts$/, '')}: ${error.message}\n`);
+    process.exit(2);
+  }
 }

@@ -21,7 +21,8 @@ import { openStore, type Store } from '../main/store/db';
 import { releaseBackend } from '../trainer-core/backend';
 import { estimatorNames } from '../trainer-core/algo/estimator-registry';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, heldOut, meanFigure, pairedSuccesses } from './lib/held-out-evaluation';
-import { planOf, type SeedPlan, type VariantPlan, type Warm } from './lib/learning-plan';
+import { BenchArgumentError, isUserError } from './lib/bench-errors';
+import { checkVariantEnvs, planOf, type SeedPlan, type VariantPlan, type Warm } from './lib/learning-plan';
 import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, variantsOf, variedKeys } from './lib/learning-variants';
 import { forkedVariant, scratchVariant, sharedWarmStart, warmStartOverrides, type TwinMode } from './lib/shared-warm-start';
 import { formatGain, meanSuccessGain, pairedSuccessGain } from './lib/success-gain';
@@ -57,28 +58,28 @@ export function parseLearningArgs(args: string[]): LearningArgs {
     if (args[i] === '--seeds') {
       const text = args[++i] ?? '';
       seeds = text.split(',').map(Number);
-      if (!text || seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error(`--seeds wants non-negative integers separated by commas, e.g. --seeds 0,1,2 (got "${text}")`);
+      if (!text || seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new BenchArgumentError(`--seeds wants non-negative integers separated by commas, e.g. --seeds 0,1,2 (got "${text}")`);
     } else if (args[i] === '--estimators') {
       const text = args[++i] ?? '';
       estimators = text.split(',');
       const unknown = estimators.find((e) => !(BENCH_ESTIMATORS as readonly string[]).includes(e));
-      if (!text || unknown !== undefined) throw new Error(`--estimators wants names from ${BENCH_ESTIMATORS.join(', ')} separated by commas, e.g. --estimators grpo,gigpo,bi_level_gae (got "${unknown ?? text}")`);
+      if (!text || unknown !== undefined) throw new BenchArgumentError(`--estimators wants names from ${BENCH_ESTIMATORS.join(', ')} separated by commas, e.g. --estimators grpo,gigpo,bi_level_gae (got "${unknown ?? text}")`);
     } else if (args[i] === '--shaping') {
       shaping = parseShaping(args[++i] ?? '');
     } else if (args[i] === '--episodes') {
       const text = args[++i] ?? '';
       episodes = Number(text);
-      if (!/^\d+$/.test(text) || episodes < 2) throw new Error(`--episodes wants a whole number of held-out episodes of at least 2, e.g. --episodes 1024 (got "${text}")`);
+      if (!/^\d+$/.test(text) || episodes < 2) throw new BenchArgumentError(`--episodes wants a whole number of held-out episodes of at least 2, e.g. --episodes 1024 (got "${text}")`);
     } else if (args[i] === '--data-dir') {
       const text = args[++i];
-      if (!text) throw new Error('--data-dir wants a folder, e.g. --data-dir /tmp/turnlab-learning');
+      if (!text) throw new BenchArgumentError('--data-dir wants a folder, e.g. --data-dir /tmp/turnlab-learning');
       dataDir = resolve(text);
     } else if (args[i] === '--set') {
       const text = args[++i];
-      if (!text?.includes('=')) throw new Error(`--set wants key=value, e.g. --set model.d_ff=512 (got "${text ?? ''}")`);
+      if (!text?.includes('=')) throw new BenchArgumentError(`--set wants key=value, e.g. --set model.d_ff=512 (got "${text ?? ''}")`);
       overrides.push(text);
     } else if (args[i].startsWith('--')) {
-      throw new Error(`unknown option ${args[i]}; learning takes --seeds, --estimators, --shaping, --episodes, --data-dir and --set`);
+      throw new BenchArgumentError(`unknown option ${args[i]}; learning takes --seeds, --estimators, --shaping, --episodes, --data-dir and --set`);
     } else configs.push(args[i]);
   }
   refuseVariedSets(overrides, variedKeys(estimators, shaping));
@@ -120,6 +121,7 @@ async function runVariant(store: Store, v: VariantPlan, overrides: string[], epi
 export default async function benchLearning(args: string[] = process.argv.includes('learning') ? process.argv.slice(process.argv.indexOf('learning') + 1) : []): Promise<void> {
   const { configs, seeds, estimators, shaping, episodes, dataDir, overrides } = parseLearningArgs(args);
   const { seedPlans, variantPlans } = planOf(configs, seeds, variantsOf(estimators, shaping), overrides);
+  await checkVariantEnvs(variantPlans);
   const store = openStore(dataDir, { create: true });
   try {
     for (const plan of seedPlans) await ensureWarm(store, plan, overrides, episodes, 'defer');
@@ -156,6 +158,12 @@ function logFor(runName: string): (line: string) => void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await benchLearning(process.argv.slice(2));
+  try {
+    await benchLearning(process.argv.slice(2));
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   await releaseBackend();
 }

@@ -4,7 +4,10 @@
  * are filled in as they come. Planned before anything trains, so a variant that could not share
  * the warm start is refused before an hour of it is spent.
  */
+import { BenchArgumentError } from './bench-errors';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EnvStateManager, loadEnvSpecResolver } from '../../trainer-core';
 import { loadRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
 import type { HeldOut } from './held-out-evaluation';
@@ -21,7 +24,7 @@ export function plannedOverrides(path: string, sets: string[], seed: number, var
   const shared = loadRunConfig(path, [...sets, `trainer.seed=${seed}`]);
   const overrides = variantOverrides(variant, shared.algorithm.gamma);
   const divergence = warmStartDivergence(shared, loadRunConfig(path, [...sets, ...overrides, `trainer.seed=${seed}`]));
-  if (divergence) throw new Error(`variant ${label} changes ${divergence} beyond algorithm.*, so it cannot share the warm start; set that key with --set for every variant instead`);
+  if (divergence) throw new BenchArgumentError(`variant ${label} changes ${divergence} beyond algorithm.*, so it cannot share the warm start; set that key with --set for every variant instead`);
   return overrides;
 }
 
@@ -46,6 +49,10 @@ export interface VariantPlan {
   estimator: string;
   shaping: string;
   runName: string;
+  /** The variant's own overrides, and the `--set`s and seed every run of it shares. */
+  picked: string[];
+  sets: string[];
+  /** Its run's overrides: of the fork of the warm start, or of a run from scratch. */
   overrides: string[];
   row: string | null;
   gain: SuccessGain | null;
@@ -74,9 +81,27 @@ export function planOf(configs: string[], seeds: number[], variants: Variant[], 
         const runOverrides = plan.warmName
           ? forkOverrides([...overrides, `trainer.seed=${seed}`], picked, own.trainer.total_training_steps)
           : [...overrides, ...picked, `trainer.seed=${seed}`];
-        variantPlans.push({ plan, variant, estimator, shaping, runName: `${name}-${variantName(variant, estimator)}-s${seed}`, overrides: runOverrides, row: null, gain: null, command: '' });
+        const sets = [...overrides, `trainer.seed=${seed}`];
+        variantPlans.push({ plan, variant, estimator, shaping, runName: `${name}-${variantName(variant, estimator)}-s${seed}`, picked, sets, overrides: runOverrides, row: null, gain: null, command: '' });
       }
     }
   }
   return { seedPlans, variantPlans };
+}
+
+/**
+ * Builds each variant's train envs as its run will (one seed is enough: the seed picks rooms,
+ * not envs), so that a variant its envs refuse (shaping on an env without a solver) is refused
+ * before the first warm start, not an hour later when its fork starts.
+ */
+export async function checkVariantEnvs(variantPlans: readonly VariantPlan[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const v of variantPlans) {
+    const key = `${v.plan.path}\n${v.picked.join('\n')}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const cfg = loadRunConfig(v.plan.path, [...v.sets, ...v.picked]);
+    const resolveSpec = await loadEnvSpecResolver(cfg, ['train'], dirname(v.plan.path));
+    new EnvStateManager(cfg, 'train', { resolveSpec });
+  }
 }

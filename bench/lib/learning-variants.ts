@@ -5,6 +5,7 @@
  * checks here refuse what would break that (a `--set` of a key the variants set, a config whose
  * warm start would differ between variants).
  */
+import { BenchArgumentError } from './bench-errors';
 
 /** `--estimators` names beyond the adv_estimators: PPO with turn-level GAE. */
 export const BI_LEVEL_GAE = 'bi_level_gae';
@@ -28,7 +29,7 @@ export function parseShaping(text: string): (number | null)[] {
     const t = part.trim();
     if (t === 'off') return null;
     const coef = Number(t);
-    if (t === '' || !Number.isFinite(coef) || coef < 0) throw new Error(`--shaping wants off or a non-negative coefficient for each variant, separated by commas, e.g. --shaping off,0.1 (got "${t}")`);
+    if (t === '' || !Number.isFinite(coef) || coef < 0) throw new BenchArgumentError(`--shaping wants off or a non-negative coefficient for each variant, separated by commas, e.g. --shaping off,0.1 (got "${t}")`);
     return coef;
   });
   return values;
@@ -81,7 +82,7 @@ export function refuseVariedSets(overrides: readonly string[], varied: ReadonlyM
     const key = text.slice(0, text.indexOf('=')).trim();
     for (const [k, flag] of varied) {
       if (key === k || key.startsWith(`${k}.`) || k.startsWith(`${key}.`)) {
-        throw new Error(`--set ${text}: ${flag} sets \`${k}\` in each variant, so this --set would hold in some variants only; drop it or the ${flag} flag`);
+        throw new BenchArgumentError(`--set ${text}: ${flag} sets \`${k}\` in each variant, so this --set would hold in some variants only; drop it or the ${flag} flag`);
       }
     }
   }

@@ -1,6 +1,9 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { estimatorOverrides, parseLearningArgs } from '../../bench/learning';
+import { checkVariantEnvs, type VariantPlan } from '../../bench/lib/learning-plan';
 import { variantOverrides, variantsOf, warmStartDivergence } from '../../bench/lib/learning-variants';
 
 describe('npm run bench -- learning arguments', () => {
@@ -67,5 +70,29 @@ describe('npm run bench -- learning arguments', () => {
     const a = { algorithm: { adv_estimator: 'grpo' }, warm_start: { lr: 0.002, steps: 10 }, model: { d_ff: 512 } };
     expect(warmStartDivergence(a, { ...a, algorithm: { adv_estimator: 'gae' } })).toBeNull();
     expect(warmStartDivergence(a, { ...a, warm_start: { lr: 0.001, steps: 10 } })).toBe('warm_start.lr: 0.002 -> 0.001');
+  });
+  it('refuses shaping on an env without a solver before anything trains', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-plan-'));
+    try {
+      const path = join(dir, 'coin.yaml');
+      writeFileSync(
+        path,
+        [
+          'es_manager:',
+          '  train: {env_groups: 1, group_size: 2, env_configs: {tags: [Coin], n_groups: [1]}}',
+          '  val: {env_groups: 1, group_size: 1, env_configs: {tags: [Coin], n_groups: [1]}}',
+          'custom_envs:',
+          `  Coin: {env_type: custom, module: ${resolve(import.meta.dirname, '../envs/fixtures/class-env.ts')}, max_actions_per_traj: 1}`,
+          '',
+        ].join('\n'),
+      );
+      const plan = (picked: string[]) => ({ plan: { path }, picked, sets: ['trainer.seed=0'] }) as unknown as VariantPlan;
+      await expect(checkVariantEnvs([plan(['algorithm.turn_shaping=null'])])).resolves.toBeUndefined();
+      await expect(checkVariantEnvs([plan(['algorithm.turn_shaping=null']), plan(['algorithm.turn_shaping={coef: 0.1, gamma: 1}'])])).rejects.toThrow(
+        /`algorithm.turn_shaping` shapes rewards by the solver's distance to the goal, but env `Coin` .* has no solver/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
