@@ -8,7 +8,7 @@
  * those gained are still solved at the last. Read-only; nothing is recorded.
  */
 import { resolve } from 'node:path';
-import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/learning';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/lib/held-out-evaluation';
 import { outcomeFlips } from '../bench/lib/held-out-outcomes';
 import { runCheckpoints } from '../bench/lib/run-checkpoints';
 import { releaseBackend } from '../trainer-core/backend';

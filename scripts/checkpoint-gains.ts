@@ -8,7 +8,7 @@
  * into the folder can be watched; nothing is recorded.
  */
 import { resolve } from 'node:path';
-import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, meanFigure } from '../bench/learning';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, meanFigure } from '../bench/lib/held-out-evaluation';
 import { runCheckpoints } from '../bench/lib/run-checkpoints';
 import { formatGain, pairedSuccessGain } from '../bench/lib/success-gain';
 import { releaseBackend } from '../trainer-core/backend';

@@ -8,7 +8,7 @@
  * Read-only; nothing is recorded.
  */
 import { parse as parseYaml } from 'yaml';
-import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/learning';
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/lib/held-out-evaluation';
 import { groupReach } from '../bench/lib/held-out-outcomes';
 import { releaseBackend } from '../trainer-core/backend';
 import { parseRunConfig } from '../trainer-core/config/load';

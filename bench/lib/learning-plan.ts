@@ -78,10 +78,8 @@ export function planOf(configs: string[], seeds: number[], variants: Variant[], 
         const estimator = variant.estimator ?? own.algorithm.adv_estimator;
         const shaping = shapingLabel(variant, own.algorithm.turn_shaping);
         const picked = plannedOverrides(path, overrides, seed, variant, `${estimator}, shaping ${shaping}`);
-        const runOverrides = plan.warmName
-          ? forkOverrides([...overrides, `trainer.seed=${seed}`], picked, own.trainer.total_training_steps)
-          : [...overrides, ...picked, `trainer.seed=${seed}`];
         const sets = [...overrides, `trainer.seed=${seed}`];
+        const runOverrides = plan.warmName ? forkOverrides(sets, picked, own.trainer.total_training_steps) : [...overrides, ...picked, `trainer.seed=${seed}`];
         variantPlans.push({ plan, variant, estimator, shaping, runName: `${name}-${variantName(variant, estimator)}-s${seed}`, picked, sets, overrides: runOverrides, row: null, gain: null, command: '' });
       }
     }
