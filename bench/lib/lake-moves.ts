@@ -14,6 +14,24 @@ export interface LakeTurn {
   move: string;
   /** Moves the episode had left before this one. */
   movesLeft: number;
+  /** The turn's mean advantage in its update, where stored. */
+  advantage?: number | null;
+}
+
+/**
+ * Turns where reading the holes matters and reading the goal is not enough: a "fork" has a
+ * goal-ward move into a hole beside a goal-ward move that is safe; a "blocked" turn has only
+ * goal-ward moves into holes. A policy that reads only where the goal is takes the hole at a
+ * fork as often as the safe move, and walks into it on a blocked turn; `uniform` is what
+ * uniform moves would give on the same turns.
+ */
+export interface HoleChoice {
+  turns: number;
+  intoHole: number;
+  uniformIntoHole: number;
+  /** Mean advantage of the goal-ward moves into a hole and of the rest, over the turns that have one. */
+  holeAdvantage: number | null;
+  otherAdvantage: number | null;
 }
 
 export interface LakeMoveStats {
@@ -26,6 +44,28 @@ export interface LakeMoveStats {
   bestMoveValue: number;
   /** Moves as counts by name. */
   byMove: Record<string, number>;
+  fork: HoleChoice;
+  blocked: HoleChoice;
+}
+
+interface HoleTally {
+  turns: number;
+  intoHole: number;
+  uniformIntoHole: number;
+  advantage: { hole: [number, number]; other: [number, number] };
+}
+
+const newTally = (): HoleTally => ({ turns: 0, intoHole: 0, uniformIntoHole: 0, advantage: { hole: [0, 0], other: [0, 0] } });
+
+function holeChoice(t: HoleTally): HoleChoice {
+  const mean = ([sum, n]: [number, number]) => (n > 0 ? sum / n : null);
+  return {
+    turns: t.turns,
+    intoHole: t.turns > 0 ? t.intoHole / t.turns : 0,
+    uniformIntoHole: t.turns > 0 ? t.uniformIntoHole / t.turns : 0,
+    holeAdvantage: mean(t.advantage.hole),
+    otherAdvantage: mean(t.advantage.other),
+  };
 }
 
 const TILE_OF: Record<string, string> = { P: 'S', _: 'F', O: 'H', G: 'G' };
@@ -45,7 +85,8 @@ function optimalMoveValue(map: LakeMap, cell: number, action: number, movesLeft:
 }
 
 export function lakeMoveStats(turns: readonly LakeTurn[]): LakeMoveStats {
-  const out: LakeMoveStats = { moves: 0, aimAtHole: 0, towardGoal: 0, moveValue: 0, bestMoveValue: 0, byMove: {} };
+  const out = { moves: 0, aimAtHole: 0, towardGoal: 0, moveValue: 0, bestMoveValue: 0, byMove: {} as Record<string, number> };
+  const tallies = { fork: newTally(), blocked: newTally() };
   for (const turn of turns) {
     const action = (LAKE_ACTIONS as readonly string[]).indexOf(turn.move);
     const board = action < 0 ? null : boardOf(turn.observation);
@@ -62,6 +103,22 @@ export function lakeMoveStats(turns: readonly LakeTurn[]): LakeMoveStats {
     out.moveValue += q[action] - meanQ;
     out.bestMoveValue += Math.max(...q) - meanQ;
     out.byMove[turn.move] = (out.byMove[turn.move] ?? 0) + 1;
+    const goalwardHole = LAKE_ACTIONS.map((_, a) => {
+      const cell = lakeMove(map.size, player, a);
+      return distance(cell) < distance(player) ? map.tiles[cell] === 'H' : null;
+    });
+    const holes = goalwardHole.filter((h) => h === true).length;
+    if (holes === 0) continue;
+    const tally = goalwardHole.includes(false) ? tallies.fork : tallies.blocked;
+    const tookHole = goalwardHole[action] === true;
+    tally.turns++;
+    tally.uniformIntoHole += holes / LAKE_ACTIONS.length;
+    if (tookHole) tally.intoHole++;
+    if (typeof turn.advantage === 'number') {
+      const slot = tookHole ? tally.advantage.hole : tally.advantage.other;
+      slot[0] += turn.advantage;
+      slot[1]++;
+    }
   }
   if (out.moves > 0) {
     out.aimAtHole /= out.moves;
@@ -69,5 +126,5 @@ export function lakeMoveStats(turns: readonly LakeTurn[]): LakeMoveStats {
     out.moveValue /= out.moves;
     out.bestMoveValue /= out.moves;
   }
-  return out;
+  return { ...out, fork: holeChoice(tallies.fork), blocked: holeChoice(tallies.blocked) };
 }

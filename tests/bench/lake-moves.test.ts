@@ -23,4 +23,20 @@ describe('lakeMoveStats', () => {
     ]);
     expect(s).toMatchObject({ moves: 2, aimAtHole: 0.5, towardGoal: 0.5 });
   });
+
+  it('splits the turns where a goal-ward move is a hole into forks and blocked turns, with their advantages', () => {
+    // P O _ / _ _ _ / _ _ G: Right aims at the goal and into a hole, Down at the goal safely (a fork).
+    const fork = 'PO_\n___\n__G';
+    // P O G / ...: the only goal-ward move, Right, is a hole (blocked).
+    const blocked = 'POG\n___\n___';
+    const s = lakeMoveStats([
+      { observation: fork, move: 'Right', movesLeft: 5, advantage: -1 },
+      { observation: fork, move: 'Down', movesLeft: 5, advantage: 0.5 },
+      { observation: fork, move: 'Left', movesLeft: 5, advantage: 0.1 },
+      { observation: blocked, move: 'Right', movesLeft: 5 },
+      { observation: 'P__\n___\n__G', move: 'Right', movesLeft: 5, advantage: 3 },
+    ]);
+    expect(s.fork).toEqual({ turns: 3, intoHole: 1 / 3, uniformIntoHole: 0.25, holeAdvantage: -1, otherAdvantage: expect.closeTo(0.3, 9) });
+    expect(s.blocked).toEqual({ turns: 1, intoHole: 1, uniformIntoHole: 0.25, holeAdvantage: null, otherAdvantage: null });
+  });
 });
