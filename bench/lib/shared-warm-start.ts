@@ -5,15 +5,15 @@
  * A checkpoint carries the RNG streams, the env seed schedule and the optimizer moments, and the
  * critic a GAE variant needs is built from the policy with the run seed's initial head, so a fork
  * trains what a run that did its own warm start would (tests/bench/learning-shared.test.ts).
- * A finished run with the same config is reused, so an interrupted comparison carries on, and
- * one that another live bench claimed (two benches on one data folder, one a core) is left to
+ * A finished run with the same config is reused and an interrupted variant resumed from its last
+ * checkpoint, so an interrupted comparison carries on, and one that another live bench claimed (two benches on one data folder, one a core) is left to
  * it: skipped for now (`defer`, the caller comes back to it), or waited for (`wait`).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessAlive } from '../../main/services/run-owner';
-import { checkpointRunConfig, resumeFromCheckpoint, trainFromConfigFile } from '../../main/services/training';
+import { checkpointRunConfig, resumeFromCheckpoint, trainFromConfigFile, type TrainingOutcome } from '../../main/services/training';
 import { hashConfig } from '../../main/store/repositories/runs';
 import type { Store } from '../../main/store/db';
 import type { CheckpointRecord, RunRecord } from '../../main/store/types';
@@ -125,24 +125,49 @@ export async function sharedWarmStart(store: Store, configPath: string, runName:
   return { run, checkpoint, seconds: (performance.now() - start) / 1000 };
 }
 
+/**
+ * A run that `matches` whose bench ended before it did (killed with its session, say) and that
+ * saved a checkpoint of its own first: the newest such. Resuming it is bit-exact, so carrying it on
+ * gives the run an uninterrupted one would have, without repeating what it already trained.
+ */
+function interruptedRun(store: Store, matches: (run: RunRecord) => boolean): CheckpointRecord | null {
+  for (const id of [...store.runs.allIds()].reverse()) {
+    const run = store.runs.get(id);
+    if (!run || run.status === 'completed' || !matches(run)) continue;
+    const checkpoint = store.checkpoints.latest(id);
+    if (checkpoint && existsSync(resolve(store.dataDir, checkpoint.path))) return checkpoint;
+  }
+  return null;
+}
+
+/**
+ * Trains a claimed variant: carries on its interrupted run where one saved a checkpoint, else
+ * starts it with `begin`.
+ */
+async function trainClaimed(store: Store, runName: string, matches: (run: RunRecord) => boolean, release: () => void, log: (line: string) => void, begin: () => Promise<TrainingOutcome>): Promise<TrainedRun> {
+  const start = performance.now();
+  const interrupted = interruptedRun(store, matches);
+  if (interrupted) log(`${runName}: carrying on run ${interrupted.runId} from its checkpoint at iteration ${interrupted.iteration}`);
+  const { run } = await (interrupted ? resumeFromCheckpoint(store, `ckpt:${interrupted.id}`, { log }) : begin()).finally(release);
+  return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
+}
+
 /** Forks (or finds the finished fork of) the warm start's checkpoint with a variant's overrides; null: deferred. */
 export async function forkedVariant(store: Store, warm: CheckpointRecord, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
   const hash = hashConfig(checkpointRunConfig(resolve(store.dataDir, warm.path), overrides).cfg);
-  const found = await findOrClaim(store, `fork-${warm.id}-${hash}`, (r) => r.parentCheckpointId === warm.id && r.configHash === hash, latest(store), mode);
+  const matches = (r: RunRecord) => r.parentCheckpointId === warm.id && r.configHash === hash;
+  const found = await findOrClaim(store, `fork-${warm.id}-${hash}`, matches, latest(store), mode);
   if (!found || 'kept' in found) return found?.kept ?? null;
-  const start = performance.now();
-  const { run } = await resumeFromCheckpoint(store, `ckpt:${warm.id}`, { fork: true, overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log }).finally(found.release);
-  return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
+  return trainClaimed(store, runName, matches, found.release, log, () => resumeFromCheckpoint(store, `ckpt:${warm.id}`, { fork: true, overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log }));
 }
 
 /** A variant of a config without a warm start: trained from scratch (or found finished); null: deferred. */
 export async function scratchVariant(store: Store, configPath: string, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
   const hash = storedConfigHash(configPath, overrides);
-  const found = await findOrClaim(store, `scratch-${hash}`, (r) => r.tags.includes(VARIANT_TAG) && r.parentRunId === null && r.configHash === hash, latest(store), mode);
+  const matches = (r: RunRecord) => r.tags.includes(VARIANT_TAG) && r.parentRunId === null && r.configHash === hash;
+  const found = await findOrClaim(store, `scratch-${hash}`, matches, latest(store), mode);
   if (!found || 'kept' in found) return found?.kept ?? null;
-  const start = performance.now();
-  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log }).finally(found.release);
-  return { run, checkpoint: finalCheckpoint(store, run, runName), seconds: (performance.now() - start) / 1000 };
+  return trainClaimed(store, runName, matches, found.release, log, () => trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, VARIANT_TAG], log }));
 }
 
 function finalCheckpoint(store: Store, run: RunRecord, runName: string): CheckpointRecord {

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import benchLearning from '../../bench/learning';
-import { CLAIMS_DIR, VARIANT_TAG, WARM_START_TAG, sharedWarmStart, warmStartOverrides } from '../../bench/lib/shared-warm-start';
+import { CLAIMS_DIR, VARIANT_TAG, WARM_START_TAG, forkOverrides, forkedVariant, sharedWarmStart, warmStartOverrides } from '../../bench/lib/shared-warm-start';
 import { hashConfig } from '../../main/store/repositories/runs';
 import { loadRunConfig, withAbsoluteModulePaths } from '../../trainer-core';
 import { trainFromConfigFile } from '../../main/services/training';
@@ -116,4 +116,38 @@ describe('two benches on one data folder', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe('a variant whose bench was killed', () => {
+  it('is carried on from its last checkpoint to the run an uninterrupted one trains', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-carry-'));
+    const store = openStore(dir, { create: true });
+    try {
+      const path = join(repo, 'configs/frozenlake.yaml');
+      const warm = (await sharedWarmStart(store, path, 'warm', warmStartOverrides(TINY, 0), () => {}))!;
+      const overrides = forkOverrides(TINY, ['algorithm.adv_estimator=grpo'], 2);
+      const whole = (await forkedVariant(store, warm.checkpoint, 'v', overrides, () => {}))!;
+      expect(whole.checkpoint.iteration).toBe(2);
+      const wholeFiles = checkpointFiles(resolve(dir, whole.checkpoint.path));
+      // What a kill between the checkpoints of iterations 1 and 2 leaves: the run still marked
+      // running, its owner's process gone, nothing of iteration 2.
+      store.runs.truncateAfter(whole.run.id, 1);
+      rmSync(resolve(dir, whole.checkpoint.path), { recursive: true, force: true });
+      store.runs.update(whole.run.id, { status: 'running', finishedAt: null });
+      store.runs.setTrainerProcess(whole.run.id, spawnSync('true').pid!, hostname());
+
+      const logged: string[] = [];
+      const carried = (await forkedVariant(store, warm.checkpoint, 'v', overrides, (line) => logged.push(line)))!;
+      expect(logged).toContain(`v: carrying on run ${whole.run.id} from its checkpoint at iteration 1`);
+      expect([carried.run.id, carried.run.status, carried.checkpoint.iteration]).toEqual([whole.run.id, 'completed', 2]);
+      expect(checkpointFiles(resolve(dir, carried.checkpoint.path))).toEqual(wholeFiles);
+      // Finished now, it is reused as any finished variant is.
+      const again = (await forkedVariant(store, warm.checkpoint, 'v', overrides, () => {}))!;
+      expect([again.run.id, again.seconds]).toEqual([whole.run.id, null]);
+      expect(store.runs.allIds()).toHaveLength(2);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
