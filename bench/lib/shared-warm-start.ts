@@ -6,8 +6,9 @@
  * critic a GAE variant needs is built from the policy with the run seed's initial head, so a fork
  * trains what a run that did its own warm start would (tests/bench/learning-shared.test.ts).
  * A finished run with the same config is reused and an interrupted variant resumed from its last
- * checkpoint, so an interrupted comparison carries on, and one that another live bench claimed (two benches on one data folder, one a core) is left to
- * it: skipped for now (`defer`, the caller comes back to it), or waited for (`wait`).
+ * checkpoint, so an interrupted comparison carries on; a run that another live bench claimed (two
+ * benches on one data folder, one a core) is left to it: skipped for now (`defer`, the caller
+ * comes back to it), or waited for (`wait`).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
