@@ -52,17 +52,23 @@ const POLL_MS = 30_000;
 export const CLAIMS_DIR = 'bench-claims';
 
 /**
- * The oldest completed run that `matches` and still has the checkpoint `pick` names on disk: the
- * oldest, so that two benches that both trained one settle on the same.
+ * The first run, oldest first or newest first, that `accept`s and still has the checkpoint `pick`
+ * names on disk.
  */
-function finishedRun(store: Store, matches: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined): { run: RunRecord; checkpoint: CheckpointRecord } | null {
-  for (const id of store.runs.allIds()) {
+function runWithCheckpoint(store: Store, newestFirst: boolean, accept: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined): { run: RunRecord; checkpoint: CheckpointRecord } | null {
+  const ids = store.runs.allIds();
+  for (const id of newestFirst ? [...ids].reverse() : ids) {
     const run = store.runs.get(id);
-    if (!run || run.status !== 'completed' || !matches(run)) continue;
+    if (!run || !accept(run)) continue;
     const checkpoint = pick(id);
     if (checkpoint && existsSync(resolve(store.dataDir, checkpoint.path))) return { run, checkpoint };
   }
   return null;
+}
+
+/** The oldest completed run that `matches`: the oldest, so that two benches that both trained one settle on the same. */
+function finishedRun(store: Store, matches: (run: RunRecord) => boolean, pick: (run: number) => CheckpointRecord | undefined): { run: RunRecord; checkpoint: CheckpointRecord } | null {
+  return runWithCheckpoint(store, false, (run) => run.status === 'completed' && matches(run), pick);
 }
 
 /**
@@ -132,13 +138,7 @@ export async function sharedWarmStart(store: Store, configPath: string, runName:
  * gives the run an uninterrupted one would have, without repeating what it already trained.
  */
 function interruptedRun(store: Store, matches: (run: RunRecord) => boolean): CheckpointRecord | null {
-  for (const id of [...store.runs.allIds()].reverse()) {
-    const run = store.runs.get(id);
-    if (!run || run.status === 'completed' || !matches(run)) continue;
-    const checkpoint = store.checkpoints.latest(id);
-    if (checkpoint && existsSync(resolve(store.dataDir, checkpoint.path))) return checkpoint;
-  }
-  return null;
+  return runWithCheckpoint(store, true, (run) => run.status !== 'completed' && matches(run), latest(store))?.checkpoint ?? null;
 }
 
 /**
