@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
+import { dawnFlags } from './dawn-flags';
 import { installWasmKernels } from './model/wasm-kernels';
 import { installWebgpuKernels } from './model/webgpu-kernels';
 import { installFusedWebgpuKernels } from './model/webgpu/install';
@@ -256,8 +257,8 @@ async function probeWebgpu(auto: boolean): Promise<Attempt> {
     const webgpu = (await import('webgpu')) as unknown as { create(flags: string[]): GpuLike; globals: object };
     Object.assign(globalThis, webgpu.globals);
     // Dawn's own flags for experiments on a GPU machine, e.g. TURNLAB_DAWN_FLAGS=enable-dawn-features=disable_robustness
-    // (no bounds clamping of buffer reads: what Dawn's robustness costs a kernel).
-    gpu = webgpu.create((process.env.TURNLAB_DAWN_FLAGS ?? '').split(/\s+/).filter(Boolean));
+    // (no bounds clamping of buffer reads: what Dawn's robustness costs a kernel); timestamps unquantized (dawn-flags.ts).
+    gpu = webgpu.create(dawnFlags(process.env.TURNLAB_DAWN_FLAGS));
   } catch (error) {
     return { ok: false, why: `the webgpu package (Dawn) failed to load: ${errorText(error)}` };
   }
