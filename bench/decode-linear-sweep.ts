@@ -236,7 +236,7 @@ async function timeLayer(layer: Layer, most: number): Promise<{ gpuMs: number | 
     for (let i = 0; i < repeats; i++) layer.run().dispose();
     return [];
   });
-  const times = info.kernels.filter((k) => k.name === TILED_DECODE_LINEAR).map((k) => k.kernelTimeMs);
+  const times = info.kernels.filter((k) => k.name.startsWith(TILED_DECODE_LINEAR)).map((k) => k.kernelTimeMs);
   const numeric = times.filter((t): t is number => typeof t === 'number' && t > 0).sort((a, b) => a - b);
   return { gpuMs: numeric.length > 0 ? numeric[Math.floor(numeric.length / 2)] : null, wallMs };
 }

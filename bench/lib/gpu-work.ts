@@ -97,25 +97,43 @@ export function describeTraining(c: GpuCounts & { dispatchesPerToken: number }):
 
 /**
  * GPU time by kernel for one run of `f` (tf.profile: on WebGPU with timestamp queries, each
- * program's own time; without them, wall time), the `top` largest, as one line each. Kernels run
- * outside the engine (the KV-cache write) are not listed.
+ * program's own time; without them, wall time), the `top` largest, as one line each (see
+ * kernelTimeLines). Kernels run outside the engine (the KV-cache write) are not listed.
  */
 export async function profileKernels(f: () => Promise<unknown>, top = 12): Promise<string[]> {
   const info = await tf.profile(async () => {
     await f();
     return [];
   });
-  const byName = new Map<string, { ms: number; count: number }>();
-  for (const kernel of info.kernels) {
-    const ms = typeof kernel.kernelTimeMs === 'number' ? kernel.kernelTimeMs : 0;
-    const entry = byName.get(kernel.name) ?? { ms: 0, count: 0 };
-    entry.ms += ms;
+  return kernelTimeLines(info.kernels.map((k) => ({ name: k.name, ms: typeof k.kernelTimeMs === 'number' ? k.kernelTimeMs : 0 })), top);
+}
+
+/**
+ * Lines of GPU time by kernel name, largest first, each with its runs and share of the total.
+ * A kernel registered once per layer kind (`TurnLabTiledDecodeLinear[gated]`) gets one line for
+ * all its kinds, then one indented line per kind, largest first.
+ */
+export function kernelTimeLines(kernels: readonly { name: string; ms: number }[], top = 12): string[] {
+  type Entry = { ms: number; count: number; parts: Map<string, { ms: number; count: number }> };
+  const byName = new Map<string, Entry>();
+  for (const kernel of kernels) {
+    const split = /^(.+)\[([^\]]+)\]$/.exec(kernel.name);
+    const name = split ? split[1] : kernel.name;
+    const entry = byName.get(name) ?? { ms: 0, count: 0, parts: new Map() };
+    entry.ms += kernel.ms;
     entry.count++;
-    byName.set(kernel.name, entry);
+    if (split) {
+      const part = entry.parts.get(kernel.name) ?? { ms: 0, count: 0 };
+      part.ms += kernel.ms;
+      part.count++;
+      entry.parts.set(kernel.name, part);
+    }
+    byName.set(name, entry);
   }
   const total = [...byName.values()].reduce((sum, e) => sum + e.ms, 0);
+  const line = (name: string, e: { ms: number; count: number }) => `${name}: ${e.ms.toFixed(2)} ms in ${e.count} runs (${total > 0 ? ((100 * e.ms) / total).toFixed(1) : '0'}%)`;
   return [...byName.entries()]
     .sort((a, b) => b[1].ms - a[1].ms)
     .slice(0, top)
-    .map(([name, e]) => `${name}: ${e.ms.toFixed(2)} ms in ${e.count} runs (${total > 0 ? ((100 * e.ms) / total).toFixed(1) : '0'}%)`);
+    .flatMap(([name, e]) => [line(name, e), ...[...e.parts.entries()].sort((a, b) => b[1].ms - a[1].ms).map(([part, p]) => `  ${line(part, p)}`)]);
 }

@@ -27,7 +27,7 @@ describe('decoding kernel tiling', () => {
 
   it("takes the H200 sweep's best tiling per layer as the default at 64 rows", () => {
     const tile = (shape: TileShape) => describeTile(tileConfig(shape, DEFAULT_LIMITS, {}));
-    expect([qkv, o, gated, down, head].map(layerKind)).toEqual(['qkv', 'o', 'gated', 'down', 'other']);
+    expect([qkv, o, gated, down, head].map(layerKind)).toEqual(['qkv', 'o', 'gated', 'down', 'head']);
     expect(tile(qkv)).toBe('tm=4,rt=4,ct=2,ks=8,bk=64,th=256,un=4,stage=1');
     expect(tile(o)).toBe('tm=4,rt=4,ct=6,ks=8,bk=64,th=256,un=4,stage=1');
     expect(tile(gated)).toBe('tm=4,rt=1,ct=30,ks=2,bk=64,th=64,un=4,stage=1');
@@ -49,12 +49,17 @@ describe('decoding kernel tiling', () => {
         }
   });
 
-  it('applies overrides by layer: every layer, then the form, then o or down by shape', () => {
+  it('applies overrides by layer: every layer, then the form, then o, down or head by shape', () => {
     const overrides = parseTileOverrides('tm=2,un=2; qkv:rt=8,ks=2 ;down:ks=8,bk=128,stage=0');
     expect(overrideFor(qkv, overrides)).toEqual({ tm: 2, un: 2, rt: 8, ks: 2 });
     expect(overrideFor(down, overrides)).toEqual({ tm: 2, un: 2, ks: 8, bk: 128, stage: 0 });
     expect(overrideFor(o, overrides)).toEqual({ tm: 2, un: 2 });
     expect(overrideFor(head, overrides)).toEqual({ tm: 2, un: 2 });
+    // The LM head has its own entry (a sweep's winner for it applied end to end), o's does not reach it.
+    const withHead = parseTileOverrides('o:rt=2;head:rt=8,ks=2');
+    expect(overrideFor(head, withHead)).toEqual({ rt: 8, ks: 2 });
+    expect(overrideFor(o, withHead)).toEqual({ rt: 2 });
+    expect(tileConfig(head, DEFAULT_LIMITS, overrideFor(head, withHead))).toMatchObject({ rt: 8, ks: 2 });
     const c = tileConfig(down, DEFAULT_LIMITS, overrideFor(down, overrides));
     // ks fixed at 8: down's blocks of 4 rows (2 row threads of 2), the rest of the threads column quads.
     expect(c).toMatchObject({ tm: 2, rt: 2, ct: 14, ks: 8, bk: 128, un: 2, stage: false });

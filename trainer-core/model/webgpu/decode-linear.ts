@@ -22,7 +22,8 @@ import type * as tf from '@tensorflow/tfjs';
 import type { DecodeLinearForm, DecodeLinearInputs } from '../fused-kernels';
 import { ROW_THREADS, groupProgram, registerProgramKernel, runKernel } from './program';
 import { fusedRmsNorm } from './rms-norm';
-import { TILED_DECODE_LINEAR, deviceLimits, foldsNorm, registerTiledDecodeLinearKernel, tiledLayerOf } from './tiled-decode-linear';
+import { layerKind } from './tile-config';
+import { deviceLimits, foldsNorm, registerTiledDecodeLinearKernel, tiledDecodeLinearName, tiledLayerOf } from './tiled-decode-linear';
 
 /**
  * Which kernel forms the products x W: `tiled` (tiled-decode-linear.ts, the default) or `split`
@@ -238,8 +239,9 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
   if (x.shape[0] > MAX_DECODE_ROWS) return null;
   if (lora && lora.a.shape[1] > MAX_LORA_COLUMNS) return null;
   const tiled = KERNEL === 'tiled' && !inputs.precomputed;
+  const layer = tiled ? tiledLayerOf(form, inputs) : undefined;
   // The norm folded into the tiled kernel where its tiling stages x; else its own dispatch first.
-  const foldNorm = norm !== undefined && tiled && foldsNorm(tiledLayerOf(form, inputs), x.shape[1], deviceLimits());
+  const foldNorm = norm !== undefined && layer !== undefined && foldsNorm(layer, x.shape[1], deviceLimits());
   if (norm && !foldNorm) x = fusedRmsNorm(x, norm.weight, norm.eps) as tf.Tensor2D;
   const named: Record<string, tf.Tensor> = { x, w0: weights[0] };
   if (foldNorm && !norm.afterBias) named.normWeight = norm.weight;
@@ -252,6 +254,6 @@ export function fusedDecodeLinear(form: DecodeLinearForm, inputs: DecodeLinearIn
   }
   if (residual) named.residual = residual;
   const flags = { relu: inputs.relu ? 1 : 0, transposed: inputs.transposed ? 1 : 0, precomputed: inputs.precomputed ? 1 : 0, eps: foldNorm ? norm.eps : 0, normInBias: foldNorm && norm.afterBias ? 1 : 0 };
-  const name = tiled ? TILED_DECODE_LINEAR : DECODE_LINEAR;
+  const name = layer ? tiledDecodeLinearName(layerKind({ form, inner: x.shape[1], cols: layer.cols })) : DECODE_LINEAR;
   return runKernel(name, named, { form: ['single', 'qkv', 'gated'].indexOf(form), scale: lora?.scale ?? 1, ...flags }) as tf.Tensor2D;
 }

@@ -85,8 +85,8 @@ export interface TileOverride {
   groups?: number;
 }
 const OVERRIDE_KEYS = ['tm', 'rt', 'ct', 'ks', 'bk', 'th', 'un', 'stage', 'groups'] as const;
-/** Which layers an override applies to: every one, a form, or o / down (single, by their shapes). */
-const SELECTORS = ['*', 'qkv', 'gated', 'single', 'o', 'down'] as const;
+/** Which layers an override applies to: every one, a form, or o / down / head (single, by their shapes). */
+const SELECTORS = ['*', 'qkv', 'gated', 'single', 'o', 'down', 'head'] as const;
 type Selector = (typeof SELECTORS)[number];
 export type TileOverrides = Partial<Record<Selector, TileOverride>>;
 
@@ -103,7 +103,8 @@ function closest(word: string, options: readonly string[]): string {
 
 /**
  * Parses `tm=4,rt=8,ks=2` (every layer) or `qkv:rt=8,ks=2;down:ks=8,bk=64` (per layer: *, qkv,
- * gated, single, o (in = out), down (in > out)), `source` naming where it came from in the one-line error.
+ * gated, single, o (in = out), down (in > out), head (in < out)), `source` naming where it came
+ * from in the one-line error.
  */
 export function parseTileOverrides(text: string, source = 'TURNLAB_DECODE_TILE'): TileOverrides {
   const result: TileOverrides = {};
@@ -144,10 +145,10 @@ export function setTileOverride(overrides: TileOverrides | null): void {
   overridesSet++;
 }
 
-/** The override fields for a layer: every layer's, then its form's, then o's or down's. */
+/** The override fields for a layer: every layer's, then its form's, then o's, down's or head's. */
 export function overrideFor(shape: TileShape, overrides: TileOverrides = tileOverrides()): TileOverride {
   const kind = layerKind(shape);
-  const named = kind === 'o' || kind === 'down' ? [overrides[kind]] : [];
+  const named = kind === 'o' || kind === 'down' || kind === 'head' ? [overrides[kind]] : [];
   return Object.assign({}, overrides['*'], overrides[shape.form], ...named);
 }
 
@@ -167,12 +168,15 @@ export function tileProblem(c: TileConfig, shape: TileShape, limits: TileLimits 
   return null;
 }
 
-/** Which decoding layer a shape is, for its default tiling: o maps the width to itself, down narrows. */
-export type LayerKind = 'qkv' | 'gated' | 'o' | 'down' | 'other';
+/**
+ * Which decoding layer a shape is, for its default tiling: o maps the width to itself, down
+ * narrows, head widens (the LM head; the own transformer's ReLU layer has the same form).
+ */
+export const LAYER_KINDS = ['qkv', 'gated', 'o', 'down', 'head'] as const;
+export type LayerKind = (typeof LAYER_KINDS)[number];
 export function layerKind(shape: Pick<TileShape, 'form' | 'inner' | 'cols'>): LayerKind {
   if (shape.form !== 'single') return shape.form;
-  // A widening single layer (a tied LM head, the own transformer's ReLU layer) is neither.
-  return shape.inner === shape.cols ? 'o' : shape.inner > shape.cols ? 'down' : 'other';
+  return shape.inner === shape.cols ? 'o' : shape.inner > shape.cols ? 'down' : 'head';
 }
 
 /** What a layer's default tiling aims for: rows a block covers at most, threads, workgroups. */
@@ -201,7 +205,7 @@ export const LAYER_DEFAULTS: Record<LayerKind, LayerDefaults> = {
   o: { blockRows: 16, th: THREADS, groups: TARGET_GROUPS },
   gated: { blockRows: 4, th: 64, groups: 512 },
   down: { blockRows: 4, th: THREADS, groups: 512 },
-  other: { blockRows: 16, th: THREADS, groups: TARGET_GROUPS },
+  head: { blockRows: 16, th: THREADS, groups: TARGET_GROUPS },
 };
 
 /** The tiling of a layer: the default for its shape, with any override's fields in its place, checked. */

@@ -24,10 +24,16 @@ import * as tf from '@tensorflow/tfjs';
 import type { TensorInfo } from '@tensorflow/tfjs';
 import type { WebGPUProgram } from '@tensorflow/tfjs-backend-webgpu';
 import type { DecodeLinearForm } from '../fused-kernels';
-import { registerProgramKernel } from './program';
-import { DEFAULT_LIMITS, loraWidth, overridesVersion, sharedFloats, tileConfig, type TileConfig, type TileLimits } from './tile-config';
+import { registerProgramKernel, type ProgramCall } from './program';
+import { DEFAULT_LIMITS, LAYER_KINDS, loraWidth, overridesVersion, sharedFloats, tileConfig, type LayerKind, type TileConfig, type TileLimits } from './tile-config';
 
 export const TILED_DECODE_LINEAR = 'TurnLabTiledDecodeLinear';
+/**
+ * The kernel is registered once per layer kind (`TurnLabTiledDecodeLinear[gated]`, the same
+ * function under each name), so tf.profile splits its GPU time by layer with no bookkeeping of
+ * its own; the kinds are TURNLAB_DECODE_TILE's selectors.
+ */
+export const tiledDecodeLinearName = (kind: LayerKind) => `${TILED_DECODE_LINEAR}[${kind}]`;
 
 export interface TiledLayer {
   form: DecodeLinearForm;
@@ -378,23 +384,25 @@ export function deviceLimits(): TileLimits {
   };
 }
 
-/** Registers the kernel; inputs named as decode-linear.ts names them (x, w0.., bias, a, b, residual). */
+/** Registers the kernel under each layer kind's name; inputs named as decode-linear.ts names them (x, w0.., bias, a, b, residual). */
 export function registerTiledDecodeLinearKernel(): void {
-  registerProgramKernel(TILED_DECODE_LINEAR, (inputs, { form: formCode, scale, relu, transposed, eps, normInBias }) => {
-    const form = (['single', 'qkv', 'gated'] as const)[formCode];
-    const { x, w0, w1, w2, bias, a, b, residual, normWeight } = inputs;
-    const layer = tiledLayerOf(form, { x, weights: [w0, w1, w2].filter((w) => w !== undefined), bias, lora: a ? { a } : undefined, residual, relu: relu === 1, transposed: transposed === 1, norm: normWeight, normInBias: normInBias === 1 });
-    const named: [string, TensorInfo | undefined][] = [['X', x], ['W0', w0], ['W1', w1], ['W2', w2], ['Bias', bias], ['A', a], ['B', b], ['Residual', residual], ['NormW', normWeight]];
-    const bound = named.filter((n): n is [string, TensorInfo] => n[1] !== undefined);
-    const { program, colBlocks } = tiledDecodeLinearProgram(layer, bound.map(([n]) => n), x.shape[1], deviceLimits());
-    return {
-      program,
-      inputs: bound.map(([, t]) => t),
-      uniforms: [
-        { type: 'float32', data: [scale ?? 1] },
-        { type: 'int32', data: [colBlocks] },
-        { type: 'float32', data: [eps ?? 0] },
-      ],
-    };
-  });
+  for (const kind of LAYER_KINDS) registerProgramKernel(tiledDecodeLinearName(kind), buildTiledCall);
+}
+
+function buildTiledCall(inputs: Record<string, TensorInfo>, { form: formCode, scale, relu, transposed, eps, normInBias }: Record<string, number>): ProgramCall {
+  const form = (['single', 'qkv', 'gated'] as const)[formCode];
+  const { x, w0, w1, w2, bias, a, b, residual, normWeight } = inputs;
+  const layer = tiledLayerOf(form, { x, weights: [w0, w1, w2].filter((w) => w !== undefined), bias, lora: a ? { a } : undefined, residual, relu: relu === 1, transposed: transposed === 1, norm: normWeight, normInBias: normInBias === 1 });
+  const named: [string, TensorInfo | undefined][] = [['X', x], ['W0', w0], ['W1', w1], ['W2', w2], ['Bias', bias], ['A', a], ['B', b], ['Residual', residual], ['NormW', normWeight]];
+  const bound = named.filter((n): n is [string, TensorInfo] => n[1] !== undefined);
+  const { program, colBlocks } = tiledDecodeLinearProgram(layer, bound.map(([n]) => n), x.shape[1], deviceLimits());
+  return {
+    program,
+    inputs: bound.map(([, t]) => t),
+    uniforms: [
+      { type: 'float32', data: [scale ?? 1] },
+      { type: 'int32', data: [colBlocks] },
+      { type: 'float32', data: [eps ?? 0] },
+    ],
+  };
 }
