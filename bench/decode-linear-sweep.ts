@@ -1,6 +1,7 @@
 /**
  * The tiled decoding linear kernel (trainer-core/model/webgpu/tiled-decode-linear.ts) under many
- * tilings, for Qwen2.5-0.5B's four decoding layer shapes at one row count: random float32 weights,
+ * tilings, for Qwen2.5-0.5B's decoding layer shapes at one row count (q|k|v, o, gate/up, down and
+ * the LM head with the final RMSNorm folded in, 896 -> 151,936): random float32 weights,
  * each tiling's output checked against a tfjs reference (a fast wrong tiling cannot win), then
  * timed by GPU timestamps (tf.profile, as `bench/llm.ts --profile`) and by wall time over the
  * repeats with one sync. Prints a line per tiling as it goes (a run cut short still leaves its
@@ -13,15 +14,17 @@ import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
 import { fusedDecodeLinear } from '../trainer-core/model/webgpu/decode-linear';
 import { TILED_DECODE_LINEAR, deviceLimits } from '../trainer-core/model/webgpu/tiled-decode-linear';
-import { DEFAULT_LIMITS, describeTile, setTileOverride, tileConfig, type TileConfig, type TileOverride, type TileShape } from '../trainer-core/model/webgpu/tile-config';
+import { DEFAULT_LIMITS, describeTile, layerKind, setTileOverride, tileConfig, type TileConfig, type TileOverride, type TileShape } from '../trainer-core/model/webgpu/tile-config';
 
-const HELP = `usage: npx tsx bench/decode-linear-sweep.ts [--backend webgpu] [--rows N] [--quick] [--repeats N] [--budget-s S] [--layers qkv,o,gateup,down]
+const HELP = `usage: npx tsx bench/decode-linear-sweep.ts [--backend webgpu] [--rows N] [--quick] [--repeats N] [--budget-s S] [--layers qkv,o,gateup,down,head]
   --rows      rows decoded at once, default 64
   --quick     a few tilings and repeats (a check on llvmpipe)
   --repeats   most timed dispatches per tiling (fewer where one takes long), default 30 (quick: 2)
   --budget-s  seconds for the whole sweep (each layer gets its share; tilings past it are skipped), default 140
-  --layers    which of Qwen2.5-0.5B's layers, default qkv,o,gateup,down
+  --layers    which of Qwen2.5-0.5B's layers, default qkv,o,gateup,down,head
   --width     the model width (default 896) and --mlp the MLP width (default 4864): smaller shapes for a check
+  --vocab     the LM head's columns, default 151936 (its 545 MiB weight exceeds llvmpipe's 128 MiB
+              binding: e.g. --vocab 4096 there)
   --only      only the tilings of these labels (as the table names them), e.g. default,unstaged`;
 
 interface Options {
@@ -33,11 +36,12 @@ interface Options {
   layers: string[];
   width: number;
   mlp: number;
+  vocab: number;
   /** Only the tilings of these labels (empty: all). */
   only: string[];
 }
 
-const LAYER_NAMES = ['qkv', 'o', 'gateup', 'down'];
+const LAYER_NAMES = ['qkv', 'o', 'gateup', 'down', 'head'];
 
 function fail(message: string): never {
   console.error(`decode-linear-sweep: ${message}`);
@@ -45,7 +49,7 @@ function fail(message: string): never {
 }
 
 function parseArgs(args: readonly string[]): Options | 'help' {
-  const o: Options = { backend: 'webgpu', rows: 64, quick: false, repeats: 0, budgetS: 140, layers: LAYER_NAMES, width: 896, mlp: 4864, only: [] };
+  const o: Options = { backend: 'webgpu', rows: 64, quick: false, repeats: 0, budgetS: 140, layers: LAYER_NAMES, width: 896, mlp: 4864, vocab: 151936, only: [] };
   const positive = (flag: string, v: string | undefined) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1) fail(`${flag} needs a positive integer, got "${v ?? ''}"`);
@@ -61,6 +65,7 @@ function parseArgs(args: readonly string[]): Options | 'help' {
     else if (arg === '--budget-s') o.budgetS = positive(arg, args[++i]);
     else if (arg === '--width') o.width = positive(arg, args[++i]);
     else if (arg === '--mlp') o.mlp = positive(arg, args[++i]);
+    else if (arg === '--vocab') o.vocab = positive(arg, args[++i]);
     else if (arg === '--only') o.only = (args[++i] ?? '').split(',').filter(Boolean);
     else if (arg === '--layers') {
       o.layers = (args[++i] ?? '').split(',').filter(Boolean);
@@ -156,6 +161,21 @@ function buildLayers(o: Options): Layer[] {
     });
   }
   if (o.layers.includes('down')) single('down', mlp, xm);
+  if (o.layers.includes('head')) {
+    // As the decoding step calls it (hf/decode-session.ts): the final RMSNorm folded in, no LoRA.
+    const wh = w(d, o.vocab);
+    const gain = tf.add(1, normal([d], 0.1)) as tf.Tensor1D;
+    const eps = 1e-6;
+    layers.push({
+      name: 'head',
+      selector: 'head',
+      shape: { rows, cols: o.vocab, inner: d, loraCols: 0, gated: false, form: 'single' },
+      flops: 2 * rows * d * o.vocab,
+      bytes: bytesOf(wh, gain, x) + rows * o.vocab * 4,
+      run: () => fusedDecodeLinear('single', { x, norm: { weight: gain, eps }, weights: [wh] })!,
+      reference: () => mm(x.mul(tf.rsqrt(x.square().mean(1, true).add(eps))).mul(gain), wh) as tf.Tensor2D,
+    });
+  }
   return layers;
 }
 
@@ -198,6 +218,10 @@ export function candidates(shape: TileShape, quick: boolean): { label: string; o
     for (const rt of [1, 2, 4]) more.push({ label: `th${th}-rt${rt}`, override: { th, rt, groups: 512 } });
   // Input split forced, with the slice long enough for a few loads per thread.
   for (const ks of [1, 2, 4, 8, 16]) more.push({ label: `ks${ks}`, override: { ks, bk: Math.max(64, 4 * ks) } });
+  // The LM head has columns to spare: wider or taller blocks read its 545 MiB fewer times.
+  if (layerKind(shape) === 'head')
+    for (const [label, override] of [['rows64', { rt: 16 }], ['rows64-th1024', { rt: 16, th: 1024 }], ['rows32-th512', { rt: 8, th: 512 }], ['th1024', { th: 1024 }], ['th64', { th: 64 }]] as const)
+      more.push({ label, override });
   return [...list, ...more];
 }
 
@@ -241,12 +265,23 @@ async function timeLayer(layer: Layer, most: number): Promise<{ gpuMs: number | 
   return { gpuMs: numeric.length > 0 ? numeric[Math.floor(numeric.length / 2)] : null, wallMs };
 }
 
+/** Whether the device binds the head's weight whole (llvmpipe: 128 MiB); says why not. */
+function headFits(o: Options): boolean {
+  if (!o.layers.includes('head')) return true;
+  const limit = (tf.backend() as unknown as { device?: { limits?: { maxStorageBufferBindingSize?: number } } }).device?.limits?.maxStorageBufferBindingSize ?? 2 ** 27;
+  const bytes = o.width * o.vocab * 4;
+  if (bytes <= limit) return true;
+  const most = Math.floor(limit / (4 * o.width));
+  console.log(`head: skipped: its weight (${(bytes / 2 ** 20).toFixed(0)} MiB) exceeds this device's ${(limit / 2 ** 20).toFixed(0)} MiB storage binding (pass --vocab ${most} or less)`);
+  return false;
+}
+
 const fmt = (n: number, digits = 3) => n.toFixed(digits).padStart(9);
 
 async function sweep(o: Options): Promise<void> {
   const limits = deviceLimits();
   console.log(`limits: ${limits.sharedFloats * 4} bytes of workgroup memory, ${limits.threads} threads per workgroup; ${o.rows} rows, ${o.repeats} repeats per tiling, budget ${o.budgetS} s`);
-  const layers = buildLayers(o);
+  const layers = buildLayers(headFits(o) ? o : { ...o, layers: o.layers.filter((l) => l !== 'head') });
   const results: Row[] = [];
   const started = performance.now();
   console.log(`${'layer'.padEnd(7)} ${'tiling'.padEnd(22)} ${'config'.padEnd(52)} groups  gpu ms/disp  wall ms/disp   GFLOP/s      GB/s   max|diff|`);
