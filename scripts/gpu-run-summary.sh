@@ -24,6 +24,17 @@ echo "  $(line sampling 'dispatches per layer')  [at most 8 + 4; 6 + 3 with the 
 echo "  $(line sampling 'readbacks per step')  [1 readback, 0 pipelines]"
 echo "  $(line sampling 'batched sampling')  [64 rows >= 3,000]"
 echo "  GPU time: $(line sampling 'TurnLabTiledDecodeLinear')"
+# The decoding linear kernel's time by layer, from profile64 (else sampling's profile).
+split=profile64
+[ -f "$dir/profile64.log" ] || split=sampling
+if [ -f "$dir/$split.log" ] && grep -q 'TurnLabTiledDecodeLinear\[' "$dir/$split.log"; then
+  echo "  by layer ($split.log, one rollout at the most rows):"
+  grep -m5 'TurnLabTiledDecodeLinear\[' "$dir/$split.log" | sed 's/^ */    /'
+fi
+if [ -f "$dir/sweep.log" ]; then
+  echo "  sweep, best tiling per layer:"
+  grep -E '^  (qkv|o|gateup|down|head) ' "$dir/sweep.log" | sed 's/^ */    /'
+fi
 if [ -f "$dir/host.log" ] || [ -f "$dir/sampling-unrecorded.log" ]; then
   echo "  host, 1 row then 64: $(grep -E 'recorded step against' "$dir/host.log" 2>/dev/null | sed 's/^ *//' | tr '\n' ' ')"
   echo "  every step through tfjs (TURNLAB_DECODE_RECORDED=0): $(line sampling-unrecorded 'batched sampling')"

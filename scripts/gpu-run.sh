@@ -8,6 +8,7 @@
 #   GPU_RUN_SMALL=1 bash scripts/gpu-run.sh   # the same commands at tiny sizes (here, on llvmpipe)
 #   GPU_RUN_STEPS="tests iteration" bash scripts/gpu-run.sh   # other steps: the GPU tests, point 4's iteration
 #   GPU_RUN_STEPS="sweep sampling-tuned" bash scripts/gpu-run.sh   # tilings of the decoding kernel, then sampling with the best
+#   GPU_RUN_STEPS="info profile64 sweep summary" bash scripts/gpu-run.sh   # where the 64-row step's GPU time goes, layer by layer, and every layer's tilings
 #   GPU_RUN_STEPS="host sampling-unrecorded" bash scripts/gpu-run.sh   # the recorded decoding step's host time, and sampling without it
 #
 # The default steps (about 8 minutes on an H200, within one 10-minute call): sampling (Qwen2.5-0.5B
@@ -71,7 +72,8 @@ if [ "$small" = 1 ]; then
   model_args=(--small)
   tuned_args=(--backend webgpu --presets tiny-qwen2 --lengths 16 --vocab 4096 --dtype float32)
   sampling_rows=4
-  sweep_small=(--width 128 --mlp 256)
+  sweep_small=(--width 128 --mlp 256 --vocab 4096)
+  profile_args=(--backend webgpu --presets tiny-qwen2 --rows 4 --lengths 16 --vocab 4096 --dtype float32 --profile)
   model_dir=/tmp/gpu-run-models
   preset=tiny-qwen2
   ragen_size=(--small)
@@ -85,6 +87,7 @@ else
   tuned_args=(--backend webgpu --presets qwen2.5-0.5b --lengths 128 --dtype float32 --profile)
   sampling_rows=64
   sweep_small=()
+  profile_args=(--backend webgpu --presets qwen2.5-0.5b --rows 64 --lengths 16 --dtype float32 --profile)
   model_dir=/tmp/gpu-run-models
   preset=qwen2.5-0.5b
   ragen_size=()
@@ -101,6 +104,13 @@ fi
 if wants sampling; then
   step sampling ${LIMIT_SAMPLING:-180} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${sampling_args[@]}"
   show 'tokens/s|dispatch|readback|pipeline|TurnLab|BatchMatMul' 30
+fi
+# GPU time by kernel of one rollout at the sampling rows (prefill and 16 steps, every step through
+# tfjs), the decoding linear kernel's split by layer (qkv, o, gated, down, head); Dawn's timestamps
+# unquantized (trainer-core/dawn-flags.ts), so a dispatch's time is no longer in 0.0655 ms steps.
+if wants profile64; then
+  step profile64 ${LIMIT_PROFILE:-150} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/llm.ts "${profile_args[@]}"
+  show 'batched sampling|GPU time by kernel, one rollout|TurnLab|BatchMatMul|Error' 24
 fi
 # Host time of a decoding step by part (bench/decode-host-time.ts: Dawn's calls and tfjs's
 # bookkeeping a dispatch, each step recorded with the device idle) at 1 and 64 rows, every step
@@ -128,20 +138,21 @@ if wants lora; then
   step lora ${LIMIT_LORA:-150} "${tsx[@]}" bench/llm.ts "${lora_args[@]}"
   show 'weights:|batched sampling|training' 8
 fi
-# The tiled decoding kernel under many tilings at the sampling rows (bench/decode-linear-sweep.ts):
-# each checked against tfjs, timed by GPU timestamps; its last line is the best tiling per layer
+# The tiled decoding kernel under many tilings at the sampling rows (bench/decode-linear-sweep.ts:
+# q|k|v, o, gate/up, down and the LM head): each checked against tfjs, timed by GPU timestamps
+# (unquantized); its last line is the best tiling per layer
 # as DECODE_TILE="...". sampling-tuned: the sampling rows again with $DECODE_TILE (set by hand,
 # else the sweep's winner from this log) as TURNLAB_DECODE_TILE. DAWN_FLAGS (e.g.
 # enable-dawn-features=disable_robustness) goes to Dawn in both.
 if wants sweep; then
   if [ "$small" = 1 ]; then sweep_args=(--rows "$sampling_rows" --quick "${sweep_small[@]}" --budget-s 60); else sweep_args=(--rows "$sampling_rows" --budget-s $(( ${LIMIT_SWEEP:-170} - 30 ))); fi
   step sweep ${LIMIT_SWEEP:-170} env TURNLAB_DAWN_FLAGS="${DAWN_FLAGS:-}" "${tsx[@]}" bench/decode-linear-sweep.ts --backend webgpu "${sweep_args[@]}"
-  show 'limits:|best tiling|^  (qkv|o|gateup|down) |DECODE_TILE=|sweep took|WRONG|FAILED|Error' 14
+  show 'limits:|best tiling|^  (qkv|o|gateup|down|head) |head: skipped|DECODE_TILE=|sweep took|WRONG|FAILED|Error' 16
 fi
 # What Dawn's bounds checks cost: the sweep's first four tilings per layer with them off.
 if wants sweep-norobust; then
   step sweep-norobust ${LIMIT_SWEEP_NOROBUST:-60} env TURNLAB_DAWN_FLAGS=enable-dawn-features=disable_robustness "${tsx[@]}" bench/decode-linear-sweep.ts --backend webgpu --rows "$sampling_rows" --quick --repeats 30 --budget-s 45 "${sweep_small[@]}"
-  show '^(qkv|o|gateup|down) |WRONG|FAILED|Error' 20
+  show '^(qkv|o|gateup|down|head) |WRONG|FAILED|Error' 24
 fi
 if wants sampling-tuned; then
   tile=${DECODE_TILE:-$(grep -o 'DECODE_TILE="[^"]*"' "$LOG" | tail -n 1 | sed 's/^DECODE_TILE="//; s/"$//')}
