@@ -101,6 +101,21 @@ describe('FrozenLake steps', () => {
     expect(env.reset(5).endsWith('G')).toBe(true);
   });
 
+  it('puts the goal in one of the four corners with random_goal: corner, each corner in turn', () => {
+    const goals = new Set<number>();
+    for (let seed = 0; seed < 100; seed++) {
+      const map = generateLakeMap(5, 0.8, new Rng(seed), { randomStart: true, randomGoal: 'corner' });
+      const goal = map.tiles.indexOf('G');
+      expect([0, 4, 20, 24]).toContain(goal);
+      expect(hasPath(map, map.tiles.indexOf('S'))).toBe(true);
+      goals.add(goal);
+    }
+    expect(goals.size).toBe(4);
+    const board = make({ is_slippery: false, random_goal: 'corner' }).reset(3).split('\n');
+    expect([board[0][0], board[0][3], board[3][0], board[3][3]]).toContain('G');
+    expect(() => frozenLakeOptionsSchema.parse({ random_goal: 'corners' })).toThrow();
+  });
+
   it('replays a slippery episode identically from the same seed', () => {
     const env = make({ size: 8 });
     const play = () => {

@@ -42,7 +42,7 @@ describe('env registry', () => {
       ['p', 'number >0..1', 0.8],
       ['is_slippery', 'boolean', true],
       ['random_start', 'boolean', true],
-      ['random_goal', 'boolean', true],
+      ['random_goal', 'boolean | corner', true],
     ]);
   });
 

@@ -56,6 +56,8 @@ type JsonSchema = {
   maximum?: number;
   exclusiveMinimum?: number;
   enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
   items?: JsonSchema | false;
   prefixItems?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
@@ -82,6 +84,8 @@ export function describeEnvOptions(spec: EnvSpec): EnvOptionInfo[] {
 
 function typeName(schema: JsonSchema): string {
   if (schema.enum) return schema.enum.map((v) => String(v)).join(' | ');
+  if (schema.const !== undefined) return String(schema.const);
+  if (schema.anyOf) return schema.anyOf.map(typeName).join(' | ');
   if (schema.prefixItems) return `[${schema.prefixItems.map(typeName).join(', ')}]`;
   if (schema.type === 'array') return schema.items ? `list of ${typeName(schema.items)}` : 'list';
   if (schema.type === 'integer' || schema.type === 'number') {
