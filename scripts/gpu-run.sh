@@ -132,6 +132,12 @@ if wants sampling-unrecorded; then
   step sampling-unrecorded ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_RECORDED=0 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "1,16,$sampling_rows"
   show 'batched sampling|dispatches per layer|readbacks per step|Error' 8
 fi
+# The LM head through tfjs's tiled matmul from 16 rows (TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS), the
+# other layers through the decoding kernel: the head is a quarter of a 64-row step's products.
+if wants sampling-head-matmul; then
+  step sampling-head-matmul ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "$sampling_rows"
+  show 'batched sampling|dispatches per layer|TurnLabTiledDecodeLinear|BatchMatMul|Error' 12
+fi
 # The same with the 16-bit base (--dtype auto, the default a BF16 checkpoint gets): 64-row
 # sampling (the rollout borrows widened copies) and the LoRA step through the 16-bit products.
 if wants lora; then

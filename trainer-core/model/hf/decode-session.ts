@@ -31,6 +31,12 @@ type Lora = DecodeLinearInputs['lora'];
  * at every row count (8 per layer); the variable keeps the matmul route to compare on a GPU.
  */
 export const MATMUL_FROM_ROWS = Number(process.env.TURNLAB_DECODE_MATMUL_FROM_ROWS ?? Infinity) || Infinity;
+/**
+ * The same for the LM head alone (TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS): a quarter of a 64-row
+ * step's products at Qwen2.5-0.5B's shape, and the widest product, where tfjs's tiled matmul
+ * (17 TFLOP/s in the H200's prefill) may beat the decoding kernel (2.6 TFLOP/s over the step).
+ */
+const HEAD_MATMUL_FROM_ROWS = Number(process.env.TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS ?? MATMUL_FROM_ROWS) || MATMUL_FROM_ROWS;
 
 /** What the session reads from its model. */
 export interface DecoderWeights {
@@ -139,7 +145,7 @@ export class HfDecodeSession extends DeviceDecodingSession implements DecodingSe
     this.fed++;
     const head = w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
     const norm = { weight: w('model.norm.weight'), eps: c.rmsNormEps };
-    return this.batch >= MATMUL_FROM_ROWS ? (tf.matMul(rmsNorm(x, norm.weight, norm.eps), head) as tf.Tensor2D) : this.linear('single', { x, norm, weights: [head] });
+    return this.batch >= HEAD_MATMUL_FROM_ROWS ? (tf.matMul(rmsNorm(x, norm.weight, norm.eps), head) as tf.Tensor2D) : this.linear('single', { x, norm, weights: [head] });
   }
 
   protected replyCaches(): tf.Tensor[] {
