@@ -48,4 +48,19 @@ describe('decoding on the device (software Vulkan in CI)', () => {
     // Logits of order 10 (weights far from their init) in float32: a few 1e-6 apart.
     expect(decodingStep.logprobDiff).toBeLessThan(5e-5);
   }, 300_000);
+
+  it('decodes the same tokens with the LM head through tfjs matmul (TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS), one dispatch more a step', async ({ skip }) => {
+    const env = { ...process.env, TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS: '1' };
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 240_000, env });
+    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { unavailable?: boolean; error?: string; results: { decodingStep: Record<string, unknown>; sample: { mismatches: number } } };
+    if (result.unavailable) {
+      if (process.env.CI === 'true') throw new Error(`WebGPU backend did not start in CI: ${result.error}`);
+      skip(`WebGPU unavailable on this machine: ${result.error}`);
+    }
+    expect(result.error).toBeUndefined();
+    // The final RMSNorm is no longer folded into the head's product: 3 + 1 a step.
+    expect(result.results.decodingStep).toMatchObject({ perLayer: 6, fixed: 4, readbacks: 1, pipelines: 0, sameTokens: true, leaked: 0 });
+    expect(result.results.decodingStep.logprobDiff).toBeLessThan(5e-5);
+    expect(result.results.sample.mismatches).toBe(0);
+  }, 300_000);
 });
