@@ -138,6 +138,12 @@ if wants sampling-head-matmul; then
   step sampling-head-matmul ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "$sampling_rows"
   show 'batched sampling|dispatches per layer|TurnLabTiledDecodeLinear|BatchMatMul|Error' 12
 fi
+# Every layer's products through tfjs's tiled matmul from 16 rows (TURNLAB_DECODE_MATMUL_FROM_ROWS,
+# 15 dispatches a layer), the decoding kernel adding the rest: the route of 04:40, against today's kernel.
+if wants sampling-matmul; then
+  step sampling-matmul ${LIMIT_SAMPLING:-150} env TURNLAB_DECODE_MATMUL_FROM_ROWS=16 "${tsx[@]}" bench/llm.ts "${tuned_args[@]}" --rows "$sampling_rows"
+  show 'batched sampling|dispatches per layer|TurnLabTiledDecodeLinear|BatchMatMul|Error' 12
+fi
 # The same with the 16-bit base (--dtype auto, the default a BF16 checkpoint gets): 64-row
 # sampling (the rollout borrows widened copies) and the LoRA step through the 16-bit products.
 if wants lora; then
