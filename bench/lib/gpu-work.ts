@@ -56,7 +56,10 @@ export interface SamplingTimes {
   seconds: number;
   /** A rollout of one new token: the prefill and the first token, the part decoding steps do not cover. */
   prefillSeconds: number;
-  /** Tokens per second of the decoding steps alone (the rollout less the one-token rollout). */
+  /**
+   * Tokens per second of the decoding steps alone (the rollout less the one-token rollout); NaN
+   * where the one-token rollout took as long as the whole one (steps too short to time apart).
+   */
   decodingTokensPerSecond: number;
 }
 
@@ -74,13 +77,19 @@ export async function samplingTimes(model: LanguageModel, rows: number, promptLe
   start = performance.now();
   await sampleTokens(model, prompts, { ...options, maxNewTokens: 1 });
   const prefillSeconds = (performance.now() - start) / 1000;
-  return { tokensPerSecond: (rows * newTokens) / seconds, seconds, prefillSeconds, decodingTokensPerSecond: (rows * (newTokens - 1)) / Math.max(1e-9, seconds - prefillSeconds) };
+  return { tokensPerSecond: (rows * newTokens) / seconds, seconds, prefillSeconds, decodingTokensPerSecond: decodingRate(rows * (newTokens - 1), seconds - prefillSeconds) };
+}
+
+/** Tokens per second over the time the steps after the prefill took; NaN where that time is not positive. */
+export function decodingRate(tokens: number, seconds: number): number {
+  return seconds > 0 ? tokens / seconds : Number.NaN;
 }
 
 /** "1 rows 31.2, ..." and the prefill's share of each rollout. */
 export function describeSampling(rates: Array<{ rows: number; times: SamplingTimes }>, digits = 1): string {
   const whole = rates.map(({ rows, times }) => `${rows} rows ${times.tokensPerSecond.toFixed(digits)}`).join(', ');
-  const parts = rates.map(({ rows, times }) => `${rows} rows ${times.prefillSeconds.toFixed(3)} of ${times.seconds.toFixed(3)} s, ${times.decodingTokensPerSecond.toFixed(digits)} tokens/s after it`).join('; ');
+  const after = (rate: number) => (Number.isFinite(rate) ? `${rate.toFixed(digits)} tokens/s after it` : 'the steps after it too short to time apart');
+  const parts = rates.map(({ rows, times }) => `${rows} rows ${times.prefillSeconds.toFixed(3)} of ${times.seconds.toFixed(3)} s, ${after(times.decodingTokensPerSecond)}`).join('; ');
   return `${whole} (prefill and first token: ${parts})`;
 }
 
