@@ -7,6 +7,7 @@ export * from './outcome';
 export * from './grpo';
 export * from './rloo';
 export * from './reinforce-plus-plus';
+export * from './returns-to-go';
 export * from './estimator';
 export * from './estimator-registry';
 export * from './kl';

@@ -3,35 +3,21 @@ import { checkGridSize, checkMask, checkRewardsOnGeneratedTokens } from './grid'
 import { broadcastOverMask, checkOutcomeInput, groupMembers, mean, sequenceScores, type OutcomeInput } from './outcome';
 import type { AdvantageResult, RewardBatch } from './types';
 import { maskedWhiten } from './whiten';
+import { returnsToGo } from './returns-to-go';
 
 export interface ReinforcePlusPlusInput extends RewardBatch {
   /** Discount per generated token. Default 1. */
   gamma?: number;
 }
 
-/**
- * REINFORCE++: discounted return-to-go G_t = r_t + gamma * G_next, whitened over the batch.
- * verl zeroes the running return at every mask-0 token, which in a multi-turn sequence would cut
- * each turn off from the rewards of later turns; here the recursion instead jumps over unmasked
- * tokens (like GAE), so only the end of the sequence starts a fresh sum. For a single-turn
- * sequence (generated tokens, then padding) both agree.
- */
+/** REINFORCE++: the discounted return to go (returnsToGo), whitened over the batch. */
 export function computeReinforcePlusPlus(input: ReinforcePlusPlusInput): AdvantageResult {
-  const { rewards, mask, rows, cols, gamma = 1 } = input;
+  const { mask, gamma = 1 } = input;
   checkGridSize(input);
   checkMask(mask, input);
-  checkRewardsOnGeneratedTokens(rewards, mask, input);
+  checkRewardsOnGeneratedTokens(input.rewards, mask, input);
   checkDiscount('gamma', gamma);
-  const returns = new Float32Array(rows * cols);
-  for (let b = 0; b < rows; b++) {
-    let running = 0;
-    for (let t = cols - 1; t >= 0; t--) {
-      const i = b * cols + t;
-      if (mask[i] === 0) continue;
-      running = rewards[i] + gamma * running;
-      returns[i] = running;
-    }
-  }
+  const returns = returnsToGo(input, gamma);
   return { advantages: maskedWhiten(returns, mask), returns };
 }
 

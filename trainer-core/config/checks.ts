@@ -17,6 +17,14 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
         'keep one: null `model.path` to start from the pretrained model',
     });
   }
+  if (cfg.actor_rollout_ref.actor.aux_value_coef > 0 && cfg.actor_rollout_ref.model.path !== null) {
+    issues.push({
+      path: ['actor_rollout_ref', 'actor', 'aux_value_coef'],
+      message:
+        '`actor_rollout_ref.actor.aux_value_coef` puts a value head on TurnLab\'s own model, and `actor_rollout_ref.model.path` loads a Hugging Face model; ' +
+        'set aux_value_coef to 0 (a critic of its own comes with `algorithm.adv_estimator: gae`)',
+    });
+  }
   const { dagger_rounds: daggerRounds, mode: warmStartMode, steps: warmStartSteps } = cfg.warm_start;
   if (cfg.trainer.total_training_steps === 0 && (warmStartMode === 'none' || warmStartSteps === 0)) {
     issues.push({

@@ -59,6 +59,9 @@ actor_rollout_ref:
     use_kl_loss: false           # KL to the reference model as a loss term
     kl_loss_coef: 0.001
     kl_loss_type: low_var_kl     # kl (k1) | abs | mse (k2) | low_var_kl (k3)
+    aux_value_coef: 0.0          # > 0: a value head on the policy's own trunk, fitted to each token's return to go beside the
+                                 # policy loss (classic PPO's shared actor-critic vf_coef), so the trunk learns what predicts
+                                 # the outcome; the advantages still come from the estimator; TurnLab's own models only
     grad_clip: 1.0               # global gradient-norm clip
     optim:
       lr: 1.0e-6                 # RAGEN/verl value for a pretrained 0.5B model; from-scratch models want ~1e-4

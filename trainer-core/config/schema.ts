@@ -86,6 +86,7 @@ const actorSchema = z.strictObject({
   use_kl_loss: z.boolean(),
   kl_loss_coef: z.number().nonnegative(),
   kl_loss_type: z.enum(KL_TYPES),
+  aux_value_coef: z.number().nonnegative(),
   grad_clip: z.number().positive(),
   optim: optimSchema,
 });

@@ -32,6 +32,12 @@ export interface ActorLossSettings {
   entropyCoeff: number;
   /** KL to the reference as a loss term (the micro-batch then carries refLogprobs). */
   klLoss: { coef: number; type: KlType } | null;
+  /**
+   * The policy's own value head fitted to each token's return to go (the micro-batch then
+   * carries returns), weighted by coef beside the policy loss: the trunk is shared, so what
+   * predicts the outcome is learnt where the move is chosen (aux_value_coef).
+   */
+  auxValue: { coef: number } | null;
   /** Recompute each layer's activations in the backward pass. */
   checkpointLayers: boolean;
 }
@@ -47,14 +53,20 @@ export type LossSpec = { role: 'actor'; settings: ActorLossSettings } | { role: 
 
 /** Reported scalars that are themselves sums over micro-batches (losses); the rest are fractions. */
 export const SUMMED_SCALARS: Record<LossSpec['role'], ReadonlySet<string>> = {
-  actor: new Set(['pg_loss', 'entropy', 'kl_loss']),
+  actor: new Set(['pg_loss', 'entropy', 'kl_loss', 'aux_vf_loss']),
   critic: new Set(['vf_loss']),
   supervised: new Set(['loss']),
 };
 
 /** The batch arrays each role's loss reads. */
 export const LOSS_ARRAYS: Record<LossSpec['role'], (spec: LossSpec) => string[]> = {
-  actor: (spec) => ['mask', 'oldLogprobs', 'advantages', ...(spec.role === 'actor' && spec.settings.klLoss ? ['refLogprobs'] : [])],
+  actor: (spec) => [
+    'mask',
+    'oldLogprobs',
+    'advantages',
+    ...(spec.role === 'actor' && spec.settings.klLoss ? ['refLogprobs'] : []),
+    ...(spec.role === 'actor' && spec.settings.auxValue ? ['returns'] : []),
+  ],
   critic: () => ['mask', 'oldValues', 'returns'],
   supervised: () => ['mask'],
 };
@@ -116,7 +128,7 @@ function lossOf(model: TrainableModel, micro: MicroBatch, spec: LossSpec, keep: 
     return vl.loss;
   }
   const s = spec.settings;
-  const scores = scoreTokens(model, rows, { temperature: s.temperature, logprobs: true, entropy: true, documents, scored, checkpointLayers: s.checkpointLayers });
+  const scores = scoreTokens(model, rows, { temperature: s.temperature, logprobs: true, entropy: true, values: s.auxValue !== null, documents, scored, checkpointLayers: s.checkpointLayers });
   const logp = scores.logprobs as tf.Tensor2D;
   const pg = policyLoss({
     logp,
@@ -140,6 +152,12 @@ function lossOf(model: TrainableModel, micro: MicroBatch, spec: LossSpec, keep: 
     const kl = klLoss({ logp, refLogp: tensor('refLogprobs'), mask, type: s.klLoss.type, aggMode: s.aggMode, aggOptions });
     keep('kl_loss', kl);
     loss = loss.add(kl.mul(s.klLoss.coef));
+  }
+  if (s.auxValue) {
+    const squared = tf.square(tf.sub(scores.values as tf.Tensor2D, tensor('returns')));
+    const vf = tf.mul(aggLoss(squared, mask, s.aggMode, aggOptions), 0.5) as tf.Scalar;
+    keep('aux_vf_loss', vf);
+    loss = loss.add(vf.mul(s.auxValue.coef));
   }
   return loss as tf.Scalar;
 }

@@ -69,7 +69,8 @@ export function transformerConfig(cfg: RunConfig, vocabSize: number, role: 'poli
     positionEncoding: cfg.model.position_encoding,
     ropeBase: cfg.model.rope_base,
     lmHead: role === 'policy',
-    valueHead: role === 'critic',
+    // The policy carries a value head of its own when the value loss shapes its trunk (aux_value_coef).
+    valueHead: role === 'critic' || cfg.actor_rollout_ref.actor.aux_value_coef > 0,
   };
 }
 

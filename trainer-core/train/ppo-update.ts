@@ -98,6 +98,8 @@ export interface ActorUpdateSettings {
   gradClip: number;
   /** KL to the reference as a loss term, when on. */
   klLoss: { coef: number; type: KlType; refLogprobs: Float32Array } | null;
+  /** The policy's value head fitted to these returns beside the policy loss, when on (aux_value_coef). */
+  auxValue?: { coef: number; returns: Float32Array } | null;
   /** See Schedule.packByLength; default true. */
   packByLength?: boolean;
   /** Recompute each layer's activations in the backward pass (gradient checkpointing); default false. */
@@ -232,6 +234,7 @@ export async function updateActor(
 ): Promise<Metrics> {
   const arrays: Record<string, Float32Array> = { mask: batch.mask, oldLogprobs: batch.oldLogprobs, advantages };
   if (settings.klLoss) arrays.refLogprobs = settings.klLoss.refLogprobs;
+  if (settings.auxValue) arrays.returns = settings.auxValue.returns;
   const spec: LossSpec = {
     role: 'actor',
     settings: {
@@ -242,6 +245,7 @@ export async function updateActor(
       aggMode: settings.aggMode,
       entropyCoeff: settings.entropyCoeff,
       klLoss: settings.klLoss ? { coef: settings.klLoss.coef, type: settings.klLoss.type } : null,
+      auxValue: settings.auxValue ? { coef: settings.auxValue.coef } : null,
       checkpointLayers: settings.checkpointLayers ?? false,
     },
   };

@@ -6,6 +6,7 @@ import { centerAdvantagesByToken } from '../algo/token-centering';
 import { applyKlPenalty, type KlType } from '../algo/kl';
 import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
+import { returnsToGo } from '../algo/returns-to-go';
 import { selectBackend } from '../backend';
 import { resolvedConfigToYaml } from '../config/load';
 import type { RunConfig } from '../config/schema';
@@ -236,10 +237,12 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
       metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
+    // The environment's rewards, not the KL-penalised ones: the value head learns the outcome.
+    const auxReturns = actor.aux_value_coef > 0 ? returnsToGo(batch, cfg.algorithm.gamma) : null;
     Object.assign(
       metrics,
       await phase('actor update', () =>
-        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(cfg, temperature, refLogprobs), s.rng.minibatch, parallel(s, 'policy')),
+        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(cfg, temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
       ),
     );
     metrics['actor/kl_coef'] = s.klController.value;

@@ -32,6 +32,7 @@ export function actorUpdateSettings(
   cfg: RunConfig,
   temperature: number,
   refLogprobs: Float32Array | null,
+  auxReturns: Float32Array | null = null,
 ): ActorUpdateSettings {
   const actor = cfg.actor_rollout_ref.actor;
   return {
@@ -47,6 +48,7 @@ export function actorUpdateSettings(
     temperature,
     gradClip: actor.grad_clip,
     klLoss: actor.use_kl_loss && refLogprobs ? { coef: actor.kl_loss_coef, type: actor.kl_loss_type as KlType, refLogprobs } : null,
+    auxValue: actor.aux_value_coef > 0 && auxReturns ? { coef: actor.aux_value_coef, returns: auxReturns } : null,
     checkpointLayers: gradientCheckpointing(cfg),
   };
 }
