@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
 import { ConfigError } from '../../trainer-core/config/errors';
 import { loadRunConfig } from '../../trainer-core/config/load';
@@ -9,6 +10,10 @@ import { transformerConfig } from '../../trainer-core/train/models';
 import { scoreBatch, updateActor, type ActorUpdateSettings } from '../../trainer-core/train/ppo-update';
 import type { TrainingBatch } from '../../trainer-core/train/batch';
 import { randomBatch, testActorSettings } from '../helpers/random-batch';
+import { tempDir, tinyBanditConfig, trainInMemory } from './helpers';
+
+const tmp = tempDir('aux-value');
+afterAll(() => tmp.cleanup());
 
 beforeAll(async () => {
   await selectBackend('wasm');
@@ -65,7 +70,7 @@ describe('the policy value loss (actor_rollout_ref.actor.aux_value_coef)', () =>
     expect(first.metrics['actor/aux_vf_loss']).toBeGreaterThan(0);
     // The value loss reaches the trunk: its weights differ from the policy loss's alone.
     expect([...first.weights.get('layers.0.attn.qkv.weight')!]).not.toEqual([...trunkOnly.weights.get('layers.0.attn.qkv.weight')!]);
-    const later = await weightsAfter(model, batch, advantages, settings, 20);
+    const later = await weightsAfter(model, batch, advantages, settings, 12);
     expect(later.metrics['actor/aux_vf_loss']).toBeLessThan(first.metrics['actor/aux_vf_loss'] / 2);
     const { values } = await scoreBatch(model, batch, { logprobs: false, values: true, chunk: 4 });
     let even = 0;
@@ -89,5 +94,20 @@ describe('the policy value loss (actor_rollout_ref.actor.aux_value_coef)', () =>
     const hf = ['actor_rollout_ref.actor.aux_value_coef=0.5', 'actor_rollout_ref.model.path=/models/qwen'];
     expect(() => loadRunConfig(frozenlake, hf)).toThrow(ConfigError);
     expect(() => loadRunConfig(frozenlake, hf)).toThrow(/aux_value_coef.*Hugging Face/);
+  });
+
+  it('trains a run that reports it, resumes it, and names the key when a checkpoint without the head is started from', async () => {
+    const on = ['trainer.total_training_steps=2', 'trainer.test_freq=0', 'actor_rollout_ref.actor.aux_value_coef=0.5'];
+    const run = await trainInMemory(tinyBanditConfig(on), { checkpointDir: join(tmp.dir, 'on') });
+    expect(run.result.status).toBe('completed');
+    expect(run.sink.metrics.get(2)!['actor/aux_vf_loss']).toBeGreaterThan(0);
+    const resumed = await trainInMemory(tinyBanditConfig([...on, 'trainer.total_training_steps=3']), {
+      checkpointDir: join(tmp.dir, 'on-resumed'),
+      resumeFrom: run.sink.checkpoints.at(-1)!.path,
+    });
+    expect(resumed.result.status).toBe('completed');
+    const off = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0']), { checkpointDir: join(tmp.dir, 'off') });
+    const fromOff = tinyBanditConfig([...on, 'warm_start.steps=0', `model.path=${off.sink.checkpoints[0].path}`]);
+    await expect(trainInMemory(fromOff, { checkpointDir: join(tmp.dir, 'from-off') })).rejects.toThrow(/valueHead: checkpoint false, config true.*aux_value_coef > 0: set it to 0/);
   });
 });
