@@ -111,6 +111,16 @@ describe('validation errors', () => {
     expect(configForTrainStage(cfg, 1).es_manager.train.env_configs.tags).toEqual(['Bandit']);
   });
 
+  it("weighs the actor's KL loss as the latest stage that sets kl_loss_coef says, and only with use_kl_loss", () => {
+    const stage = (from: number, kl?: number) => ({ from_iteration: from, env_configs: { tags: ['Bandit'], n_groups: [8] }, ...(kl === undefined ? {} : { kl_loss_coef: kl }) });
+    const actor = { use_kl_loss: true, kl_loss_coef: 0.05 };
+    const cfg = parseRunConfig({ actor_rollout_ref: { actor }, es_manager: { train: { stages: [stage(5, 0), stage(9), stage(12, 0.2)] } } });
+    expect([0, 1, 2, 3].map((i) => configForTrainStage(cfg, i).actor_rollout_ref.actor.kl_loss_coef)).toEqual([0.05, 0, 0, 0.2]);
+    expect(cfg.actor_rollout_ref.actor.kl_loss_coef).toBe(0.05);
+    const off = errorOf(() => parseRunConfig({ es_manager: { train: { stages: [stage(5, 0)] } } }));
+    expect(off.message).toContain('`es_manager.train.stages.0.kl_loss_coef` weighs the actor\'s KL loss, which `actor_rollout_ref.actor.use_kl_loss` turns off');
+  });
+
   it('checks env_config with the env options schema', () => {
     const path = file('custom_envs:\n  FrozenLake:\n    env_type: frozen_lake\n    env_config:\n      sise: 4\n');
     const error = errorOf(() => loadRunConfig(path));

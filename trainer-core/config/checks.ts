@@ -134,6 +134,12 @@ function trainStagesIssues(cfg: RunConfig): ConfigIssue[] {
       });
     }
     issues.push(...envConfigsIssues(cfg, [...path, 'env_configs'], stage.env_configs, train.env_groups));
+    if (stage.kl_loss_coef !== undefined && !cfg.actor_rollout_ref.actor.use_kl_loss) {
+      issues.push({
+        path: [...path, 'kl_loss_coef'],
+        message: `\`es_manager.train.stages.${i}.kl_loss_coef\` weighs the actor's KL loss, which \`actor_rollout_ref.actor.use_kl_loss\` turns off; set use_kl_loss to true or drop the stage's kl_loss_coef`,
+      });
+    }
   });
   return issues;
 }

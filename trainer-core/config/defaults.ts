@@ -151,7 +151,7 @@ es_manager:
     env_configs:
       tags: [SimpleSokoban]      # keys of custom_envs
       n_groups: [8]              # groups per tag; sums to env_groups
-    stages: []                   # a curriculum: [{from_iteration: N, env_configs: {tags, n_groups}}, ...], from iteration N on the train rollouts play those envs (same env_groups); [] plays env_configs throughout
+    stages: []                   # a curriculum: [{from_iteration: N, env_configs: {tags, n_groups}, kl_loss_coef?}, ...], from iteration N on the train rollouts play those envs (same env_groups) and, where given, the actor's KL loss weighs kl_loss_coef; [] plays env_configs throughout
   val:
     env_groups: 256
     group_size: 1

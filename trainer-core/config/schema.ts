@@ -184,10 +184,14 @@ const envSplitSchema = z.strictObject({
   env_configs: envConfigsSchema,
 });
 
-/** A curriculum step: from `from_iteration` on, the train rollouts play these envs instead. */
+/**
+ * A curriculum step: from `from_iteration` on, the train rollouts play these envs instead, and,
+ * where given, the actor's KL loss weighs `kl_loss_coef` (until a later stage sets another).
+ */
 const trainStageSchema = z.strictObject({
   from_iteration: positiveInt,
   env_configs: envConfigsSchema,
+  kl_loss_coef: z.number().nonnegative().optional(),
 });
 
 const trainSplitSchema = envSplitSchema.extend({

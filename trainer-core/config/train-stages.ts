@@ -19,12 +19,22 @@ export function trainStageEnvConfigs(cfg: RunConfig): EnvConfigsConfig[] {
   return [cfg.es_manager.train.env_configs, ...cfg.es_manager.train.stages.map((s) => s.env_configs)];
 }
 
-/** The config whose train split plays stage `stage`'s envs: what an env manager for that stage is built from. */
+/**
+ * The config of stage `stage`: its train split plays the stage's envs (what an env manager for
+ * that stage is built from), and the actor's KL loss weighs the last `kl_loss_coef` set by this
+ * stage or an earlier one (the actor's own before any).
+ */
 export function configForTrainStage(cfg: RunConfig, stage: number): RunConfig {
   if (stage === 0) return cfg;
   const envConfigs = trainStageEnvConfigs(cfg)[stage];
   if (!envConfigs) throw new RangeError(`the config has ${cfg.es_manager.train.stages.length} train stages after env_configs; there is no stage ${stage}`);
-  return { ...cfg, es_manager: { ...cfg.es_manager, train: { ...cfg.es_manager.train, env_configs: envConfigs } } };
+  const actor = cfg.actor_rollout_ref.actor;
+  const klLossCoef = cfg.es_manager.train.stages.slice(0, stage).reduce((coef, s) => s.kl_loss_coef ?? coef, actor.kl_loss_coef);
+  return {
+    ...cfg,
+    actor_rollout_ref: { ...cfg.actor_rollout_ref, actor: { ...actor, kl_loss_coef: klLossCoef } },
+    es_manager: { ...cfg.es_manager, train: { ...cfg.es_manager.train, env_configs: envConfigs } },
+  };
 }
 
 /** Every tag any train stage plays. */

@@ -154,8 +154,11 @@ export function enterTrainStage(session: Session, iteration: number): void {
   es.restoreState(session.esTrain.state());
   session.esTrain = es;
   session.trainStage = stage;
-  const { tags, n_groups: groups } = configForTrainStage(session.cfg, stage).es_manager.train.env_configs;
-  session.options.log?.(`curriculum: at iteration ${iteration} the train rollouts play stage ${stage} (${tags.map((t, i) => `${t} x ${groups[i]}`).join(', ')})`);
+  const stageCfg = configForTrainStage(session.cfg, stage);
+  const { tags, n_groups: groups } = stageCfg.es_manager.train.env_configs;
+  const actor = stageCfg.actor_rollout_ref.actor;
+  const kl = actor.use_kl_loss && session.cfg.es_manager.train.stages.some((s) => s.kl_loss_coef !== undefined) ? `, KL loss coefficient ${actor.kl_loss_coef}` : '';
+  session.options.log?.(`curriculum: at iteration ${iteration} the train rollouts play stage ${stage} (${tags.map((t, i) => `${t} x ${groups[i]}`).join(', ')})${kl}`);
 }
 
 /**

@@ -9,6 +9,7 @@ import { maskedMean } from '../algo/whiten';
 import { returnsToGo } from '../algo/returns-to-go';
 import { selectBackend } from '../backend';
 import { resolvedConfigToYaml } from '../config/load';
+import { configForTrainStage } from '../config/train-stages';
 import type { RunConfig } from '../config/schema';
 import { deriveSeed, Rng } from '../rng';
 import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
@@ -242,7 +243,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     Object.assign(
       metrics,
       await phase('actor update', () =>
-        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(cfg, temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
+        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(configForTrainStage(cfg, s.trainStage), temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
       ),
     );
     metrics['actor/kl_coef'] = s.klController.value;
