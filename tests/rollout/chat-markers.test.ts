@@ -36,6 +36,12 @@ describe("a pretrained model's chat template", () => {
     expect(cm.contextIds(env, turns)).toEqual(expect.arrayContaining(turns[0].reply!.generatedIds as number[]));
   });
 
+  it('decodes a reply that was only the end-of-turn token as empty text', async () => {
+    const tokenizer = await HfTokenizer.load(qwenTokenizerDir());
+    expect(tokenizer.decode([])).toBe('');
+    expect(tokenizer.decode(tokenizer.encode('Left'))).toBe('Left');
+  });
+
   it('opens a template without a system message with an empty one', async () => {
     const { cm, tokenizer } = await qwenManager('compact');
     const text = tokenizer.decode(cm.contextIds(env, [{ turn: 1, observation: 'PG', actionsLeft: 3 }]));

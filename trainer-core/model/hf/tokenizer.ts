@@ -95,6 +95,8 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(ids: readonly number[], skipSpecialTokens = false): string {
+    // A reply that is only the end-of-turn token decodes to nothing; the library refuses [].
+    if (ids.length === 0) return '';
     return this.impl.decode([...ids], { skip_special_tokens: skipSpecialTokens });
   }
 
