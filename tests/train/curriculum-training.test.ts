@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRunConfig } from '../../trainer-core/config';
-import { fitRunTokenizer } from '../../trainer-core/train/models';
+import { fitRunTokenizer, modelRoles } from '../../trainer-core/train/models';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
-import { tempDir, trainInMemory } from './helpers';
+import { tempDir, tinyBanditConfig, trainInMemory } from './helpers';
 
 const tmp = tempDir('curriculum');
 afterAll(() => tmp.cleanup());
@@ -39,6 +39,27 @@ describe('es_manager.train.stages in training', () => {
       const played = (sink: typeof straight.sink) => trainEpisodes(sink, iteration).map((e) => [e.envTag, e.seed]);
       expect(played(resumed.sink)).toEqual(played(straight.sink));
     }
+  }, 120_000);
+
+  it("scores the reference only in the stages whose KL loss weighs it, and keeps one for a later stage's", async () => {
+    const stage = (from: number, kl: number) => `{from_iteration: ${from}, env_configs: {tags: [Bandit], n_groups: [2]}, kl_loss_coef: ${kl}}`;
+    const config = tinyBanditConfig([
+      'trainer.total_training_steps=3',
+      'trainer.test_freq=0',
+      'trainer.save_freq=0',
+      'actor_rollout_ref.actor.use_kl_loss=true',
+      'actor_rollout_ref.actor.kl_loss_coef=0',
+      `es_manager.train.stages=[${stage(2, 0.05)}, ${stage(3, 0)}]`,
+    ]);
+    // Stage 0 alone weighs no KL term; the run still needs a reference, for stage 1.
+    expect(modelRoles({ ...config, es_manager: { ...config.es_manager, train: { ...config.es_manager.train, stages: [] } } }).reference).toBe(false);
+    expect(modelRoles(config).reference).toBe(true);
+    const { sink, result } = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'kl-stages') });
+    expect(result.status).toBe('completed');
+    const klLoss = [1, 2, 3].map((i) => sink.metrics.get(i)?.['actor/kl_loss']);
+    expect(klLoss[0]).toBeUndefined();
+    expect(klLoss[1]).toBeGreaterThanOrEqual(0);
+    expect(klLoss[2]).toBeUndefined();
   }, 120_000);
 
   it('fits the tokenizer of the run without stages when every stage plays tags the splits already play', () => {

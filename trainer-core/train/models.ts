@@ -9,16 +9,28 @@ import { createContextManager } from '../rollout/rollout-loop';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { playDemonstrations, type DemonstrationMode } from './demonstrations';
 
-/** Which models a config needs: a critic only for GAE, a reference only when a KL term is on. */
+/**
+ * Whether one train stage's config (configForTrainStage) weighs a KL term: the iterations of a
+ * stage that does not score no reference.
+ */
+export function stageUsesReference(stageCfg: RunConfig): boolean {
+  return needsReference({
+    useKlInReward: stageCfg.algorithm.use_kl_in_reward,
+    klCoef: stageCfg.algorithm.kl_ctrl.kl_coef,
+    useKlLoss: stageCfg.actor_rollout_ref.actor.use_kl_loss,
+    klLossCoef: stageCfg.actor_rollout_ref.actor.kl_loss_coef,
+  });
+}
+
+/**
+ * Which models a config needs: a critic only for GAE, a reference only when a KL term is on in
+ * some train stage (a curriculum may switch the KL loss on after a stage without it).
+ */
 export function modelRoles(cfg: RunConfig): { critic: boolean; reference: boolean } {
+  const stages = cfg.es_manager.train.stages.length + 1;
   return {
     critic: needsCritic(cfg.algorithm.adv_estimator),
-    reference: needsReference({
-      useKlInReward: cfg.algorithm.use_kl_in_reward,
-      klCoef: cfg.algorithm.kl_ctrl.kl_coef,
-      useKlLoss: cfg.actor_rollout_ref.actor.use_kl_loss,
-      klLossCoef: cfg.actor_rollout_ref.actor.kl_loss_coef,
-    }),
+    reference: Array.from({ length: stages }, (_, i) => stageUsesReference(configForTrainStage(cfg, i))).some(Boolean),
   };
 }
 

@@ -23,6 +23,7 @@ import { phase } from '../model/phase-profile';
 import { releasePooledDeviceMemory } from '../model/backend-memory';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
+import { stageUsesReference } from './models';
 import type { EpisodeReport, RunEndStatus } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { enterTrainStage, hasWarmStart, openSession, startWorkers, type Session } from './session';
@@ -183,7 +184,9 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   }
   let advantages: Float32Array | null = null;
   if (batch.rows > 0) {
-    const refLogprobs = s.reference
+    const stageCfg = configForTrainStage(cfg, s.trainStage);
+    // A stage whose KL weights are all 0 would only spend a forward pass on a number nobody uses.
+    const refLogprobs = s.reference && stageUsesReference(stageCfg)
       ? maskInPlace(
           (await phase('reference', () => scoreBatch(s.reference!, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference')))).logprobs as Float32Array,
           batch.mask,
@@ -243,7 +246,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     Object.assign(
       metrics,
       await phase('actor update', () =>
-        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(configForTrainStage(cfg, s.trainStage), temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
+        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(stageCfg, temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
       ),
     );
     metrics['actor/kl_coef'] = s.klController.value;
