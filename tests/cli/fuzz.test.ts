@@ -263,17 +263,24 @@ const GENERATORS: Array<[string, number, (rng: Rng, i: number) => Input]> = [
   ],
 ];
 
-function runIds(dataDir: string): number[] {
+function runsOf(dataDir: string): Array<{ id: number; status: string; error: string | null }> {
   try {
     const s = openStore(dataDir);
     try {
-      return s.runs.allIds();
+      return s.runs.allIds().map((id) => {
+        const run = s.runs.get(id)!;
+        return { id, status: run.status, error: run.error };
+      });
     } finally {
       s.close();
     }
   } catch {
     return [];
   }
+}
+
+function runIds(dataDir: string): number[] {
+  return runsOf(dataDir).map((r) => r.id);
 }
 
 function integrity(dataDir: string): string[] {
@@ -313,9 +320,13 @@ describe(`fuzzed bad inputs (FUZZ_SEED=${SEED}, FUZZ_N=${N})`, () => {
       else if (/internal error/.test(stderr) || /\n\s+at .+[:(].*\d+:\d+\)?/.test(stderr)) problems.push(`${what}\n  ${stderr.slice(0, 400)}`);
       else if (outcome.code === 2 && stderr.trim().split('\n').filter((l) => l.startsWith('turnlab: ')).length !== 1) problems.push(`${what}\n  not one line: ${stderr.slice(0, 400)}`);
       if (outcome.code === 2) {
-        const after = runIds(input.dataDir);
-        const added = after.filter((id) => !before.includes(id));
-        if (added.length) problems.push(`${what}\n  refused, yet left run(s) ${added.join(', ')}`);
+        // A refusal leaves no run; a run that started and then failed (a config the schema
+        // accepts whose problem shows only when the run plays, e.g. prompts longer than the
+        // context) is kept as failed, with the line printed as its stored error.
+        const said = stderr.split('\n').find((l) => l.startsWith('turnlab: '))?.slice('turnlab: '.length);
+        const added = runsOf(input.dataDir).filter((r) => !before.includes(r.id));
+        const unexplained = added.filter((r) => r.status !== 'failed' || r.error !== said);
+        if (unexplained.length) problems.push(`${what}\n  refused, yet left run(s) ${unexplained.map((r) => `${r.id} (${r.status}: ${r.error})`).join(', ')}`);
       }
       const check = integrity(input.dataDir);
       if (check.join() !== 'ok') problems.push(`${what}\n  integrity_check: ${check.join('; ')}`);

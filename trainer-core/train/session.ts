@@ -300,6 +300,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     rng: new Rng(deriveSeed(seed, 'warm-start')),
     shouldStop: options.shouldStop,
     relabel,
+    log: options.log,
   }).finally(() => pool?.dispose());
   if (result.stoppedAfter !== undefined) throw new WarmStartStopped(result.stoppedAfter, steps);
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);

@@ -5,6 +5,7 @@ import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
 import { learningRateAt } from '../algo/lr-schedule';
 import type { Demonstration } from './demonstrations';
+import { demonstrationFitWarning, fitDemonstrations, noDemonstrationFits } from './demonstration-fit';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 import { microBatchGradients, type MicroBatch } from '../model/micro-batch-loss';
@@ -41,10 +42,22 @@ export async function warmStart(options: {
    * `play(round)` adds demonstrations from boards the current policy reached to the pool.
    */
   relabel?: { rounds: number; play: (round: number) => Promise<readonly Demonstration[]> };
+  /** Says, once, that demonstrations longer than the model's context were cut. */
+  log?: (line: string) => void;
 }): Promise<{ finalLoss: number; stoppedAfter?: number }> {
   const { policy, demonstrations, steps, rng } = options;
   const trainable = (d: Demonstration) => d.sequence.lossMask.some((m) => m === 1);
-  const usable = demonstrations.filter(trainable);
+  const contextLength = policy.config.contextLength;
+  let warned = false;
+  const fitted = (played: readonly Demonstration[], first = false) => {
+    const fit = fitDemonstrations(played, contextLength);
+    if (first && fit.cut > 0 && !fit.demonstrations.some(trainable)) throw noDemonstrationFits(fit, contextLength);
+    const warning = demonstrationFitWarning(fit, played.length, contextLength);
+    if (warning && !warned) options.log?.(warning);
+    warned ||= warning !== null;
+    return fit.demonstrations.filter(trainable);
+  };
+  const usable = fitted(demonstrations, true);
   if (usable.length === 0) throw new Error('warm start: the environments produced no demonstrations (no solver and no named actions?)');
   const rounds = options.relabel?.rounds ?? 0;
   const relabelAt = new Map(Array.from({ length: rounds }, (_, r) => [Math.round(((r + 1) * steps) / (rounds + 1)), r + 1]));
@@ -59,7 +72,7 @@ export async function warmStart(options: {
         if (options.shouldStop()) return { finalLoss, stoppedAfter: step - 1 };
       }
       const round = relabelAt.get(step - 1);
-      if (round !== undefined && options.relabel) usable.push(...(await options.relabel.play(round)).filter(trainable));
+      if (round !== undefined && options.relabel) usable.push(...fitted(await options.relabel.play(round)));
       optimizer.learningRate = learningRateAt(step, {
         schedule: schedule.type,
         lr: options.lr,
