@@ -25,6 +25,10 @@ export class PolicyGenerator implements ResponseGenerator {
     this.prefixes = options.prefixReuse === false ? null : new PrefixCache();
   }
 
+  get contextLength(): number {
+    return this.model.config.contextLength;
+  }
+
   async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
     const result = await sampleTokens(this.model, prompts, this.sampleOptions(options)).catch((error: unknown) => {
       throw explainSamplingMemory(error, prompts.length);

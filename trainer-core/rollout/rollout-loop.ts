@@ -54,6 +54,11 @@ export interface ResponseGenerator {
   forget?(rowKey: number): void;
   /** The rollout ended (or failed): free everything kept for it. */
   release?(): void;
+  /**
+   * The longest token context the generator's model takes. A pretrained folder's
+   * `max_position_embeddings` may be below `model.context_length`: episodes end at the lower.
+   */
+  readonly contextLength?: number;
 }
 
 export interface RolloutSettings {
@@ -190,6 +195,7 @@ async function playEpisodes(
   statesBefore: StateRender[],
 ): Promise<void> {
   const { esManager: es, contextManager: cm, tokenizer, generator, settings } = params;
+  const maxSequenceLength = Math.min(settings.maxSequenceLength, generator.contextLength ?? Infinity);
   for (;;) {
     const active = es.activeEnvIds();
     if (active.length === 0) break;
@@ -201,7 +207,7 @@ async function playEpisodes(
       // One token of the context stays free for the end-of-turn id that closes a reply cut at
       // the limit or ended by a stop string (see ContextManager.replySegments): it is part of
       // the training row too, which must fit the model.
-      const free = settings.maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId], ids.length) - 1;
+      const free = maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId], ids.length) - 1;
       const room = Math.min(settings.responseLength, free);
       if (room < 1) {
         contexts[envId].pop();

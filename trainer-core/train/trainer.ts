@@ -292,9 +292,14 @@ function warnIfContextFull(s: Session, episodes: readonly EpisodeRecord[], itera
   if (cut.length === 0) return;
   s.contextWarned = true;
   const split = episodes[0].split;
+  const model = s.policy.config.contextLength;
+  const limit =
+    model < s.cfg.model.context_length
+      ? `the model's max_position_embeddings ${model}, below model.context_length ${s.cfg.model.context_length}); shorten episodes `
+      : `model.context_length ${s.cfg.model.context_length}); raise model.context_length, or shorten episodes `;
   s.options.log?.(
-    `warning: ${cut.length} of ${episodes.length} ${split} episodes at iteration ${iteration} ended because the context was full ` +
-      `(model.context_length ${s.cfg.model.context_length}); raise model.context_length, or shorten episodes ` +
+    `warning: ${cut.length} of ${episodes.length} ${split} episodes at iteration ${iteration} ended because the context was full (` +
+      limit +
       `(actor_rollout_ref.rollout.response_length, agent_proxy.max_context_window). Said once per run; the ${split}/<tag>/context_full metric counts them.`,
   );
 }

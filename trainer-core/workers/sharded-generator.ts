@@ -34,6 +34,10 @@ export class ShardedGenerator implements ResponseGenerator {
     this.begun.catch(() => {});
   }
 
+  get contextLength(): number {
+    return this.local.contextLength;
+  }
+
   private shardOf(rowKey: number): number {
     return rowKey % this.shards;
   }

@@ -1,0 +1,33 @@
+// A Hugging Face folder whose max_position_embeddings is below model.context_length: the run
+// takes the lower (pretrained-models.ts), and so must the rollout, or the decoder refuses a
+// context past its positions with an internal error.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadRunConfig } from '../../trainer-core/config';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { tinyPretrainedLake } from '../helpers/tiny-lake';
+import { tempDir, trainInMemory } from './helpers';
+
+const tmp = tempDir('pretrained-context');
+afterAll(() => tmp.cleanup());
+
+describe("a pretrained folder's max_position_embeddings below model.context_length", () => {
+  it('ends the episodes at the model’s positions and says which key limits them', async () => {
+    const modelDir = await writeRandomHfModel(join(tmp.dir, 'short-qwen2'), { ...PRESETS['tiny-qwen2'], max_position_embeddings: 16 }, { seed: 2 });
+    const config = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
+      ...tinyPretrainedLake(modelDir),
+      'actor_rollout_ref.model.lora_rank=4',
+      'model.context_length=512',
+      'trainer.total_training_steps=1',
+    ]);
+    const lines: string[] = [];
+    const { sink, result } = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
+    expect(result.status).toBe('completed');
+    const train = sink.episodes.filter((e) => e.split === 'train');
+    expect(train.length).toBeGreaterThan(0);
+    expect(train.every((e) => e.truncated)).toBe(true);
+    expect(lines.filter((l) => l.startsWith('warning: ') && l.includes('context was full'))).toEqual([
+      expect.stringContaining("(the model's max_position_embeddings 16, below model.context_length 512); shorten episodes"),
+    ]);
+  }, 120_000);
+});
