@@ -10,8 +10,8 @@ import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { playDemonstrations, type DemonstrationMode } from './demonstrations';
 
 /**
- * Whether one train stage's config (configForTrainStage) weighs a KL term: the iterations of a
- * stage that does not score no reference.
+ * Whether one train stage's config (configForTrainStage) weighs a KL term; the iterations of a
+ * stage that weighs none score no reference.
  */
 export function stageUsesReference(stageCfg: RunConfig): boolean {
   return needsReference({
