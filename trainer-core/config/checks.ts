@@ -26,7 +26,7 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
     });
   }
   const { dagger_rounds: daggerRounds, mode: warmStartMode, steps: warmStartSteps } = cfg.warm_start;
-  if (cfg.trainer.total_training_steps === 0 && (warmStartMode === 'none' || warmStartSteps === 0)) {
+  if (cfg.trainer.total_training_steps === 0 && (warmStartMode === 'none' || warmStartSteps === 0) && cfg.expert_iteration.rounds === 0) {
     issues.push({
       path: ['trainer', 'total_training_steps'],
       message:
@@ -42,6 +42,14 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
     issues.push({
       path: ['warm_start', 'dagger_rounds'],
       message: `\`warm_start.dagger_rounds\` (${daggerRounds}) must be below \`warm_start.steps\` (${warmStartSteps}): each round comes after some steps of training`,
+    });
+  }
+  if (cfg.expert_iteration.rounds > 0 && cfg.expert_iteration.prune_revisits && cfg.agent_proxy.max_context_window !== 1) {
+    issues.push({
+      path: ['expert_iteration', 'prune_revisits'],
+      message:
+        "`expert_iteration.prune_revisits` cuts turns out of solved episodes, which leaves each later prompt as it was only with a one-turn context; " +
+        `set agent_proxy.max_context_window to 1 (it is ${cfg.agent_proxy.max_context_window}) or prune_revisits to false`,
     });
   }
   if (cfg.warm_start.expert_think === 'plan' && (warmStartMode !== 'expert' || !cfg.agent_proxy.enable_think)) {

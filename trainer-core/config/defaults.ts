@@ -202,6 +202,14 @@ warm_start:                      # supervised steps before RL, for models traine
   dagger_rounds: 0               # expert mode: times the policy plays new rooms during the warm start, every board it reaches labelled with the solver's move (DAgger)
   dagger_episodes: 1024          # rooms the policy plays in each DAgger round
   save_checkpoint: false         # keep the warm-started policy as checkpoint iter-0, never pruned (turnlab eval measures it; model.path starts RL from it)
+
+expert_iteration:                # after the warm start, before RL: the policy imitates its own solved episodes (ReST-EM, RAFT); the reward is the only teacher
+  rounds: 0                      # times the policy plays new start states and is fitted to every solved episode so far; 0: off
+  episodes: 512                  # start states played each round, at the rollout temperature
+  steps: 100                     # supervised steps on the pool after each round
+  lr: 1.0e-3
+  batch_size: null               # solved episodes per step; null: the actor's ppo_micro_batch_size_per_gpu
+  prune_revisits: true           # a board seen again drops the turns since its first visit (loops and moves into walls); needs agent_proxy.max_context_window 1
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

@@ -229,6 +229,15 @@ const warmStartSchema = z.strictObject({
   save_checkpoint: z.boolean(),
 });
 
+const expertIterationSchema = z.strictObject({
+  rounds: nonNegativeInt,
+  episodes: positiveInt,
+  steps: positiveInt,
+  lr: z.number().positive(),
+  batch_size: positiveInt.nullable(),
+  prune_revisits: z.boolean(),
+});
+
 export const RunConfigSchema = z.strictObject({
   ppo_mini_batch_size: positiveInt,
   micro_batch_size_per_gpu: positiveInt,
@@ -244,6 +253,7 @@ export const RunConfigSchema = z.strictObject({
   es_manager: esManagerSchema,
   custom_envs: z.record(z.string().min(1), customEnvSchema),
   warm_start: warmStartSchema,
+  expert_iteration: expertIterationSchema,
 });
 
 export type RunConfig = z.output<typeof RunConfigSchema>;

@@ -22,6 +22,8 @@ import { collectDemonstrations } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart, WarmStartStopped } from './warm-start';
 import { playRelabelledEpisodes } from './dagger';
+import { runExpertIteration } from './expert-iteration';
+import type { Parallel } from './micro-batch-runner';
 import { PolicyGenerator } from '../model/policy-generator';
 import type { BackendName } from '../backend';
 import type { ModelRole, WorkerModelSpec } from '../workers/protocol';
@@ -263,12 +265,28 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
 }
 
 /**
- * The supervised warm start (`warm_start.mode`), on a new run's policy before RL; on the worker
- * threads too when `trainer.workers` asks for them and the policy is TurnLab's own (`backend`).
+ * What a new run's policy learns before RL: the supervised warm start (`warm_start.mode`), then
+ * expert iteration on its own successes (`expert_iteration.rounds`); on the worker threads too
+ * when `trainer.workers` asks for them and the policy is TurnLab's own (`backend`).
  */
 async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, backend?: BackendName): Promise<void> {
   const cfg = options.config;
   if (!hasWarmStart(cfg)) return;
+  const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend }).count - 1 : 0;
+  const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: await transformerSpec(policy as Transformer) }) : null;
+  const parallel = pool ? { pool, role: 'policy' as const } : undefined;
+  try {
+    if (hasDemonstrations(cfg)) await supervisedWarmStart(options, policy, tokenizer, parallel);
+    if (cfg.expert_iteration.rounds > 0) {
+      await runExpertIteration({ cfg, policy, tokenizer, parallel, log: options.log, shouldStop: options.shouldStop, resolveSpec: options.resolveSpec });
+    }
+  } finally {
+    pool?.dispose();
+  }
+}
+
+async function supervisedWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, parallel: Parallel | undefined): Promise<void> {
+  const cfg = options.config;
   const seed = cfg.trainer.seed;
   const demonstrations = collectDemonstrations({
     cfg,
@@ -278,8 +296,6 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     resolveSpec: options.resolveSpec,
   });
   const relabel = cfg.warm_start.dagger_rounds > 0 ? daggerRounds(options, policy, tokenizer) : undefined;
-  const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend }).count - 1 : 0;
-  const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: await transformerSpec(policy as Transformer) }) : null;
   const steps = cfg.warm_start.steps;
   // A long warm start says how far it is, about ten times, so a terminal is never silent for minutes.
   const every = Math.max(1, Math.round(steps / 10));
@@ -289,7 +305,7 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
       losses[step - 1] = loss;
       if (step % every === 0 && step < steps) options.log?.(`warm start: step ${step}/${steps}, loss ${loss.toFixed(4)}`);
     },
-    parallel: pool ? { pool, role: 'policy' } : undefined,
+    parallel,
     policy,
     demonstrations,
     steps: cfg.warm_start.steps,
@@ -301,15 +317,18 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
     shouldStop: options.shouldStop,
     relabel,
     log: options.log,
-  }).finally(() => pool?.dispose());
+  });
   if (result.stoppedAfter !== undefined) throw new WarmStartStopped(result.stoppedAfter, steps);
   options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
   await options.sink.warmStartLoss?.(losses);
 }
 
-
-/** Whether a new run of this config trains its policy on demonstrations before RL. */
+/** Whether a new run of this config trains its policy before RL: on demonstrations, or on its own solved episodes. */
 export function hasWarmStart(cfg: RunConfig): boolean {
+  return hasDemonstrations(cfg) || cfg.expert_iteration.rounds > 0;
+}
+
+function hasDemonstrations(cfg: RunConfig): boolean {
   return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
 }
 

@@ -12,8 +12,8 @@ import { microBatchGradients, type MicroBatch } from '../model/micro-batch-loss'
 
 /** A stop request arrived during the warm start: the run ends there, with nothing to resume from. */
 export class WarmStartStopped extends Error {
-  constructor(readonly step: number, readonly steps: number) {
-    super(`stopped during the warm start, after step ${step} of ${steps}; no checkpoint is saved (a warm start does not resume), so start the run again`);
+  constructor(readonly step: number, readonly steps: number, phase = 'the warm start') {
+    super(`stopped during ${phase}, after step ${step} of ${steps}; no checkpoint is saved (a warm start does not resume), so start the run again`);
     this.name = 'WarmStartStopped';
   }
 }

@@ -1,0 +1,145 @@
+import type { RunConfig } from '../config/schema';
+import type { ContextManager, ContextTurn } from '../rollout/context-manager';
+import { buildEpisodeSequence } from '../rollout/episode-sequence';
+import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
+import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord, type ResponseGenerator } from '../rollout/rollout-loop';
+import type { Tokenizer } from '../rollout/tokenizer';
+import { PolicyGenerator } from '../model/policy-generator';
+import type { TrainableModel } from '../model/trainable-model';
+import { deriveSeed, Rng } from '../rng';
+import { distinctStartsConfig, type Demonstration } from './demonstrations';
+import type { Parallel } from './micro-batch-runner';
+import { warmStart, WarmStartStopped } from './warm-start';
+
+/**
+ * Expert iteration from the policy's own successes (`expert_iteration`; ReST-EM, Singh et al.
+ * 2023; RAFT, Dong et al. 2023): the policy plays new start states at the rollout temperature,
+ * the episodes the environment scored as solved join a pool, and the policy is fitted to the
+ * pool with the warm start's supervised loss. The reward is the only teacher: nothing comes from
+ * a solver. A policy-gradient step on a board-blind start moves each move's probability on every
+ * board at once (bench/sokoban-notes.md); a supervised step on solved episodes gives each board
+ * its own target, and the pool keeps every success found so far, so rare early ones are not
+ * seen once and forgotten.
+ */
+export interface PlayedRound {
+  demonstrations: Demonstration[];
+  played: number;
+  solved: number;
+  /** Turns kept as training documents, after `prune_revisits`. */
+  turns: number;
+}
+
+/**
+ * A solved episode's turns worth imitating. With `pruneRevisits`, a board seen again cuts the
+ * turns since its first visit: a loop (a move into a wall changes nothing, a walk there and back)
+ * taught nothing but delay, and the move made on the later visit is the one that led on to the
+ * solution. The board is the observation alone, so a revisit with fewer moves left is still a loop.
+ */
+export function keptTurns(episode: Pick<EpisodeRecord, 'turns'>, pruneRevisits: boolean): ContextTurn[] {
+  const turns: ContextTurn[] = episode.turns.map((t) => ({
+    turn: t.turn,
+    observation: t.observationBefore,
+    actionsLeft: t.actionsLeftBefore,
+    reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.reward },
+  }));
+  if (!pruneRevisits) return turns;
+  const kept: ContextTurn[] = [];
+  const firstVisit = new Map<string, number>();
+  for (const turn of turns) {
+    const at = firstVisit.get(turn.observation);
+    if (at !== undefined) for (const dropped of kept.splice(at)) firstVisit.delete(dropped.observation);
+    firstVisit.set(turn.observation, kept.length);
+    kept.push(turn);
+  }
+  return kept;
+}
+
+/** Reset count of expert iteration's start states: past the warm start's (a million), DAgger's (two) and any training run's. */
+const EXPERT_ITERATION_RESETS = 3_000_000;
+
+/** One round: the policy plays `expert_iteration.episodes` start states no other round played; the solved ones come back as demonstrations. */
+export async function playSolvedEpisodes(options: {
+  cfg: RunConfig;
+  cm: ContextManager;
+  tokenizer: Tokenizer;
+  generator: ResponseGenerator;
+  /** From 1. */
+  round: number;
+  resolveSpec?: EnvSpecResolver;
+}): Promise<PlayedRound> {
+  const { cfg, cm, tokenizer, generator } = options;
+  const { episodes, prune_revisits: prune } = cfg.expert_iteration;
+  const playCfg = distinctStartsConfig(cfg);
+  const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
+  const rollouts = Math.ceil(episodes / es.entries.length);
+  es.restoreState({ resetCount: EXPERT_ITERATION_RESETS + (options.round - 1) * rollouts });
+  const settings = rolloutSettingsFromConfig(playCfg, 'train');
+  const played: EpisodeRecord[] = [];
+  for (let r = 0; r < rollouts; r++) {
+    const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator, settings });
+    played.push(...result.episodes);
+  }
+  const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0 };
+  for (const episode of played.slice(0, episodes)) {
+    round.played++;
+    if (!episode.success) continue;
+    round.solved++;
+    const turns = keptTurns(episode, prune);
+    round.turns += turns.length;
+    const prompt = es.entries[episode.envId].prompt;
+    round.demonstrations.push({
+      tag: episode.tag,
+      text: cm.flatText(prompt, turns),
+      sequence: buildEpisodeSequence(cm.trainingDocuments(prompt, turns), { mode: 'episode-end', total: 0 }),
+    });
+  }
+  return round;
+}
+
+/**
+ * The rounds of `expert_iteration` on a new run's policy, after its warm start: each round plays,
+ * grows the pool and fits the policy to the whole pool for `expert_iteration.steps` supervised
+ * steps (a fresh Adam each round, as each round's pool is a new dataset).
+ */
+export async function runExpertIteration(options: {
+  cfg: RunConfig;
+  policy: TrainableModel;
+  tokenizer: Tokenizer;
+  parallel?: Parallel;
+  log?: (line: string) => void;
+  shouldStop?: () => boolean;
+  resolveSpec?: EnvSpecResolver;
+}): Promise<void> {
+  const { cfg, policy, tokenizer } = options;
+  const { rounds, steps, lr, batch_size: batchSize } = cfg.expert_iteration;
+  const cm = createContextManager(cfg, tokenizer);
+  const sampling = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration'));
+  const fitting = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration-fit'));
+  const pool: Demonstration[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const generator = new PolicyGenerator(policy, sampling, tokenizer.padId);
+    const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec: options.resolveSpec });
+    pool.push(...played.demonstrations);
+    const rate = played.solved / Math.max(1, played.played);
+    const fit =
+      pool.length === 0
+        ? null
+        : await warmStart({
+            policy,
+            demonstrations: pool,
+            steps,
+            lr,
+            batchSize: batchSize ?? cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu,
+            gradClip: cfg.actor_rollout_ref.actor.grad_clip,
+            rng: fitting,
+            parallel: options.parallel,
+            shouldStop: options.shouldStop,
+            log: options.log,
+          });
+    if (fit?.stoppedAfter !== undefined) throw new WarmStartStopped(fit.stoppedAfter, steps, `expert iteration round ${round}`);
+    const loss = fit ? `, loss ${fit.finalLoss.toFixed(4)}` : ', nothing to fit yet';
+    options.log?.(
+      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states (${rate.toFixed(3)}), ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
+    );
+  }
+}
