@@ -10,14 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { EnvStateManager, loadEnvSpecResolver } from '../../trainer-core';
 import { loadRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
+import { hasWarmStart } from '../../trainer-core/train/session';
 import type { HeldOut } from './held-out-evaluation';
 import { shapingLabel, variantName, variantOverrides, warmStartDivergence, type Variant } from './learning-variants';
 import { forkOverrides, type TrainedRun } from './shared-warm-start';
 import type { SuccessGain } from './success-gain';
-
-export function hasWarmStart(cfg: RunConfig): boolean {
-  return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
-}
 
 /** A variant's overrides, refused when its fresh run's warm start would differ from the shared one. */
 export function plannedOverrides(path: string, sets: string[], seed: number, variant: Variant, label: string): string[] {

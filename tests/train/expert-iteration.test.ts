@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { selectBackend } from '../../trainer-core/backend';
+import { ConfigError, loadRunConfig } from '../../trainer-core/config';
+import { Rng } from '../../trainer-core/rng';
+import { createContextManager, type EpisodeRecord, type GeneratedResponse, type GenerateOptions, type ResponseGenerator } from '../../trainer-core/rollout/rollout-loop';
+import type { Tokenizer } from '../../trainer-core/rollout/tokenizer';
+import { keptTurns, playSolvedEpisodes } from '../../trainer-core/train/expert-iteration';
+import { fitRunTokenizer } from '../../trainer-core/train/models';
+
+const SOKOBAN_RL = join(import.meta.dirname, '../../configs/sokoban-rl.yaml');
+const MOVES = ['Up', 'Down', 'Left', 'Right'];
+
+beforeAll(async () => {
+  await selectBackend('wasm');
+});
+
+/** A learner that writes a seeded random move each turn: it solves the easy rooms now and then. */
+class RandomMoves implements ResponseGenerator {
+  readonly played: string[] = [];
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    private readonly rng: Rng,
+  ) {}
+  async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
+    return prompts.map((_, i) => {
+      const move = this.rng.choice(MOVES);
+      this.played.push(move);
+      const ids = [...this.tokenizer.encode(`${move}</answer>`), this.tokenizer.endOfTurnId].slice(0, options.maxNewTokens[i]);
+      return { tokenIds: ids, logprobs: ids.map(() => 0) };
+    });
+  }
+}
+
+/** Turns of an episode that saw these boards in order, each answered with its index. */
+function episodeOf(boards: string[]): Pick<EpisodeRecord, 'turns'> {
+  const turns = boards.map((board, i) => ({
+    turn: i + 1,
+    actionsLeftBefore: boards.length - i,
+    observationBefore: board,
+    generatedIds: [i],
+    logprobs: [0],
+    responseText: String(i),
+    reward: 0,
+  }));
+  return { turns: turns as unknown as EpisodeRecord['turns'] };
+}
+
+describe('expert iteration (expert_iteration.rounds)', () => {
+  it('cuts the loops of a solved episode back to the move made on the last visit of each board', () => {
+    const replies = (boards: string[]) => keptTurns(episodeOf(boards), true).map((t) => t.reply?.text);
+    // A walk a -> b -> a, then on to c: the first two turns were a loop.
+    expect(replies(['a', 'b', 'a', 'c'])).toEqual(['2', '3']);
+    // A move into a wall leaves the board as it was.
+    expect(replies(['a', 'a', 'b'])).toEqual(['1', '2']);
+    // Nested loops: a b c b d a e keeps only the last visit of a.
+    expect(replies(['a', 'b', 'c', 'b', 'd', 'a', 'e'])).toEqual(['5', '6']);
+    expect(replies(['a', 'b', 'c'])).toEqual(['0', '1', '2']);
+    expect(keptTurns(episodeOf(['a', 'b', 'a']), false).map((t) => t.reply?.text)).toEqual(['0', '1', '2']);
+    // The kept turn shows what its own visit showed: the moves left then.
+    expect(keptTurns(episodeOf(['a', 'b', 'a', 'c']), true).map((t) => t.actionsLeft)).toEqual([2, 1]);
+  });
+
+  it('keeps the solved episodes of a round only, each turn as its own training document', async () => {
+    const cfg = loadRunConfig(SOKOBAN_RL, ['expert_iteration.episodes=96']);
+    const tokenizer = fitRunTokenizer(cfg);
+    const cm = createContextManager(cfg, tokenizer);
+    const play = (prune: boolean, round = 1) =>
+      playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: { ...cfg.expert_iteration, prune_revisits: prune } }, cm, tokenizer, generator: new RandomMoves(tokenizer, new Rng(5)), round });
+    const pruned = await play(true);
+    const whole = await play(false);
+    expect(pruned.played).toBe(96);
+    // Random moves solve about an eighth of these rooms.
+    expect(pruned.solved).toBeGreaterThan(3);
+    expect(pruned.solved).toBeLessThan(48);
+    expect(pruned.demonstrations).toHaveLength(pruned.solved);
+    // The same seed plays the same episodes; pruning only drops turns.
+    expect(whole.solved).toBe(pruned.solved);
+    expect(whole.turns).toBeGreaterThan(pruned.turns);
+    for (const d of pruned.demonstrations) {
+      const documents = (d.sequence.documentIds.at(-1) ?? -1) + 1;
+      const replyTokens = d.sequence.lossMask.filter((m) => m === 1).length;
+      expect(documents).toBeGreaterThan(0);
+      expect(replyTokens).toBeGreaterThanOrEqual(documents);
+      expect(d.text).toMatch(/(Up|Down|Left|Right)<\/answer>/);
+    }
+    expect(pruned.demonstrations.reduce((n, d) => n + (d.sequence.documentIds.at(-1) ?? -1) + 1, 0)).toBe(pruned.turns);
+    // Each round plays start states of its own.
+    const next = await play(true, 2);
+    expect(next.demonstrations.map((d) => d.text)).not.toEqual(pruned.demonstrations.map((d) => d.text));
+  });
+
+  it('refuses pruning with a context wider than one turn, naming both keys', () => {
+    const sets = ['expert_iteration.rounds=2', 'agent_proxy.max_context_window=3'];
+    expect(() => loadRunConfig(SOKOBAN_RL, sets)).toThrow(ConfigError);
+    expect(() => loadRunConfig(SOKOBAN_RL, sets)).toThrow(/expert_iteration\.prune_revisits.*max_context_window to 1 \(it is 3\)/);
+    expect(() => loadRunConfig(SOKOBAN_RL, [...sets, 'expert_iteration.prune_revisits=false'])).not.toThrow();
+  });
+});
