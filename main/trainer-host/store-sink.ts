@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { CheckpointReport, EpisodeReport, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core';
+import type { CheckpointReport, EpisodeReport, ExpertIterationRound, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core';
 import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
 import type { NewEpisode } from '../store/types';
@@ -16,6 +16,7 @@ export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
  * run: every write waits and tries again, with backoff, for up to `maxBusyWaitMs`.
  */
 export const WARM_START_LOSS_METRIC = 'warm_start/loss';
+export const EXPERT_ITERATION_PREFIX = 'expert_iteration/';
 
 export class StoreSink implements TrainingSink {
   constructor(
@@ -61,6 +62,24 @@ export class StoreSink implements TrainingSink {
       wallTime,
     }));
     await this.write('warm start loss', () => this.store.metrics.insert(points));
+  }
+
+  /**
+   * Expert iteration's rounds as `expert_iteration/*` metrics at iterations 1-rounds .. 0, like the
+   * warm start's loss (written at the end, so a run's last iteration is never below 0): the share
+   * of new start states solved, the pool, the fit's loss.
+   */
+  async expertIteration(rounds: ExpertIterationRound[]): Promise<void> {
+    const wallTime = Date.now();
+    const points = rounds.flatMap((round) => {
+      const values: Record<string, number | null> = {
+        [`${EXPERT_ITERATION_PREFIX}success`]: round.solved / Math.max(1, round.played),
+        [`${EXPERT_ITERATION_PREFIX}pool_episodes`]: round.pool,
+        [`${EXPERT_ITERATION_PREFIX}loss`]: round.loss !== null && Number.isFinite(round.loss) ? round.loss : null,
+      };
+      return Object.entries(values).map(([name, value]) => ({ runId: this.runId, name, iteration: round.round - round.rounds, value, wallTime }));
+    });
+    await this.write('expert iteration', () => this.store.metrics.insert(points));
   }
 
   async iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): Promise<void> {

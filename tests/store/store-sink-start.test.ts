@@ -3,7 +3,7 @@
 // metric over the iterations before the first (its last step at iteration 0).
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { StoreSink, WARM_START_LOSS_METRIC } from '../../main/trainer-host/store-sink';
+import { EXPERT_ITERATION_PREFIX, StoreSink, WARM_START_LOSS_METRIC } from '../../main/trainer-host/store-sink';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 
 let tmp: TempDir | undefined;
@@ -41,6 +41,26 @@ describe('run start time', () => {
       const series = store.metrics.series(run.id, WARM_START_LOSS_METRIC);
       expect(series.map((p) => [p.iteration, p.value])).toEqual([[-3, 5.3], [-2, 4.1], [-1, null], [0, 2.3]]);
       // Not counted as training iterations.
+      expect(store.runs.summary(run.id)?.iterations).toBe(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('stores the expert iteration rounds before iteration 1, the last at iteration 0', async () => {
+    tmp = makeTempDir();
+    const store = openStore(tmp.dir, { create: true });
+    try {
+      const run = store.runs.create({ name: 'r', config: {}, seed: 1, envTags: ['SimpleSokoban'], algorithm: 'grpo' });
+      const sink = new StoreSink(store, run.id);
+      await sink.expertIteration([
+        { round: 1, rounds: 2, played: 64, solved: 0, pool: 0, loss: null },
+        { round: 2, rounds: 2, played: 64, solved: 16, pool: 16, loss: 0.5 },
+      ]);
+      const series = (name: string) => store.metrics.series(run.id, `${EXPERT_ITERATION_PREFIX}${name}`).map((p) => [p.iteration, p.value]);
+      expect(series('success')).toEqual([[-1, 0], [0, 0.25]]);
+      expect(series('pool_episodes')).toEqual([[-1, 0], [0, 16]]);
+      expect(series('loss')).toEqual([[-1, null], [0, 0.5]]);
       expect(store.runs.summary(run.id)?.iterations).toBe(0);
     } finally {
       store.close();

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
 import { ConfigError, loadRunConfig } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
@@ -7,8 +7,13 @@ import { createContextManager, type EpisodeRecord, type GeneratedResponse, type 
 import type { Tokenizer } from '../../trainer-core/rollout/tokenizer';
 import { keptTurns, playSolvedEpisodes } from '../../trainer-core/train/expert-iteration';
 import { fitRunTokenizer } from '../../trainer-core/train/models';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
+import { tempDir, trainInMemory } from './helpers';
 
 const SOKOBAN_RL = join(import.meta.dirname, '../../configs/sokoban-rl.yaml');
+const LAKE = join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml');
+const tmp = tempDir('expert-iteration');
+afterAll(() => tmp.cleanup());
 const MOVES = ['Up', 'Down', 'Left', 'Right'];
 
 beforeAll(async () => {
@@ -95,5 +100,30 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     expect(() => loadRunConfig(SOKOBAN_RL, sets)).toThrow(ConfigError);
     expect(() => loadRunConfig(SOKOBAN_RL, sets)).toThrow(/expert_iteration\.prune_revisits.*max_context_window to 1 \(it is 3\)/);
     expect(() => loadRunConfig(SOKOBAN_RL, [...sets, 'expert_iteration.prune_revisits=false'])).not.toThrow();
+  });
+
+  it('reports each round, keeps the policy it leaves as iter-0, and repeats itself from the same seed', async () => {
+    const cfg = loadRunConfig(LAKE, [
+      ...TINY_LAKE_OVERRIDES,
+      'warm_start.mode=random-valid',
+      'warm_start.steps=10',
+      'warm_start.save_checkpoint=true',
+      'trainer.total_training_steps=0',
+      'expert_iteration.rounds=2',
+      'expert_iteration.episodes=16',
+      'expert_iteration.steps=3',
+    ]);
+    const first = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'a') });
+    const again = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'b') });
+    expect(first.sink.status).toBe('completed');
+    expect(first.sink.expertIterationRounds.map((r) => [r.round, r.rounds, r.played])).toEqual([[1, 2, 16], [2, 2, 16]]);
+    for (const r of first.sink.expertIterationRounds) {
+      expect(r.solved).toBeLessThanOrEqual(r.played);
+      expect(r.loss === null).toBe(r.pool === 0);
+    }
+    expect(first.sink.expertIterationRounds[1].pool).toBe(first.sink.expertIterationRounds[0].solved + first.sink.expertIterationRounds[1].solved);
+    expect(first.sink.checkpoints.map((c) => c.iteration)).toEqual([0]);
+    expect(again.sink.expertIterationRounds).toEqual(first.sink.expertIterationRounds);
+    expect(again.sink.metrics.get(0)?.['val/success']).toBe(first.sink.metrics.get(0)?.['val/success']);
   });
 });

@@ -9,6 +9,7 @@ import type { TrainableModel } from '../model/trainable-model';
 import { deriveSeed, Rng } from '../rng';
 import { distinctStartsConfig, type Demonstration } from './demonstrations';
 import type { Parallel } from './micro-batch-runner';
+import type { ExpertIterationRound } from './sink';
 import { warmStart, WarmStartStopped } from './warm-start';
 
 /**
@@ -109,13 +110,14 @@ export async function runExpertIteration(options: {
   log?: (line: string) => void;
   shouldStop?: () => boolean;
   resolveSpec?: EnvSpecResolver;
-}): Promise<void> {
+}): Promise<ExpertIterationRound[]> {
   const { cfg, policy, tokenizer } = options;
   const { rounds, steps, lr, batch_size: batchSize } = cfg.expert_iteration;
   const cm = createContextManager(cfg, tokenizer);
   const sampling = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration'));
   const fitting = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration-fit'));
   const pool: Demonstration[] = [];
+  const reports: ExpertIterationRound[] = [];
   for (let round = 1; round <= rounds; round++) {
     const generator = new PolicyGenerator(policy, sampling, tokenizer.padId);
     const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec: options.resolveSpec });
@@ -138,8 +140,10 @@ export async function runExpertIteration(options: {
           });
     if (fit?.stoppedAfter !== undefined) throw new WarmStartStopped(fit.stoppedAfter, steps, `expert iteration round ${round}`);
     const loss = fit ? `, loss ${fit.finalLoss.toFixed(4)}` : ', nothing to fit yet';
+    reports.push({ round, rounds, played: played.played, solved: played.solved, pool: pool.length, loss: fit ? fit.finalLoss : null });
     options.log?.(
       `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states (${rate.toFixed(3)}), ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
     );
   }
+  return reports;
 }

@@ -278,7 +278,8 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   try {
     if (hasDemonstrations(cfg)) await supervisedWarmStart(options, policy, tokenizer, parallel);
     if (cfg.expert_iteration.rounds > 0) {
-      await runExpertIteration({ cfg, policy, tokenizer, parallel, log: options.log, shouldStop: options.shouldStop, resolveSpec: options.resolveSpec });
+      const { log, shouldStop, resolveSpec } = options;
+      await options.sink.expertIteration?.(await runExpertIteration({ cfg, policy, tokenizer, parallel, log, shouldStop, resolveSpec }));
     }
   } finally {
     pool?.dispose();

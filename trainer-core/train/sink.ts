@@ -70,6 +70,20 @@ export interface CheckpointReport {
   metrics: Record<string, number>;
 }
 
+/** One round of `expert_iteration`. */
+export interface ExpertIterationRound {
+  /** From 1. */
+  round: number;
+  rounds: number;
+  /** New start states played, and how many of them the policy solved (at the rollout temperature). */
+  played: number;
+  solved: number;
+  /** Solved episodes in the pool the policy was then fitted to. */
+  pool: number;
+  /** The supervised loss of the round's last step; null while the pool is empty. */
+  loss: number | null;
+}
+
 export interface TrainingSink {
   runStarted(info: RunStartInfo): void | Promise<void>;
   /** Called once per iteration, after the update (and validation, when it ran). */
@@ -79,6 +93,8 @@ export interface TrainingSink {
   checkpointsRemoved?(paths: string[]): void | Promise<void>;
   /** The supervised warm start's loss at each of its steps (1..n), once it has finished. */
   warmStartLoss?(losses: number[]): void | Promise<void>;
+  /** Expert iteration's rounds (`expert_iteration.rounds`), once the last has finished. */
+  expertIteration?(rounds: ExpertIterationRound[]): void | Promise<void>;
   runEnded(status: RunEndStatus, error?: string): void | Promise<void>;
 }
 
@@ -91,9 +107,13 @@ export class MemorySink implements TrainingSink {
   status: RunEndStatus | null = null;
   error: string | undefined;
   warmStart: number[] = [];
+  expertIterationRounds: ExpertIterationRound[] = [];
 
   warmStartLoss(losses: number[]): void {
     this.warmStart = losses.slice();
+  }
+  expertIteration(rounds: ExpertIterationRound[]): void {
+    this.expertIterationRounds = rounds.slice();
   }
 
   runStarted(info: RunStartInfo): void {

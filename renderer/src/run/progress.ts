@@ -1,6 +1,6 @@
 // What the Run view says about a run in progress: "iteration 19 / 300", time left from the
 // pace of the last iterations, tokens per second, and `warming up` while the supervised warm
-// start runs (the trainer marks a run `running` only once its first iteration begins).
+// start (or expert iteration) runs (the trainer marks a run `running` only once its first iteration begins).
 import type { MetricSeriesDto, RunDto } from '../../../preload/contract';
 import { at, totalIterationsOf } from '../stores/run-settings';
 
@@ -18,7 +18,9 @@ export function displayStatus(run: Pick<RunDto, 'status' | 'config' | 'iteration
   if ((run.iterations ?? 0) > 0) return 'resuming';
   const mode = at(run.config, 'warm_start.mode');
   const steps = at(run.config, 'warm_start.steps');
-  return typeof mode === 'string' && mode !== 'none' && typeof steps === 'number' && steps > 0 ? 'warming up' : 'queued';
+  const rounds = at(run.config, 'expert_iteration.rounds');
+  const demonstrations = typeof mode === 'string' && mode !== 'none' && typeof steps === 'number' && steps > 0;
+  return demonstrations || (typeof rounds === 'number' && rounds > 0) ? 'warming up' : 'queued';
 }
 
 export interface RunProgress {
