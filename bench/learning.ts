@@ -149,6 +149,10 @@ export default async function benchLearning(args: string[] = process.argv.includ
     summary.push(`${key} ${gains.length} | ${m.warm.toFixed(3)} | ${m.after.toFixed(3)} | ${formatGain(m)} |`);
   }
   console.log(`\nfinal policies on ${episodes} held-out episodes (seeds from ${EVALUATION_SEED}) at temperature 0.5 (wall times: "reused" when a finished run was found in the data folder):\n${rows.join('\n')}`);
+  const iterated = [...new Set(seedPlans.filter((p) => p.own.expert_iteration.rounds > 0).map((p) => p.name))];
+  if (iterated.length) {
+    console.log(`\n${iterated.join(', ')}: "warm start alone" is the policy after expert iteration (expert_iteration.rounds), which learns from the reward alone; "after RL" adds the PPO iterations`);
+  }
   if (summary.length > 2) console.log(`\nmean over seeds (the gain's standard error is the spread of the seeds' gains; one seed: its episodes'):\n${summary.join('\n')}`);
   console.log(`\nruns, checkpoints and evaluations kept in ${dataDir} (node bin/turnlab.js --data-dir ${dataDir} serve shows them); to play a final policy again:\n${variantPlans.map((v) => v.command).join('\n')}`);
 }
