@@ -18,28 +18,28 @@ export interface DemonstrationFit {
   longest: number;
 }
 
+/** Where each training document of a packed row starts and ends (exclusive). */
+function documentSpans(documentIds: readonly number[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  documentIds.forEach((id, t) => {
+    if (t === 0 || id !== documentIds[t - 1]) spans.push([t, t + 1]);
+    else spans[spans.length - 1][1] = t + 1;
+  });
+  return spans;
+}
+
 /** Tokens of `sequence` to keep: all, or up to its last turn whose document fits `contextLength`. */
 export function fittingLength(sequence: EpisodeSequence, contextLength: number): number {
-  const { documentIds, turnEnds } = sequence;
-  let start = 0;
-  for (let t = 0; t < documentIds.length; t++) {
-    if (t > 0 && documentIds[t] !== documentIds[t - 1]) start = t;
-    if (t - start + 1 > contextLength) {
-      const kept = turnEnds.filter((end) => end < t);
-      return kept.length > 0 ? kept[kept.length - 1] + 1 : 0;
-    }
-  }
-  return documentIds.length;
+  const tooLong = documentSpans(sequence.documentIds).find(([start, end]) => end - start > contextLength);
+  if (!tooLong) return sequence.documentIds.length;
+  // The first token past the context: every turn ending before it is kept.
+  const first = tooLong[0] + contextLength;
+  const kept = sequence.turnEnds.filter((end) => end < first);
+  return kept.length > 0 ? kept[kept.length - 1] + 1 : 0;
 }
 
 function longestDocument(documentIds: readonly number[]): number {
-  let longest = 0;
-  let start = 0;
-  documentIds.forEach((id, t) => {
-    if (t > 0 && id !== documentIds[t - 1]) start = t;
-    longest = Math.max(longest, t - start + 1);
-  });
-  return longest;
+  return Math.max(0, ...documentSpans(documentIds).map(([start, end]) => end - start));
 }
 
 function truncated(sequence: EpisodeSequence, length: number): EpisodeSequence {
