@@ -70,8 +70,8 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     const cfg = loadRunConfig(SOKOBAN_RL, ['expert_iteration.episodes=96']);
     const tokenizer = fitRunTokenizer(cfg);
     const cm = createContextManager(cfg, tokenizer);
-    const play = (prune: boolean, round = 1) =>
-      playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: { ...cfg.expert_iteration, prune_revisits: prune } }, cm, tokenizer, generator: new RandomMoves(tokenizer, new Rng(5)), round });
+    const play = (prune: boolean, round = 1, generator = new RandomMoves(tokenizer, new Rng(5))) =>
+      playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: { ...cfg.expert_iteration, prune_revisits: prune } }, cm, tokenizer, generator: () => generator, round });
     const pruned = await play(true);
     const whole = await play(false);
     expect(pruned.played).toBe(96);
@@ -125,5 +125,13 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     expect(first.sink.checkpoints.map((c) => c.iteration)).toEqual([0]);
     expect(again.sink.expertIterationRounds).toEqual(first.sink.expertIterationRounds);
     expect(again.sink.metrics.get(0)?.['val/success']).toBe(first.sink.metrics.get(0)?.['val/success']);
-  });
+
+    // On two threads the rounds play on both shards and fit on both, and repeat themselves too.
+    const twoThreads = { ...cfg, trainer: { ...cfg.trainer, workers: 2 } };
+    const sharded = await trainInMemory(twoThreads, { checkpointDir: join(tmp.dir, 'c') });
+    const shardedAgain = await trainInMemory(twoThreads, { checkpointDir: join(tmp.dir, 'd') });
+    expect(sharded.sink.status).toBe('completed');
+    expect(sharded.sink.expertIterationRounds.map((r) => r.played)).toEqual([16, 16]);
+    expect(shardedAgain.sink.expertIterationRounds).toEqual(sharded.sink.expertIterationRounds);
+  }, 120_000);
 });

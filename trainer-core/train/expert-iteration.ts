@@ -5,6 +5,7 @@ import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord, type ResponseGenerator } from '../rollout/rollout-loop';
 import type { Tokenizer } from '../rollout/tokenizer';
 import { PolicyGenerator } from '../model/policy-generator';
+import { ShardedGenerator } from '../workers/sharded-generator';
 import type { TrainableModel } from '../model/trainable-model';
 import { deriveSeed, Rng } from '../rng';
 import { distinctStartsConfig, type Demonstration } from './demonstrations';
@@ -63,7 +64,8 @@ export async function playSolvedEpisodes(options: {
   cfg: RunConfig;
   cm: ContextManager;
   tokenizer: Tokenizer;
-  generator: ResponseGenerator;
+  /** A generator for each rollout of the round (one ends its shards' state when the rollout ends). */
+  generator: () => ResponseGenerator;
   /** From 1. */
   round: number;
   resolveSpec?: EnvSpecResolver;
@@ -77,7 +79,7 @@ export async function playSolvedEpisodes(options: {
   const settings = rolloutSettingsFromConfig(playCfg, 'train');
   const played: EpisodeRecord[] = [];
   for (let r = 0; r < rollouts; r++) {
-    const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator, settings });
+    const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator: generator(), settings });
     played.push(...result.episodes);
   }
   const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0 };
@@ -118,8 +120,13 @@ export async function runExpertIteration(options: {
   const fitting = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration-fit'));
   const pool: Demonstration[] = [];
   const reports: ExpertIterationRound[] = [];
+  const prefixReuse = cfg.actor_rollout_ref.rollout.prefix_reuse;
+  // On the worker threads too, as the training rollouts: each shard with a stream drawn from `sampling`.
+  const generator = () =>
+    options.parallel
+      ? new ShardedGenerator(policy, options.parallel.pool, sampling.nextU32(), tokenizer.padId, { prefixReuse })
+      : new PolicyGenerator(policy, sampling, tokenizer.padId, { prefixReuse });
   for (let round = 1; round <= rounds; round++) {
-    const generator = new PolicyGenerator(policy, sampling, tokenizer.padId);
     const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec: options.resolveSpec });
     pool.push(...played.demonstrations);
     const rate = played.solved / Math.max(1, played.played);
