@@ -133,5 +133,14 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     expect(sharded.sink.status).toBe('completed');
     expect(sharded.sink.expertIterationRounds.map((r) => r.played)).toEqual([16, 16]);
     expect(shardedAgain.sink.expertIterationRounds).toEqual(sharded.sink.expertIterationRounds);
+
+    // A stop asked for while a round plays ends the run there, as a stop in the warm start does.
+    let polls = 0;
+    const lines: string[] = [];
+    const stopped = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'e'), shouldStop: () => ++polls > 12, log: (line) => lines.push(line) });
+    expect(stopped.result.status).toBe('stopped');
+    expect(stopped.sink.status).toBe('stopped');
+    expect(stopped.sink.checkpoints).toEqual([]);
+    expect(lines.join('\n')).toMatch(/stopped during expert iteration round 1, after step 0 of 3; no checkpoint is saved/);
   }, 120_000);
 });

@@ -29,6 +29,8 @@ export interface PlayedRound {
   solved: number;
   /** Turns kept as training documents, after `prune_revisits`. */
   turns: number;
+  /** A stop request ended the round before it had played everything. */
+  stopped?: boolean;
 }
 
 /**
@@ -69,6 +71,8 @@ export async function playSolvedEpisodes(options: {
   /** From 1. */
   round: number;
   resolveSpec?: EnvSpecResolver;
+  /** Polled between the round's rollouts: true ends the round there, `stopped`. */
+  shouldStop?: () => boolean;
 }): Promise<PlayedRound> {
   const { cfg, cm, tokenizer, generator } = options;
   const { episodes, prune_revisits: prune } = cfg.expert_iteration;
@@ -79,6 +83,8 @@ export async function playSolvedEpisodes(options: {
   const settings = rolloutSettingsFromConfig(playCfg, 'train');
   const played: EpisodeRecord[] = [];
   for (let r = 0; r < rollouts; r++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (options.shouldStop?.()) return { demonstrations: [], played: 0, solved: 0, turns: 0, stopped: true };
     const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator: generator(), settings });
     played.push(...result.episodes);
   }
@@ -127,7 +133,9 @@ export async function runExpertIteration(options: {
       ? new ShardedGenerator(policy, options.parallel.pool, sampling.nextU32(), tokenizer.padId, { prefixReuse })
       : new PolicyGenerator(policy, sampling, tokenizer.padId, { prefixReuse });
   for (let round = 1; round <= rounds; round++) {
-    const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec: options.resolveSpec });
+    const { resolveSpec, shouldStop } = options;
+    const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec, shouldStop });
+    if (played.stopped) throw new WarmStartStopped(0, steps, `expert iteration round ${round}`);
     pool.push(...played.demonstrations);
     const rate = played.solved / Math.max(1, played.played);
     const fit =
