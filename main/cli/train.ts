@@ -134,8 +134,9 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
       },
     });
     progress.finish();
-    const steps = (outcome.run as { config?: { trainer?: { total_training_steps?: number } } }).config?.trainer?.total_training_steps;
-    const warmOnly = steps === 0 ? ' (the warm start alone: trainer.total_training_steps is 0)' : '';
+    const stored = (outcome.run as { config?: { trainer?: { total_training_steps?: number }; expert_iteration?: { rounds?: number } } }).config;
+    const before = (stored?.expert_iteration?.rounds ?? 0) > 0 ? 'the warm start and expert iteration' : 'the warm start';
+    const warmOnly = stored?.trainer?.total_training_steps === 0 ? ` (${before} alone: trainer.total_training_steps is 0)` : '';
     process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
   } catch (error) {
     failed = true;

@@ -118,6 +118,11 @@ describe('configs refused before a run exists', () => {
     const warmOnly = runTurnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0'], { dataDir });
     expect(warmOnly.code, warmOnly.stderr).toBe(0);
     expect(warmOnly.stdout).toBe('run 1 (bandit) completed at iteration 0 (the warm start alone: trainer.total_training_steps is 0)\n');
+    // Expert iteration trains before RL too, with or without a warm start.
+    const rounds = ['--set', 'warm_start.mode=none', '--set', 'expert_iteration.rounds=1', '--set', 'expert_iteration.episodes=4', '--set', 'expert_iteration.steps=1', '--set', 'expert_iteration.prune_revisits=false'];
+    const iterated = runTurnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0', ...rounds], { dataDir });
+    expect(iterated.code, iterated.stderr).toBe(0);
+    expect(iterated.stdout).toBe('run 2 (bandit) completed at iteration 0 (the warm start and expert iteration alone: trainer.total_training_steps is 0)\n');
   });
 });
 
