@@ -5,7 +5,7 @@ import { ConfigError, loadRunConfig } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
 import { createContextManager, type EpisodeRecord, type GeneratedResponse, type GenerateOptions, type ResponseGenerator } from '../../trainer-core/rollout/rollout-loop';
 import type { Tokenizer } from '../../trainer-core/rollout/tokenizer';
-import { keptTurns, playSolvedEpisodes } from '../../trainer-core/train/expert-iteration';
+import { bestSolved, keptTurns, playSolvedEpisodes } from '../../trainer-core/train/expert-iteration';
 import { fitRunTokenizer } from '../../trainer-core/train/models';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, trainInMemory } from './helpers';
@@ -93,6 +93,44 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     // Each round plays start states of its own.
     const next = await play(true, 2);
     expect(next.demonstrations.map((d) => d.text)).not.toEqual(pruned.demonstrations.map((d) => d.text));
+  });
+
+  it("keeps, of a start state's tries, the solved one with the fewest turns once loops are cut, then the fewest tokens", () => {
+    const played = (boards: string[], success: boolean, tokens = 1) => {
+      const episode = episodeOf(boards) as EpisodeRecord;
+      for (const t of episode.turns) t.generatedIds = Array.from({ length: tokens }, () => 0);
+      return { ...episode, success };
+    };
+    const pick = (tries: EpisodeRecord[]) => {
+      const best = bestSolved(tries, true);
+      return best ? tries.indexOf(best.episode) : null;
+    };
+    expect(pick([played(['a', 'b'], false), played(['a', 'c'], false)])).toBeNull();
+    // Three turns, two once the loop is cut, beats three; a failure is never kept however short.
+    expect(pick([played(['x'], false), played(['a', 'b', 'c'], true), played(['a', 'b', 'a', 'c'], true)])).toBe(2);
+    expect(pick([played(['a', 'b'], true, 5), played(['a', 'c'], true, 3), played(['a', 'd'], true, 3)])).toBe(1);
+  });
+
+  it('plays each start state as often as `tries` asks and keeps one demonstration for each solved start', async () => {
+    const cfg = loadRunConfig(SOKOBAN_RL, ['expert_iteration.episodes=64']);
+    const tokenizer = fitRunTokenizer(cfg);
+    const cm = createContextManager(cfg, tokenizer);
+    const play = async (tries: number) => {
+      const generator = new RandomMoves(tokenizer, new Rng(9));
+      const round = await playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: { ...cfg.expert_iteration, tries } }, cm, tokenizer, generator: () => generator, round: 1 });
+      return { round, moves: generator.played.length };
+    };
+    const once = await play(1);
+    const four = await play(4);
+    expect(once.round.played).toBe(64);
+    expect(four.round.played).toBe(64);
+    expect(four.round.demonstrations).toHaveLength(four.round.solved);
+    // A random walker solves about an eighth of the rooms a try; four tries find more of them.
+    expect(four.round.solved).toBeGreaterThan(once.round.solved);
+    // Either way a rollout plays the training's 256 envs: 64 starts four times, or 256 starts of which 64 are kept.
+    expect(four.moves / once.moves).toBeGreaterThan(0.8);
+    expect(four.moves / once.moves).toBeLessThan(1.25);
+    expect(() => loadRunConfig(SOKOBAN_RL, ['expert_iteration.rounds=1', 'expert_iteration.tries=3'])).toThrow(/expert_iteration\.tries` \(3\).*must divide each of them; choose a divisor such as 8/);
   });
 
   it('refuses pruning with a context wider than one turn, naming both keys', () => {

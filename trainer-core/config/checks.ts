@@ -52,6 +52,17 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
         `set agent_proxy.max_context_window to 1 (it is ${cfg.agent_proxy.max_context_window}) or prune_revisits to false`,
     });
   }
+  const { tries } = cfg.expert_iteration;
+  const train = cfg.es_manager.train;
+  if (cfg.expert_iteration.rounds > 0 && train.env_configs.n_groups.some((n) => (n * train.group_size) % tries !== 0)) {
+    const envs = train.env_configs.n_groups.map((n) => n * train.group_size).join(', ');
+    issues.push({
+      path: ['expert_iteration', 'tries'],
+      message:
+        `\`expert_iteration.tries\` (${tries}) splits each rollout's envs (es_manager.train n_groups x group_size: ${envs}) into groups that play one start state, ` +
+        'so it must divide each of them; choose a divisor such as ' + train.group_size,
+    });
+  }
   if (cfg.warm_start.expert_think === 'plan' && (warmStartMode !== 'expert' || !cfg.agent_proxy.enable_think)) {
     issues.push({
       path: ['warm_start', 'expert_think'],

@@ -236,6 +236,7 @@ const expertIterationSchema = z.strictObject({
   lr: z.number().positive(),
   batch_size: positiveInt.nullable(),
   prune_revisits: z.boolean(),
+  tries: positiveInt,
 });
 
 export const RunConfigSchema = z.strictObject({

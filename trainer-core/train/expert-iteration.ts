@@ -61,7 +61,46 @@ export function keptTurns(episode: Pick<EpisodeRecord, 'turns'>, pruneRevisits: 
 /** Reset count of expert iteration's start states: past the warm start's (a million), DAgger's (two) and any training run's. */
 const EXPERT_ITERATION_RESETS = 3_000_000;
 
-/** One round: the policy plays `expert_iteration.episodes` start states no other round played; the solved ones come back as demonstrations. */
+/**
+ * The training split laid out for `expert_iteration.tries`: each rollout plays as many envs as a
+ * training rollout, in groups of `tries` that share a start state (the config check has made sure
+ * `tries` divides each tag's envs). One try is the warm start's layout, every env its own start.
+ */
+export function triesConfig(cfg: RunConfig, tries: number): RunConfig {
+  const distinct = distinctStartsConfig(cfg);
+  if (tries === 1) return distinct;
+  const train = distinct.es_manager.train;
+  return {
+    ...distinct,
+    es_manager: {
+      ...distinct.es_manager,
+      train: {
+        ...train,
+        group_size: tries,
+        env_groups: train.env_groups / tries,
+        env_configs: { ...train.env_configs, n_groups: train.env_configs.n_groups.map((n) => n / tries) },
+      },
+    },
+  };
+}
+
+/** The solved try to imitate: the fewest turns once loops are cut, then the fewest generated tokens, then the first. */
+export function bestSolved(tries: EpisodeRecord[], prune: boolean): { episode: EpisodeRecord; turns: ContextTurn[] } | null {
+  let best: { episode: EpisodeRecord; turns: ContextTurn[]; tokens: number } | null = null;
+  for (const episode of tries) {
+    if (!episode.success) continue;
+    const turns = keptTurns(episode, prune);
+    const tokens = turns.reduce((n, t) => n + (t.reply?.generatedIds.length ?? 0), 0);
+    if (!best || turns.length < best.turns.length || (turns.length === best.turns.length && tokens < best.tokens)) best = { episode, turns, tokens };
+  }
+  return best;
+}
+
+/**
+ * One round: the policy plays `expert_iteration.episodes` start states no other round played,
+ * each `expert_iteration.tries` times; a start state solved by any try comes back as one
+ * demonstration.
+ */
 export async function playSolvedEpisodes(options: {
   cfg: RunConfig;
   cm: ContextManager;
@@ -75,31 +114,33 @@ export async function playSolvedEpisodes(options: {
   shouldStop?: () => boolean;
 }): Promise<PlayedRound> {
   const { cfg, cm, tokenizer, generator } = options;
-  const { episodes, prune_revisits: prune } = cfg.expert_iteration;
-  const playCfg = distinctStartsConfig(cfg);
-  const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
-  const rollouts = Math.ceil(episodes / es.entries.length);
+  const { episodes, prune_revisits: prune, tries } = cfg.expert_iteration;
+  const es = new EnvStateManager(triesConfig(cfg, tries), 'train', { resolveSpec: options.resolveSpec });
+  const startsPerRollout = es.entries.length / tries;
+  const rollouts = Math.ceil(episodes / startsPerRollout);
   es.restoreState({ resetCount: EXPERT_ITERATION_RESETS + (options.round - 1) * rollouts });
-  const settings = rolloutSettingsFromConfig(playCfg, 'train');
-  const played: EpisodeRecord[] = [];
+  const settings = rolloutSettingsFromConfig(triesConfig(cfg, tries), 'train');
+  const starts: EpisodeRecord[][] = [];
   for (let r = 0; r < rollouts; r++) {
     await new Promise((resolve) => setImmediate(resolve));
     if (options.shouldStop?.()) return { demonstrations: [], played: 0, solved: 0, turns: 0, stopped: true };
     const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator: generator(), settings });
-    played.push(...result.episodes);
+    const groups = new Map<number, EpisodeRecord[]>();
+    for (const episode of result.episodes) groups.set(episode.groupId, [...(groups.get(episode.groupId) ?? []), episode]);
+    starts.push(...[...groups.keys()].sort((a, b) => a - b).map((g) => groups.get(g) ?? []));
   }
   const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0 };
-  for (const episode of played.slice(0, episodes)) {
+  for (const group of starts.slice(0, episodes)) {
     round.played++;
-    if (!episode.success) continue;
+    const best = bestSolved(group, prune);
+    if (!best) continue;
     round.solved++;
-    const turns = keptTurns(episode, prune);
-    round.turns += turns.length;
-    const prompt = es.entries[episode.envId].prompt;
+    round.turns += best.turns.length;
+    const prompt = es.entries[best.episode.envId].prompt;
     round.demonstrations.push({
-      tag: episode.tag,
-      text: cm.flatText(prompt, turns),
-      sequence: buildEpisodeSequence(cm.trainingDocuments(prompt, turns), { mode: 'episode-end', total: 0 }),
+      tag: best.episode.tag,
+      text: cm.flatText(prompt, best.turns),
+      sequence: buildEpisodeSequence(cm.trainingDocuments(prompt, best.turns), { mode: 'episode-end', total: 0 }),
     });
   }
   return round;
@@ -156,8 +197,9 @@ export async function runExpertIteration(options: {
     if (fit?.stoppedAfter !== undefined) throw new WarmStartStopped(fit.stoppedAfter, steps, `expert iteration round ${round}`);
     const loss = fit ? `, loss ${fit.finalLoss.toFixed(4)}` : ', nothing to fit yet';
     reports.push({ round, rounds, played: played.played, solved: played.solved, pool: pool.length, loss: fit ? fit.finalLoss : null });
+    const triesNote = cfg.expert_iteration.tries > 1 ? ` in ${cfg.expert_iteration.tries} tries each` : '';
     options.log?.(
-      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states (${rate.toFixed(3)}), ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
+      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states${triesNote} (${rate.toFixed(3)}), ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
     );
   }
   return reports;
