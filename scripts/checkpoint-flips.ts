@@ -30,7 +30,7 @@ if (!warm) {
   process.exit(2);
 }
 const wanted = iterationsText === undefined ? null : new Set(iterationsText.split(',').map(Number));
-const played = [warm, ...checkpoints.filter((c) => c.iteration !== 0 && (!wanted || wanted.has(c.iteration)))];
+const played = [warm, ...checkpoints.filter((c) => c.path !== warm.path && (!wanted || wanted.has(c.iteration)))];
 const overrides = sampled ? EVALUATION_OVERRIDES : ['actor_rollout_ref.rollout.val_kwargs.do_sample=false'];
 const outcomes: boolean[][] = [];
 for (const c of played) {

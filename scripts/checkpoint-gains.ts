@@ -39,7 +39,7 @@ const warmResult = await evaluate(warm.path);
 const warmSuccess = warmResult.episodeReports.map((e) => e.success);
 console.log(`run ${runText}, ${episodes} held-out episodes from seed ${EVALUATION_SEED}: warm start alone ${(warmSuccess.filter(Boolean).length / episodes).toFixed(3)}, optimal policy ${meanFigure(warmResult.metrics, 'optimal_success')}`);
 for (const c of checkpoints) {
-  if (c.iteration === 0 || (wanted && !wanted.has(c.iteration))) continue;
+  if (c.path === warm.path || (wanted && !wanted.has(c.iteration))) continue;
   const gain = pairedSuccessGain(warmSuccess, await play(c.path));
   console.log(`iteration ${c.iteration}: ${gain.after.toFixed(3)}, gain ${formatGain(gain)}`);
 }
