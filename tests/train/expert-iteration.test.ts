@@ -127,6 +127,9 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     expect(four.round.demonstrations).toHaveLength(four.round.solved);
     // A random walker solves about an eighth of the rooms a try; four tries find more of them.
     expect(four.round.solved).toBeGreaterThan(once.round.solved);
+    expect(once.round.solvedTries).toBe(once.round.solved);
+    expect(four.round.solvedTries).toBeGreaterThanOrEqual(four.round.solved);
+    expect(four.round.solvedTries).toBeLessThanOrEqual(4 * four.round.solved);
     // Either way a rollout plays the training's 256 envs: 64 starts four times, or 256 starts of which 64 are kept.
     expect(four.moves / once.moves).toBeGreaterThan(0.8);
     expect(four.moves / once.moves).toBeLessThan(1.25);

@@ -29,6 +29,8 @@ export interface PlayedRound {
   solved: number;
   /** Turns kept as training documents, after `prune_revisits`. */
   turns: number;
+  /** Episodes solved of all tries (with one try, `solved`). */
+  solvedTries: number;
   /** A stop request ended the round before it had played everything. */
   stopped?: boolean;
 }
@@ -123,15 +125,16 @@ export async function playSolvedEpisodes(options: {
   const starts: EpisodeRecord[][] = [];
   for (let r = 0; r < rollouts; r++) {
     await new Promise((resolve) => setImmediate(resolve));
-    if (options.shouldStop?.()) return { demonstrations: [], played: 0, solved: 0, turns: 0, stopped: true };
+    if (options.shouldStop?.()) return { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0, stopped: true };
     const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator: generator(), settings });
     const groups = new Map<number, EpisodeRecord[]>();
     for (const episode of result.episodes) groups.set(episode.groupId, [...(groups.get(episode.groupId) ?? []), episode]);
     starts.push(...[...groups.keys()].sort((a, b) => a - b).map((g) => groups.get(g) ?? []));
   }
-  const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0 };
+  const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0 };
   for (const group of starts.slice(0, episodes)) {
     round.played++;
+    round.solvedTries += group.filter((e) => e.success).length;
     const best = bestSolved(group, prune);
     if (!best) continue;
     round.solved++;
@@ -197,9 +200,10 @@ export async function runExpertIteration(options: {
     if (fit?.stoppedAfter !== undefined) throw new WarmStartStopped(fit.stoppedAfter, steps, `expert iteration round ${round}`);
     const loss = fit ? `, loss ${fit.finalLoss.toFixed(4)}` : ', nothing to fit yet';
     reports.push({ round, rounds, played: played.played, solved: played.solved, pool: pool.length, loss: fit ? fit.finalLoss : null });
-    const triesNote = cfg.expert_iteration.tries > 1 ? ` in ${cfg.expert_iteration.tries} tries each` : '';
+    const { tries } = cfg.expert_iteration;
+    const triesNote = tries > 1 ? ` in ${tries} tries each, ${(played.solvedTries / Math.max(1, played.played * tries)).toFixed(3)} of the tries` : '';
     options.log?.(
-      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states${triesNote} (${rate.toFixed(3)}), ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
+      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states (${rate.toFixed(3)})${triesNote}, ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
     );
   }
   return reports;
