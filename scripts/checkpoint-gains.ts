@@ -4,7 +4,8 @@
  * (or only the comma-separated iterations given) on the learning bench's held-out episodes (same
  * start seed, temperature 0.5, 1024 by default) and prints its success and the gain over the warm
  * start's own policy (iter-0, `warm_start.save_checkpoint`; for a fork, its parent's), paired over
- * the episodes as `npm run bench -- learning` reports it; `--tag T` plays only validation tag T. The store is opened read-only, so a run still training
+ * the episodes as `npm run bench -- learning` reports it; `--tag T` plays only validation tag T;
+ * `--against <checkpoint folder>` measures against that policy instead (a chain of runs, each from the last one's policy). The store is opened read-only, so a run still training
  * into the folder can be watched; nothing is recorded.
  */
 import { resolve } from 'node:path';
@@ -22,12 +23,16 @@ const episodes = episodesAt >= 0 ? Number(args.splice(episodesAt, 2)[1]) : EVALU
 const tagAt = args.indexOf('--tag');
 const tag = tagAt >= 0 ? args.splice(tagAt, 2)[1] : undefined;
 const overrides = tag === undefined ? EVALUATION_OVERRIDES : [...EVALUATION_OVERRIDES, `es_manager.val.env_configs.tags=[${tag}]`, 'es_manager.val.env_configs.n_groups=[1]', 'es_manager.val.env_groups=1'];
+const againstAt = args.indexOf('--against');
+const against = againstAt >= 0 ? args.splice(againstAt, 2)[1] : undefined;
 const [dataDir, runText, iterationsText] = args;
-if (!dataDir || !/^\d+$/.test(runText ?? '') || !Number.isInteger(episodes) || episodes < 2 || (iterationsText !== undefined && !/^\d+(,\d+)*$/.test(iterationsText)) || (tagAt >= 0 && !tag)) {
-  process.stderr.write('usage: npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations, e.g. 600,1000] [--episodes 1024] [--tag <validation tag>]\n');
+if (!dataDir || !/^\d+$/.test(runText ?? '') || !Number.isInteger(episodes) || episodes < 2 || (iterationsText !== undefined && !/^\d+(,\d+)*$/.test(iterationsText)) || (tagAt >= 0 && !tag) || (againstAt >= 0 && !against)) {
+  process.stderr.write('usage: npx tsx scripts/checkpoint-gains.ts <data-dir> <run-id> [iterations, e.g. 600,1000] [--episodes 1024] [--tag <validation tag>] [--against <checkpoint folder>]\n');
   process.exit(2);
 }
-const { checkpoints, warm } = runCheckpoints(dataDir, Number(runText));
+const kept = runCheckpoints(dataDir, Number(runText));
+const { checkpoints } = kept;
+const warm = against === undefined ? kept.warm : { iteration: 0, path: resolve(against) };
 const wanted = iterationsText === undefined ? null : new Set(iterationsText.split(',').map(Number));
 if (!warm) {
   process.stderr.write(`run ${runText} nor its parents has an iter-0 checkpoint: set warm_start.save_checkpoint: true so the warm start's policy is kept\n`);
