@@ -24,7 +24,7 @@ import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand
 import { BenchArgumentError, isUserError } from './lib/bench-errors';
 import { checkVariantEnvs, planOf, type SeedPlan, type VariantPlan, type Warm } from './lib/learning-plan';
 import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, variantsOf, variedKeys } from './lib/learning-variants';
-import { forkedVariant, scratchVariant, sharedWarmStart, warmStartOverrides, type TwinMode } from './lib/shared-warm-start';
+import { forkedVariant, fromWarmPolicyOverrides, scratchVariant, sharedWarmStart, warmStartOverrides, type TwinMode } from './lib/shared-warm-start';
 import { formatGain, meanSuccessGain, pairedSuccessGain } from './lib/success-gain';
 
 export { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, estimatorOverrides, meanFigure };
@@ -90,7 +90,7 @@ const wallTime = (seconds: number | null) => (seconds === null ? 'reused' : `${s
 
 async function ensureWarm(store: Store, plan: SeedPlan, overrides: string[], episodes: number, mode: TwinMode): Promise<Warm | null> {
   if (plan.warm || !plan.warmName) return plan.warm;
-  const trained = await sharedWarmStart(store, plan.path, plan.warmName, warmStartOverrides(overrides, plan.seed), logFor(plan.warmName), mode);
+  const trained = await sharedWarmStart(store, plan.path, plan.warmName, warmStartOverrides(overrides, plan.seed, plan.iteratesAfterWarm), logFor(plan.warmName), mode);
   if (!trained) return null;
   plan.warm = { trained, result: await heldOut(store, trained.checkpoint, episodes) };
   console.log(`${plan.warmName}: run ${trained.run.id}, warm start ${wallTime(trained.seconds)}, ${meanFigure(plan.warm.result.metrics, 'success')} of the held-out episodes`);
@@ -103,7 +103,11 @@ async function runVariant(store: Store, v: VariantPlan, overrides: string[], epi
   const warm = await ensureWarm(store, plan, overrides, episodes, mode);
   if (plan.warmName && !warm) return false;
   const log = logFor(v.runName);
-  const trained = warm ? await forkedVariant(store, warm.trained.checkpoint, v.runName, v.overrides, log, mode) : await scratchVariant(store, plan.path, v.runName, v.overrides, log, mode);
+  const trained = !warm
+    ? await scratchVariant(store, plan.path, v.runName, v.overrides, log, mode)
+    : plan.iteratesAfterWarm
+      ? await scratchVariant(store, plan.path, v.runName, fromWarmPolicyOverrides(v.overrides, resolve(dataDir, warm.trained.checkpoint.path)), log, mode)
+      : await forkedVariant(store, warm.trained.checkpoint, v.runName, v.overrides, log, mode);
   if (!trained) return false;
   const result = await heldOut(store, trained.checkpoint, episodes);
   let gainText = '-';
@@ -113,7 +117,8 @@ async function runVariant(store: Store, v: VariantPlan, overrides: string[], epi
   }
   const warmFigure = warm ? meanFigure(warm.result.metrics, 'success') : '-';
   v.row = `| ${plan.name} | ${v.estimator} | ${v.shaping} | ${plan.seed} | ${warmFigure} | ${meanFigure(result.metrics, 'success')} | ${gainText} | ${meanFigure(result.metrics, 'optimal_success')} | ${warm ? wallTime(warm.trained.seconds) : '-'} | ${wallTime(trained.seconds)} |`;
-  console.log(`${v.row}   run ${trained.run.id}${warm ? ` (fork of run ${warm.trained.run.id})` : ''}, checkpoint of iteration ${result.iteration}`);
+  const origin = !warm ? '' : plan.iteratesAfterWarm ? ` (expert iteration from run ${warm.trained.run.id}'s policy)` : ` (fork of run ${warm.trained.run.id})`;
+  console.log(`${v.row}   run ${trained.run.id}${origin}, checkpoint of iteration ${result.iteration}`);
   v.command = `${v.runName}: ${evalCommand(dataDir, trained.run.id, episodes)}`;
   return true;
 }
@@ -149,9 +154,13 @@ export default async function benchLearning(args: string[] = process.argv.includ
     summary.push(`${key} ${gains.length} | ${m.warm.toFixed(3)} | ${m.after.toFixed(3)} | ${formatGain(m)} |`);
   }
   console.log(`\nfinal policies on ${episodes} held-out episodes (seeds from ${EVALUATION_SEED}) at temperature 0.5 (wall times: "reused" when a finished run was found in the data folder):\n${rows.join('\n')}`);
-  const iterated = [...new Set(seedPlans.filter((p) => p.own.expert_iteration.rounds > 0).map((p) => p.name))];
+  const iterated = [...new Set(seedPlans.filter((p) => p.own.expert_iteration.rounds > 0 && !p.iteratesAfterWarm).map((p) => p.name))];
   if (iterated.length) {
     console.log(`\n${iterated.join(', ')}: "warm start alone" is the policy after expert iteration (expert_iteration.rounds), which learns from the reward alone; "after RL" adds the PPO iterations`);
+  }
+  const iteratedAfter = [...new Set(seedPlans.filter((p) => p.iteratesAfterWarm).map((p) => p.name))];
+  if (iteratedAfter.length) {
+    console.log(`\n${iteratedAfter.join(', ')}: "warm start alone" is the demonstrations' policy; "after RL" is expert iteration on the policy's own successes (expert_iteration.rounds) from it, then the PPO iterations`);
   }
   if (summary.length > 2) console.log(`\nmean over seeds (the gain's standard error is the spread of the seeds' gains; one seed: its episodes'):\n${summary.join('\n')}`);
   console.log(`\nruns, checkpoints and evaluations kept in ${dataDir} (node bin/turnlab.js --data-dir ${dataDir} serve shows them); to play a final policy again:\n${variantPlans.map((v) => v.command).join('\n')}`);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { EnvStateManager, loadEnvSpecResolver } from '../../trainer-core';
 import { loadRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
-import { hasWarmStart } from '../../trainer-core/train/session';
+import { hasDemonstrations, hasWarmStart } from '../../trainer-core/train/session';
 import type { HeldOut } from './held-out-evaluation';
 import { shapingLabel, variantName, variantOverrides, warmStartDivergence, type Variant } from './learning-variants';
 import { forkOverrides, type TrainedRun } from './shared-warm-start';
@@ -37,6 +37,13 @@ export interface SeedPlan {
   seed: number;
   own: RunConfig;
   warmName: string | null;
+  /**
+   * Demonstrations and then expert iteration (`expert_iteration.rounds`): the shared warm start is
+   * the demonstrations' alone, and each variant runs expert iteration from its policy before RL,
+   * so the gain counts what expert iteration learned from the reward. With a warm start of the
+   * format only, expert iteration stays in the warm start (what it learns is everything).
+   */
+  iteratesAfterWarm: boolean;
   warm: Warm | null;
 }
 
@@ -69,7 +76,8 @@ export function planOf(configs: string[], seeds: number[], variants: Variant[], 
     const path = fileURLToPath(new URL(`../../configs/${name}.yaml`, import.meta.url));
     const own = loadRunConfig(path, overrides);
     for (const seed of seeds) {
-      const plan: SeedPlan = { name, path, seed, own, warmName: hasWarmStart(own) ? `${name}-warm-start-s${seed}` : null, warm: null };
+      const iteratesAfterWarm = hasDemonstrations(own) && own.expert_iteration.rounds > 0;
+      const plan: SeedPlan = { name, path, seed, own, warmName: hasWarmStart(own) ? `${name}-warm-start-s${seed}` : null, iteratesAfterWarm, warm: null };
       seedPlans.push(plan);
       for (const variant of variants) {
         const estimator = variant.estimator ?? own.algorithm.adv_estimator;

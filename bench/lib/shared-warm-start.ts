@@ -31,9 +31,17 @@ export interface TrainedRun {
   seconds: number | null;
 }
 
-/** The shared warm start's overrides: every variant's `--set`s and seed, and no RL iteration. */
-export function warmStartOverrides(sets: readonly string[], seed: number): string[] {
-  return [...sets, `trainer.seed=${seed}`, 'trainer.total_training_steps=0', 'warm_start.save_checkpoint=true'];
+/**
+ * The shared warm start's overrides: every variant's `--set`s and seed, and no RL iteration;
+ * `withoutIteration` leaves expert iteration to the variants (SeedPlan.iteratesAfterWarm).
+ */
+export function warmStartOverrides(sets: readonly string[], seed: number, withoutIteration = false): string[] {
+  return [...sets, `trainer.seed=${seed}`, 'trainer.total_training_steps=0', 'warm_start.save_checkpoint=true', ...(withoutIteration ? ['expert_iteration.rounds=0'] : [])];
+}
+
+/** A variant's overrides to run expert iteration and RL from the warm start's policy, as a run of its own. */
+export function fromWarmPolicyOverrides(variant: readonly string[], warmFolder: string): string[] {
+  return [...variant, `model.path=${warmFolder}`, 'warm_start.steps=0'];
 }
 
 /**

@@ -151,3 +151,32 @@ describe('a variant whose bench was killed', () => {
     }
   }, 180_000);
 });
+
+describe('a config with demonstrations and then expert iteration', () => {
+  it("shares the demonstrations' warm start alone and runs expert iteration in each variant, so the gain counts it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-iterate-'));
+    const printed: string[] = [];
+    const iterate = ['expert_iteration.rounds=1', 'expert_iteration.episodes=8', 'expert_iteration.steps=2', 'expert_iteration.prune_revisits=false'];
+    const args = ['frozenlake', '--seeds', '0', '--episodes', '8', '--data-dir', dir, '--estimators', 'grpo', ...[...TINY, ...iterate].flatMap((s) => ['--set', s])];
+    try {
+      vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void printed.push(...parts.join(' ').split('\n')));
+      await benchLearning(args);
+      vi.restoreAllMocks();
+      const store = openStore(dir);
+      const runs = store.runs.allIds().map((id) => store.runs.get(id)!);
+      const warm = runs.find((r) => r.tags.includes(WARM_START_TAG))!;
+      const variant = runs.find((r) => r.tags.includes(VARIANT_TAG))!;
+      expect(warm.config.expert_iteration?.rounds).toBe(0);
+      const warmFolder = resolve(dir, store.checkpoints.listByRun(warm.id).find((c) => c.iteration === 0)!.path);
+      expect([variant.config.model?.path, variant.config.warm_start?.steps, variant.config.expert_iteration?.rounds, variant.parentRunId, variant.status]).toEqual([warmFolder, 0, 1, null, 'completed']);
+      // The variant's run played its round of expert iteration before its RL iteration.
+      expect(store.metrics.series(variant.id, 'expert_iteration/success').map((p) => p.iteration)).toEqual([0]);
+      store.close();
+      expect(printed.some((line) => line.includes(`(expert iteration from run ${warm.id}'s policy)`))).toBe(true);
+      expect(printed.join('\n')).toMatch(/frozenlake: "warm start alone" is the demonstrations' policy; "after RL" is expert iteration/);
+    } finally {
+      vi.restoreAllMocks();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});

@@ -329,7 +329,8 @@ export function hasWarmStart(cfg: RunConfig): boolean {
   return hasDemonstrations(cfg) || cfg.expert_iteration.rounds > 0;
 }
 
-function hasDemonstrations(cfg: RunConfig): boolean {
+/** A warm start that trains on demonstrations (a solver's or random valid replies), not expert iteration alone. */
+export function hasDemonstrations(cfg: RunConfig): boolean {
   return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
 }
 
