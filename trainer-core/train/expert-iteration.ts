@@ -117,11 +117,12 @@ export async function playSolvedEpisodes(options: {
 }): Promise<PlayedRound> {
   const { cfg, cm, tokenizer, generator } = options;
   const { episodes, prune_revisits: prune, tries } = cfg.expert_iteration;
-  const es = new EnvStateManager(triesConfig(cfg, tries), 'train', { resolveSpec: options.resolveSpec });
+  const playCfg = triesConfig(cfg, tries);
+  const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
   const startsPerRollout = es.entries.length / tries;
   const rollouts = Math.ceil(episodes / startsPerRollout);
   es.restoreState({ resetCount: EXPERT_ITERATION_RESETS + (options.round - 1) * rollouts });
-  const settings = rolloutSettingsFromConfig(triesConfig(cfg, tries), 'train');
+  const settings = rolloutSettingsFromConfig(playCfg, 'train');
   const starts: EpisodeRecord[][] = [];
   for (let r = 0; r < rollouts; r++) {
     await new Promise((resolve) => setImmediate(resolve));
