@@ -167,6 +167,12 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     expect(again.sink.expertIterationRounds).toEqual(first.sink.expertIterationRounds);
     expect(again.sink.metrics.get(0)?.['val/success']).toBe(first.sink.metrics.get(0)?.['val/success']);
 
+    // `pool_rounds: 1` fits each round to its own successes only: the first round is the same run's.
+    const windowed = await trainInMemory({ ...cfg, expert_iteration: { ...cfg.expert_iteration, pool_rounds: 1 } }, { checkpointDir: join(tmp.dir, 'w') });
+    const [w1, w2] = windowed.sink.expertIterationRounds;
+    expect(w1).toEqual(first.sink.expertIterationRounds[0]);
+    expect(w2.pool).toBe(w2.solved);
+
     // On two threads the rounds play on both shards and fit on both, and repeat themselves too.
     const twoThreads = { ...cfg, trainer: { ...cfg.trainer, workers: 2 } };
     const sharded = await trainInMemory(twoThreads, { checkpointDir: join(tmp.dir, 'c') });

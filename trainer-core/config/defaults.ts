@@ -211,6 +211,7 @@ expert_iteration:                # after the warm start, before RL: the policy i
   batch_size: null               # solved episodes per step; null: the actor's ppo_micro_batch_size_per_gpu
   prune_revisits: true           # a board seen again drops the turns since its first visit (loops and moves into walls); needs agent_proxy.max_context_window 1
   tries: 1                       # episodes played from each start state; the solved one with the fewest turns (then tokens) is kept
+  pool_rounds: null              # the pool holds the solved episodes of the last k rounds; null: of every round so far
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

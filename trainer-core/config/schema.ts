@@ -237,6 +237,7 @@ const expertIterationSchema = z.strictObject({
   batch_size: positiveInt.nullable(),
   prune_revisits: z.boolean(),
   tries: positiveInt,
+  pool_rounds: positiveInt.nullable(),
 });
 
 export const RunConfigSchema = z.strictObject({

@@ -20,8 +20,8 @@ import { warmStart, WarmStartStopped } from './warm-start';
  * pool with the warm start's supervised loss. The reward is the only teacher: nothing comes from
  * a solver. A policy-gradient step on a board-blind start moves each move's probability on every
  * board at once (bench/sokoban-notes.md); a supervised step on solved episodes gives each board
- * its own target, and the pool keeps every success found so far, so rare early ones are not
- * seen once and forgotten.
+ * its own target, and the pool keeps every success found so far (or of the last `pool_rounds`
+ * rounds), so rare early ones are not seen once and forgotten.
  */
 export interface PlayedRound {
   demonstrations: Demonstration[];
@@ -152,8 +152,9 @@ export async function playSolvedEpisodes(options: {
 
 /**
  * The rounds of `expert_iteration` on a new run's policy, after its warm start: each round plays,
- * grows the pool and fits the policy to the whole pool for `expert_iteration.steps` supervised
- * steps (a fresh Adam each round, as each round's pool is a new dataset).
+ * grows the pool (of the last `pool_rounds` rounds) and fits the policy to the whole pool for
+ * `expert_iteration.steps` supervised steps (a fresh Adam each round, as each round's pool is a
+ * new dataset).
  */
 export async function runExpertIteration(options: {
   cfg: RunConfig;
@@ -169,7 +170,9 @@ export async function runExpertIteration(options: {
   const cm = createContextManager(cfg, tokenizer);
   const sampling = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration'));
   const fitting = new Rng(deriveSeed(cfg.trainer.seed, 'expert-iteration-fit'));
-  const pool: Demonstration[] = [];
+  // Each round's solved episodes, oldest first; `pool_rounds` keeps the newest few, so a late round's
+  // successes are not a small share of every older round's.
+  const byRound: Demonstration[][] = [];
   const reports: ExpertIterationRound[] = [];
   const prefixReuse = cfg.actor_rollout_ref.rollout.prefix_reuse;
   // On the worker threads too, as the training rollouts: each shard with a stream drawn from `sampling`.
@@ -181,7 +184,9 @@ export async function runExpertIteration(options: {
     const { resolveSpec, shouldStop } = options;
     const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec, shouldStop });
     if (played.stopped) throw new WarmStartStopped(0, steps, `expert iteration round ${round}`);
-    pool.push(...played.demonstrations);
+    byRound.push(played.demonstrations);
+    if (cfg.expert_iteration.pool_rounds !== null && byRound.length > cfg.expert_iteration.pool_rounds) byRound.shift();
+    const pool = byRound.flat();
     const rate = played.solved / Math.max(1, played.played);
     const fit =
       pool.length === 0
