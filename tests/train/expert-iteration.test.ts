@@ -115,9 +115,10 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     const cfg = loadRunConfig(SOKOBAN_RL, ['expert_iteration.episodes=64']);
     const tokenizer = fitRunTokenizer(cfg);
     const cm = createContextManager(cfg, tokenizer);
-    const play = async (tries: number) => {
+    const play = async (tries: number, dropAllSolved = false) => {
       const generator = new RandomMoves(tokenizer, new Rng(9));
-      const round = await playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: { ...cfg.expert_iteration, tries } }, cm, tokenizer, generator: () => generator, round: 1 });
+      const expertIteration = { ...cfg.expert_iteration, tries, drop_all_solved: dropAllSolved };
+      const round = await playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: expertIteration }, cm, tokenizer, generator: () => generator, round: 1 });
       return { round, moves: generator.played.length };
     };
     const once = await play(1);
@@ -133,6 +134,14 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     // Either way a rollout plays the training's 256 envs: 64 starts four times, or 256 starts of which 64 are kept.
     expect(four.moves / once.moves).toBeGreaterThan(0.8);
     expect(four.moves / once.moves).toBeLessThan(1.25);
+    // The same plays with `drop_all_solved`: the rooms both tries solved leave the pool, the others stay.
+    const two = await play(2);
+    const twoDropped = await play(2, true);
+    expect(twoDropped.round.solved).toBe(two.round.solved);
+    expect(twoDropped.round.demonstrations.length).toBeGreaterThan(0);
+    expect(twoDropped.round.demonstrations.length).toBeLessThan(two.round.demonstrations.length);
+    for (const d of twoDropped.round.demonstrations) expect(two.round.demonstrations.map((x) => x.text)).toContain(d.text);
+    expect(() => loadRunConfig(SOKOBAN_RL, ['expert_iteration.rounds=1', 'expert_iteration.drop_all_solved=true'])).toThrow(/drop_all_solved.*tries: 1.*set tries to 8/);
     expect(() => loadRunConfig(SOKOBAN_RL, ['expert_iteration.rounds=1', 'expert_iteration.tries=3'])).toThrow(/expert_iteration\.tries` \(3\).*must divide each of them; choose a divisor such as 8/);
   });
 

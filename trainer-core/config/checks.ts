@@ -63,6 +63,12 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
         'so it must divide each of them; choose a divisor such as ' + train.group_size,
     });
   }
+  if (cfg.expert_iteration.rounds > 0 && cfg.expert_iteration.drop_all_solved && tries === 1) {
+    issues.push({
+      path: ['expert_iteration', 'drop_all_solved'],
+      message: '`expert_iteration.drop_all_solved` drops the start states every try solved, which with `expert_iteration.tries: 1` is every solved one; set tries to 8 or drop_all_solved to false',
+    });
+  }
   if (cfg.warm_start.expert_think === 'plan' && (warmStartMode !== 'expert' || !cfg.agent_proxy.enable_think)) {
     issues.push({
       path: ['warm_start', 'expert_think'],

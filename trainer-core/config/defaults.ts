@@ -212,6 +212,7 @@ expert_iteration:                # after the warm start, before RL: the policy i
   prune_revisits: true           # a board seen again drops the turns since its first visit (loops and moves into walls); needs agent_proxy.max_context_window 1
   tries: 1                       # episodes played from each start state; the solved one with the fewest turns (then tokens) is kept
   pool_rounds: null              # the pool holds the solved episodes of the last k rounds; null: of every round so far
+  drop_all_solved: false         # with tries > 1, a start state every try solved adds nothing to the pool: it holds what the policy is unsure of
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

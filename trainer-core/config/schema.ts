@@ -238,6 +238,7 @@ const expertIterationSchema = z.strictObject({
   prune_revisits: z.boolean(),
   tries: positiveInt,
   pool_rounds: positiveInt.nullable(),
+  drop_all_solved: z.boolean(),
 });
 
 export const RunConfigSchema = z.strictObject({

@@ -101,7 +101,7 @@ export function bestSolved(tries: EpisodeRecord[], prune: boolean): { episode: E
 /**
  * One round: the policy plays `expert_iteration.episodes` start states no other round played,
  * each `expert_iteration.tries` times; a start state solved by any try comes back as one
- * demonstration.
+ * demonstration (one solved by every try does not, with `drop_all_solved`).
  */
 export async function playSolvedEpisodes(options: {
   cfg: RunConfig;
@@ -116,7 +116,7 @@ export async function playSolvedEpisodes(options: {
   shouldStop?: () => boolean;
 }): Promise<PlayedRound> {
   const { cfg, cm, tokenizer, generator } = options;
-  const { episodes, prune_revisits: prune, tries } = cfg.expert_iteration;
+  const { episodes, prune_revisits: prune, tries, drop_all_solved: dropAllSolved } = cfg.expert_iteration;
   const playCfg = triesConfig(cfg, tries);
   const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
   const startsPerRollout = es.entries.length / tries;
@@ -135,10 +135,12 @@ export async function playSolvedEpisodes(options: {
   const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0 };
   for (const group of starts.slice(0, episodes)) {
     round.played++;
-    round.solvedTries += group.filter((e) => e.success).length;
+    const solvedTries = group.filter((e) => e.success).length;
+    round.solvedTries += solvedTries;
     const best = bestSolved(group, prune);
     if (!best) continue;
     round.solved++;
+    if (dropAllSolved && solvedTries === group.length) continue;
     round.turns += best.turns.length;
     const prompt = es.entries[best.episode.envId].prompt;
     round.demonstrations.push({
