@@ -11,6 +11,7 @@ import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, trainInMemory } from './helpers';
 
 const SOKOBAN_RL = join(import.meta.dirname, '../../configs/sokoban-rl.yaml');
+const SOKOBAN = join(import.meta.dirname, '../../configs/sokoban.yaml');
 const LAKE = join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml');
 const tmp = tempDir('expert-iteration');
 afterAll(() => tmp.cleanup());
@@ -32,6 +33,22 @@ class RandomMoves implements ResponseGenerator {
       const move = this.rng.choice(MOVES);
       this.played.push(move);
       const ids = [...this.tokenizer.encode(`${move}</answer>`), this.tokenizer.endOfTurnId].slice(0, options.maxNewTokens[i]);
+      return { tokenIds: ids, logprobs: ids.map(() => 0) };
+    });
+  }
+}
+
+/** A thinking learner: a seeded random plan of two moves, then a seeded random move that may not be the plan's first. */
+class RandomThinker implements ResponseGenerator {
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    private readonly rng: Rng,
+  ) {}
+  async generate(prompts: number[][], options: GenerateOptions): Promise<GeneratedResponse[]> {
+    return prompts.map((_, i) => {
+      const plan = [this.rng.choice(MOVES), this.rng.choice(MOVES)];
+      const move = this.rng.next() < 0.5 ? plan[0] : this.rng.choice(MOVES);
+      const ids = [...this.tokenizer.encode(`${plan.join(' ')}</think><answer>${move}</answer>`), this.tokenizer.endOfTurnId].slice(0, options.maxNewTokens[i]);
       return { tokenIds: ids, logprobs: ids.map(() => 0) };
     });
   }
@@ -143,6 +160,32 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     for (const d of twoDropped.round.demonstrations) expect(two.round.demonstrations.map((x) => x.text)).toContain(d.text);
     expect(() => loadRunConfig(SOKOBAN_RL, ['expert_iteration.rounds=1', 'expert_iteration.drop_all_solved=true'])).toThrow(/drop_all_solved.*tries: 1.*set tries to 8/);
     expect(() => loadRunConfig(SOKOBAN_RL, ['expert_iteration.rounds=1', 'expert_iteration.tries=3'])).toThrow(/expert_iteration\.tries` \(3\).*must divide each of them; choose a divisor such as 8/);
+  });
+
+  it('rewrites kept replies in hindsight: each thinks the moves its episode went on to play and answers its own', async () => {
+    const cfg = loadRunConfig(SOKOBAN, ['expert_iteration.episodes=64', 'expert_iteration.tries=1', 'es_manager.train.env_groups=8', 'es_manager.train.env_configs.n_groups=[8]']);
+    const tokenizer = fitRunTokenizer(cfg);
+    const cm = createContextManager(cfg, tokenizer);
+    const play = (think: 'sampled' | 'hindsight') =>
+      playSolvedEpisodes({ cfg: { ...cfg, expert_iteration: { ...cfg.expert_iteration, think } }, cm, tokenizer, generator: () => new RandomThinker(tokenizer, new Rng(3)), round: 1 });
+    const sampled = await play('sampled');
+    const hindsight = await play('hindsight');
+    expect(hindsight.solved).toBe(sampled.solved);
+    expect(hindsight.solved).toBeGreaterThan(2);
+    // The same kept turns either way; a random plan is seldom what the episode went on to play.
+    expect(hindsight.turns).toBe(sampled.turns);
+    expect(hindsight.plansKept).toBe(sampled.plansKept);
+    expect(sampled.plansKept).toBeLessThan(sampled.turns);
+    for (const [i, d] of hindsight.demonstrations.entries()) {
+      const replies = [...d.text.matchAll(/<think>([^<]*)<\/think><answer>([^<]*)<\/answer>/g)].map((m) => ({ plan: m[1], move: m[2] }));
+      expect(replies.length).toBeGreaterThan(0);
+      const moves = replies.map((r) => r.move);
+      replies.forEach((r, t) => expect(r.plan).toBe(moves.slice(t).join(' ')));
+      // The sampled demonstration played the same moves and thought something else somewhere.
+      expect([...sampled.demonstrations[i].text.matchAll(/<answer>([^<]*)<\/answer>/g)].map((m) => m[1])).toEqual(moves);
+    }
+    expect(hindsight.demonstrations.map((d) => d.text)).not.toEqual(sampled.demonstrations.map((d) => d.text));
+    expect(() => loadRunConfig(SOKOBAN_RL, ['expert_iteration.rounds=1', 'expert_iteration.think=hindsight'])).toThrow(/expert_iteration\.think: hindsight.*set enable_think to true or think to sampled/);
   });
 
   it('refuses pruning with a context wider than one turn, naming both keys', () => {

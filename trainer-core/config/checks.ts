@@ -69,6 +69,12 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
       message: '`expert_iteration.drop_all_solved` drops the start states every try solved, which with `expert_iteration.tries: 1` is every solved one; set tries to 8 or drop_all_solved to false',
     });
   }
+  if (cfg.expert_iteration.rounds > 0 && cfg.expert_iteration.think === 'hindsight' && !cfg.agent_proxy.enable_think) {
+    issues.push({
+      path: ['expert_iteration', 'think'],
+      message: '`expert_iteration.think: hindsight` rewrites the thinking of kept replies, and agent_proxy.enable_think is false so they have none; set enable_think to true or think to sampled',
+    });
+  }
   if (cfg.warm_start.expert_think === 'plan' && (warmStartMode !== 'expert' || !cfg.agent_proxy.enable_think)) {
     issues.push({
       path: ['warm_start', 'expert_think'],

@@ -213,6 +213,7 @@ expert_iteration:                # after the warm start, before RL: the policy i
   tries: 1                       # episodes played from each start state; the solved one with the fewest turns (then tokens) is kept
   pool_rounds: null              # the pool holds the solved episodes of the last k rounds; null: of every round so far
   drop_all_solved: false         # with tries > 1, a start state every try solved adds nothing to the pool: it holds what the policy is unsure of
+  think: sampled                 # a kept reply's thinking: sampled, as the policy wrote it; hindsight, the moves the episode went on to play from that turn (needs agent_proxy.enable_think)
 `;
 
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */

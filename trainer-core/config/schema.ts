@@ -239,6 +239,7 @@ const expertIterationSchema = z.strictObject({
   tries: positiveInt,
   pool_rounds: positiveInt.nullable(),
   drop_all_solved: z.boolean(),
+  think: z.enum(['sampled', 'hindsight']),
 });
 
 export const RunConfigSchema = z.strictObject({

@@ -9,6 +9,7 @@ import { ShardedGenerator } from '../workers/sharded-generator';
 import type { TrainableModel } from '../model/trainable-model';
 import { deriveSeed, Rng } from '../rng';
 import { distinctStartsConfig, type Demonstration } from './demonstrations';
+import { hindsightTurns, plansKept } from './hindsight-plans';
 import type { Parallel } from './micro-batch-runner';
 import type { ExpertIterationRound } from './sink';
 import { warmStart, WarmStartStopped } from './warm-start';
@@ -31,6 +32,8 @@ export interface PlayedRound {
   turns: number;
   /** Episodes solved of all tries (with one try, `solved`). */
   solvedTries: number;
+  /** Kept turns whose sampled thinking was the moves the episode went on to play (with thinking on). */
+  plansKept: number;
   /** A stop request ended the round before it had played everything. */
   stopped?: boolean;
 }
@@ -116,7 +119,7 @@ export async function playSolvedEpisodes(options: {
   shouldStop?: () => boolean;
 }): Promise<PlayedRound> {
   const { cfg, cm, tokenizer, generator } = options;
-  const { episodes, prune_revisits: prune, tries, drop_all_solved: dropAllSolved } = cfg.expert_iteration;
+  const { episodes, prune_revisits: prune, tries, drop_all_solved: dropAllSolved, think } = cfg.expert_iteration;
   const playCfg = triesConfig(cfg, tries);
   const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
   const startsPerRollout = es.entries.length / tries;
@@ -126,13 +129,14 @@ export async function playSolvedEpisodes(options: {
   const starts: EpisodeRecord[][] = [];
   for (let r = 0; r < rollouts; r++) {
     await new Promise((resolve) => setImmediate(resolve));
-    if (options.shouldStop?.()) return { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0, stopped: true };
+    if (options.shouldStop?.()) return { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0, plansKept: 0, stopped: true };
     const result = await runRollout({ esManager: es, contextManager: cm, tokenizer, generator: generator(), settings });
     const groups = new Map<number, EpisodeRecord[]>();
     for (const episode of result.episodes) groups.set(episode.groupId, [...(groups.get(episode.groupId) ?? []), episode]);
     starts.push(...[...groups.keys()].sort((a, b) => a - b).map((g) => groups.get(g) ?? []));
   }
-  const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0 };
+  const round: PlayedRound = { demonstrations: [], played: 0, solved: 0, turns: 0, solvedTries: 0, plansKept: 0 };
+  const thinking = cfg.agent_proxy.enable_think;
   for (const group of starts.slice(0, episodes)) {
     round.played++;
     const solvedTries = group.filter((e) => e.success).length;
@@ -142,11 +146,14 @@ export async function playSolvedEpisodes(options: {
     round.solved++;
     if (dropAllSolved && solvedTries === group.length) continue;
     round.turns += best.turns.length;
+    const relabelled = thinking ? hindsightTurns(best.turns, best.episode.turns, cfg, cm.template, tokenizer) : best.turns;
+    round.plansKept += plansKept(best.turns, relabelled);
+    const turns = think === 'hindsight' ? relabelled : best.turns;
     const prompt = es.entries[best.episode.envId].prompt;
     round.demonstrations.push({
       tag: best.episode.tag,
-      text: cm.flatText(prompt, best.turns),
-      sequence: buildEpisodeSequence(cm.trainingDocuments(prompt, best.turns), { mode: 'episode-end', total: 0 }),
+      text: cm.flatText(prompt, turns),
+      sequence: buildEpisodeSequence(cm.trainingDocuments(prompt, turns), { mode: 'episode-end', total: 0 }),
     });
   }
   return round;
@@ -210,8 +217,9 @@ export async function runExpertIteration(options: {
     reports.push({ round, rounds, played: played.played, solved: played.solved, pool: pool.length, loss: fit ? fit.finalLoss : null });
     const { tries } = cfg.expert_iteration;
     const triesNote = tries > 1 ? ` in ${tries} tries each, ${(played.solvedTries / Math.max(1, played.played * tries)).toFixed(3)} of the tries` : '';
+    const plansNote = cfg.agent_proxy.enable_think ? ` (${played.plansKept} of them thought the moves they went on to play)` : '';
     options.log?.(
-      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states (${rate.toFixed(3)})${triesNote}, ${played.turns} turns kept; pool ${pool.length} episodes${loss}`,
+      `expert iteration: round ${round}/${rounds}, the policy solved ${played.solved} of ${played.played} new start states (${rate.toFixed(3)})${triesNote}, ${played.turns} turns kept${plansNote}; pool ${pool.length} episodes${loss}`,
     );
   }
   return reports;
