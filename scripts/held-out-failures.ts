@@ -1,0 +1,46 @@
+/**
+ * `npx tsx scripts/held-out-failures.ts <checkpoint-dir> [--episodes 1024]`: how a policy fails
+ * the held-out episodes its environment's solver finishes within the budget. Plays the checkpoint
+ * on the learning bench's held-out episodes at the bench's decoding (temperature 0.5) and prints
+ * how many of those failures were stuck (3 or more turns on an observation unchanged from the
+ * turn before), revisited an observation, and their solution lengths. Needs an environment with
+ * a solver (`solve()`); read-only, nothing is recorded.
+ */
+import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/lib/held-out-evaluation';
+import { failureKinds } from '../bench/lib/failure-kinds';
+import { releaseBackend } from '../trainer-core/backend';
+import { EnvStateManager } from '../trainer-core/rollout/es-manager';
+import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
+
+const args = process.argv.slice(2);
+const episodesAt = args.indexOf('--episodes');
+const episodes = episodesAt >= 0 ? Number(args.splice(episodesAt, 2)[1]) : EVALUATION_EPISODES;
+const [dir] = args;
+if (!dir || args.length !== 1 || !Number.isInteger(episodes) || episodes < 2) {
+  process.stderr.write('usage: npx tsx scripts/held-out-failures.ts <checkpoint-dir> [--episodes 1024]\n');
+  process.exit(2);
+}
+const result = await evaluateCheckpoint(dir, { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES });
+await releaseBackend();
+// The same start states as the evaluation's: its config, reset once.
+const es = new EnvStateManager(result.config, 'val');
+es.reset();
+if (!es.entries.some((entry) => entry.env.solve)) {
+  process.stderr.write(`the environments of ${dir} have no solver (solve()), so which failures were solvable is unknown\n`);
+  process.exit(2);
+}
+const lengths = result.episodeReports.map((e) => {
+  const entry = es.entries[e.envIndex];
+  const solution = entry.env.solve?.() ?? null;
+  return solution && solution.length <= entry.maxActionsPerTraj ? solution.length : null;
+});
+const k = failureKinds(
+  result.episodeReports.map((e) => ({ success: e.success, observations: e.turns.map((t) => t.observation) })),
+  lengths,
+);
+const share = (a: number, b: number) => `${a} of ${b} (${((100 * a) / Math.max(b, 1)).toFixed(0)}%)`;
+console.log(`${dir}: ${k.episodes} held-out episodes from seed ${EVALUATION_SEED} at temperature 0.5`);
+console.log(`solved ${k.solved}; the solver finishes ${k.solvable} within the budget; of those the policy failed ${k.solvableFailed}`);
+console.log(`of the solvable failures: stuck (3+ turns on an unchanged observation) ${share(k.stuck, k.solvableFailed)}, an observation seen twice ${share(k.revisited, k.solvableFailed)}`);
+console.log(`turns on an unchanged observation: failures ${share(k.unchangedTurns, k.failedTurns)}, solved episodes ${share(k.solvedUnchangedTurns, k.solvedTurns)}`);
+console.log(`solvable failures by solution length: ${[...k.failedBySolutionLength.entries()].sort((a, b) => a[0] - b[0]).map(([n, c]) => `${n}: ${c}`).join(', ')}`);
