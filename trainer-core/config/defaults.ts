@@ -138,6 +138,7 @@ agent_proxy:
   max_context_window: null       # keep only the last k turns in the prompt (each turn trains in its own window); null keeps all
   template: ragen                # ragen (RAGEN's prompt) | compact (short markers, no boilerplate)
   show_actions_left: false       # compact template: the actions left, under the board (ragen's prompt always states them)
+  show_unchanged: false          # under the state, name the last turn's actions when they left it unchanged (a move into a wall), which a one-turn window cannot show
   reward_normalization:
     grouping: group              # group (RAGEN: state) | tag (RAGEN: inductive) | batch
     method: identity             # mean_std | mean | asym_clip | identity

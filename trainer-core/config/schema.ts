@@ -166,6 +166,7 @@ const agentProxySchema = z.strictObject({
   max_context_window: positiveInt.nullable(),
   template: z.enum(TEMPLATES),
   show_actions_left: z.boolean(),
+  show_unchanged: z.boolean(),
   reward_normalization: z.strictObject({
     grouping: z.enum(REWARD_GROUPINGS),
     method: z.enum(REWARD_METHODS),

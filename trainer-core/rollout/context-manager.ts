@@ -14,6 +14,8 @@ export interface ContextTurn {
   turn: number;
   observation: string;
   actionsLeft: number;
+  /** The previous turn's actions when they left the observation as it was (shown with `agent_proxy.show_unchanged`). */
+  unchangedBy?: readonly string[];
   /** Filled once the model has replied to this turn. */
   reply?: TurnReply;
 }
@@ -27,6 +29,20 @@ export interface TurnReply {
   text: string;
   /** The turn's reward as shown to the model at the next turn (env reward plus penalty). */
   reward: number;
+}
+
+/**
+ * The turn after `before`, given what its reply did. Actions that changed nothing (a move into a
+ * wall) are remembered, so the prompt can say so where the window no longer shows the last state.
+ */
+export function nextContextTurn(
+  before: Pick<ContextTurn, 'observation'>,
+  outcome: { turn: number; observation: string; executedActions: readonly string[] },
+  actionsLeft: number,
+): ContextTurn {
+  const next: ContextTurn = { turn: outcome.turn + 1, observation: outcome.observation, actionsLeft };
+  if (outcome.executedActions.length > 0 && outcome.observation === before.observation) next.unchangedBy = [...outcome.executedActions];
+  return next;
 }
 
 export type Segment =

@@ -13,7 +13,7 @@ export {
   type EnvPromptInfo,
   type TurnPromptInfo,
 } from './templates';
-export { ContextManager, type ContextManagerOptions, type ContextTurn, type TurnReply, type Segment } from './context-manager';
+export { ContextManager, nextContextTurn, type ContextManagerOptions, type ContextTurn, type TurnReply, type Segment } from './context-manager';
 export { buildEpisodeSequence, emptyEpisodeSequence, placeRewards, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
 export {
   EnvStateManager,

@@ -2,7 +2,7 @@ import { turnShapingBonuses, type TurnShaping } from '../algo/turn-shaping';
 import type { RunConfig } from '../config/schema';
 import type { StateRender } from '../envs/types';
 import { withChatMarkers } from './chat-markers';
-import { ContextManager, type ContextTurn } from './context-manager';
+import { ContextManager, nextContextTurn, type ContextTurn } from './context-manager';
 import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence, type RewardPlacement } from './episode-sequence';
 import type { EndReason, EnvStateManager, Split, TurnOutcome } from './es-manager';
 import { computeRolloutMetrics, episodeMetricValues, type EpisodeSummary } from './metrics';
@@ -250,7 +250,7 @@ async function playEpisodes(
       });
       statesBefore[envId] = outcome.state;
       if (!outcome.done) {
-        contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
+        contexts[envId].push(nextContextTurn(current, outcome, es.actionsLeft(envId)));
       } else {
         generator.forget?.(envId);
       }

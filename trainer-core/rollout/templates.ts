@@ -28,6 +28,8 @@ export interface TurnPromptInfo {
   turn: number;
   observation: string;
   actionsLeft: number;
+  /** The previous turn's actions when they left the observation as it was (a move into a wall). */
+  unchangedBy?: readonly string[];
 }
 
 export interface PromptTemplate {
@@ -67,6 +69,16 @@ export interface TemplateOptions {
    * best move can depend on them (on slippery ice, a safe detour only pays with moves to spare).
    */
   showActionsLeft?: boolean;
+  /**
+   * Say under the state which actions of the previous turn left it unchanged. With a one-turn
+   * window the policy otherwise cannot tell a board it just failed to change from a new one.
+   */
+  showUnchanged?: boolean;
+}
+
+/** The previous turn's actions that changed nothing, when the template says so. */
+function unchangedActions(turn: TurnPromptInfo, options: TemplateOptions): string | null {
+  return options.showUnchanged && turn.unchangedBy?.length ? turn.unchangedBy.join(` ${options.actionSep} `) : null;
 }
 
 /** Rewards are printed without float noise (0.30000000000000004 reads as 0.3). */
@@ -93,10 +105,16 @@ export function ragenTemplate(options: TemplateOptions): PromptTemplate {
         `" ${options.actionSep} "\n`;
       return text;
     },
-    turnText: (turn) =>
-      `\nTurn ${turn.turn}:\nState:\n${turn.observation}\nYou have ${turn.actionsLeft} actions left. ` +
-      `Always output: ${format} with no extra text. Strictly follow this format. ` +
-      `Max response length: ${options.maxResponseTokens} words (tokens).\n`,
+    turnText(turn) {
+      const unchanged = unchangedActions(turn, options);
+      return (
+        `\nTurn ${turn.turn}:\nState:\n${turn.observation}\n` +
+        (unchanged !== null ? `Your last actions (${unchanged}) did not change the state.\n` : '') +
+        `You have ${turn.actionsLeft} actions left. ` +
+        `Always output: ${format} with no extra text. Strictly follow this format. ` +
+        `Max response length: ${options.maxResponseTokens} words (tokens).\n`
+      );
+    },
     rewardText: (reward) => `Reward:\n${formatReward(reward)}\n`,
     responsePrefix: '',
     messageStart: (role) => `<|im_start|>${role}\n`,
@@ -116,7 +134,14 @@ export function compactTemplate(options: TemplateOptions): PromptTemplate {
     name: 'compact',
     system: () => null,
     envPrefix: () => '',
-    turnText: (turn) => `<obs>\n${turn.observation}\n` + (options.showActionsLeft ? `<left>${turn.actionsLeft}\n` : ''),
+    turnText(turn) {
+      const unchanged = unchangedActions(turn, options);
+      return (
+        `<obs>\n${turn.observation}\n` +
+        (options.showActionsLeft ? `<left>${turn.actionsLeft}\n` : '') +
+        (unchanged !== null ? `<same>${unchanged}\n` : '')
+      );
+    },
     rewardText: (reward) => `<r>${formatReward(reward)}\n`,
     responsePrefix: options.enableThink ? '<think>' : '<answer>',
     messageStart: () => '',
@@ -133,6 +158,7 @@ export function templateOf(cfg: Pick<RunConfig, 'agent_proxy' | 'actor_rollout_r
     actionSep: cfg.agent_proxy.action_sep,
     maxResponseTokens: cfg.actor_rollout_ref.rollout.response_length,
     showActionsLeft: cfg.agent_proxy.show_actions_left,
+    showUnchanged: cfg.agent_proxy.show_unchanged,
   });
 }
 

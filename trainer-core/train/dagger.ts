@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config/schema';
 import type { Rng } from '../rng';
-import type { ContextManager } from '../rollout/context-manager';
+import { nextContextTurn, type ContextManager } from '../rollout/context-manager';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { rolloutSettingsFromConfig, type ResponseGenerator } from '../rollout/rollout-loop';
 import { templateOf } from '../rollout/templates';
@@ -98,7 +98,7 @@ async function playRound(
       const replyIds = [...tokenizer.encode(expert), tokenizer.endOfTurnId];
       current.reply = { generatedIds: replyIds, logprobs: replyIds.map(() => 0), text: expert, reward: outcome.reward };
       if (!outcome.done) {
-        contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
+        contexts[envId].push(nextContextTurn(current, outcome, es.actionsLeft(envId)));
       }
     });
   }

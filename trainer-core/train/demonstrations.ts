@@ -1,7 +1,7 @@
 import type { RunConfig } from '../config/schema';
 import type { Env, TurnBudget } from '../envs/types';
 import type { Rng } from '../rng';
-import type { ContextManager, ContextTurn } from '../rollout/context-manager';
+import { nextContextTurn, type ContextManager, type ContextTurn } from '../rollout/context-manager';
 import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence } from '../rollout/episode-sequence';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { templateOf, type PromptTemplate } from '../rollout/templates';
@@ -61,7 +61,7 @@ export function playDemonstrations(options: {
       const outcome = es.step(envId, cm.parse(text, entry.prompt.actionNames));
       current.reply = { generatedIds: ids, logprobs: ids.map(() => 0), text, reward: outcome.reward };
       if (!outcome.done) {
-        contexts[envId].push({ turn: outcome.turn + 1, observation: outcome.observation, actionsLeft: es.actionsLeft(envId) });
+        contexts[envId].push(nextContextTurn(current, outcome, es.actionsLeft(envId)));
       }
     }
   }

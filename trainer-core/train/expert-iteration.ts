@@ -1,5 +1,5 @@
 import type { RunConfig } from '../config/schema';
-import type { ContextManager, ContextTurn } from '../rollout/context-manager';
+import { nextContextTurn, type ContextManager, type ContextTurn } from '../rollout/context-manager';
 import { buildEpisodeSequence } from '../rollout/episode-sequence';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord, type ResponseGenerator } from '../rollout/rollout-loop';
@@ -45,12 +45,16 @@ export interface PlayedRound {
  * solution. The board is the observation alone, so a revisit with fewer moves left is still a loop.
  */
 export function keptTurns(episode: Pick<EpisodeRecord, 'turns'>, pruneRevisits: boolean): ContextTurn[] {
-  const turns: ContextTurn[] = episode.turns.map((t) => ({
-    turn: t.turn,
-    observation: t.observationBefore,
-    actionsLeft: t.actionsLeftBefore,
-    reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.reward },
-  }));
+  const turns: ContextTurn[] = episode.turns.map((t, k) => {
+    const previous = episode.turns[k - 1];
+    return {
+      // Pruning cuts every turn that changed nothing, so only an unpruned episode says so.
+      ...(previous && !pruneRevisits
+        ? nextContextTurn({ observation: previous.observationBefore }, previous, t.actionsLeftBefore)
+        : { turn: t.turn, observation: t.observationBefore, actionsLeft: t.actionsLeftBefore }),
+      reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.reward },
+    };
+  });
   if (!pruneRevisits) return turns;
   const kept: ContextTurn[] = [];
   const firstVisit = new Map<string, number>();
