@@ -36,6 +36,14 @@ describe('ragen template', () => {
     expect(messages[3].content.startsWith('Reward:\n0\n\nTurn 2:\nState:\nobs2\nYou have 9 actions left.')).toBe(true);
   });
 
+  it("says under the state which of the last turn's actions left it unchanged, when asked", () => {
+    const turn = { turn: 2, observation: 'o', actionsLeft: 3, unchangedBy: ['Left', 'Up'] };
+    const template = (showUnchanged: boolean) => createTemplate('ragen', { enableThink: true, actionSep: '||', maxResponseTokens: 100, showUnchanged });
+    expect(template(true).turnText(turn)).toContain('State:\no\nYour last actions (Left || Up) did not change the state.\nYou have 3 actions left.');
+    expect(template(false).turnText(turn)).toContain('State:\no\nYou have 3 actions left.');
+    expect(template(true).turnText({ ...turn, unchangedBy: undefined })).toContain('State:\no\nYou have 3 actions left.');
+  });
+
   it('asks for the answer tag alone when thinking is off', () => {
     const text = manager('ragen', false).flatText(env, [{ turn: 1, observation: 'o', actionsLeft: 3 }]);
     expect(text).toContain('Always output: <answer> [your answer] </answer> with no extra text.');

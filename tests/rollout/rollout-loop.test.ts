@@ -190,4 +190,28 @@ describe('runRollout', () => {
     // The window drops earlier turns: turn 3's context does not hold turn 2's context and reply.
     expect(contexts[2].length).toBeLessThan(contexts[1].length + episode.turns[1].generatedIds.length);
   });
+
+  it('says under a state which actions of the last turn left it unchanged, with show_unchanged on', async () => {
+    // Left at the corridor's start changes nothing, an answer naming no action plays nothing, Right moves.
+    const moves = ['Left', 'Jump', 'Right', 'Right'];
+    const prompts = async (showUnchanged: boolean) => {
+      const cfg = corridorConfig(
+        ['agent_proxy.max_context_window=1', 'agent_proxy.max_turn=4', 'agent_proxy.template=compact', `agent_proxy.show_unchanged=${showUnchanged}`],
+        1,
+        1,
+      );
+      let turn = 0;
+      const { generator } = await roll(cfg, () => `</think><answer>${moves[turn++]}</answer>`);
+      return generator.calls.map((call) => tok.decode(call.prompts[0]));
+    };
+    const shown = await prompts(true);
+    expect(shown).toHaveLength(4);
+    expect(shown[0]).not.toContain('<same>');
+    expect(shown[1]).toBe('<obs>\nP__G\n<same>Left\n<think>');
+    // A reply that played no action did not try to change the state: no line.
+    expect(shown[2]).toBe('<obs>\nP__G\n<think>');
+    expect(shown[3]).not.toContain('<same>');
+    const hidden = await prompts(false);
+    expect(hidden).toEqual(shown.map((p) => p.replace('<same>Left\n', '')));
+  });
 });

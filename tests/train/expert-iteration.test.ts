@@ -60,6 +60,8 @@ function episodeOf(boards: string[]): Pick<EpisodeRecord, 'turns'> {
     turn: i + 1,
     actionsLeftBefore: boards.length - i,
     observationBefore: board,
+    observation: boards[i + 1] ?? 'solved',
+    executedActions: [`move${i}`],
     generatedIds: [i],
     logprobs: [0],
     responseText: String(i),
@@ -81,6 +83,9 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     expect(keptTurns(episodeOf(['a', 'b', 'a']), false).map((t) => t.reply?.text)).toEqual(['0', '1', '2']);
     // The kept turn shows what its own visit showed: the moves left then.
     expect(keptTurns(episodeOf(['a', 'b', 'a', 'c']), true).map((t) => t.actionsLeft)).toEqual([2, 1]);
+    // Unpruned, a turn after a move that changed nothing says so (agent_proxy.show_unchanged); pruned, none is left.
+    expect(keptTurns(episodeOf(['a', 'a', 'b']), false).map((t) => t.unchangedBy)).toEqual([undefined, ['move0'], undefined]);
+    expect(keptTurns(episodeOf(['a', 'a', 'b']), true).map((t) => t.unchangedBy)).toEqual([undefined, undefined]);
   });
 
   it('keeps the solved episodes of a round only, each turn as its own training document', async () => {
