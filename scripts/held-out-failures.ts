@@ -4,7 +4,9 @@
  * on the learning bench's held-out episodes at the bench's decoding (temperature 0.5) and prints
  * how many of those failures were stuck (3 or more turns on an observation unchanged from the
  * turn before), revisited an observation, and their solution lengths. Needs an environment with
- * a solver (`solve()`); read-only, nothing is recorded.
+ * a solver (`solve()`); read-only, nothing is recorded. `--set key=value` (repeatable) plays it
+ * under a changed setting, e.g. `--set agent_proxy.show_unchanged=true` for a warm start that
+ * never saw the line.
  */
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/lib/held-out-evaluation';
 import { failureKinds } from '../bench/lib/failure-kinds';
@@ -15,12 +17,14 @@ import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
 const args = process.argv.slice(2);
 const episodesAt = args.indexOf('--episodes');
 const episodes = episodesAt >= 0 ? Number(args.splice(episodesAt, 2)[1]) : EVALUATION_EPISODES;
+const sets: string[] = [];
+for (let at = args.indexOf('--set'); at >= 0; at = args.indexOf('--set')) sets.push(...args.splice(at, 2).slice(1));
 const [dir] = args;
-if (!dir || args.length !== 1 || !Number.isInteger(episodes) || episodes < 2) {
-  process.stderr.write('usage: npx tsx scripts/held-out-failures.ts <checkpoint-dir> [--episodes 1024]\n');
+if (!dir || args.length !== 1 || !Number.isInteger(episodes) || episodes < 2 || sets.some((s) => !s?.includes('='))) {
+  process.stderr.write('usage: npx tsx scripts/held-out-failures.ts <checkpoint-dir> [--episodes 1024] [--set key=value ...]\n');
   process.exit(2);
 }
-const result = await evaluateCheckpoint(dir, { episodes, seed: EVALUATION_SEED, overrides: EVALUATION_OVERRIDES });
+const result = await evaluateCheckpoint(dir, { episodes, seed: EVALUATION_SEED, overrides: [...EVALUATION_OVERRIDES, ...sets] });
 await releaseBackend();
 // The same start states as the evaluation's: its config, reset once.
 const es = new EnvStateManager(result.config, 'val');
@@ -39,7 +43,7 @@ const k = failureKinds(
   lengths,
 );
 const share = (a: number, b: number) => `${a} of ${b} (${((100 * a) / Math.max(b, 1)).toFixed(0)}%)`;
-console.log(`${dir}: ${k.episodes} held-out episodes from seed ${EVALUATION_SEED} at temperature 0.5`);
+console.log(`${dir}${sets.length ? ` with ${sets.join(', ')}` : ''}: ${k.episodes} held-out episodes from seed ${EVALUATION_SEED} at temperature 0.5`);
 console.log(`solved ${k.solved}; the solver finishes ${k.solvable} within the budget; of those the policy failed ${k.solvableFailed}`);
 console.log(`of the solvable failures: stuck (3+ turns on an unchanged observation) ${share(k.stuck, k.solvableFailed)}, an observation seen twice ${share(k.revisited, k.solvableFailed)}`);
 console.log(`turns on an unchanged observation: failures ${share(k.unchangedTurns, k.failedTurns)}, solved episodes ${share(k.solvedUnchangedTurns, k.solvedTurns)}`);
