@@ -50,9 +50,9 @@ describe('computeAdvantages', () => {
     same(
       computeAdvantages(
         { ...batch, stateKeys },
-        settings({ adv_estimator: 'gigpo', gamma: 0.9, norm_adv_by_std_in_grpo: true, gigpo: { mode: 'mean_norm', step_advantage_w: 0.5 } }),
+        settings({ adv_estimator: 'gigpo', gamma: 0.9, norm_adv_by_std_in_grpo: true, gigpo: { mode: 'mean_norm', step_advantage_w: 0.5, episode_advantage_w: 0.25 } }),
       ),
-      computeGigpo({ ...gigpoInput, gamma: 0.9, normByStd: false, stepWeight: 0.5 }),
+      computeGigpo({ ...gigpoInput, gamma: 0.9, normByStd: false, stepWeight: 0.5, episodeWeight: 0.25 }),
     );
     same(computeAdvantages(batch, settings({ adv_estimator: 'rloo' })), computeRloo({ ...base, groupIds: batch.groupIds }));
     same(computeAdvantages(batch, settings({ adv_estimator: 'reinforce_plus_plus', gamma: 0.9 })), computeReinforcePlusPlus({ ...base, gamma: 0.9 }));

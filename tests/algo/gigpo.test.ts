@@ -43,6 +43,13 @@ describe('computeGigpo', () => {
     expectAllClose(advantages, [1 / 3, 1 / 3, 4 / 3, 4 / 3, /**/ -5 / 3, -5 / 3, -5 / 3, -5 / 3, /**/ 4 / 3, 4 / 3, 0, 0, /**/ 2, 2, 0, 0]);
   });
 
+  it('can leave out the episode advantage, so a turn is judged only against its state\'s turns', () => {
+    const { advantages } = computeGigpo({ ...batch, gamma: 0.5, episodeWeight: 0, normByStd: false });
+    // Steps alone: S 0, -0.5, 0.5 and 0 (h alone); A 0.5, -0.5. Episode 1's first move from S is
+    // blamed by -0.5 only (the same move won from S in episode 0), not by its episode's -2/3 too.
+    expectAllClose(advantages, [0, 0, 0.5, 0.5, /**/ -0.5, -0.5, -0.5, -0.5, /**/ 0.5, 0.5, 0, 0, /**/ 0, 0, 0, 0]);
+  });
+
   it('gives a state seen once in its group step advantage 0 (verl-agent: its own value is the mean)', () => {
     // One episode, one turn, reward 1: the episode advantage is 1 (a group of one: mean 0, std 1
     // as GRPO) and the step advantage 0, so mean_norm gives 1 (verl-agent), not 2.

@@ -47,7 +47,7 @@ export interface EstimatorSettings {
   high_level_gamma: number;
   /** verl's `norm_adv_by_std_in_grpo`. */
   norm_adv_by_std_in_grpo: boolean;
-  gigpo: { step_advantage_w: number; mode: 'mean_std_norm' | 'mean_norm' };
+  gigpo: { step_advantage_w: number; episode_advantage_w: number; mode: 'mean_std_norm' | 'mean_norm' };
 }
 
 export interface AdvantageEstimator<I extends AdvantageInput = AdvantageInput> {

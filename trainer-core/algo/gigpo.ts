@@ -16,6 +16,12 @@ export interface GigpoInput extends OutcomeInput {
   gamma?: number;
   /** Weight of the step advantage added to the episode advantage. Default 1. */
   stepWeight?: number;
+  /**
+   * Weight of the episode advantage. Default 1 (verl-agent); 0 leaves the step advantage alone, so
+   * a turn is judged only against the turns its group played from the same state, and the correct
+   * moves of a failed episode are not blamed for its later mistakes.
+   */
+  episodeWeight?: number;
   /** Divide by the std in both groupings (`mean_std_norm`); false subtracts the mean only (`mean_norm`). */
   normByStd?: boolean;
   epsilon?: number;
@@ -36,7 +42,7 @@ export function computeGigpo(input: GigpoInput): AdvantageResult {
   checkOutcomeInput(input);
   checkRewardsOnGeneratedTokens(input.rewards, input.mask, input);
   checkTurnEnds(input);
-  const { rewards, mask, rows, cols, groupIds, turnEnds, stateKeys, gamma = 0.95, stepWeight = 1, normByStd = true, epsilon = 1e-6 } = input;
+  const { rewards, mask, rows, cols, groupIds, turnEnds, stateKeys, gamma = 0.95, stepWeight = 1, episodeWeight = 1, normByStd = true, epsilon = 1e-6 } = input;
   checkDiscount('gamma', gamma);
   if (stateKeys.length !== rows) throw new RangeError(`stateKeys has ${stateKeys.length} entries but the batch has ${rows} sequences; give one list per sequence`);
   stateKeys.forEach((keys, b) => {
@@ -88,7 +94,7 @@ export function computeGigpo(input: GigpoInput): AdvantageResult {
       const i = b * cols + t;
       while (turn < turnEnds[b].length - 1 && t > turnEnds[b][turn]) turn++;
       if (mask[i] === 0 || turnEnds[b].length === 0 || t > turnEnds[b][turnEnds[b].length - 1]) continue;
-      advantages[i] = episodeAdvantage[b] + stepWeight * stepAdvantage[b][turn];
+      advantages[i] = episodeWeight * episodeAdvantage[b] + stepWeight * stepAdvantage[b][turn];
     }
   }
   return { advantages, returns: advantages.slice() };

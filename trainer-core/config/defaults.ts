@@ -118,6 +118,7 @@ algorithm:
   center_advantages_prior: 0      # with center_advantages_by_token: each token id's mean shrunk as if this many more of its tokens had advantage 0, so a rare (malformed) token keeps most of its advantage and the format penalty still acts
   gigpo:                         # GiGPO (verl-agent): episode advantage + step advantage among turns from the same state
     step_advantage_w: 1.0        # weight of the step advantage
+    episode_advantage_w: 1.0     # weight of the episode (GRPO) advantage; 0 judges each turn only against its group's turns from the same state
     mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)
   turn_shaping: null             # {coef, gamma, end}: each train turn's reward plus coef x (gamma x phi(next) - phi(now)), phi = -solver distance to the goal (Ng et al. 1999);
                                  # end: absorbing (phi 0 after the last turn: the optimal policy is unchanged) | bootstrap (the last state keeps its phi); envs without a solver refuse it

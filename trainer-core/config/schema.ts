@@ -144,6 +144,7 @@ const algorithmSchema = z.strictObject({
   center_advantages_prior: z.number().nonnegative(),
   gigpo: z.strictObject({
     step_advantage_w: z.number().nonnegative(),
+    episode_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
   }),
   turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability, end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),

@@ -17,6 +17,7 @@ export const gigpo = defineEstimator({
       // verl-agent discounts step returns per turn with algorithm.gamma.
       gamma: s.gamma,
       stepWeight: s.gigpo.step_advantage_w,
+      episodeWeight: s.gigpo.episode_advantage_w,
       normByStd: s.gigpo.mode === 'mean_std_norm',
     }),
 });
