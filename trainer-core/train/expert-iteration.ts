@@ -47,13 +47,12 @@ export interface PlayedRound {
 export function keptTurns(episode: Pick<EpisodeRecord, 'turns'>, pruneRevisits: boolean): ContextTurn[] {
   const turns: ContextTurn[] = episode.turns.map((t, k) => {
     const previous = episode.turns[k - 1];
-    return {
-      // Pruning cuts every turn that changed nothing, so only an unpruned episode says so.
-      ...(previous && !pruneRevisits
+    // Pruning cuts every turn that changed nothing, so only an unpruned episode says so.
+    const shown: ContextTurn =
+      previous && !pruneRevisits
         ? nextContextTurn({ observation: previous.observationBefore }, previous, t.actionsLeftBefore)
-        : { turn: t.turn, observation: t.observationBefore, actionsLeft: t.actionsLeftBefore }),
-      reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.reward },
-    };
+        : { turn: t.turn, observation: t.observationBefore, actionsLeft: t.actionsLeftBefore };
+    return { ...shown, reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.reward } };
   });
   if (!pruneRevisits) return turns;
   const kept: ContextTurn[] = [];
