@@ -6,8 +6,11 @@
  * turn before), revisited an observation, and their solution lengths. Needs an environment with
  * a solver (`solve()`); read-only, nothing is recorded. `--set key=value` (repeatable) plays it
  * under a changed setting, e.g. `--set agent_proxy.show_unchanged=true` for a warm start that
- * never saw the line.
+ * never saw the line. `--seed S` plays other rooms than the held-out ones (train rooms, say: the
+ * held-out ones start at 100000); `--write-seeds FILE` writes the start seeds of the solvable
+ * failures, one a line, for `es_manager.train.seeds` (a curriculum of the rooms the policy fails).
  */
+import { writeFileSync } from 'node:fs';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/lib/held-out-evaluation';
 import { failureKinds } from '../bench/lib/failure-kinds';
 import { releaseBackend } from '../trainer-core/backend';
@@ -17,14 +20,19 @@ import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
 const args = process.argv.slice(2);
 const episodesAt = args.indexOf('--episodes');
 const episodes = episodesAt >= 0 ? Number(args.splice(episodesAt, 2)[1]) : EVALUATION_EPISODES;
+const seedAt = args.indexOf('--seed');
+const startSeed = seedAt >= 0 ? Number(args.splice(seedAt, 2)[1]) : EVALUATION_SEED;
+const writeAt = args.indexOf('--write-seeds');
+const seedsFile = writeAt >= 0 ? args.splice(writeAt, 2)[1] : undefined;
 const sets: string[] = [];
 for (let at = args.indexOf('--set'); at >= 0; at = args.indexOf('--set')) sets.push(...args.splice(at, 2).slice(1));
 const [dir] = args;
-if (!dir || args.length !== 1 || !Number.isInteger(episodes) || episodes < 2 || sets.some((s) => !s?.includes('='))) {
-  process.stderr.write('usage: npx tsx scripts/held-out-failures.ts <checkpoint-dir> [--episodes 1024] [--set key=value ...]\n');
+const bad = !Number.isInteger(episodes) || episodes < 2 || !Number.isInteger(startSeed) || startSeed < 0 || (writeAt >= 0 && !seedsFile);
+if (!dir || args.length !== 1 || bad || sets.some((s) => !s?.includes('='))) {
+  process.stderr.write('usage: npx tsx scripts/held-out-failures.ts <checkpoint-dir> [--episodes 1024] [--seed 100000] [--write-seeds FILE] [--set key=value ...]\n');
   process.exit(2);
 }
-const result = await evaluateCheckpoint(dir, { episodes, seed: EVALUATION_SEED, overrides: [...EVALUATION_OVERRIDES, ...sets] });
+const result = await evaluateCheckpoint(dir, { episodes, seed: startSeed, overrides: [...EVALUATION_OVERRIDES, ...sets] });
 await releaseBackend();
 // The same start states as the evaluation's: its config, reset once.
 const es = new EnvStateManager(result.config, 'val');
@@ -43,8 +51,13 @@ const k = failureKinds(
   lengths,
 );
 const share = (a: number, b: number) => `${a} of ${b} (${((100 * a) / Math.max(b, 1)).toFixed(0)}%)`;
-console.log(`${dir}${sets.length ? ` with ${sets.join(', ')}` : ''}: ${k.episodes} held-out episodes from seed ${EVALUATION_SEED} at temperature 0.5`);
+console.log(`${dir}${sets.length ? ` with ${sets.join(', ')}` : ''}: ${k.episodes} held-out episodes from seed ${startSeed} at temperature 0.5`);
 console.log(`solved ${k.solved}; the solver finishes ${k.solvable} within the budget; of those the policy failed ${k.solvableFailed}`);
 console.log(`of the solvable failures: stuck (3+ turns on an unchanged observation) ${share(k.stuck, k.solvableFailed)}, an observation seen twice ${share(k.revisited, k.solvableFailed)}`);
 console.log(`turns on an unchanged observation: failures ${share(k.unchangedTurns, k.failedTurns)}, solved episodes ${share(k.solvedUnchangedTurns, k.solvedTurns)}`);
 console.log(`solvable failures by solution length: ${[...k.failedBySolutionLength.entries()].sort((a, b) => a[0] - b[0]).map(([n, c]) => `${n}: ${c}`).join(', ')}`);
+if (seedsFile) {
+  const failed = result.episodeReports.filter((e, i) => !e.success && lengths[i] !== null).map((e) => e.seed);
+  writeFileSync(seedsFile, `${failed.join('\n')}\n`);
+  console.log(`wrote the ${failed.length} solvable failures' start seeds to ${seedsFile}`);
+}

@@ -28,6 +28,21 @@ describe('EnvStateManager groups and seeds', () => {
     expect(es.state()).toEqual({ resetCount: 3 });
   });
 
+  it('plays a list of train seeds in turn, from its start again, and resumes in it', () => {
+    const es = new EnvStateManager(corridorConfig(['es_manager.train.seeds=[40, 7, 93]'], 2, 3), 'train', opts);
+    const starts: number[][] = [];
+    for (let i = 0; i < 3; i++) {
+      es.reset();
+      starts.push([...new Set(es.allEpisodes().map((e) => e.seed))]);
+    }
+    expect(starts).toEqual([[40, 7], [93, 40], [7, 93]]);
+    const resumed = new EnvStateManager(corridorConfig(['es_manager.train.seeds=[40, 7, 93]'], 2, 3), 'train', opts);
+    resumed.restoreState({ resetCount: 1 });
+    expect(resumed.nextGroupSeeds()).toEqual([93, 40]);
+    const val = new EnvStateManager(corridorConfig(['es_manager.train.seeds=[40, 7, 93]', 'es_manager.val.start_seed=5'], 2, 3), 'val', opts);
+    expect(val.nextGroupSeeds()).toEqual([5, 6, 7]);
+  });
+
   it('resumes the train schedule from a saved state', () => {
     const es = new EnvStateManager(corridorConfig([], 2, 3), 'train', opts);
     es.restoreState({ resetCount: 5 });

@@ -150,6 +150,7 @@ es_manager:
     env_groups: 8                # groups per rollout; every member of a group starts from the same seed
     group_size: 16
     start_seed: \${trainer.seed}  # group g of reset r uses start_seed + r * env_groups + g
+    seeds: []                    # start seeds to play instead, in turn (group g of reset r: seeds[(r * env_groups + g) mod length]), e.g. rooms a policy fails; [] counts from start_seed
     env_configs:
       tags: [SimpleSokoban]      # keys of custom_envs
       n_groups: [8]              # groups per tag; sums to env_groups

@@ -197,6 +197,7 @@ const trainStageSchema = z.strictObject({
 });
 
 const trainSplitSchema = envSplitSchema.extend({
+  seeds: z.array(nonNegativeInt),
   stages: z.array(trainStageSchema),
 });
 

@@ -104,6 +104,8 @@ export class EnvStateManager {
   readonly groupSize: number;
   readonly numGroups: number;
   private readonly startSeed: number;
+  /** es_manager.train.seeds: when given, the train rollouts cycle through these start seeds. */
+  private readonly seedList: readonly number[];
   private readonly maxTurn: number;
   private readonly formatPenalty: number;
   private resets = 0;
@@ -120,6 +122,7 @@ export class EnvStateManager {
     this.groupSize = splitCfg.group_size;
     this.numGroups = splitCfg.env_groups;
     this.startSeed = splitCfg.start_seed;
+    this.seedList = split === 'train' ? cfg.es_manager.train.seeds : [];
     this.maxTurn = cfg.agent_proxy.max_turn;
     this.formatPenalty = cfg.es_manager.format_penalty;
     this.entries = [];
@@ -176,10 +179,14 @@ export class EnvStateManager {
   /**
    * Start seed of each group for the next reset. Train seeds move on by the number of groups at
    * every reset, so no start state repeats; validation seeds never change, so validations compare.
+   * A list of train seeds (es_manager.train.seeds) is played in turn the same way, from its start
+   * again once every seed has been played.
    */
   nextGroupSeeds(): number[] {
-    const base = this.split === 'train' ? this.startSeed + this.resets * this.numGroups : this.startSeed;
-    return Array.from({ length: this.numGroups }, (_, g) => base + g);
+    const offset = this.split === 'train' ? this.resets * this.numGroups : 0;
+    const list = this.seedList;
+    if (list.length > 0) return Array.from({ length: this.numGroups }, (_, g) => list[(offset + g) % list.length]);
+    return Array.from({ length: this.numGroups }, (_, g) => this.startSeed + offset + g);
   }
 
   /** Starts a new rollout: every env is reset with its group's seed. */
