@@ -39,6 +39,15 @@ describe('running out of backend memory', () => {
     expect((explainMicroBatchMemory(wasmOom(), 'critic', 4, 610) as Error).message).toMatch(/lower critic\.ppo_micro_batch_size_per_gpu .*\(now 4\)/);
   });
 
+  it('reads the wasm module aborting on a full heap as running out of memory', () => {
+    // A tensor registered after the heap filled up: emscripten aborts with an empty reason.
+    const aborted = new RuntimeError('Aborted(). Build with -sASSERTIONS for more info.');
+    const sampling = explainSamplingMemory(aborted, 4096) as Error;
+    expect(sampling).toBeInstanceOf(BackendMemoryError);
+    expect(sampling.message).toMatch(/ran out of memory sampling replies for 4096 episodes at once/);
+    expect(sampling.message).toMatch(/--episodes of `turnlab eval`/);
+  });
+
   it('leaves every other error as it was', () => {
     const other = new RangeError('shapes do not match');
     expect(explainOutOfMemory(other, 'doing', 'fix')).toBe(other);

@@ -12,8 +12,11 @@ export class BackendMemoryError extends Error {
   }
 }
 
-// The last two: Node's own words for a worker thread that exhausted its JavaScript heap.
-const OUT_OF_MEMORY = /memory access out of bounds|out of memory|Cannot enlarge memory|Aborted\(OOM\)|failed to allocate|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/i;
+// The wasm heap's two ways: the first kernel past a full heap writes out of bounds, and a tensor
+// registered after that aborts the module with an empty reason ("Aborted(). Build with
+// -sASSERTIONS ..."). The last two: Node's own words for a worker thread that exhausted its
+// JavaScript heap.
+const OUT_OF_MEMORY = /memory access out of bounds|out of memory|Cannot enlarge memory|Aborted\(OOM\)|Aborted\(\)\. Build with -sASSERTIONS|failed to allocate|ERR_WORKER_OUT_OF_MEMORY|reaching memory limit/i;
 
 export function isOutOfMemory(error: unknown): boolean {
   return error instanceof Error && OUT_OF_MEMORY.test(error.message);
@@ -48,7 +51,7 @@ export function explainSamplingMemory(error: unknown, rows: number): unknown {
   return explainOutOfMemory(
     error,
     `sampling replies for ${rows} episodes at once`,
-    'play fewer episodes per rollout (es_manager.train.env_groups or group_size; es_manager.val.* for validation), or shorten their context (agent_proxy.max_context_window, actor_rollout_ref.rollout.response_length)',
+    'play fewer episodes per rollout (es_manager.train.env_groups or group_size; es_manager.val.* for validation; --episodes of `turnlab eval`), or shorten their context (agent_proxy.max_context_window, actor_rollout_ref.rollout.response_length)',
   );
 }
 
