@@ -9,11 +9,15 @@
  * never saw the line. `--seed S` plays other rooms than the held-out ones (train rooms, say: the
  * held-out ones start at 100000); `--write-seeds FILE` writes the start seeds of the solvable
  * failures, one a line, for `es_manager.train.seeds` (a curriculum of the rooms the policy fails).
+ * Each solvable failure is replayed to find the action that lost it (the first after which the
+ * goal was further than the actions left): a move that changed nothing, or one the budget could
+ * not make up.
  */
 import { writeFileSync } from 'node:fs';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED } from '../bench/lib/held-out-evaluation';
-import { failureKinds } from '../bench/lib/failure-kinds';
+import { failureKinds, fatalAction, type FatalAction, type ReplayedAction } from '../bench/lib/failure-kinds';
 import { releaseBackend } from '../trainer-core/backend';
+import { solverDistance } from '../trainer-core/envs/solver-distance';
 import { EnvStateManager } from '../trainer-core/rollout/es-manager';
 import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
 
@@ -56,6 +60,32 @@ console.log(`solved ${k.solved}; the solver finishes ${k.solvable} within the bu
 console.log(`of the solvable failures: stuck (3+ turns on an unchanged observation) ${share(k.stuck, k.solvableFailed)}, an observation seen twice ${share(k.revisited, k.solvableFailed)}`);
 console.log(`turns on an unchanged observation: failures ${share(k.unchangedTurns, k.failedTurns)}, solved episodes ${share(k.solvedUnchangedTurns, k.solvedTurns)}`);
 console.log(`solvable failures by solution length: ${[...k.failedBySolutionLength.entries()].sort((a, b) => a[0] - b[0]).map(([n, c]) => `${n}: ${c}`).join(', ')}`);
+// Which action lost each solvable failure: replayed from its start seed, the solver asked after each action.
+const fatal: FatalAction[] = [];
+result.episodeReports.forEach((e, i) => {
+  if (e.success || lengths[i] === null) return;
+  const entry = es.entries[e.envIndex];
+  let before = entry.env.reset(e.seed);
+  const replayed: ReplayedAction[] = [];
+  for (const turn of e.turns) {
+    const valid = turn.actions.filter((a) => entry.prompt.actionNames?.includes(a) ?? true);
+    for (const action of valid.slice(0, entry.multiAction ? valid.length : 1)) {
+      if (replayed.length >= entry.maxActionsPerTraj) break;
+      const after = entry.env.step(action).observation;
+      replayed.push({ changed: after !== before, distanceAfter: solverDistance(entry.env) });
+      before = after;
+    }
+  }
+  const lost = fatalAction(replayed, entry.maxActionsPerTraj);
+  if (lost) fatal.push(lost);
+});
+const lostBy = (kind: FatalAction['kind']) => fatal.filter((f) => f.kind === kind);
+const afterNoOp = (list: FatalAction[]) => list.filter((f) => f.noOpsBefore > 0).length;
+console.log(
+  `the action that lost a solvable failure: a no-op ${share(lostBy('no-op').length, k.solvableFailed)} (after an earlier no-op: ${afterNoOp(lostBy('no-op'))}), ` +
+    `a move ${share(lostBy('move').length, k.solvableFailed)} (after an earlier no-op: ${afterNoOp(lostBy('move'))}), never lost by its actions ${k.solvableFailed - fatal.length}; ` +
+    `lost at action ${fatal.map((f) => f.index + 1).sort((a, b) => a - b).join(' ')}`,
+);
 if (seedsFile) {
   const failed = result.episodeReports.filter((e, i) => !e.success && lengths[i] !== null).map((e) => e.seed);
   writeFileSync(seedsFile, `${failed.join('\n')}\n`);

@@ -76,3 +76,34 @@ export function failureKinds(episodes: readonly PlayedEpisode[], solutionLengths
   });
   return kinds;
 }
+
+/** One action of a failed episode, replayed: did it change the state, and how far the goal was after it. */
+export interface ReplayedAction {
+  changed: boolean;
+  /** The solver's moves to the goal after the action; null when it finds none. */
+  distanceAfter: number | null;
+}
+
+/**
+ * The action that lost a solvable episode: the first after which the goal was further than the
+ * actions left (or out of the solver's reach). `kind` says whether it changed nothing (a move
+ * into a wall) or moved to a state the budget cannot finish from; `noOpsBefore` counts the
+ * actions before it that changed nothing. Null when the replay never lost the room (the episode
+ * ended for another reason, such as its turns or a bad format).
+ */
+export interface FatalAction {
+  index: number;
+  kind: 'no-op' | 'move';
+  noOpsBefore: number;
+}
+
+export function fatalAction(actions: readonly ReplayedAction[], budget: number): FatalAction | null {
+  let noOps = 0;
+  for (let i = 0; i < actions.length; i++) {
+    const { changed, distanceAfter } = actions[i];
+    const left = budget - i - 1;
+    if (distanceAfter === null || distanceAfter > left) return { index: i, kind: changed ? 'move' : 'no-op', noOpsBefore: noOps };
+    if (!changed) noOps++;
+  }
+  return null;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureKinds } from '../../bench/lib/failure-kinds';
+import { failureKinds, fatalAction } from '../../bench/lib/failure-kinds';
 
 const episode = (success: boolean, observations: string[]) => ({ success, observations });
 
@@ -31,5 +31,24 @@ describe('failureKinds', () => {
     expect(k.solvedTurns).toBe(6);
     expect([...k.failedBySolutionLength.entries()].sort()).toEqual([[3, 1], [4, 1], [9, 1]]);
     expect(() => failureKinds([episode(true, ['a'])], [])).toThrow(/1 episodes but 0 solution lengths/);
+  });
+});
+
+describe('fatalAction', () => {
+  const a = (changed: boolean, distanceAfter: number | null) => ({ changed, distanceAfter });
+
+  it('finds the action after which the budget could no longer finish the room', () => {
+    // 4 actions, the goal 3 away: a move towards it, a no-op that uses the only spare action,
+    // then a move away that cannot be made up.
+    expect(fatalAction([a(true, 2), a(false, 2), a(true, 3)], 4)).toEqual({ index: 2, kind: 'move', noOpsBefore: 1 });
+    // The no-op itself loses the room when there was no spare action.
+    expect(fatalAction([a(true, 2), a(false, 2)], 3)).toEqual({ index: 1, kind: 'no-op', noOpsBefore: 0 });
+    // A push into a corner: the solver finds no way on.
+    expect(fatalAction([a(true, null)], 10)).toEqual({ index: 0, kind: 'move', noOpsBefore: 0 });
+  });
+
+  it('is null when the room was never lost by the actions played', () => {
+    expect(fatalAction([a(true, 2), a(true, 1)], 10)).toBeNull();
+    expect(fatalAction([], 10)).toBeNull();
   });
 });
