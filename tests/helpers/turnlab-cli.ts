@@ -43,6 +43,7 @@ export const TINY_TRAIN = TINY_OVERRIDES.flatMap((o) => ['--set', o]);
  * spends starting tsx and its modules. For checks of what a command says and stores; what only a
  * real process shows (its exit, its environment, native libraries' output, another user) stays
  * with runTurnlab. `env` sets (or, with undefined, removes) variables for the call's duration.
+ * One call at a time: it swaps this process's stdout and stderr writers while it runs.
  */
 export async function runTurnlabInProcess(args: string[], options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
   const { main } = await import('../../main/cli');
