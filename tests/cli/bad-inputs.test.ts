@@ -2,7 +2,9 @@
 // fix it, exit code 2, and nothing stored for a run that never started: data folders that cannot
 // be created or written, a warm start the env cannot give, step counts out of range, exports
 // to a full disk or a folder, eval counts, a model folder whose config or weights are wrong,
-// and Dawn's warnings kept out of the output.
+// and Dawn's warnings kept out of the output. Messages are checked through the real entry point in
+// this process (runTurnlabInProcess); a refused data folder, the unprivileged user and the native
+// libraries' warnings in real `turnlab` processes.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { HfModelError, makeHfFolder } from '../../trainer-core/model/hf/config';
 import { makeFixtureDataDir, makeTempDir } from '../helpers/fixtures';
-import { repoRoot, runTurnlab, TINY_OVERRIDES, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlab, runTurnlabInProcess as turnlab, TINY_OVERRIDES, TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const tmp = makeTempDir('turnlab-bad-inputs-');
 chmodSync(tmp.dir, 0o755);
@@ -27,8 +29,8 @@ function expectRefused(result: { code: number | null; stderr: string }, line: st
 }
 
 /** No run left behind in `dataDir` (an empty store, or no store at all). */
-function expectNoRuns(dataDir: string): void {
-  const listed = runTurnlab(['runs', '--json'], { dataDir });
+async function expectNoRuns(dataDir: string): Promise<void> {
+  const listed = await turnlab(['runs', '--json'], { dataDir });
   if (listed.code === 0) expect(JSON.parse(listed.stdout)).toEqual([]);
   else expect(listed.stderr).toMatch(/does not exist|no TurnLab database/);
 }
@@ -45,21 +47,21 @@ function turnlabAsUser(args: string[]) {
 }
 
 describe('data folders that cannot be created or written', () => {
-  it('refuses /proc and /sys at once instead of spinning or printing a stack trace', () => {
+  it('refuses /proc and /sys at once instead of spinning or printing a stack trace', async () => {
     const proc = runTurnlab(['--data-dir', '/proc/turnlab', 'train', '--config', bandit]);
     expectRefused(proc, 'cannot create the data folder /proc/turnlab: /proc: its file system does not accept new folders (ENOENT); choose another with --data-dir or TURNLAB_DATA_DIR');
-    const serve = runTurnlab(['--data-dir', '/proc/turnlab', 'serve', '--no-open']);
+    const serve = await turnlab(['--data-dir', '/proc/turnlab', 'serve', '--no-open']);
     expectRefused(serve, 'cannot create the data folder /proc/turnlab: /proc: its file system does not accept new folders (ENOENT); choose another with --data-dir or TURNLAB_DATA_DIR');
-    const sys = runTurnlab(['--data-dir', '/sys/turnlab/data', 'train', '--config', bandit]);
+    const sys = await turnlab(['--data-dir', '/sys/turnlab/data', 'train', '--config', bandit]);
     expect(sys.stderr).toMatch(/^turnlab: cannot create the data folder \/sys\/turnlab\/data: \/sys: the system does not allow new folders in it \((EPERM|EACCES|EROFS)\); choose another with --data-dir or TURNLAB_DATA_DIR\n$/);
     expect(sys.code).toBe(2);
   });
 
-  it('names a file standing where a parent folder should be', () => {
+  it('names a file standing where a parent folder should be', async () => {
     const file = join(tmp.dir, 'a-file');
     writeFileSync(file, 'x');
     expectRefused(
-      runTurnlab(['--data-dir', join(file, 'data'), 'train', '--config', bandit]),
+      await turnlab(['--data-dir', join(file, 'data'), 'train', '--config', bandit]),
       `cannot create the data folder ${join(file, 'data')}: ${file}: it is a file, not a folder (ENOTDIR); choose another with --data-dir or TURNLAB_DATA_DIR`,
     );
   });
@@ -97,30 +99,30 @@ describe('data folders that cannot be created or written', () => {
 });
 
 describe('configs refused before a run exists', () => {
-  it('refuses warm_start.mode random-valid on a free-text env with the key and the fix', () => {
+  it('refuses warm_start.mode random-valid on a free-text env with the key and the fix', async () => {
     const dataDir = join(tmp.dir, 'warm');
-    const result = runTurnlab(['train', '--config', countdown, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--set', 'warm_start.mode=random-valid'], { dataDir });
+    const result = await turnlab(['train', '--config', countdown, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--set', 'warm_start.mode=random-valid'], { dataDir });
     expectRefused(result, "warm_start.mode: random-valid picks among named actions, but env tag 'Countdown' takes free text; use warm_start.mode: expert (or none)");
-    expectNoRuns(dataDir);
+    await expectNoRuns(dataDir);
   });
 
-  it('bounds trainer.total_training_steps: at most a million, and 0 only with a warm start', () => {
+  it('bounds trainer.total_training_steps: at most a million, and 0 only with a warm start', async () => {
     const dataDir = join(tmp.dir, 'steps');
     expectRefused(
-      runTurnlab(['train', '--config', bandit, '--set', 'trainer.total_training_steps=1e12'], { dataDir }),
+      await turnlab(['train', '--config', bandit, '--set', 'trainer.total_training_steps=1e12'], { dataDir }),
       '--set trainer.total_training_steps=1e12: `trainer.total_training_steps` must be <= 1000000, got 1000000000000',
     );
     expectRefused(
-      runTurnlab(['train', '--config', bandit, '--set', 'trainer.total_training_steps=0', '--set', 'warm_start.mode=none'], { dataDir }),
+      await turnlab(['train', '--config', bandit, '--set', 'trainer.total_training_steps=0', '--set', 'warm_start.mode=none'], { dataDir }),
       '--set trainer.total_training_steps=0: `trainer.total_training_steps` is 0 and there is no warm start, so the run would train nothing; give 1 or more (or a `warm_start` to train the warm start alone)',
     );
-    expectNoRuns(dataDir);
-    const warmOnly = runTurnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0'], { dataDir });
+    await expectNoRuns(dataDir);
+    const warmOnly = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0'], { dataDir });
     expect(warmOnly.code, warmOnly.stderr).toBe(0);
     expect(warmOnly.stdout).toBe('run 1 (bandit) completed at iteration 0 (the warm start alone: trainer.total_training_steps is 0)\n');
     // Expert iteration trains before RL too, with or without a warm start.
     const rounds = ['--set', 'warm_start.mode=none', '--set', 'expert_iteration.rounds=1', '--set', 'expert_iteration.episodes=4', '--set', 'expert_iteration.steps=1', '--set', 'expert_iteration.prune_revisits=false'];
-    const iterated = runTurnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0', ...rounds], { dataDir });
+    const iterated = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=0', '--set', 'trainer.test_freq=0', ...rounds], { dataDir });
     expect(iterated.code, iterated.stderr).toBe(0);
     expect(iterated.stdout).toBe('run 2 (bandit) completed at iteration 0 (the warm start and expert iteration alone: trainer.total_training_steps is 0)\n');
   });
@@ -136,10 +138,10 @@ describe('exports and evaluations', () => {
   });
   afterAll(() => cleanup());
 
-  it('names the file when the disk is full, leaving the device in place', () => {
+  it('names the file when the disk is full, leaving the device in place', async () => {
     const before = statSync('/dev/full');
     expectRefused(
-      runTurnlab(['export', '1', '--what', 'turns', '--out', '/dev/full', '--force'], { dataDir }),
+      await turnlab(['export', '1', '--what', 'turns', '--out', '/dev/full', '--force'], { dataDir }),
       'cannot write /dev/full: the disk is full; free space or choose another --out (ENOSPC); nothing was exported',
     );
     const after = statSync('/dev/full');
@@ -147,16 +149,16 @@ describe('exports and evaluations', () => {
     expect(after.rdev).toBe(before.rdev);
   });
 
-  it('says a folder is a folder, even with --force', () => {
+  it('says a folder is a folder, even with --force', async () => {
     const folder = join(tmp.dir, 'an-export-folder');
     mkdirSync(folder);
-    expectRefused(runTurnlab(['export', '1', '--what', 'turns', '--out', folder, '--force'], { dataDir }), `cannot write ${folder}: it is a folder; give --out a file name (EISDIR)`);
+    expectRefused(await turnlab(['export', '1', '--what', 'turns', '--out', folder, '--force'], { dataDir }), `cannot write ${folder}: it is a folder; give --out a file name (EISDIR)`);
     expect(statSync(folder).isDirectory()).toBe(true);
   });
 
-  it('words every bad --episodes alike', () => {
+  it('words every bad --episodes alike', async () => {
     for (const value of ['0', '-5', 'two', '1.5']) {
-      expectRefused(runTurnlab(['eval', '1', `--episodes=${value}`], { dataDir }), `--episodes must be an integer of at least 1, got ${value}`);
+      expectRefused(await turnlab(['eval', '1', `--episodes=${value}`], { dataDir }), `--episodes must be an integer of at least 1, got ${value}`);
     }
   });
 });
@@ -174,12 +176,12 @@ describe('pretrained model folders', () => {
     truncateSync(join(truncated, 'model.safetensors'), size - 1000);
   });
 
-  it('names config.json key that disagrees with the weights, before a run exists', () => {
+  it('names config.json key that disagrees with the weights, before a run exists', async () => {
     const line = `${join(mismatched, 'model.safetensors')}: tensor "model.embed_tokens.weight" has shape [151936,64], the config needs [151936,96]: hidden_size is 96 in ${join(mismatched, 'config.json')} but the weights have 64; use the config.json that came with the weights`;
-    expectRefused(runTurnlab(['generate', '--model', mismatched, '--prompt', 'hi']), line);
+    expectRefused(await turnlab(['generate', '--model', mismatched, '--prompt', 'hi']), line);
     const dataDir = join(tmp.dir, 'pretrained');
-    expectRefused(runTurnlab(['train', '--config', bandit, '--set', `actor_rollout_ref.model.path=${mismatched}`], { dataDir }), line);
-    expectNoRuns(dataDir);
+    expectRefused(await turnlab(['train', '--config', bandit, '--set', `actor_rollout_ref.model.path=${mismatched}`], { dataDir }), line);
+    await expectNoRuns(dataDir);
   });
 
   it('refuses an export folder that cannot be made, at once (Node\'s recursive mkdir spins forever under /proc)', () => {
@@ -188,9 +190,9 @@ describe('pretrained model folders', () => {
     );
   });
 
-  it('says a cut-short weight file is truncated', () => {
+  it('says a cut-short weight file is truncated', async () => {
     expectRefused(
-      runTurnlab(['generate', '--model', truncated, '--prompt', 'hi']),
+      await turnlab(['generate', '--model', truncated, '--prompt', 'hi']),
       `${join(truncated, 'model.safetensors')} is truncated: its tensors need ${size} bytes but the file has ${size - 1000}; copy or download it again`,
     );
   });
@@ -199,20 +201,20 @@ describe('pretrained model folders', () => {
 describe("Dawn's and tfjs's own warnings", () => {
   // VK_DRIVER_FILES pointing nowhere is a machine without Vulkan, as far as the loader can tell.
   const noVulkan = { ...process.env, VK_DRIVER_FILES: join(tmp.dir, 'no-driver.json'), VK_ICD_FILENAMES: join(tmp.dir, 'no-driver.json') };
-  const turnlab = (args: string[], env: NodeJS.ProcessEnv) => {
+  const spawned = (args: string[], env: NodeJS.ProcessEnv) => {
     const result = spawnSync(process.execPath, [join(repoRoot, 'bin/turnlab.js'), ...args], { cwd: tmpdir(), encoding: 'utf8', env, timeout: 120_000 });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
 
   it('leaves only TurnLab lines in backends and train output, with or without Vulkan', () => {
     for (const env of [noVulkan, process.env]) {
-      const listed = turnlab(['backends'], env);
+      const listed = spawned(['backends'], env);
       expect(listed.code).toBe(0);
       expect(listed.stderr).toBe('');
       expect(listed.stdout).not.toMatch(/Warning|node-webgpu|tfjs-node for more details/);
     }
     const dataDir = join(tmp.dir, 'quiet');
-    const trained = turnlab(
+    const trained = spawned(
       ['--data-dir', dataDir, 'train', '--config', bandit, ...TINY_OVERRIDES.filter((o) => o !== 'trainer.backend=wasm').flatMap((o) => ['--set', o]), '--set', 'trainer.backend=auto', '--set', 'trainer.total_training_steps=1', '--set', 'trainer.test_freq=0'],
       noVulkan,
     );

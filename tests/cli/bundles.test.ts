@@ -1,14 +1,15 @@
 // Run bundles: `turnlab export-run` writes a run as a folder (its own SQLite file in rollback
 // journal mode, checkpoints, manifest); `turnlab import` merges bundles into another data folder
 // with new ids, row for row, once, brings a grown bundle up to date, and refuses a damaged one
-// naming the file with nothing written.
+// naming the file with nothing written. The first export and import run as real `turnlab`
+// processes; the trainings and the other commands through its entry point in this process.
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunRows } from '../helpers/run-rows';
-import { repoRoot as repo, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot as repo, runTurnlab, runTurnlabInProcess as turnlab, TINY_TRAIN, type CliResult } from '../helpers/turnlab-cli';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-bundles-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ const sqlite = (dir: string) => join(dir, 'turnlab.sqlite');
 
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=2', '--set', 'trainer.save_freq=2'];
 
-function ok(result: ReturnType<typeof runTurnlab>): string {
+function ok(result: CliResult): string {
   expect(result.stderr.split('\n').filter((l) => l.startsWith('turnlab:'))).toEqual([]);
   expect(result.code).toBe(0);
   return result.stdout;
@@ -33,7 +34,7 @@ interface Row {
   parentRunId: number | null;
   iterations: number;
 }
-const runs = (dataDir: string) => JSON.parse(ok(runTurnlab(['runs', '--json'], { dataDir }))) as Row[];
+const runs = async (dataDir: string) => JSON.parse(ok(await turnlab(['runs', '--json'], { dataDir }))) as Row[];
 const count = (dataDir: string, table: string) => {
   const db = new Database(sqlite(dataDir), { readonly: true });
   try {
@@ -43,19 +44,19 @@ const count = (dataDir: string, table: string) => {
   }
 };
 
-beforeAll(() => {
-  ok(runTurnlab(['train', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=4', '--name', 'origin', '--tag', 'seeds:grp'], { dataDir: away }));
-  ok(runTurnlab(['eval', 'origin', '--episodes', '4'], { dataDir: away }));
-  ok(runTurnlab(['resume', 'ckpt:1', '--fork', '--name', 'child', '--set', 'trainer.total_training_steps=4'], { dataDir: away }));
+beforeAll(async () => {
+  ok(await turnlab(['train', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=4', '--name', 'origin', '--tag', 'seeds:grp'], { dataDir: away }));
+  ok(await turnlab(['eval', 'origin', '--episodes', '4'], { dataDir: away }));
+  ok(await turnlab(['resume', 'ckpt:1', '--fork', '--name', 'child', '--set', 'trainer.total_training_steps=4'], { dataDir: away }));
 }, 300_000);
 /** Several trainings a test, on a loaded 2-core machine. */
 const SLOW = 180_000;
 
 describe('turnlab export-run / import', () => {
-  it('exports a run with its lineage as a bundle in rollback-journal mode, and imports it with new ids, row for row', () => {
+  it('exports a run with its lineage as a bundle in rollback-journal mode, and imports it with new ids, row for row', async () => {
     // A run at home first, so the imported ids cannot equal the bundle's.
-    ok(runTurnlab(['train', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=2', '--name', 'local'], { dataDir: home }));
-    const [origin, child] = runs(away).sort((a, b) => a.id - b.id);
+    ok(await turnlab(['train', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=2', '--name', 'local'], { dataDir: home }));
+    const [origin, child] = (await runs(away)).sort((a, b) => a.id - b.id);
     expect(child.parentRunId).toBe(origin.id);
     expect(ok(runTurnlab(['export-run', 'child', '--bundle', bundle], { dataDir: away }))).toMatch(/wrote .*bundle: run 1 \(origin\), run 2 \(child\)/);
     const manifest = JSON.parse(readFileSync(join(bundle, 'turnlab-bundle.json'), 'utf8')) as Record<string, unknown>;
@@ -65,7 +66,7 @@ describe('turnlab export-run / import', () => {
     expect(existsSync(`${sqlite(bundle)}-wal`)).toBe(false);
 
     expect(ok(runTurnlab(['import', bundle], { dataDir: home }))).toMatch(/1 \(origin\).*│ 2 +│ added[\s\S]*2 \(child\).*│ 3 +│ added/);
-    const imported = runs(home).sort((a, b) => a.id - b.id);
+    const imported = (await runs(home)).sort((a, b) => a.id - b.id);
     expect(imported.map((r) => [r.id, r.name, r.tags, r.parentRunId])).toEqual([
       [1, 'local', [], null],
       [2, 'origin', ['seeds:grp'], null],
@@ -80,48 +81,48 @@ describe('turnlab export-run / import', () => {
     expect(readRunRows(sqlite(home), 2).evaluations).toHaveLength(1);
     expect(readdirSync(join(home, 'checkpoints/run-2')).sort()).toEqual(['iter-2', 'iter-4']);
     // The imported checkpoint resumes here.
-    ok(runTurnlab(['resume', '3', '--fork', '--name', 'grandchild', '--set', 'trainer.total_training_steps=6'], { dataDir: home }));
+    ok(await turnlab(['resume', '3', '--fork', '--name', 'grandchild', '--set', 'trainer.total_training_steps=6'], { dataDir: home }));
   }, SLOW);
 
-  it('adds nothing when the same bundle is imported again', () => {
+  it('adds nothing when the same bundle is imported again', async () => {
     const before = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(home, t));
-    expect(ok(runTurnlab(['import', bundle], { dataDir: home }))).toMatch(/origin\).*unchanged[\s\S]*child\).*unchanged/);
+    expect(ok(await turnlab(['import', bundle], { dataDir: home }))).toMatch(/origin\).*unchanged[\s\S]*child\).*unchanged/);
     expect(['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(home, t))).toEqual(before);
   }, SLOW);
 
-  it('brings a bundle that grew since (its run resumed inside it) up to date in place', () => {
-    ok(runTurnlab(['resume', 'child', '--set', 'trainer.total_training_steps=6'], { dataDir: bundle }));
-    expect(ok(runTurnlab(['import', bundle], { dataDir: home }))).toMatch(/origin\).*unchanged[\s\S]*child\).*│ 3 +│ updated/);
-    const child = runs(home).find((r) => r.id === 3)!;
+  it('brings a bundle that grew since (its run resumed inside it) up to date in place', async () => {
+    ok(await turnlab(['resume', 'child', '--set', 'trainer.total_training_steps=6'], { dataDir: bundle }));
+    expect(ok(await turnlab(['import', bundle], { dataDir: home }))).toMatch(/origin\).*unchanged[\s\S]*child\).*│ 3 +│ updated/);
+    const child = (await runs(home)).find((r) => r.id === 3)!;
     expect(child.iterations).toBe(6);
     expect(readRunRows(sqlite(home), 3)).toEqual(readRunRows(sqlite(bundle), 2));
     expect(readdirSync(join(home, 'checkpoints/run-3')).sort()).toEqual(readdirSync(join(bundle, 'checkpoints/run-2')).sort());
     expect(readdirSync(join(home, 'checkpoints/run-3'))).toContain('iter-6');
   }, SLOW);
 
-  it('refuses a bundle whose SQLite file is truncated, naming the file, and writes nothing of that import', () => {
+  it('refuses a bundle whose SQLite file is truncated, naming the file, and writes nothing of that import', async () => {
     const other = join(root, 'other');
-    ok(runTurnlab(['export-run', 'local', '--bundle', other], { dataDir: home }));
+    ok(await turnlab(['export-run', 'local', '--bundle', other], { dataDir: home }));
     const damaged = join(root, 'damaged');
-    ok(runTurnlab(['export-run', 'origin', '--bundle', damaged], { dataDir: away }));
+    ok(await turnlab(['export-run', 'origin', '--bundle', damaged], { dataDir: away }));
     truncateSync(sqlite(damaged), Math.floor(readFileSync(sqlite(damaged)).length / 2));
     const fresh = join(root, 'fresh');
-    const result = runTurnlab(['import', other, damaged], { dataDir: fresh });
+    const result = await turnlab(['import', other, damaged], { dataDir: fresh });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(`turnlab: ${sqlite(damaged)} is damaged or truncated (SQLite says: database disk image is malformed); copy or export the bundle again`);
-    expect(runs(fresh)).toEqual([]);
+    expect(await runs(fresh)).toEqual([]);
     expect(existsSync(join(fresh, 'checkpoints')) ? readdirSync(join(fresh, 'checkpoints')) : []).toEqual([]);
   }, SLOW);
 
-  it('refuses a bundle from a newer TurnLab and a folder that is not a bundle', () => {
+  it('refuses a bundle from a newer TurnLab and a folder that is not a bundle', async () => {
     const newer = join(root, 'newer');
     cpSync(bundle, newer, { recursive: true });
     const manifest = JSON.parse(readFileSync(join(newer, 'turnlab-bundle.json'), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(newer, 'turnlab-bundle.json'), JSON.stringify({ ...manifest, version: 9, turnlabVersion: '9.0.0' }));
-    const refused = runTurnlab(['import', newer], { dataDir: home });
+    const refused = await turnlab(['import', newer], { dataDir: home });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/turnlab-bundle.json is bundle format 9, written by TurnLab 9.0.0; this TurnLab reads format 1: update TurnLab/);
-    const notBundle = runTurnlab(['import', root], { dataDir: home });
+    const notBundle = await turnlab(['import', root], { dataDir: home });
     expect(notBundle.code).toBe(2);
     expect(notBundle.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\)/);
   }, SLOW);

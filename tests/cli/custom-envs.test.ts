@@ -1,10 +1,11 @@
 // Custom environments as a user outside the repository uses them: the shipped example and
-// fixture modules through the real `turnlab` command, from a working folder outside the checkout.
+// fixture modules through the real `turnlab` command, from a working folder outside the checkout
+// (the runs listed, and a config refused before any module loads, through its entry point in this process).
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot as repo, runTurnlab } from '../helpers/turnlab-cli';
+import { repoRoot as repo, runTurnlab, runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const example = join(repo, 'examples/custom-env/guess-number.ts');
 const exampleConfig = join(repo, 'examples/custom-env/guess-number.yaml');
@@ -52,7 +53,7 @@ describe('custom environments from the command line', () => {
     expect(report.metrics['val/GuessNumber/optimal_success']).toBe(0.9375);
   }, 300_000);
 
-  it('names the missing `module` key for env_type custom, instead of suggesting a built-in (17.7)', () => {
+  it('names the missing `module` key for env_type custom, instead of suggesting a built-in (17.7)', async () => {
     const config = join(work, 'no-module.yaml');
     writeFileSync(
       config,
@@ -65,7 +66,7 @@ describe('custom environments from the command line', () => {
         '',
       ].join('\n'),
     );
-    const result = turnlab(['train', '--config', config], { dataDir: join(work, 'data-no-module') });
+    const result = await runTurnlabInProcess(['train', '--config', config], { dataDir: join(work, 'data-no-module') });
     expect(result.code).toBe(2);
     const line = failureLine(result.stderr);
     expect(line).toContain('`custom_envs.Mine.module` is missing');
@@ -117,22 +118,22 @@ describe('custom environments from the command line', () => {
     expect(failureLine(trained.stderr)).toBe(`turnlab: custom_envs.GuessNumber.env_config: ${playLine}`);
   }, 300_000);
 
-  it('fails a run whose env throws, returns garbage or a NaN reward: one line, exit 2, run failed with it (16.14)', () => {
+  it('fails a run whose env throws, returns garbage or a NaN reward: one line, exit 2, run failed with it (16.14)', async () => {
     const dataDir = join(work, 'data-faulty');
     const cases: Array<[fixture: string, extra: string[], expected: RegExp]> = [
       ['faulty-reset-throws.ts', ['--set', 'warm_start.mode=none'], /: reset\(1\) threw RangeError: no board for seed 1 \(episode seed 1\)$/],
       ['faulty-garbage-state.ts', ['--set', 'warm_start.mode=none'], /: renderState\(\) returned kind string "picture"; expected 'text' or 'grid' \(episode seed 1\)$/],
       ['faulty-nan-reward.ts', [], /: step\("Go"\) returned reward number NaN; expected a finite number \(episode seed \d+\)$/],
     ];
-    cases.forEach(([fixture, extra, expected], i) => {
+    for (const [i, [fixture, extra, expected]] of cases.entries()) {
       const module = join(fixtures, fixture);
       const result = turnlab(['train', '--config', join(fixtures, 'faulty-train.yaml'), '--set', `custom_envs.Faulty.module=${module}`, ...extra], { dataDir });
       expect(result.code).toBe(2);
       const line = failureLine(result.stderr);
       expect(line).toMatch(new RegExp(`^turnlab: custom environment ${module.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
       expect(line).toMatch(expected);
-      const runs = JSON.parse(turnlab(['runs', '--json'], { dataDir }).stdout) as Array<{ status: string; error: string | null }>;
+      const runs = JSON.parse((await runTurnlabInProcess(['runs', '--json'], { dataDir })).stdout) as Array<{ status: string; error: string | null }>;
       expect(runs[i]).toMatchObject({ status: 'failed', error: line.replace(/^turnlab: /, '') });
-    });
+    }
   }, 300_000);
 });

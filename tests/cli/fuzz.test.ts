@@ -8,13 +8,12 @@ import { openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../main/cli';
 import { openStore } from '../../main/store/db';
 import { defaultRunConfigInput, loadRunConfigWithSource } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { makeFixtureDataDir, makeTempDir, type FixtureDataDir } from '../helpers/fixtures';
-import { repoRoot, TINY_OVERRIDES } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlabInProcess, TINY_OVERRIDES, type CliResult } from '../helpers/turnlab-cli';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 42);
 const N = Number(process.env.FUZZ_N ?? 200);
@@ -22,38 +21,8 @@ const tmp = makeTempDir('turnlab-fuzz-');
 afterAll(() => tmp.cleanup());
 const bandit = join(repoRoot, 'configs/bandit.yaml');
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `turnlab argv...` in this process, its output captured. */
-async function turnlab(argv: string[]): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const capture = (sink: (text: string) => void) =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      sink(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      (rest.find((r) => typeof r === 'function') as (() => void) | undefined)?.();
-      return true;
-    }) as typeof process.stdout.write;
-  const out = process.stdout.write;
-  const err = process.stderr.write;
-  // As from a shell: the test runner's IPC channel is not a TurnLab host to report progress to.
-  const send = process.send;
-  process.send = undefined;
-  process.stdout.write = capture((t) => (stdout += t));
-  process.stderr.write = capture((t) => (stderr += t));
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    process.send = send;
-  }
-}
+const turnlab = (argv: string[]): Promise<CliResult> => runTurnlabInProcess(argv);
 
 // ---- what the generators draw from ----------------------------------------------------------
 
@@ -307,7 +276,7 @@ describe(`fuzzed bad inputs (FUZZ_SEED=${SEED}, FUZZ_N=${N})`, () => {
     for (let i = 0; i < N; i++) {
       const input = GENERATORS[rng.choice(weights)][2](rng, i);
       const before = runIds(input.dataDir);
-      let outcome: Outcome;
+      let outcome: CliResult;
       try {
         outcome = await turnlab(input.argv);
       } finally {

@@ -1,6 +1,8 @@
 // The command line around a pretrained policy: train a LoRA run from a model folder, continue
 // prompts with its checkpoint, export it merged as a Hugging Face folder that loads like any
-// other, and play the untrained folder on a config (RAGEN's "before training" figure).
+// other, and play the untrained folder on a config (RAGEN's "before training" figure). Training,
+// the export and the first generation run as real `turnlab` processes, the others through its
+// entry point in this process.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { tinyPretrainedLake } from '../helpers/tiny-lake';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const repo = resolve(import.meta.dirname, '../..');
 const root = mkdtempSync(join(tmpdir(), 'turnlab-cli-pretrained-'));
@@ -23,6 +26,8 @@ function turnlab(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir });
+
 const sets = (values: string[]) => values.flatMap((v) => ['--set', v]);
 
 interface Generated {
@@ -31,7 +36,7 @@ interface Generated {
 }
 
 describe('turnlab with a pretrained model', () => {
-  it('trains with LoRA, generates from the checkpoint, and exports a merged folder that generates the same', () => {
+  it('trains with LoRA, generates from the checkpoint, and exports a merged folder that generates the same', async () => {
     const trained = turnlab(
       'train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'qwen-lora',
       ...sets([
@@ -55,29 +60,29 @@ describe('turnlab with a pretrained model', () => {
     expect(exported.stdout).toMatch(/iteration 1\) written to .*merged \(adapters merged\)/);
     for (const file of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) expect(existsSync(join(out, file))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).architectures).toEqual(['Qwen2ForCausalLM']);
-    const fromExport = turnlab('generate', '--model', out, ...prompt);
+    const fromExport = await inProcess('generate', '--model', out, ...prompt);
     expect(fromExport.code).toBe(0);
     const a = JSON.parse(fromCheckpoint.stdout) as Generated;
     const b = JSON.parse(fromExport.stdout) as Generated;
     expect(b.output_ids).toEqual(a.output_ids);
     b.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(a.logprobs[i], 4));
     // ...and the adapters trained: the untrained base gives other logprobs.
-    const base = JSON.parse(turnlab('generate', '--model', modelDir, ...prompt).stdout) as Generated;
+    const base = JSON.parse((await inProcess('generate', '--model', modelDir, ...prompt)).stdout) as Generated;
     expect(Math.max(...base.logprobs.map((lp, i) => Math.abs(lp - a.logprobs[i])))).toBeGreaterThan(1e-3);
     // A second export into the same folder is refused rather than mixing two models' files.
-    const again = turnlab('export-model', 'qwen-lora', '--out', out);
+    const again = await inProcess('export-model', 'qwen-lora', '--out', out);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/not empty/);
   }, 300_000);
 
-  it('evaluates an untrained model folder on a config, and refuses --model without --config', () => {
-    const evaluated = turnlab('eval', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--episodes', '2', '--json',
+  it('evaluates an untrained model folder on a config, and refuses --model without --config', async () => {
+    const evaluated = await inProcess('eval', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--episodes', '2', '--json',
       ...sets(['trainer.backend=wasm', 'actor_rollout_ref.rollout.response_length=3', 'agent_proxy.max_turn=1']));
     expect(evaluated.code).toBe(0);
     const result = JSON.parse(evaluated.stdout) as { episodes: number; metrics: Record<string, number> };
     expect(result.episodes).toBe(2);
     expect(result.metrics).toHaveProperty('val/FrozenLakeNonSlip/success');
-    const missing = turnlab('eval', '--model', modelDir);
+    const missing = await inProcess('eval', '--model', modelDir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--model needs --config/);
   }, 300_000);

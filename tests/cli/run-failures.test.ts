@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/fixtures';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const repo = resolve(import.meta.dirname, '../..');
 const tmp = makeTempDir('turnlab-cli-failures-');
@@ -14,6 +15,9 @@ function turnlab(dataDir: string, ...args: string[]) {
   const result = spawnSync(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 120_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** What is stored afterwards, read through the `turnlab` entry point in this process. */
+const listed = async (dataDir: string, ...args: string[]) => JSON.parse((await runTurnlabInProcess(args, { dataDir })).stdout) as unknown;
 
 const trainTiny = (dataDir: string, ...sets: string[]) =>
   turnlab(
@@ -30,7 +34,7 @@ function walk(dir: string): string[] {
 }
 
 describe('runs that cannot start or cannot save', () => {
-  it('creates no run when an env module is missing or broken, or the backend is not installed', () => {
+  it('creates no run when an env module is missing or broken, or the backend is not installed', async () => {
     const dataDir = join(tmp.dir, 'ghosts');
     const cases: Array<[string, RegExp]> = [
       [`custom_envs.Bandit.module=${join(tmp.dir, 'no-such-env.ts')}`, /custom environment .*no-such-env\.ts: file not found/],
@@ -42,10 +46,10 @@ describe('runs that cannot start or cannot save', () => {
       expect(failed.code, failed.stderr).toBe(2);
       expect(failed.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^turnlab: .*${message.source}`))]);
     }
-    expect(JSON.parse(turnlab(dataDir, 'runs', '--json').stdout)).toEqual([]);
+    expect(await listed(dataDir, 'runs', '--json')).toEqual([]);
   });
 
-  it('fails the run with the folder and the reason when its checkpoint folder cannot be written', () => {
+  it('fails the run with the folder and the reason when its checkpoint folder cannot be written', async () => {
     const dataDir = join(tmp.dir, 'unwritable');
     // Tests run as root, which chmod cannot stop: a file where the run's folder goes can.
     mkdirSync(join(dataDir, 'checkpoints'), { recursive: true });
@@ -54,9 +58,9 @@ describe('runs that cannot start or cannot save', () => {
     const line = `cannot write checkpoint to ${join(dataDir, 'checkpoints/run-1/iter-1')}: ${join(dataDir, 'checkpoints/run-1')} is a file, not a folder (ENOTDIR)`;
     expect(failed.code, failed.stderr).toBe(2);
     expect(failed.stderr).toContain(`turnlab: ${line}\n`);
-    const [run] = JSON.parse(turnlab(dataDir, 'runs', '--json').stdout) as Array<{ id: number; status: string }>;
+    const [run] = (await listed(dataDir, 'runs', '--json')) as Array<{ id: number; status: string }>;
     expect(run).toMatchObject({ id: 1, status: 'failed' });
-    const shown = JSON.parse(turnlab(dataDir, 'show', '1', '--json').stdout) as { run: { error: string } };
+    const shown = (await listed(dataDir, 'show', '1', '--json')) as { run: { error: string } };
     expect(shown.run.error).toBe(line);
     expect(walk(dataDir).filter((p) => p.includes('.partial'))).toEqual([]);
   });

@@ -1,5 +1,6 @@
-// `turnlab runs`, `show` and `export`, run as a user would: the real command in a child
-// process against a real data folder.
+// `turnlab runs`, `show` and `export` against a real data folder: through the real entry point in
+// this process (runTurnlabInProcess), and --help, the runs table and the choice of data folder as a
+// user runs them, the real command in a child process from a folder outside the repository.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const bin = fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url));
 
@@ -22,7 +24,7 @@ interface Result {
 }
 
 /** Runs the command from a folder outside the repository, as an installed command would be. */
-function turnlab(args: string[], env: Record<string, string | undefined> = {}): Result {
+function spawned(args: string[], env: Record<string, string | undefined> = {}): Result {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: scratch.dir,
     encoding: 'utf8',
@@ -30,6 +32,9 @@ function turnlab(args: string[], env: Record<string, string | undefined> = {}): 
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** The same command through main() in this process, the data folder chosen the same way. */
+const turnlab = (args: string[], env: Record<string, string | undefined> = {}): Promise<Result> => runTurnlabInProcess(args, { env: { TURNLAB_DATA_DIR: data.dir, ...env } });
 
 function expectUserError(result: Result, message: RegExp): void {
   expect(result.code).toBe(2);
@@ -54,7 +59,7 @@ afterAll(() => {
 
 describe('turnlab --help', () => {
   it('lists the store commands', () => {
-    const result = turnlab(['--help']);
+    const result = spawned(['--help']);
     expect(result.code).toBe(0);
     for (const command of ['runs', 'show', 'export']) expect(result.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
   });
@@ -62,7 +67,7 @@ describe('turnlab --help', () => {
 
 describe('turnlab runs', () => {
   it('prints a table of runs', () => {
-    const result = turnlab(['runs']);
+    const result = spawned(['runs']);
     expect(result.code).toBe(0);
     const header = result.stdout.split('\n').find((line) => line.includes('status'))!;
     for (const column of ['id', 'name', 'status', 'env', 'algorithm', 'iterations', 'best val success', 'created']) {
@@ -72,8 +77,8 @@ describe('turnlab runs', () => {
     expect(row).toMatch(/│ 2\s+│ sokoban-ppo\s+│ failed\s+│ sokoban\s+│ ppo\s+│ 8\s+│ \d+\.\d%\s+│ 2025-01-0\d \d\d:\d\d/);
   });
 
-  it('prints JSON with --json', () => {
-    const result = turnlab(['runs', '--json']);
+  it('prints JSON with --json', async () => {
+    const result = await turnlab(['runs', '--json']);
     expect(result.code).toBe(0);
     const runs = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
     expect(runs.map((r) => [r.id, r.name, r.status, r.iterations])).toEqual([
@@ -86,15 +91,15 @@ describe('turnlab runs', () => {
   });
 
   it('accepts --data-dir over TURNLAB_DATA_DIR', () => {
-    const result = turnlab(['--data-dir', data.dir, 'runs', '--json'], { TURNLAB_DATA_DIR: join(scratch.dir, 'nope') });
+    const result = spawned(['--data-dir', data.dir, 'runs', '--json'], { TURNLAB_DATA_DIR: join(scratch.dir, 'nope') });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveLength(3);
   });
 });
 
 describe('turnlab show', () => {
-  it("prints a run's config as YAML and its latest metrics, by name", () => {
-    const result = turnlab(['show', 'sokoban-ppo']);
+  it("prints a run's config as YAML and its latest metrics, by name", async () => {
+    const result = await turnlab(['show', 'sokoban-ppo']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^run 2: sokoban-ppo \(failed\)/);
     expect(result.stdout).toContain('error: Error: loss became NaN');
@@ -105,8 +110,8 @@ describe('turnlab show', () => {
     expect(metricsTable).toMatch(/│ train\/kl\s+│ 8\s+│ NaN/);
   });
 
-  it('prints the run and its latest metrics as JSON, by id', () => {
-    const result = turnlab(['show', '3', '--json']);
+  it('prints the run and its latest metrics as JSON, by id', async () => {
+    const result = await turnlab(['show', '3', '--json']);
     expect(result.code).toBe(0);
     const shown = JSON.parse(result.stdout) as {
       run: { id: number; parentRunId: number; parentIteration: number };
@@ -119,17 +124,17 @@ describe('turnlab show', () => {
 });
 
 describe('turnlab export', () => {
-  it('streams one run as JSONL to stdout', () => {
-    const result = turnlab(['export', 'frozenlake-grpo', '--what', 'metrics', '--format', 'jsonl']);
+  it('streams one run as JSONL to stdout', async () => {
+    const result = await turnlab(['export', 'frozenlake-grpo', '--what', 'metrics', '--format', 'jsonl']);
     expect(result.code).toBe(0);
     const rows = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { run_id: number });
     expect(rows).toHaveLength(data.runs[0].metricCount);
     expect(rows.every((r) => r.run_id === 1)).toBe(true);
   });
 
-  it('names the run in every row of a metric CSV', () => {
+  it('names the run in every row of a metric CSV', async () => {
     const out = join(scratch.dir, 'metrics.csv');
-    const result = turnlab(['export', 'sokoban-ppo', '--what', 'metrics', '--out', out]);
+    const result = await turnlab(['export', 'sokoban-ppo', '--what', 'metrics', '--out', out]);
     expect(result.code).toBe(0);
     const text = readFileSync(out, 'utf8');
     expect(text.split('\r\n', 1)[0]).toBe('run_id,run_name,name,iteration,value,wall_time');
@@ -138,9 +143,9 @@ describe('turnlab export', () => {
     expect(rows.every((r) => r.run_id === '2' && r.run_name === 'sokoban-ppo')).toBe(true);
   });
 
-  it('writes every run to --out as CSV, and will not overwrite it without --force', () => {
+  it('writes every run to --out as CSV, and will not overwrite it without --force', async () => {
     const out = join(scratch.dir, 'turns.csv');
-    const first = turnlab(['export', '--all', '--what', 'turns', '--format', 'csv', '--out', out]);
+    const first = await turnlab(['export', '--all', '--what', 'turns', '--format', 'csv', '--out', out]);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
     const total = data.runs.reduce((sum, r) => sum + r.turnCount, 0);
@@ -150,47 +155,47 @@ describe('turnlab export', () => {
     expect(new Set(rows.map((r) => r.run_id))).toEqual(new Set(['1', '2', '3']));
 
     const before = sha(out);
-    const again = turnlab(['export', '--all', '--what', 'runs', '--out', out]);
+    const again = await turnlab(['export', '--all', '--what', 'runs', '--out', out]);
     expectUserError(again, /turns\.csv already exists; pass --force to overwrite it/);
     expect(sha(out)).toBe(before);
 
-    const forced = turnlab(['export', '1', '2', '--what', 'runs', '--out', out, '--force']);
+    const forced = await turnlab(['export', '1', '2', '--what', 'runs', '--out', out, '--force']);
     expect(forced.code).toBe(0);
     const runs = parseCsv(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
     expect(runs.map((r) => r.name)).toEqual(['frozenlake-grpo', 'sokoban-ppo']);
   });
 
-  it('refuses to start without runs, with both runs and --all, or with a bad --what', () => {
-    expectUserError(turnlab(['export', '--what', 'runs']), /name the runs to export .* or pass --all/);
-    expectUserError(turnlab(['export', '1', '--all', '--what', 'runs']), /not both/);
-    expectUserError(turnlab(['export', '1', '--what', 'tokens']), /'--what <kind>' argument 'tokens' is invalid/);
-    expectUserError(turnlab(['export', '1']), /required option '--what <kind>'/);
+  it('refuses to start without runs, with both runs and --all, or with a bad --what', async () => {
+    expectUserError(await turnlab(['export', '--what', 'runs']), /name the runs to export .* or pass --all/);
+    expectUserError(await turnlab(['export', '1', '--all', '--what', 'runs']), /not both/);
+    expectUserError(await turnlab(['export', '1', '--what', 'tokens']), /'--what <kind>' argument 'tokens' is invalid/);
+    expectUserError(await turnlab(['export', '1']), /required option '--what <kind>'/);
     const out = join(scratch.dir, 'missing-folder', 'x.csv');
-    expectUserError(turnlab(['export', '1', '--what', 'runs', '--out', out]), /its folder does not exist/);
+    expectUserError(await turnlab(['export', '1', '--what', 'runs', '--out', out]), /its folder does not exist/);
   });
 });
 
 describe('errors', () => {
-  it('an unknown run id or name', () => {
-    expectUserError(turnlab(['show', '99']), /unknown run '99'/);
-    expectUserError(turnlab(['export', '1', 'nope', '--what', 'runs']), /unknown run 'nope'/);
+  it('an unknown run id or name', async () => {
+    expectUserError(await turnlab(['show', '99']), /unknown run '99'/);
+    expectUserError(await turnlab(['export', '1', 'nope', '--what', 'runs']), /unknown run 'nope'/);
   });
 
-  it('a missing data folder, which is not created', () => {
+  it('a missing data folder, which is not created', async () => {
     const missing = join(scratch.dir, 'no-such-folder');
-    expectUserError(turnlab(['runs'], { TURNLAB_DATA_DIR: missing }), /data folder .*no-such-folder does not exist/);
+    expectUserError(await turnlab(['runs'], { TURNLAB_DATA_DIR: missing }), /data folder .*no-such-folder does not exist/);
     expect(existsSync(missing)).toBe(false);
   });
 
-  it('a data folder without a database, or one that is a file', () => {
-    expectUserError(turnlab(['runs'], { TURNLAB_DATA_DIR: scratch.dir }), /no TurnLab database in/);
+  it('a data folder without a database, or one that is a file', async () => {
+    expectUserError(await turnlab(['runs'], { TURNLAB_DATA_DIR: scratch.dir }), /no TurnLab database in/);
     expect(existsSync(join(scratch.dir, 'turnlab.sqlite'))).toBe(false);
     const file = join(scratch.dir, 'a-file');
     writeFileSync(file, 'x');
-    expectUserError(turnlab(['show', '1'], { TURNLAB_DATA_DIR: file }), /is not a folder/);
+    expectUserError(await turnlab(['show', '1'], { TURNLAB_DATA_DIR: file }), /is not a folder/);
   });
 
-  it('an unknown flag', () => {
-    expectUserError(turnlab(['runs', '--colour']), /unknown option '--colour'/);
+  it('an unknown flag', async () => {
+    expectUserError(await turnlab(['runs', '--colour']), /unknown option '--colour'/);
   });
 });

@@ -4,37 +4,39 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot as repo, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-sweep-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dataDir = join(root, 'data');
 const turnlab = (...args: string[]) => runTurnlab(args, { dataDir });
+/** Listings and refusals through main() in this process; the trainings run as real processes. */
+const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir });
 const config = join(repo, 'configs/bandit.yaml');
 
 describe('turnlab sweep', () => {
-  it('trains every setting as a seed group named by the setting that differs', () => {
+  it('trains every setting as a seed group named by the setting that differs', async () => {
     const swept = turnlab('sweep', '--config', config, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--grid', 'algorithm.gamma=0.9,1.0', '--seeds', '1');
     expect(swept.code).toBe(0);
-    const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ name: string; status: string; tags: string[]; config: { algorithm: { gamma: number } } }>;
+    const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ name: string; status: string; tags: string[]; config: { algorithm: { gamma: number } } }>;
     expect(runs.map((r) => [r.name, r.status, r.tags, r.config.algorithm.gamma]).sort()).toEqual([
       ['bandit-gamma=0.9-s0', 'completed', ['seeds:bandit-gamma=0.9'], 0.9],
       ['bandit-gamma=1.0-s0', 'completed', ['seeds:bandit-gamma=1.0'], 1],
     ]);
   }, 180_000);
 
-  it('refuses a bad grid key before anything is submitted, and slurm without a shared folder', () => {
+  it('refuses a bad grid key before anything is submitted, and slurm without a shared folder', async () => {
     const shared = join(root, 'shared');
-    const bad = turnlab('sweep', '--config', config, '--grid', 'algorithm.gama=0.9,1.0', '--seeds', '2', '--executor', 'slurm', '--remote-dir', shared);
+    const bad = await inProcess('sweep', '--config', config, '--grid', 'algorithm.gama=0.9,1.0', '--seeds', '2', '--executor', 'slurm', '--remote-dir', shared);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/gama.*did you mean.*gamma/);
     expect(existsSync(shared) ? readdirSync(shared) : []).toEqual([]);
-    const malformed = turnlab('sweep', '--config', config, '--grid', 'gamma', '--seeds', '2');
+    const malformed = await inProcess('sweep', '--config', config, '--grid', 'gamma', '--seeds', '2');
     expect(malformed.stderr).toMatch(/^turnlab: --grid 'gamma' is not key=value1,value2/);
     expect(malformed.code).toBe(2);
-    const noDir = turnlab('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm');
+    const noDir = await inProcess('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm');
     expect(noDir.stderr).toMatch(/^turnlab: --executor slurm needs --remote-dir/);
     expect(noDir.code).toBe(2);
-    expect(JSON.parse(turnlab('jobs', '--json').stdout)).toEqual([]);
+    expect(JSON.parse((await inProcess('jobs', '--json')).stdout)).toEqual([]);
   }, 180_000);
 });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TINY_TRAIN } from '../helpers/turnlab-cli';
+import { runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const repo = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-train-'));
@@ -18,10 +18,13 @@ function turnlab(...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** The same through main() in this process: for what a command says, where no process of its own matters. */
+const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir });
+
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=2', '--set', 'trainer.save_freq=2'];
 
 describe('turnlab train, resume and eval', () => {
-  it('trains a run into the data folder, resumes it, forks it and evaluates it', () => {
+  it('trains a run into the data folder, resumes it, forks it and evaluates it', async () => {
     const trained = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--name', 'cli-bandit', ...tiny, '--set', 'trainer.total_training_steps=2');
     expect(trained.stderr).toMatch(/backend: wasm/);
     expect(trained.stderr).toMatch(/iteration 2\/2/);
@@ -40,7 +43,7 @@ describe('turnlab train, resume and eval', () => {
     // default cpu backend (whose first tensor prints tfjs's "install our node backend" banner).
     for (const output of [resumed, forked]) expect(output.stderr + output.stdout).not.toMatch(/running TensorFlow\.js in Node\.js/);
 
-    const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; iterations: number; parentRunId: number | null; parentIteration: number | null; backend: string }>;
+    const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; iterations: number; parentRunId: number | null; parentIteration: number | null; backend: string }>;
     expect(runs.map((r) => [r.id, r.iterations, r.parentRunId, r.parentIteration])).toEqual([
       [1, 3, null, null],
       [2, 3, 1, 2],
@@ -53,19 +56,19 @@ describe('turnlab train, resume and eval', () => {
     expect(report.episodes).toBe(4);
     expect(report.metrics).toHaveProperty('val/Bandit/success');
 
-    const greedy = turnlab('eval', '1', '--episodes', '4', '--json', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
+    const greedy = await inProcess('eval', '1', '--episodes', '4', '--json', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
     expect(greedy.code).toBe(0);
     expect(JSON.parse(greedy.stdout)).toMatchObject({ episodes: 4 });
-    const misspelt = turnlab('eval', '1', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sampling=false');
+    const misspelt = await inProcess('eval', '1', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sampling=false');
     expect(misspelt.code).toBe(2);
     expect(misspelt.stderr).toMatch(/do_sampling.*did you mean.*do_sample/);
   });
 
-  it('refuses a bad config key with the closest valid one, and unknown runs, with exit code 2', () => {
-    const bad = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--set', 'agent_proxy.max_turns=3');
+  it('refuses a bad config key with the closest valid one, and unknown runs, with exit code 2', async () => {
+    const bad = await inProcess('train', '--config', join(repo, 'configs/bandit.yaml'), '--set', 'agent_proxy.max_turns=3');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/max_turns.*did you mean.*max_turn/);
-    const unknown = turnlab('resume', 'no-such-run');
+    const unknown = await inProcess('resume', 'no-such-run');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
   });
@@ -74,7 +77,7 @@ describe('turnlab train, resume and eval', () => {
     const { code, stdout } = await trainUntilSigterm('sigterm', ['--set', 'trainer.total_training_steps=50', '--set', 'trainer.save_freq=0'], /iteration 1\/50/);
     expect(code).toBe(0);
     expect(stdout).toMatch(/\(sigterm\) stopped at iteration \d+/);
-    const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; name: string; status: string; iterations: number }>;
+    const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; name: string; status: string; iterations: number }>;
     const run = runs.find((r) => r.name === 'sigterm')!;
     expect(run.status).toBe('stopped');
     expect(existsSync(join(dataDir, `checkpoints/run-${run.id}/iter-${run.iterations}`))).toBe(true);
@@ -85,7 +88,7 @@ describe('turnlab train, resume and eval', () => {
     expect(code).toBe(0);
     expect(stderr).toMatch(/stopped during the warm start, after step \d+ of 1000000; no checkpoint is saved/);
     expect(stdout).toMatch(/\(warm-stop\) stopped at iteration 0/);
-    const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; name: string; status: string }>;
+    const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; name: string; status: string }>;
     const run = runs.find((r) => r.name === 'warm-stop')!;
     expect(run.status).toBe('stopped');
     expect(existsSync(join(dataDir, `checkpoints/run-${run.id}`))).toBe(false);

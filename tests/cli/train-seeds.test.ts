@@ -5,12 +5,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot as repo, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-seeds-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const turnlab = (...args: string[]) => runTurnlab(args, { dataDir });
+/** Listings and refusals through main() in this process; the trainings run as real processes. */
+const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir });
 
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1', '--set', 'trainer.total_training_steps=1'];
 
@@ -24,14 +26,14 @@ interface RunRow {
 }
 
 describe('turnlab train --seeds', () => {
-  it('trains one run per seed, tagged as one group, and prints progress and a summary', () => {
+  it('trains one run per seed, tagged as one group, and prints progress and a summary', async () => {
     const trained = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--name', 'grp', '--seeds', '2', '--concurrency', '2', ...tiny);
     expect(trained.stderr).toMatch(/seed group grp: 2 runs \(seeds 0, 1\), 2 at a time/);
     expect(trained.stderr).toMatch(/\[seed 0 run \d+\] iteration 1\/1 /);
     expect(trained.stderr).toMatch(/\[seed 1 run \d+\] iteration 1\/1 /);
     expect(trained.code).toBe(0);
 
-    const runs = (JSON.parse(turnlab('runs', '--json').stdout) as RunRow[]).sort((a, b) => a.seed - b.seed);
+    const runs = (JSON.parse((await inProcess('runs', '--json')).stdout) as RunRow[]).sort((a, b) => a.seed - b.seed);
     expect(runs.map((r) => [r.name, r.seed, r.status, r.tags])).toEqual([
       ['grp-s0', 0, 'completed', ['seeds:grp']],
       ['grp-s1', 1, 'completed', ['seeds:grp']],
@@ -46,14 +48,14 @@ describe('turnlab train --seeds', () => {
     }
   });
 
-  it('refuses a bad seed list and a bad config key before any run starts', () => {
-    const bad = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--seeds', '1,x');
+  it('refuses a bad seed list and a bad config key before any run starts', async () => {
+    const bad = await inProcess('train', '--config', join(repo, 'configs/bandit.yaml'), '--seeds', '1,x');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/neither a count of seeds/);
-    const badKey = turnlab('train', '--config', join(repo, 'configs/bandit.yaml'), '--seeds', '2', '--set', 'agent_proxy.max_turns=3');
+    const badKey = await inProcess('train', '--config', join(repo, 'configs/bandit.yaml'), '--seeds', '2', '--set', 'agent_proxy.max_turns=3');
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toMatch(/max_turns.*did you mean.*max_turn/);
-    expect(JSON.parse(turnlab('runs', '--json').stdout)).toHaveLength(2);
+    expect(JSON.parse((await inProcess('runs', '--json')).stdout)).toHaveLength(2);
   });
 
   it('on SIGTERM stops the running seed with a checkpoint and leaves the queued one unstarted', async () => {
@@ -74,7 +76,7 @@ describe('turnlab train --seeds', () => {
     });
     expect(stderr).toMatch(/stopping the group/);
     expect(code).toBe(0);
-    const runs = (JSON.parse(turnlab('runs', '--json').stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:halt'));
+    const runs = (JSON.parse((await inProcess('runs', '--json')).stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:halt'));
     expect(runs.map((r) => [r.name, r.status])).toEqual([['halt-s0', 'stopped']]);
     expect(existsSync(join(dataDir, `checkpoints/run-${runs[0].id}/iter-${runs[0].iterations}`))).toBe(true);
     expect(stdout).toMatch(/│ 0 +│ \d+ \(halt-s0\) +│ stopped /);

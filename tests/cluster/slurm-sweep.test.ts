@@ -1,7 +1,9 @@
 // `turnlab sweep --executor slurm` on a real one-node Slurm cluster (scripts/slurm-local.sh):
 // the sweep's runs train as tasks of one sbatch --array into bundles and come home row for row;
 // importing again adds nothing, a truncated bundle is refused; a task cancelled with scancel
-// resumes as a new job from its checkpoint and the run holds every iteration once.
+// resumes as a new job from its checkpoint and the run holds every iteration once. The sweeps and
+// the watched resume run as real `turnlab` processes; the listings polled while a task trains, the
+// imports and the cancel through its entry point in this process (a process a poll cost ~0.6 s of CPU).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -10,13 +12,14 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunRows } from '../helpers/run-rows';
 import { hasSlurm, startSlurm, stopSlurm } from '../helpers/slurm-cluster';
-import { repoRoot as repo, runTurnlab, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 import { until } from '../helpers/until';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-slurm-'));
 const home = join(root, 'home');
 const shared = join(root, 'shared');
 const turnlab = (...args: string[]) => runTurnlab(args, { dataDir: home });
+const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir: home });
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1'];
 
 beforeAll(() => {
@@ -46,8 +49,8 @@ interface Run {
   tags: string[];
   iterations: number;
 }
-const jobs = () => JSON.parse(turnlab('jobs', '--json').stdout) as Job[];
-const runs = () => JSON.parse(turnlab('runs', '--json').stdout) as Run[];
+const jobs = async () => JSON.parse((await inProcess('jobs', '--json')).stdout) as Job[];
+const runs = async () => JSON.parse((await inProcess('runs', '--json')).stdout) as Run[];
 const count = (file: string, sql: string) => {
   const db = new Database(file, { readonly: true });
   try {
@@ -58,7 +61,7 @@ const count = (file: string, sql: string) => {
 };
 
 describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster', () => {
-  it('trains 2 settings x 3 seeds as one array job and brings all 6 runs home, grouped, row for row', () => {
+  it('trains 2 settings x 3 seeds as one array job and brings all 6 runs home, grouped, row for row', async () => {
     const sweep = turnlab(
       'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=2',
       '--grid', 'actor_rollout_ref.actor.optim.lr=1e-3,3e-4', '--seeds', '0,1,2', '--executor', 'slurm', '--remote-dir', shared,
@@ -68,9 +71,9 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     const script = readFileSync(join(shared, readdirSync(shared)[0], 'sweep.sbatch'), 'utf8');
     expect(script).toMatch(/#SBATCH --array=0-5\n/);
 
-    const all = jobs();
+    const all = await jobs();
     expect(all.map((j) => j.state)).toEqual(Array(6).fill('completed'));
-    const local = runs();
+    const local = await runs();
     expect(local).toHaveLength(6);
     expect(local.map((r) => [r.name, r.status, r.tags]).sort()).toEqual(
       ['1e-3', '3e-4'].flatMap((lr) => [0, 1, 2].map((s) => [`bandit-lr=${lr}-s${s}`, 'completed', [`seeds:bandit-lr=${lr}`]])),
@@ -83,13 +86,13 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
       expect(bundle.episodes.length * bundle.turns.length * bundle.metrics.length).toBeGreaterThan(0);
       expect(readRunRows(join(home, 'turnlab.sqlite'), job.runId!)).toEqual(bundle);
     }
-    expect(turnlab('runs').stdout).toMatch(/cluster jobs[\s\S]*bandit-lr=3e-4-s2 .*completed/);
+    expect((await inProcess('runs')).stdout).toMatch(/cluster jobs[\s\S]*bandit-lr=3e-4-s2 .*completed/);
   }, 240_000);
 
-  it('adds nothing when the bundles are imported again, and refuses a truncated one naming the file', () => {
-    const bundles = jobs().map((j) => j.bundleDir);
+  it('adds nothing when the bundles are imported again, and refuses a truncated one naming the file', async () => {
+    const bundles = (await jobs()).map((j) => j.bundleDir);
     const before = count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n');
-    const again = turnlab('import', ...bundles);
+    const again = await inProcess('import', ...bundles);
     expect(again.code).toBe(0);
     expect(again.stdout.match(/unchanged/g)).toHaveLength(6);
     expect(count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n')).toBe(before);
@@ -102,7 +105,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     const cut = join(root, 'cut');
     cpSync(bundles[1], cut, { recursive: true });
     truncateSync(join(cut, 'turnlab.sqlite'), 8192);
-    const refused = turnlab('import', copy, cut);
+    const refused = await inProcess('import', copy, cut);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(new RegExp(`^turnlab: ${join(cut, 'turnlab.sqlite')} is damaged or truncated`));
     expect(count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n')).toBe(before);
@@ -114,22 +117,22 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
       '--name', 'long', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
     );
     expect(submitted.code).toBe(0);
-    const first = await until('the task to train 2 iterations', () => jobs().find((j) => j.name === 'long-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
+    const first = await until('the task to train 2 iterations', async () => (await jobs()).find((j) => j.name === 'long-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
     expect(first.state).toBe('running');
-    const cancelled = turnlab('cancel-job', 'long-s0');
+    const cancelled = await inProcess('cancel-job', 'long-s0');
     expect(cancelled.stdout).toMatch(/long-s0: job \d+_0 cancelled/);
-    const ended = await until('the cancelled task to be imported', () => jobs().find((j) => j.name === 'long-s0' && j.runId !== null), 60_000);
+    const ended = await until('the cancelled task to be imported', async () => (await jobs()).find((j) => j.name === 'long-s0' && j.runId !== null), 60_000);
     expect(ended.state).toBe('cancelled');
     expect(ended.lastIteration).toBeGreaterThanOrEqual(2);
     expect(ended.lastIteration).toBeLessThan(30);
-    expect(turnlab('runs').stdout).toMatch(new RegExp(`long-s0 .*│ cancelled +│ - +│ ${ended.lastIteration} `));
-    const stopped = runs().find((r) => r.id === ended.runId)!;
+    expect((await inProcess('runs')).stdout).toMatch(new RegExp(`long-s0 .*│ cancelled +│ - +│ ${ended.lastIteration} `));
+    const stopped = (await runs()).find((r) => r.id === ended.runId)!;
     expect([stopped.status, stopped.iterations]).toEqual(['stopped', ended.lastIteration]);
 
     const resumed = turnlab('resume-job', 'long-s0', '--watch');
     expect(resumed.stderr).toMatch(/long-s0: resumed as job \d+ \(attempt 2\)/);
     expect(resumed.code).toBe(0);
-    const done = jobs().find((j) => j.name === 'long-s0')!;
+    const done = (await jobs()).find((j) => j.name === 'long-s0')!;
     expect([done.state, done.lastIteration, done.runId, done.jobId]).toEqual(['completed', 30, ended.runId, expect.stringMatching(/^\d+$/)]);
     const file = join(home, 'turnlab.sqlite');
     // Every iteration once: each of 1..30 has its metrics and its 32 training episodes, no more.
@@ -140,7 +143,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(perIteration.map((r) => r.iteration)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(new Set(perIteration.map((r) => r.n))).toEqual(new Set([32]));
     expect(readRunRows(file, done.runId!)).toEqual(readRunRows(join(done.bundleDir, 'turnlab.sqlite'), 1));
-    expect(runs().filter((r) => r.name === 'long-s0')).toHaveLength(1);
+    expect((await runs()).filter((r) => r.name === 'long-s0')).toHaveLength(1);
   }, 300_000);
 
   it('shows a held task pending with the reason, and a task that fails on the node failed with turnlab\'s own words', async () => {
@@ -149,14 +152,14 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     cpSync(join(repo, 'configs/bandit.yaml'), config);
     const held = turnlab('sweep', '--config', config, ...tiny, '--name', 'held', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--sbatch=--hold', '--detach');
     expect(held.code).toBe(0);
-    const pending = jobs().find((j) => j.name === 'held-s0')!;
+    const pending = (await jobs()).find((j) => j.name === 'held-s0')!;
     expect([pending.state, (pending as Job & { reason: string }).reason]).toEqual(['pending', 'JobHeldUser']);
     rmSync(config);
     const released = spawnSync('scontrol', ['release', pending.jobId.split('_')[0]], { encoding: 'utf8' });
     expect(released.status).toBe(0);
-    const failed = await until('the task to fail', () => (jobs() as Array<Job & { reason: string }>).find((j) => j.name === 'held-s0' && j.state === 'failed'), 60_000);
+    const failed = await until('the task to fail', async () => ((await jobs()) as Array<Job & { reason: string }>).find((j) => j.name === 'held-s0' && j.state === 'failed'), 60_000);
     expect(failed.reason).toBe(`${config}: cannot read the config: file not found`);
     expect(failed.runId).toBeNull();
-    expect(turnlab('runs').stdout).toMatch(/held-s0 .*│ failed +│ .*cannot read the config/);
+    expect((await inProcess('runs')).stdout).toMatch(/held-s0 .*│ failed +│ .*cannot read the config/);
   }, 120_000);
 });

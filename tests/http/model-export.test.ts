@@ -3,7 +3,6 @@
 // architecture, stored parameter count, LoRA settings); its checkpoint exports merged through
 // `turnlab export-model` in a child process, into a folder transformers would load; a
 // from-scratch run is described by its size and refused export with the reason.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { nodeTrainerLauncher } from '../../main/trainer-host/trainer-process';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { TINY_LAKE_OVERRIDES, tinyPretrainedLake } from '../helpers/tiny-lake';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const repo = resolve(import.meta.dirname, '../..');
 let tmp: TempDir;
@@ -28,14 +28,8 @@ let desktop: Api;
 let chosen: string | null = null;
 const dialogTitles: string[] = [];
 
-function turnlab(...args: string[]): { code: number | null; stderr: string } {
-  const result = spawnSync(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', join(tmp.dir, 'data'), ...args], {
-    cwd: tmp.dir,
-    encoding: 'utf8',
-    timeout: 280_000,
-  });
-  return { code: result.status, stderr: result.stderr };
-}
+/** The two runs the API describes, trained through the `turnlab` entry point in this process. */
+const turnlab = (...args: string[]) => runTurnlabInProcess(args, { dataDir: join(tmp.dir, 'data') });
 
 const sets = (values: string[]) => values.flatMap((v) => ['--set', v]);
 
@@ -51,7 +45,7 @@ async function call(method: string, ...args: unknown[]): Promise<{ status: numbe
 beforeAll(async () => {
   tmp = makeTempDir('turnlab-model-export-');
   modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 4 });
-  const trained = turnlab(
+  const trained = await turnlab(
     'train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'qwen-lora',
     ...sets([
       ...tinyPretrainedLake(modelDir),
@@ -63,7 +57,7 @@ beforeAll(async () => {
   );
   trainerLog = trained.stderr;
   expect(trained.code, trained.stderr).toBe(0);
-  const scratch = turnlab('train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'scratch',
+  const scratch = await turnlab('train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'scratch',
     ...sets([...TINY_LAKE_OVERRIDES, 'trainer.total_training_steps=1', 'trainer.save_freq=1']));
   expect(scratch.code, scratch.stderr).toBe(0);
   store = openStore(join(tmp.dir, 'data'));

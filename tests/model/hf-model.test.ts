@@ -18,6 +18,7 @@ import { Rng } from '../../trainer-core/rng';
 import { PRESETS, writeTinyHfModels } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { hasNumpy, referenceLogprobs } from '../helpers/hf-reference';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/turnlab.js');
@@ -99,7 +100,7 @@ describe('config.json', () => {
     const configPath = join(temp.dir, 'mistral');
     execFileSync('cp', ['-r', bad, configPath]);
     writeFileSync(join(configPath, 'config.json'), JSON.stringify({ ...PRESETS['tiny-qwen2'], architectures: ['MistralForCausalLM'] }));
-    const result = await turnlab(['generate', '--model', configPath, '--prompt', 'hi', '--backend', 'wasm']);
+    const result = await runTurnlabInProcess(['generate', '--model', configPath, '--prompt', 'hi', '--backend', 'wasm']);
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('is not supported; TurnLab runs Qwen2ForCausalLM, Qwen3ForCausalLM, LlamaForCausalLM');
@@ -173,8 +174,9 @@ describe('turnlab generate', () => {
   });
 
   it('decodes greedily without a seed mattering', async () => {
-    const a = await turnlab(['generate', '--model', folders.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '1', '--backend', 'wasm', '--json']);
-    const b = await turnlab(['generate', '--model', folders.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '2', '--backend', 'wasm', '--json']);
+    // Through main() in this process: the generation above ran as a real `turnlab` process.
+    const a = await runTurnlabInProcess(['generate', '--model', folders.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '1', '--backend', 'wasm', '--json']);
+    const b = await runTurnlabInProcess(['generate', '--model', folders.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '2', '--backend', 'wasm', '--json']);
     expect(a.code).toBe(0);
     expect(JSON.parse(a.stdout).output_ids).toEqual(JSON.parse(b.stdout).output_ids);
   });
