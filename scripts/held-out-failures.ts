@@ -60,10 +60,10 @@ console.log(`solved ${k.solved}; the solver finishes ${k.solvable} within the bu
 console.log(`of the solvable failures: stuck (3+ turns on an unchanged observation) ${share(k.stuck, k.solvableFailed)}, an observation seen twice ${share(k.revisited, k.solvableFailed)}`);
 console.log(`turns on an unchanged observation: failures ${share(k.unchangedTurns, k.failedTurns)}, solved episodes ${share(k.solvedUnchangedTurns, k.solvedTurns)}`);
 console.log(`solvable failures by solution length: ${[...k.failedBySolutionLength.entries()].sort((a, b) => a[0] - b[0]).map(([n, c]) => `${n}: ${c}`).join(', ')}`);
+const solvableFailures = result.episodeReports.filter((e, i) => !e.success && lengths[i] !== null);
 // Which action lost each solvable failure: replayed from its start seed, the solver asked after each action.
 const fatal: FatalAction[] = [];
-result.episodeReports.forEach((e, i) => {
-  if (e.success || lengths[i] === null) return;
+solvableFailures.forEach((e) => {
   const entry = es.entries[e.envIndex];
   let before = entry.env.reset(e.seed);
   const replayed: ReplayedAction[] = [];
@@ -87,7 +87,6 @@ console.log(
     `lost at action ${fatal.map((f) => f.index + 1).sort((a, b) => a - b).join(' ')}`,
 );
 if (seedsFile) {
-  const failed = result.episodeReports.filter((e, i) => !e.success && lengths[i] !== null).map((e) => e.seed);
-  writeFileSync(seedsFile, `${failed.join('\n')}\n`);
-  console.log(`wrote the ${failed.length} solvable failures' start seeds to ${seedsFile}`);
+  writeFileSync(seedsFile, `${solvableFailures.map((e) => e.seed).join('\n')}\n`);
+  console.log(`wrote the ${solvableFailures.length} solvable failures' start seeds to ${seedsFile}`);
 }
