@@ -1,10 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { ISOLATED_FILES } from './tests/setup/isolated-files';
 import { LongestFirstSequencer } from './tests/setup/sequencer';
 import { SkipReporter } from './tests/setup/skip-reporter';
 
+const isolated = Object.keys(ISOLATED_FILES);
+
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
     // The CI machine has 2 cores; spawned CLI processes and native builds need headroom.
     maxWorkers: 2,
     // Longest files first by their measured seconds, new files before them (tests/setup/sequencer.ts).
@@ -12,11 +14,20 @@ export default defineConfig({
     // llvmpipe (the WebGPU tests' software Vulkan) compiles each pipeline at its first dispatch;
     // without LLVM's optimisation passes a fresh machine's cold compiles, CI's case, take some
     // 55 CPU s less over the WebGPU files, and the slower kernels cost little at the tests' sizes
-    // (docs/test-suite-time.md). A value set outside wins.
-    env: { GALLIVM_PERF: process.env.GALLIVM_PERF ?? 'nopt' },
+    // (docs/test-suite-time.md). Vectors of 4 lanes, not AVX2's 8, halve the code LLVM compiles
+    // for each pipeline: a third less CPU over those files cold, a few seconds more warm. Values
+    // set outside win.
+    env: { GALLIVM_PERF: process.env.GALLIVM_PERF ?? 'nopt', LP_NATIVE_VECTOR_WIDTH: process.env.LP_NATIVE_VECTOR_WIDTH ?? '128' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // After the summary, one line per skipped suite: what is missing and how to install it.
     reporters: ['default', new SkipReporter()],
+    projects: [
+      // A worker keeps its modules from one file to the next: loading tfjs, the store and the
+      // trainer once a worker, not once a file, is some 75 s of a fresh machine's run.
+      { extends: true, test: { name: 'shared', include: ['tests/**/*.test.ts'], exclude: [...configDefaults.exclude, ...isolated], isolate: false } },
+      // Files that change what a later file loads (tests/setup/isolated-files.ts).
+      { extends: true, test: { name: 'isolated', include: isolated, isolate: true } },
+    ],
   },
 });

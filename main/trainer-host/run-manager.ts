@@ -57,6 +57,8 @@ export class RunManager {
   private readonly progressListeners = new Set<(message: ProgressMessage) => void>();
   /** Seed-group runs waiting for a slot, so the Runs view can show a group's whole plan. */
   private readonly waiting: QueuedSeedRunDto[] = [];
+  /** Set when the app quits: queued seeds start no trainer after that. */
+  private disposed = false;
 
   constructor(
     private readonly store: Store,
@@ -112,6 +114,8 @@ export class RunManager {
           if (index === 0) first?.resolve(runId);
           hooks.onRunCreated?.(run.seed, runId, run.name);
           await exited;
+          // The store closes when the app quits, before the trainers it asked to stop have ended.
+          if (!this.store.isOpen) return { seed: run.seed, name: run.name, runId, status: 'unknown (the app quit first)', finalValSuccess: null, wallMs: Date.now() - began, error: null };
           const record = this.store.runs.get(runId);
           return {
             seed: run.seed,
@@ -129,7 +133,7 @@ export class RunManager {
           return { seed: run.seed, name: run.name, runId: null, status: 'refused', finalValSuccess: null, wallMs: Date.now() - began, error: reason.message };
         }
       },
-      () => refused || cancelled,
+      () => refused || cancelled || this.disposed,
     ).then((outcomes) => {
       mine.forEach(leaveQueue);
       return outcomes.map(
@@ -186,8 +190,13 @@ export class RunManager {
     return this.waiting.map((entry) => ({ ...entry }));
   }
 
-  /** Asks every trainer to stop after its iteration (the app is quitting). */
+  /**
+   * Asks every trainer to stop after its iteration (the app is quitting) and starts no queued
+   * seed. The store may close before they exit: each trainer records its own end.
+   */
   dispose(): void {
+    this.disposed = true;
+    this.waiting.length = 0;
     for (const entry of this.active.values()) entry.child.requestStop();
   }
 
@@ -233,6 +242,9 @@ export class RunManager {
           return;
         }
         this.active.delete(runId);
+        // Closed when the app quit before this trainer ended: the trainer recorded how it ended,
+        // and one that crashed is marked interrupted when the store next opens.
+        if (!this.store.isOpen) return;
         const run = this.store.runs.get(runId);
         if (run && UNFINISHED.has(run.status)) {
           this.store.runs.update(runId, {

@@ -22,12 +22,16 @@ const turnlab = (...args: string[]) => runTurnlab(args, { dataDir: home });
 const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir: home });
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1'];
 
+const pollBefore = process.env.TURNLAB_JOB_POLL_MS;
 beforeAll(() => {
   if (!hasSlurm) return;
   process.env.TURNLAB_JOB_POLL_MS = '300';
   startSlurm();
 });
 afterAll(() => {
+  // Test files share their worker's environment (vitest.config.ts).
+  if (pollBefore === undefined) delete process.env.TURNLAB_JOB_POLL_MS;
+  else process.env.TURNLAB_JOB_POLL_MS = pollBefore;
   if (hasSlurm) stopSlurm();
   rmSync(root, { recursive: true, force: true });
 });

@@ -23,6 +23,9 @@ function underLock(shell: string): { status: number | null; stdout: string; stde
   return spawnSync('flock', ['-o', lock, 'bash', '-c', shell, 'slurm-cluster', script, dir, String(process.pid)], { encoding: 'utf8', timeout: 60_000 });
 }
 
+/** SLURM_CONF as it was before startSlurm: test files share their worker's environment. */
+let confBefore: { value: string | undefined } | undefined;
+
 /** Starts the cluster unless it runs already, and registers this test file as using it. */
 export function startSlurm(): void {
   const started = underLock(`
@@ -32,6 +35,7 @@ export function startSlurm(): void {
     bash "$1" start`);
   const conf = /export SLURM_CONF=(\S+)/.exec(started.stdout)?.[1];
   if (started.status !== 0 || !conf) throw new Error(`scripts/slurm-local.sh start failed: ${started.stderr.trim()}`);
+  confBefore = { value: process.env.SLURM_CONF };
   process.env.SLURM_CONF = conf;
 }
 
@@ -41,4 +45,9 @@ export function stopSlurm(): void {
     rm -f "$2/users/$3"
     for user in "$2"/users/*; do [ -e "$user" ] && kill -0 "\${user##*/}" 2>/dev/null && exit 0; done
     if [ -f "$2/started-by-tests" ]; then bash "$1" stop; rm -f "$2/started-by-tests"; fi`);
+  if (confBefore) {
+    if (confBefore.value === undefined) delete process.env.SLURM_CONF;
+    else process.env.SLURM_CONF = confBefore.value;
+    confBefore = undefined;
+  }
 }
