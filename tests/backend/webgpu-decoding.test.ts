@@ -54,8 +54,8 @@ describe('decoding on the device (software Vulkan in CI)', () => {
 
   it('decodes the same tokens with the LM head through tfjs matmul (TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS), one dispatch more a step', async ({ skip }) => {
     const env = { ...process.env, TURNLAB_DECODE_HEAD_MATMUL_FROM_ROWS: '1' };
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 480_000, env });
-    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { unavailable?: boolean; error?: string; results: { decodingStep: Record<string, unknown>; sample: { mismatches: number } } };
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', child, '--decoding-only'], { timeout: 480_000, env });
+    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { unavailable?: boolean; error?: string; results: { decodingStep: Record<string, unknown> } };
     if (result.unavailable) {
       if (process.env.CI === 'true') throw new Error(`WebGPU backend did not start in CI: ${result.error}`);
       skip(`WebGPU unavailable on this machine: ${result.error}`);
@@ -64,6 +64,5 @@ describe('decoding on the device (software Vulkan in CI)', () => {
     // The final RMSNorm is no longer folded into the head's product: 3 + 1 a step.
     expect(result.results.decodingStep).toMatchObject({ perLayer: 6, fixed: 4, readbacks: 1, pipelines: 0, sameTokens: true, leaked: 0 });
     expect(result.results.decodingStep.logprobDiff).toBeLessThan(5e-5);
-    expect(result.results.sample.mismatches).toBe(0);
   }, 540_000);
 });
