@@ -7,11 +7,12 @@ import { createApi } from '../../main/api';
 import { openStore, type Store } from '../../main/store/db';
 import type { NewEpisode } from '../../main/store/types';
 import { replaySettings, resimulateEpisode, ResimulateError } from '../../main/services/resimulate';
-import { StoreSink } from '../../main/trainer-host/store-sink';
+import { newEpisode, StoreSink } from '../../main/trainer-host/store-sink';
 import { loadRunConfig, parseRunConfig, type RunConfig } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
 import { EnvStateManager } from '../../trainer-core/rollout/es-manager';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../../trainer-core/rollout/rollout-loop';
+import { episodeReport } from '../../trainer-core/train/episode-report';
 import { train } from '../../trainer-core/train/trainer';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { CharTokenizer, ScriptedGenerator } from '../rollout/helpers';
@@ -21,35 +22,9 @@ const root = join(import.meta.dirname, '../..');
 let temp: TempDir;
 let store: Store;
 
-/** What the trainer stores of a rollout episode (trainer.ts `episodeReport`), for scripted rollouts. */
+/** What the trainer stores of a rollout episode, for scripted rollouts: its own report, through the store sink's mapping. */
 function toNewEpisode(runId: number, e: EpisodeRecord): NewEpisode {
-  return {
-    runId,
-    iteration: 1,
-    split: e.split,
-    envTag: e.tag,
-    groupId: e.groupId,
-    envIndex: e.envId,
-    seed: e.seed,
-    totalReward: e.score,
-    success: e.success,
-    numTurns: e.turns.length,
-    numActions: e.numActions,
-    truncated: e.endReason !== 'env-done',
-    turns: e.turns.map((t, index) => ({
-      turnIndex: index,
-      observation: t.observationBefore,
-      state: t.stateBefore,
-      response: t.responseText,
-      actions: t.parsed.actions,
-      numValidActions: t.parsed.validActions.length,
-      reward: t.reward,
-      done: t.done,
-      info: t.info,
-      numTokens: t.generatedIds.length,
-      logprobSum: t.logprobs.reduce((a, b) => a + b, 0),
-    })),
-  };
+  return newEpisode(runId, episodeReport(e, 1, false, null));
 }
 
 function scriptedConfig(): RunConfig {
