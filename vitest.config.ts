@@ -18,6 +18,8 @@ export default defineConfig({
     // for each pipeline: a third less CPU over those files cold, a few seconds more warm. Values
     // set outside win.
     env: { GALLIVM_PERF: process.env.GALLIVM_PERF ?? 'nopt', LP_NATIVE_VECTOR_WIDTH: process.env.LP_NATIVE_VECTOR_WIDTH ?? '128' },
+    // Spies (vi.spyOn) are put back before each test: a worker's later files share the objects spied on.
+    restoreMocks: true,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // After the summary, one line per skipped suite: what is missing and how to install it.
