@@ -115,13 +115,13 @@ export class RunManager {
           hooks.onRunCreated?.(run.seed, runId, run.name);
           await exited;
           // The store closes when the app quits, before the trainers it asked to stop have ended.
-          if (!this.store.isOpen) return { seed: run.seed, name: run.name, runId, status: 'unknown (the app quit first)', finalValSuccess: null, wallMs: Date.now() - began, error: null };
-          const record = this.store.runs.get(runId);
+          const open = this.store.isOpen;
+          const record = open ? this.store.runs.get(runId) : undefined;
           return {
             seed: run.seed,
             name: run.name,
             runId,
-            status: record?.status ?? 'deleted',
+            status: record?.status ?? (open ? 'deleted' : 'unknown (the app quit first)'),
             finalValSuccess: record ? finalValSuccess(this.store, runId) : null,
             wallMs: Date.now() - began,
             error: record?.error ?? null,

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ISOLATED_FILES } from './isolated-files';
 
 const root = join(import.meta.dirname, '../..');
 const testFiles = readdirSync(join(root, 'tests'), { recursive: true, encoding: 'utf8' })
   .filter((path) => path.endsWith('.test.ts'))
-  .map((path) => relative(root, join(root, 'tests', path)).split('\\').join('/'));
+  .map((path) => `tests/${path.split('\\').join('/')}`);
 
 describe('test files that run in a process of their own (tests/setup/isolated-files.ts)', () => {
   it('holds every file that mocks a module: in a shared worker the module may be loaded already', () => {
