@@ -52,6 +52,20 @@ export interface StoredRunDto {
   trainerHeartbeatAt: number | null;
   /** Every parameter of the policy as its trainer built it; null before the trainer started. */
   parameterCount: number | null;
+  /** How far the supervised warm start has got; null for a run without one (or stored before schema 8). */
+  warmStartProgress: WarmStartProgressDto | null;
+}
+
+/** The supervised warm start of a run, as its trainer last wrote it (every hundredth of the steps). */
+export interface WarmStartProgressDto {
+  /** Steps done, 0 when it has just begun. */
+  step: number;
+  steps: number;
+  /** The loss of the latest step; null at step 0. */
+  loss: number | null;
+  /** When the warm start began and when this was written (epoch ms). */
+  startedAt: number;
+  updatedAt: number;
 }
 
 /** A run as the run list shows it. */
@@ -90,7 +104,7 @@ export interface RunPageQueryDto {
  */
 export type RunRowDto = Pick<
   RunDto,
-  'id' | 'name' | 'status' | 'createdAt' | 'seed' | 'envTags' | 'algorithm' | 'parentRunId' | 'parentIteration' | 'tags' | 'notes' | 'iterations' | 'bestValSuccess' | 'config'
+  'id' | 'name' | 'status' | 'createdAt' | 'seed' | 'envTags' | 'algorithm' | 'parentRunId' | 'parentIteration' | 'tags' | 'notes' | 'iterations' | 'bestValSuccess' | 'config' | 'warmStartProgress'
 >;
 
 export interface RunFilterChoicesDto {

@@ -24,7 +24,7 @@ export const RUN_COLUMNS = columns(`
   id:int name:text status:text created_at:int started_at:int finished_at:int config:json config_hash:text
   seed:int env_tags:json algorithm:text backend:text device:text parent_run_id:int parent_checkpoint_id:int
   parent_iteration:int error:text tags:json notes:text trainer_pid:int trainer_host:text
-  trainer_started_at:int trainer_heartbeat_at:int parameter_count:int`);
+  trainer_started_at:int trainer_heartbeat_at:int parameter_count:int warm_start_progress:json`);
 
 export const METRIC_COLUMNS = columns(`run_id:int name:text iteration:int value:real wall_time:real`);
 

@@ -31,7 +31,7 @@ export type NewRun = Pick<RunRecord, 'name' | 'config' | 'seed' | 'envTags' | 'a
   >;
 
 export type RunPatch = Partial<
-  Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes' | 'config' | 'parameterCount'>
+  Pick<RunRecord, 'name' | 'status' | 'startedAt' | 'finishedAt' | 'backend' | 'device' | 'error' | 'tags' | 'notes' | 'config' | 'parameterCount' | 'warmStartProgress'>
 >;
 
 /** A metric value to store: a series point of one run's metric (wallTime in epoch ms, fractions allowed). */

@@ -19,6 +19,8 @@ export const WARM_START_LOSS_METRIC = 'warm_start/loss';
 export const EXPERT_ITERATION_PREFIX = 'expert_iteration/';
 
 export class StoreSink implements TrainingSink {
+  private warmStartedAt: number | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly runId: number,
@@ -62,6 +64,14 @@ export class StoreSink implements TrainingSink {
       wallTime,
     }));
     await this.write('warm start loss', () => this.store.metrics.insert(points));
+  }
+
+  /** The warm start's progress on the run's row (the loss curve itself comes at its end, above). */
+  async warmStartProgress(step: number, steps: number, loss: number | null): Promise<void> {
+    const now = Date.now();
+    if (step === 0 || this.warmStartedAt === undefined) this.warmStartedAt = now;
+    const progress = { step, steps, loss: loss !== null && Number.isFinite(loss) ? loss : null, startedAt: this.warmStartedAt, updatedAt: now };
+    await this.write('warm start progress', () => this.store.runs.update(this.runId, { warmStartProgress: progress }));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { displayStatus } from '../../renderer/src/run/progress';
+import { displayStatus, runProgress } from '../../renderer/src/run/progress';
+import { progressOf } from '../../renderer/src/stores/run-table';
 
 const queued = (config: Record<string, unknown>, iterations: number | null = null) => ({ status: 'queued' as const, config, iterations });
 
@@ -9,5 +10,30 @@ describe('the status of a run waiting for its trainer', () => {
     expect(displayStatus(queued({ warm_start: { mode: 'none', steps: 0 }, expert_iteration: { rounds: 3 } }))).toBe('warming up');
     expect(displayStatus(queued({ warm_start: { mode: 'none', steps: 0 }, expert_iteration: { rounds: 0 } }))).toBe('queued');
     expect(displayStatus(queued({ warm_start: { mode: 'expert', steps: 100 }, expert_iteration: { rounds: 3 } }, 4))).toBe('resuming');
+  });
+});
+
+describe("a run's progress while it warms up", () => {
+  const config = { trainer: { total_training_steps: 200 }, warm_start: { mode: 'expert' as const, steps: 2500 } };
+  const progress = { step: 1000, steps: 2500, loss: 0.21, startedAt: 1_000_000, updatedAt: 1_000_000 + 600_000 };
+
+  it("shows the warm start's step and loss, and the time left at its pace, instead of iteration 0", () => {
+    const p = runProgress({ status: 'queued', config, iterations: null, warmStartProgress: progress }, {});
+    expect(p).toMatchObject({ warmingUp: true, iteration: 1000, total: 2500, text: 'warm start step 1000 / 2500, loss 0.2100' });
+    // 1000 steps in 10 minutes: 1500 more take 15.
+    expect(p.secondsLeft).toBeCloseTo(900);
+    expect(progressOf({ status: 'queued', config, iterations: null, warmStartProgress: progress })).toBeCloseTo(0.4);
+    const begun = runProgress({ status: 'queued', config, iterations: null, warmStartProgress: { ...progress, step: 0, loss: null } }, {});
+    expect(begun).toMatchObject({ text: 'warm start step 0 / 2500', secondsLeft: null });
+  });
+
+  it('shows the iterations once the run runs, or when it has stopped during the warm start', () => {
+    for (const status of ['running', 'stopped'] as const) {
+      const p = runProgress({ status, config, iterations: 3, warmStartProgress: { ...progress, step: 2500 } }, {});
+      expect(p).toMatchObject({ warmingUp: false, iteration: 3, total: 200, text: 'iteration 3 / 200' });
+      expect(progressOf({ status, config, iterations: 3, warmStartProgress: progress })).toBeCloseTo(3 / 200);
+    }
+    // A run stored before the trainer wrote any progress (or by an older TurnLab) reads as before.
+    expect(runProgress({ status: 'queued', config, iterations: null, warmStartProgress: null }, {})).toMatchObject({ warmingUp: false, text: 'iteration 0 / 200' });
   });
 });

@@ -1,6 +1,6 @@
 // Migration 0007 (the Runs table's columns, kept by triggers) applied to a store written by the
 // schema before it, and the Runs table's server-side page: filters, sort, paging.
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../main/store/db';
@@ -32,11 +32,18 @@ function counts(store: Store): number[] {
 
 describe('migration 0007 on a store of the schema before it', () => {
   it('fills the run columns from the stored metrics, loses nothing, and keeps them current', () => {
-    rmSync(join(migrationsDir, '0007_run_list_columns.sql'));
+    // The store as the schema before 0007 wrote it: that migration and every later one left out.
+    for (const file of readdirSync(migrationsDir)) if (file >= '0007') rmSync(join(migrationsDir, file));
     const old = openStore(dataDir, { create: true, migrationsDir });
-    const a = old.runs.create(newRun('a'));
-    const b = old.runs.create(newRun('b'));
-    old.runs.create(newRun('empty'));
+    // In SQL: the repository reads columns of later schemas.
+    const addRun = (name: string) => {
+      const run = newRun(name);
+      const insert = old.connection.prepare(`INSERT INTO runs (name, status, created_at, config, config_hash, seed, env_tags, algorithm) VALUES (?, ?, 0, ?, '', ?, ?, ?)`);
+      return { id: Number(insert.run(run.name, run.status, JSON.stringify(run.config), run.seed, JSON.stringify(run.envTags), run.algorithm).lastInsertRowid) };
+    };
+    const a = addRun('a');
+    const b = addRun('b');
+    addRun('empty');
     old.metrics.insert([...points(a.id, 6, (it) => it / 10), ...points(b.id, 3, () => 0.9)]);
     old.episodes.insert([{ runId: a.id, iteration: 2, split: 'train', envTag: 'Bandit', groupId: 0, envIndex: 0, seed: 1, totalReward: 1, success: true, numActions: 1, truncated: false, turns: [{ observation: 'o', response: 'r', actions: ['Dragon'], numValidActions: 1, reward: 1, done: true, numTokens: 3 }] }]);
     const before = counts(old);

@@ -47,6 +47,33 @@ describe('run start time', () => {
     }
   });
 
+  it("writes the warm start's progress on the run's row as it goes, where the Runs table reads it too", async () => {
+    tmp = makeTempDir();
+    const store = openStore(tmp.dir, { create: true });
+    try {
+      const run = store.runs.create({ name: 'r', config: { warm_start: { mode: 'expert', steps: 2500 } }, seed: 1, envTags: ['SimpleSokoban'], algorithm: 'grpo' });
+      expect(store.runs.get(run.id)?.warmStartProgress).toBeNull();
+      const sink = new StoreSink(store, run.id);
+      const before = Date.now();
+      await sink.warmStartProgress(0, 2500, null);
+      const begun = store.runs.get(run.id)!.warmStartProgress!;
+      expect(begun).toMatchObject({ step: 0, steps: 2500, loss: null });
+      expect(begun.startedAt).toBeGreaterThanOrEqual(before);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sink.warmStartProgress(25, 2500, 0.5);
+      const later = store.runs.get(run.id)!.warmStartProgress!;
+      expect(later).toMatchObject({ step: 25, steps: 2500, loss: 0.5, startedAt: begun.startedAt });
+      expect(later.updatedAt).toBeGreaterThan(begun.startedAt);
+      await sink.warmStartProgress(50, 2500, Number.NaN);
+      expect(store.runs.get(run.id)?.warmStartProgress).toMatchObject({ step: 50, loss: null });
+      // Nothing else of the run changes: it is still queued, with no iterations.
+      expect(store.runs.summary(run.id)).toMatchObject({ status: 'queued', iterations: null });
+      expect(store.runs.page({}).rows.find((r) => r.id === run.id)?.warmStartProgress).toMatchObject({ step: 50, steps: 2500 });
+    } finally {
+      store.close();
+    }
+  });
+
   it('stores the expert iteration rounds before iteration 1, the last at iteration 0', async () => {
     tmp = makeTempDir();
     const store = openStore(tmp.dir, { create: true });

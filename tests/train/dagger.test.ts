@@ -102,7 +102,7 @@ describe('DAgger relabelling (warm_start.dagger_rounds)', () => {
         batchSize: 4,
         gradClip: 1,
         rng: new Rng(3),
-        onStep: (step) => steps.push(step),
+        onStep: (step) => void steps.push(step),
         relabel: {
           rounds: 2,
           play: async (round) => {

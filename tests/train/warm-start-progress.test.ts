@@ -8,7 +8,7 @@ const tmp = tempDir('warm-start-progress');
 afterAll(() => tmp.cleanup());
 
 describe('a warm start', () => {
-  it('reports its progress on the log about ten times, then its final loss', async () => {
+  it('reports its progress on the log about ten times and to the sink at every hundredth of its steps, then its final loss', async () => {
     const cfg = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
       ...TINY_LAKE_OVERRIDES,
       'warm_start.steps=20',
@@ -28,5 +28,11 @@ describe('a warm start', () => {
     expect(sink.warmStart.every((loss) => Number.isFinite(loss) && loss > 0)).toBe(true);
     expect(lines[last]).toContain(`final loss ${sink.warmStart[19].toFixed(4)}`);
     expect(sink.warmStart[19]).toBeLessThan(sink.warmStart[0]);
+    // The workbench's progress: step 0 as it begins, then each step (20 steps: a hundredth rounds
+    // up to one), with that step's loss.
+    expect(sink.warmStartReports).toEqual([
+      { step: 0, steps: 20, loss: null },
+      ...sink.warmStart.map((loss, i) => ({ step: i + 1, steps: 20, loss })),
+    ]);
   }, 120_000);
 });

@@ -298,13 +298,17 @@ async function supervisedWarmStart(options: TrainOptions, policy: TrainableModel
   });
   const relabel = cfg.warm_start.dagger_rounds > 0 ? daggerRounds(options, policy, tokenizer) : undefined;
   const steps = cfg.warm_start.steps;
-  // A long warm start says how far it is, about ten times, so a terminal is never silent for minutes.
+  // A long warm start says how far it is, about ten times, so a terminal is never silent for
+  // minutes, and a hundred times to the sink, so the workbench's progress bar moves.
   const every = Math.max(1, Math.round(steps / 10));
+  const reportEvery = Math.max(1, Math.round(steps / 100));
   const losses: number[] = [];
+  await options.sink.warmStartProgress?.(0, steps, null);
   const result = await warmStart({
-    onStep: (step, loss) => {
+    onStep: async (step, loss) => {
       losses[step - 1] = loss;
       if (step % every === 0 && step < steps) options.log?.(`warm start: step ${step}/${steps}, loss ${loss.toFixed(4)}`);
+      if (step % reportEvery === 0 || step === steps) await options.sink.warmStartProgress?.(step, steps, loss);
     },
     parallel,
     policy,

@@ -93,6 +93,11 @@ export interface TrainingSink {
   checkpointsRemoved?(paths: string[]): void | Promise<void>;
   /** The supervised warm start's loss at each of its steps (1..n), once it has finished. */
   warmStartLoss?(losses: number[]): void | Promise<void>;
+  /**
+   * How far the supervised warm start has got: at step 0, every hundredth of its steps and at its
+   * last, so a run that warms up for an hour shows more than its status. `loss` is null at step 0.
+   */
+  warmStartProgress?(step: number, steps: number, loss: number | null): void | Promise<void>;
   /** Expert iteration's rounds (`expert_iteration.rounds`), once the last has finished. */
   expertIteration?(rounds: ExpertIterationRound[]): void | Promise<void>;
   runEnded(status: RunEndStatus, error?: string): void | Promise<void>;
@@ -107,10 +112,14 @@ export class MemorySink implements TrainingSink {
   status: RunEndStatus | null = null;
   error: string | undefined;
   warmStart: number[] = [];
+  warmStartReports: Array<{ step: number; steps: number; loss: number | null }> = [];
   expertIterationRounds: ExpertIterationRound[] = [];
 
   warmStartLoss(losses: number[]): void {
     this.warmStart = losses.slice();
+  }
+  warmStartProgress(step: number, steps: number, loss: number | null): void {
+    this.warmStartReports.push({ step, steps, loss });
   }
   expertIteration(rounds: ExpertIterationRound[]): void {
     this.expertIterationRounds = rounds.slice();

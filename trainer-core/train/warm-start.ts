@@ -33,7 +33,7 @@ export async function warmStart(options: {
   batchSize: number;
   gradClip: number;
   rng: Rng;
-  onStep?: (step: number, loss: number) => void;
+  onStep?: (step: number, loss: number) => void | Promise<void>;
   parallel?: Parallel;
   /** Polled before each step; true ends the warm start there (a stop request: Ctrl-C, the app's Stop). */
   shouldStop?: () => boolean;
@@ -89,7 +89,7 @@ export async function warmStart(options: {
       picked.forEach((d, i) => maskData.set(d.sequence.lossMask, i * width));
       if (options.parallel) {
         finalLoss = await sharedStep(policy, optimizer, rows, documents, maskData, width, options.gradClip, options.parallel);
-        options.onStep?.(step, finalLoss);
+        await options.onStep?.(step, finalLoss);
         continue;
       }
       // The same supervised loss a worker thread computes for its share (micro-batch-loss.ts).
@@ -99,7 +99,7 @@ export async function warmStart(options: {
       const clipped = await clipByGlobalNormAsync(named, options.gradClip);
       if (clipped.finite) optimizer.apply(clipped.grads);
       tf.dispose([...Object.values(clipped.grads), ...Object.values(named)]);
-      options.onStep?.(step, finalLoss);
+      await options.onStep?.(step, finalLoss);
     }
   } finally {
     optimizer.dispose();

@@ -10,7 +10,7 @@ export const RUN_PAGE_MAX_LIMIT = 1000;
 
 /** What a row shows; `config` only the keys the table reads (progress and the warm-up status). */
 const ROW_SQL = `SELECT id, name, status, created_at, seed, env_tags, algorithm, parent_run_id, parent_iteration,
-  tags, notes, last_iteration, best_val_success,
+  tags, notes, last_iteration, best_val_success, warm_start_progress,
   json_object(
     'trainer', json_object('total_training_steps', json_extract(config, '$.trainer.total_training_steps')),
     'warm_start', json_object('mode', json_extract(config, '$.warm_start.mode'), 'steps', json_extract(config, '$.warm_start.steps'))
@@ -48,6 +48,7 @@ interface RowRaw {
   notes: string;
   last_iteration: number | null;
   best_val_success: number | null;
+  warm_start_progress: string | null;
   config_slice: string;
 }
 
@@ -67,6 +68,7 @@ function toRow(raw: RowRaw): RunRowDto {
     iterations: raw.last_iteration,
     bestValSuccess: raw.best_val_success,
     config: JSON.parse(raw.config_slice) as RunRowDto['config'],
+    warmStartProgress: raw.warm_start_progress === null ? null : (JSON.parse(raw.warm_start_progress) as RunRowDto['warmStartProgress']),
   };
 }
 

@@ -111,6 +111,7 @@ const PATCHABLE: Record<keyof RunPatch, { column: string; encode?: (v: unknown) 
   notes: { column: 'notes' },
   config: { column: 'config', encode: storedJson },
   parameterCount: { column: 'parameter_count' },
+  warmStartProgress: { column: 'warm_start_progress', encode: storedJson },
 };
 
 export class RunsRepository {

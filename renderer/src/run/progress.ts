@@ -1,7 +1,7 @@
 // What the Run view says about a run in progress: "iteration 19 / 300", time left from the
 // pace of the last iterations, tokens per second, and `warming up` while the supervised warm
 // start (or expert iteration) runs (the trainer marks a run `running` only once its first iteration begins).
-import type { MetricSeriesDto, RunDto } from '../../../preload/contract';
+import type { MetricSeriesDto, RunDto, WarmStartProgressDto } from '../../../preload/contract';
 import { at, totalIterationsOf } from '../stores/run-settings';
 
 /** How many of the latest iterations set the pace for "time left". */
@@ -23,11 +23,25 @@ export function displayStatus(run: Pick<RunDto, 'status' | 'config' | 'iteration
   return demonstrations || (typeof rounds === 'number' && rounds > 0) ? 'warming up' : 'queued';
 }
 
+/** The warm start's progress while the run is warming up (and its trainer has written one), else null. */
+export function warmingUp(run: Pick<RunDto, 'status' | 'config' | 'iterations' | 'warmStartProgress'>): WarmStartProgressDto | null {
+  return displayStatus(run) === 'warming up' ? run.warmStartProgress : null;
+}
+
+/** Seconds to the warm start's last step at its pace so far; null before its first report of a step. */
+function warmStartSecondsLeft(p: WarmStartProgressDto): number | null {
+  if (p.step <= 0) return null;
+  return Math.max(0, ((p.steps - p.step) * (p.updatedAt - p.startedAt)) / 1000 / p.step);
+}
+
 export interface RunProgress {
+  /** Iterations done, or the warm start's steps while it runs. */
   iteration: number;
   total: number | null;
-  /** "iteration 19 / 300". */
+  /** "iteration 19 / 300", or "warm start step 1200 / 2500, loss 0.2100". */
   text: string;
+  /** Whether these are the warm start's steps rather than RL's iterations. */
+  warmingUp: boolean;
   /** Seconds to the last iteration at the recent pace; null when unknown. */
   secondsLeft: number | null;
   rolloutTokensPerSecond: number | null;
@@ -49,7 +63,19 @@ function latest(series: MetricSeriesDto, name: string): number | null {
   return null;
 }
 
-export function runProgress(run: Pick<RunDto, 'iterations' | 'config'>, series: MetricSeriesDto): RunProgress {
+export function runProgress(run: Pick<RunDto, 'status' | 'iterations' | 'config' | 'warmStartProgress'>, series: MetricSeriesDto): RunProgress {
+  const warm = warmingUp(run);
+  if (warm) {
+    return {
+      iteration: warm.step,
+      total: warm.steps,
+      text: `warm start step ${warm.step} / ${warm.steps}${warm.loss === null ? '' : `, loss ${warm.loss.toFixed(4)}`}`,
+      warmingUp: true,
+      secondsLeft: warmStartSecondsLeft(warm),
+      rolloutTokensPerSecond: null,
+      trainTokensPerSecond: null,
+    };
+  }
   const iteration = run.iterations ?? 0;
   // Continuing a run stores its new total; a run continued before that was so still holds its
   // first total and has no known end: say the iteration alone rather than "4 / 2".
@@ -67,6 +93,7 @@ export function runProgress(run: Pick<RunDto, 'iterations' | 'config'>, series: 
     iteration,
     total,
     text: total === null ? `iteration ${iteration}` : `iteration ${iteration} / ${total}`,
+    warmingUp: false,
     secondsLeft,
     rolloutTokensPerSecond: latest(series, 'perf/rollout_tokens_per_second'),
     trainTokensPerSecond: latest(series, 'perf/train_tokens_per_second'),

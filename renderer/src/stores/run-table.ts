@@ -2,6 +2,7 @@
 // (TurnLabApi.runPage), so a store of 10,000 runs never travels whole.
 import type { RunDto, RunPageQueryDto, RunSortKeyDto } from '../../../preload/contract';
 import { totalIterationsOf } from './run-settings';
+import { warmingUp } from '../run/progress';
 
 export interface RunFilters {
   search: string;
@@ -28,7 +29,9 @@ export function pageQueryOf(filters: RunFilters, sort: SortKey, descending: bool
 }
 
 /** Finished fraction of the planned iterations; null when either is unknown. */
-export function progressOf(run: Pick<RunDto, 'config' | 'iterations'>): number | null {
+export function progressOf(run: Pick<RunDto, 'status' | 'config' | 'iterations' | 'warmStartProgress'>): number | null {
+  const warm = warmingUp(run);
+  if (warm) return Math.min(1, warm.step / Math.max(1, warm.steps));
   const total = totalIterationsOf(run.config);
   if (total === null || total === 0 || run.iterations === null) return null;
   return Math.min(1, run.iterations / total);
