@@ -66,7 +66,7 @@ const probers = new WeakMap<ApiOptions, () => Promise<BackendAvailabilityDto[]>>
 function probeBackends(options: ApiOptions): Promise<BackendAvailabilityDto[]> {
   let prober = probers.get(options);
   if (!prober) {
-    prober = backendProber(requireManager(options).launcher);
+    prober = backendProber(requireManager(options, 'listBackends').launcher);
     probers.set(options, prober);
   }
   return prober();
@@ -99,13 +99,14 @@ function activeRunIds(options: ApiOptions): Set<number> {
   return new Set((options.runManager?.list() ?? []).map((t) => t.runId));
 }
 
-function requireDialogs(options: ApiOptions): SaveDialogs {
-  if (!options.dialogs) throw new ApiError('REFUSED', 'saving to a chosen place works in the desktop app; in the browser use the download links');
+/** `method` names the refused call: the message is all that a script's log or a toast shows. */
+function requireDialogs(options: ApiOptions, method: ApiMethod): SaveDialogs {
+  if (!options.dialogs) throw new ApiError('REFUSED', `${method}: saving to a chosen place works in the desktop app; in the browser use the download links`);
   return options.dialogs;
 }
 
-function requireManager(options: ApiOptions): RunManager {
-  if (!options.runManager) throw new ApiError('INVALID_ARGUMENTS', 'this server was started without run control');
+function requireManager(options: ApiOptions, method: ApiMethod): RunManager {
+  if (!options.runManager) throw new ApiError('INVALID_ARGUMENTS', `${method} needs run control, which this server was started without`);
   return options.runManager;
 }
 
@@ -230,7 +231,7 @@ const ROUTES: RouteTable = {
     ]),
     handle: async (store, options, request) => {
       try {
-        return await startSweep(store, request.executor === 'local' ? requireManager(options) : options.runManager, request);
+        return await startSweep(store, request.executor === 'local' ? requireManager(options, 'startSweep') : options.runManager, request);
       } catch (error) {
         // The user's to fix: a bad grid or config key, sbatch refusing, a missing shared folder.
         throw error instanceof ApiError || !(error instanceof Error) ? error : new ApiError('REFUSED', error.message.replace(/\n/g, '; '));
@@ -341,14 +342,14 @@ const ROUTES: RouteTable = {
   },
   startRun: {
     args: z.tuple([z.strictObject({ configPath: yamlPath, overrides, name: runName, seeds, concurrency })]),
-    handle: (_store, options, request) => asRefusal(requireManager(options).start(request)),
+    handle: (_store, options, request) => asRefusal(requireManager(options, 'startRun').start(request)),
   },
   stopRun: {
     args: z.tuple([id]),
     handle: (store, options, runId) => {
       requireRun(store, runId);
       try {
-        requireManager(options).stop(runId);
+        requireManager(options, 'stopRun').stop(runId);
       } catch (error) {
         throw error instanceof ApiError ? error : new ApiError('INVALID_ARGUMENTS', (error as Error).message);
       }
@@ -368,7 +369,7 @@ const ROUTES: RouteTable = {
       // Continuing a run (not forking it) is refused while a live process owns it.
       const target = request.runId ?? store.checkpoints.get(request.checkpointId!)!.runId;
       if (!request.fork) managing(options, () => refuseWhileTraining(store, target, activeRunIds(options), 'resume'));
-      return asRefusal(requireManager(options).resume(request));
+      return asRefusal(requireManager(options, 'resumeRun').resume(request));
     },
   },
   activeTrainings: {
@@ -402,7 +403,7 @@ const ROUTES: RouteTable = {
     args: z.tuple([z.strictObject({ yaml: z.string().min(1).max(200_000), overrides, name: runName, seeds, concurrency })]),
     handle: (store, options, request) =>
       managingAsync(options, () => {
-        const manager = requireManager(options);
+        const manager = requireManager(options, 'startRunFromText');
         const { yaml, ...rest } = request;
         const configPath = writeEditedConfig(store, yaml);
         return asRefusal(withoutEditedFile(configPath, EDITED_TEXT_NAME, manager.start({ ...rest, configPath })));
@@ -425,7 +426,7 @@ const ROUTES: RouteTable = {
     handle: (store, options, request) =>
       managingAsync(options, () => {
         requireCheckpoint(store, request.checkpointId);
-        return asRefusal(evaluateInChildProcess(requireManager(options).launcher, store.dataDir, request));
+        return asRefusal(evaluateInChildProcess(requireManager(options, 'evaluateCheckpoint').launcher, store.dataDir, request));
       }),
   },
   listEvaluations: {
@@ -455,7 +456,7 @@ const ROUTES: RouteTable = {
     args: z.tuple([z.strictObject({ what: z.enum(EXPORT_KINDS), format: z.enum(EXPORT_FORMATS), runIds: z.array(id).max(10_000) })]),
     handle: (store, options, request) =>
       managingAsync(options, async () => {
-        const dialogs = requireDialogs(options);
+        const dialogs = requireDialogs(options, 'saveExport');
         const runIds = exportRunIds(store, request.runIds);
         const path = await dialogs.chooseFile(exportFileName(store, { ...request, runIds }, request.runIds.length === 0));
         if (path === null) return null;
@@ -466,7 +467,7 @@ const ROUTES: RouteTable = {
     args: z.tuple([id]),
     handle: (store, options, checkpointId) =>
       managingAsync(options, async () => {
-        const dialogs = requireDialogs(options);
+        const dialogs = requireDialogs(options, 'saveCheckpointFolder');
         const checkpoint = requireCheckpoint(store, checkpointId);
         const folder = await dialogs.chooseFolder('Copy the model folder into');
         if (folder === null) return null;
@@ -495,10 +496,13 @@ const ROUTES: RouteTable = {
         const checkpoint = requireCheckpoint(store, request.checkpointId);
         const model = describeRunModel(store.runs.get(checkpoint.runId)!);
         if (model.kind !== 'pretrained') {
-          throw new ApiError('REFUSED', 'this run trains TurnLab\'s own transformer from scratch, which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path');
+          throw new ApiError(
+            'REFUSED',
+            `checkpoint ${checkpoint.id} of run ${checkpoint.runId} trains TurnLab's own transformer from scratch, which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path`,
+          );
         }
-        const launcher = requireManager(options).launcher;
-        const out = request.out ?? (await requireDialogs(options).chooseFolder('Export the model as a Hugging Face folder into (a new or empty folder)'));
+        const launcher = requireManager(options, 'exportCheckpointModel').launcher;
+        const out = request.out ?? (await requireDialogs(options, 'exportCheckpointModel').chooseFolder('Export the model as a Hugging Face folder into (a new or empty folder)'));
         if (out === null) return null;
         return asRefusal(exportModelInChildProcess(launcher, store.dataDir, { ...request, out }));
       }),

@@ -154,7 +154,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'BODY_TOO_LARGE', `request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) {
+      throw new HttpError(413, 'BODY_TOO_LARGE', `the request body is over ${MAX_BODY_BYTES} bytes; send fewer or shorter arguments`);
+    }
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -326,6 +328,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         res.destroy();
         return;
       }
+      // The rest of a body too large is never read: the connection cannot carry another request.
+      if (error instanceof HttpError && error.status === 413) res.setHeader('Connection', 'close');
       if (error instanceof HttpError) sendError(res, error.status, error.code, error.message);
       else if (error instanceof ApiError) sendError(res, STATUS_OF[error.code], error.code, error.message);
       else sendError(res, 500, 'INTERNAL', error instanceof Error ? error.message : String(error));

@@ -65,16 +65,19 @@ function episodeConfig(store: Store, episodeId: number, runId: number): StoredCo
 }
 
 async function loadSpec(cfg: StoredConfig, runId: number, envTag: string, baseDir: string): Promise<{ spec: EnvSpec; options: Record<string, unknown> }> {
-  const envCfg = cfg.custom_envs[envTag];
+  // Escaped as in JSON, so a tag the caller typed with a line break still makes a one-line message.
+  const tag = JSON.stringify(envTag).slice(1, -1);
+  // Own keys only: a tag such as `toString` or `__proto__` must not find Object.prototype's members.
+  const envCfg = Object.hasOwn(cfg.custom_envs, envTag) ? cfg.custom_envs[envTag] : undefined;
   if (!envCfg) {
     const known = Object.keys(cfg.custom_envs).join(', ') || 'none';
-    throw new ResimulateError(`run ${runId}'s config defines no env tag '${envTag}' under custom_envs (defined: ${known})`);
+    throw new ResimulateError(`run ${runId}'s config defines no env tag '${tag}' under custom_envs (defined: ${known})`);
   }
   try {
     const spec = await resolveEnvSpec(envCfg.module ?? envCfg.env_type, baseDir);
     return { spec, options: parseEnvOptions(spec, envCfg.env_config) };
   } catch (error) {
-    throw new ResimulateError(`env tag '${envTag}' of run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ResimulateError(`env tag '${tag}' of run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -231,7 +234,16 @@ export function replayStoredEpisode(env: Env, rules: StepRules, episode: StoredE
 export async function resimulateEpisode(store: Store, episodeId: number, options: ResimulateOptions = {}): Promise<ResimulationDto> {
   const episode = store.episodes.get(episodeId);
   if (!episode) throw new ResimulateError(`unknown episode ${episodeId}`);
-  const cfg = episodeConfig(store, episodeId, episode.runId);
+  try {
+    return await resimulateStored(store, episode, options);
+  } catch (error) {
+    // The refusal names the run or evaluation whose config fails; the caller asked by episode.
+    throw error instanceof ResimulateError ? new ResimulateError(`episode ${episodeId}: ${error.message}`) : error;
+  }
+}
+
+async function resimulateStored(store: Store, episode: EpisodeRecord, options: ResimulateOptions): Promise<ResimulationDto> {
+  const cfg = episodeConfig(store, episode.id, episode.runId);
   const { spec, options: envOptions } = await loadSpec(cfg, episode.runId, episode.envTag, options.baseDir ?? process.cwd());
   const rules: StepRules = {
     multiAction: spec.multiAction,
@@ -239,5 +251,5 @@ export async function resimulateEpisode(store: Store, episodeId: number, options
     maxTurn: cfg.agent_proxy.max_turn,
     formatPenalty: cfg.es_manager.format_penalty,
   };
-  return replayStoredEpisode(spec.create(envOptions), rules, episode, store.turns.listByEpisode(episodeId));
+  return replayStoredEpisode(spec.create(envOptions), rules, episode, store.turns.listByEpisode(episode.id));
 }
