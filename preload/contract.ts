@@ -52,16 +52,20 @@ export interface StoredRunDto {
   trainerHeartbeatAt: number | null;
   /** Every parameter of the policy as its trainer built it; null before the trainer started. */
   parameterCount: number | null;
-  /** How far the supervised warm start has got; null for a run without one (or stored before schema 8). */
+  /** How far the warm start or expert iteration has got; null for a run without either (or stored before schema 8). */
   warmStartProgress: WarmStartProgressDto | null;
 }
 
-/** The supervised warm start of a run, as its trainer last wrote it (every hundredth of the steps). */
+/**
+ * How far a run's training before RL is, as its trainer last wrote it: the supervised warm start
+ * (every hundredth of its steps), then expert iteration (after each round).
+ */
 export interface WarmStartProgressDto {
-  /** Steps done, 0 when it has just begun. */
+  phase: 'warm start' | 'expert iteration';
+  /** Steps (expert iteration: rounds) done, 0 when the phase has just begun. */
   step: number;
   steps: number;
-  /** The loss of the latest step; null at step 0. */
+  /** The loss of the latest step or round's fit; null at 0 and for a round with nothing to fit. */
   loss: number | null;
   /** When the warm start began and when this was written (epoch ms). */
   startedAt: number;

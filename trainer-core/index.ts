@@ -54,7 +54,7 @@ export { matchActionNames, violatesFormat, type ParsedResponse } from './rollout
 export { createTemplate } from './rollout/templates';
 
 // What a run reports (the sink main/ stores), and shapes of results computed in ./compute.ts
-export type { TrainingSink, RunStartInfo, RunEndStatus, EpisodeReport, TurnReport, CheckpointReport, ExpertIterationRound } from './train/sink';
+export type { TrainingSink, RunStartInfo, RunEndStatus, EpisodeReport, TurnReport, CheckpointReport, ExpertIterationRound, WarmUpPhase } from './train/sink';
 export type { EvaluationResult } from './train/evaluate';
 export type { TrainOptions, TrainResult } from './train/train-options';
 export type { BackendChoice } from './backend';

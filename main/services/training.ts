@@ -188,7 +188,7 @@ async function runTraining(
     checkpoint: (report) => write(() => storeSink.checkpoint(report)),
     checkpointsRemoved: (paths) => write(() => storeSink.checkpointsRemoved(paths)),
     warmStartLoss: (losses) => write(() => storeSink.warmStartLoss(losses)),
-    warmStartProgress: (step, steps, loss) => write(() => storeSink.warmStartProgress(step, steps, loss)),
+    warmStartProgress: (step, steps, loss, phase) => write(() => storeSink.warmStartProgress(step, steps, loss, phase)),
     expertIteration: (rounds) => write(() => storeSink.expertIteration(rounds)),
     runEnded: (status, error) => write(() => storeSink.runEnded(status, error)),
   };

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { CheckpointReport, EpisodeReport, ExpertIterationRound, RunEndStatus, RunStartInfo, TrainingSink } from '../../trainer-core';
+import type { CheckpointReport, EpisodeReport, ExpertIterationRound, RunEndStatus, RunStartInfo, TrainingSink, WarmUpPhase } from '../../trainer-core';
 import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
 import type { NewEpisode } from '../store/types';
@@ -66,11 +66,14 @@ export class StoreSink implements TrainingSink {
     await this.write('warm start loss', () => this.store.metrics.insert(points));
   }
 
-  /** The warm start's progress on the run's row (the loss curve itself comes at its end, above). */
-  async warmStartProgress(step: number, steps: number, loss: number | null): Promise<void> {
+  /**
+   * How far the warm start or expert iteration is, on the run's row (their curves come at their
+   * end, above and below); each phase begins at step 0, which starts its clock.
+   */
+  async warmStartProgress(step: number, steps: number, loss: number | null, phase: WarmUpPhase): Promise<void> {
     const now = Date.now();
     if (step === 0 || this.warmStartedAt === undefined) this.warmStartedAt = now;
-    const progress = { step, steps, loss: loss !== null && Number.isFinite(loss) ? loss : null, startedAt: this.warmStartedAt, updatedAt: now };
+    const progress = { phase, step, steps, loss: loss !== null && Number.isFinite(loss) ? loss : null, startedAt: this.warmStartedAt, updatedAt: now };
     await this.write('warm start progress', () => this.store.runs.update(this.runId, { warmStartProgress: progress }));
   }
 

@@ -27,7 +27,7 @@ function addQueuedRuns(dataDir: string): void {
     const longer = { ...config, warm_start: { mode: 'expert' as const, steps: 2500 } };
     const going = store.runs.create({ name: 'warming-for-an-hour', config: longer, seed: 2, envTags: ['SimpleSokoban'], algorithm: 'grpo', status: 'queued' });
     // 1000 of 2500 steps in 10 minutes: 15 minutes left at that pace.
-    store.runs.update(going.id, { warmStartProgress: { step: 1000, steps: 2500, loss: 0.21, startedAt: 1_750_000_000_000, updatedAt: 1_750_000_600_000 } });
+    store.runs.update(going.id, { warmStartProgress: { phase: 'warm start', step: 1000, steps: 2500, loss: 0.21, startedAt: 1_750_000_000_000, updatedAt: 1_750_000_600_000 } });
     // serve marks a queued run whose trainer is gone `interrupted`; this process stands in for it.
     for (const run of [fresh, old, going]) store.runs.setTrainerProcess(run.id, process.pid, hostname());
     warming = fresh.id;

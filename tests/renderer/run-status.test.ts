@@ -15,7 +15,7 @@ describe('the status of a run waiting for its trainer', () => {
 
 describe("a run's progress while it warms up", () => {
   const config = { trainer: { total_training_steps: 200 }, warm_start: { mode: 'expert' as const, steps: 2500 } };
-  const progress = { step: 1000, steps: 2500, loss: 0.21, startedAt: 1_000_000, updatedAt: 1_000_000 + 600_000 };
+  const progress = { phase: 'warm start' as const, step: 1000, steps: 2500, loss: 0.21, startedAt: 1_000_000, updatedAt: 1_000_000 + 600_000 };
 
   it("shows the warm start's step and loss, and the time left at its pace, instead of iteration 0", () => {
     const p = runProgress({ status: 'queued', config, iterations: null, warmStartProgress: progress }, {});
@@ -25,6 +25,8 @@ describe("a run's progress while it warms up", () => {
     expect(progressOf({ status: 'queued', config, iterations: null, warmStartProgress: progress })).toBeCloseTo(0.4);
     const begun = runProgress({ status: 'queued', config, iterations: null, warmStartProgress: { ...progress, step: 0, loss: null } }, {});
     expect(begun).toMatchObject({ text: 'warm start step 0 / 2500', secondsLeft: null });
+    const rounds = { ...progress, phase: 'expert iteration' as const, step: 3, steps: 12, loss: 0.5 };
+    expect(runProgress({ status: 'queued', config, iterations: null, warmStartProgress: rounds }, {})).toMatchObject({ text: 'expert iteration round 3 / 12, loss 0.5000', total: 12 });
   });
 
   it('shows the iterations once the run runs, or when it has stopped during the warm start', () => {

@@ -55,20 +55,26 @@ describe('run start time', () => {
       expect(store.runs.get(run.id)?.warmStartProgress).toBeNull();
       const sink = new StoreSink(store, run.id);
       const before = Date.now();
-      await sink.warmStartProgress(0, 2500, null);
+      await sink.warmStartProgress(0, 2500, null, 'warm start');
       const begun = store.runs.get(run.id)!.warmStartProgress!;
-      expect(begun).toMatchObject({ step: 0, steps: 2500, loss: null });
+      expect(begun).toMatchObject({ phase: 'warm start', step: 0, steps: 2500, loss: null });
       expect(begun.startedAt).toBeGreaterThanOrEqual(before);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await sink.warmStartProgress(25, 2500, 0.5);
+      await sink.warmStartProgress(25, 2500, 0.5, 'warm start');
       const later = store.runs.get(run.id)!.warmStartProgress!;
       expect(later).toMatchObject({ step: 25, steps: 2500, loss: 0.5, startedAt: begun.startedAt });
       expect(later.updatedAt).toBeGreaterThan(begun.startedAt);
-      await sink.warmStartProgress(50, 2500, Number.NaN);
+      await sink.warmStartProgress(50, 2500, Number.NaN, 'warm start');
       expect(store.runs.get(run.id)?.warmStartProgress).toMatchObject({ step: 50, loss: null });
       // Nothing else of the run changes: it is still queued, with no iterations.
       expect(store.runs.summary(run.id)).toMatchObject({ status: 'queued', iterations: null });
       expect(store.runs.page({}).rows.find((r) => r.id === run.id)?.warmStartProgress).toMatchObject({ step: 50, steps: 2500 });
+      // Expert iteration after it: its round 0 starts a clock of its own.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sink.warmStartProgress(0, 12, null, 'expert iteration');
+      const rounds = store.runs.get(run.id)!.warmStartProgress!;
+      expect(rounds).toMatchObject({ phase: 'expert iteration', step: 0, steps: 12, loss: null });
+      expect(rounds.startedAt).toBeGreaterThan(begun.startedAt);
     } finally {
       store.close();
     }

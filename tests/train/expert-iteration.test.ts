@@ -220,6 +220,10 @@ describe('expert iteration (expert_iteration.rounds)', () => {
       expect(r.loss === null).toBe(r.pool === 0);
     }
     expect(first.sink.expertIterationRounds[1].pool).toBe(first.sink.expertIterationRounds[0].solved + first.sink.expertIterationRounds[1].solved);
+    // The workbench's progress: the warm start's steps, then round 0 and each round with its fit's loss.
+    const rounds = first.sink.warmStartReports.filter((r) => r.phase === 'expert iteration');
+    expect(rounds).toEqual([{ step: 0, steps: 2, loss: null, phase: 'expert iteration' }, ...first.sink.expertIterationRounds.map((r) => ({ step: r.round, steps: 2, loss: r.loss, phase: 'expert iteration' }))]);
+    expect(first.sink.warmStartReports.filter((r) => r.phase === 'warm start').map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(first.sink.checkpoints.map((c) => c.iteration)).toEqual([0]);
     expect(again.sink.expertIterationRounds).toEqual(first.sink.expertIterationRounds);
     expect(again.sink.metrics.get(0)?.['val/success']).toBe(first.sink.metrics.get(0)?.['val/success']);

@@ -31,8 +31,8 @@ describe('a warm start', () => {
     // The workbench's progress: step 0 as it begins, then each step (20 steps: a hundredth rounds
     // up to one), with that step's loss.
     expect(sink.warmStartReports).toEqual([
-      { step: 0, steps: 20, loss: null },
-      ...sink.warmStart.map((loss, i) => ({ step: i + 1, steps: 20, loss })),
+      { step: 0, steps: 20, loss: null, phase: 'warm start' },
+      ...sink.warmStart.map((loss, i) => ({ step: i + 1, steps: 20, loss, phase: 'warm start' })),
     ]);
   }, 120_000);
 });

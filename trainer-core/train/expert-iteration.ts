@@ -176,6 +176,8 @@ export async function runExpertIteration(options: {
   log?: (line: string) => void;
   shouldStop?: () => boolean;
   resolveSpec?: EnvSpecResolver;
+  /** Called with round 0 before the first round and after each round, with its fit's loss. */
+  onRound?: (round: number, rounds: number, loss: number | null) => void | Promise<void>;
 }): Promise<ExpertIterationRound[]> {
   const { cfg, policy, tokenizer } = options;
   const { rounds, steps, lr, batch_size: batchSize } = cfg.expert_iteration;
@@ -192,6 +194,7 @@ export async function runExpertIteration(options: {
     options.parallel
       ? new ShardedGenerator(policy, options.parallel.pool, sampling.nextU32(), tokenizer.padId, { prefixReuse })
       : new PolicyGenerator(policy, sampling, tokenizer.padId, { prefixReuse });
+  await options.onRound?.(0, rounds, null);
   for (let round = 1; round <= rounds; round++) {
     const { resolveSpec, shouldStop } = options;
     const played = await playSolvedEpisodes({ cfg, cm, tokenizer, generator, round, resolveSpec, shouldStop });
@@ -218,6 +221,7 @@ export async function runExpertIteration(options: {
     if (fit?.stoppedAfter !== undefined) throw new WarmStartStopped(fit.stoppedAfter, steps, `expert iteration round ${round}`);
     const loss = fit ? `, loss ${fit.finalLoss.toFixed(4)}` : ', nothing to fit yet';
     reports.push({ round, rounds, played: played.played, solved: played.solved, pool: pool.length, loss: fit ? fit.finalLoss : null });
+    await options.onRound?.(round, rounds, fit ? fit.finalLoss : null);
     const { tries } = cfg.expert_iteration;
     const triesNote = tries > 1 ? ` in ${tries} tries each, ${(played.solvedTries / Math.max(1, played.played * tries)).toFixed(3)} of the tries` : '';
     const plansNote = cfg.agent_proxy.enable_think ? ` (${played.plansKept} of them thought the moves they went on to play)` : '';

@@ -278,8 +278,9 @@ async function runWarmStart(options: TrainOptions, policy: TrainableModel, token
   try {
     if (hasDemonstrations(cfg)) await supervisedWarmStart(options, policy, tokenizer, parallel);
     if (cfg.expert_iteration.rounds > 0) {
-      const { log, shouldStop, resolveSpec } = options;
-      await options.sink.expertIteration?.(await runExpertIteration({ cfg, policy, tokenizer, parallel, log, shouldStop, resolveSpec }));
+      const { log, shouldStop, resolveSpec, sink } = options;
+      const onRound = (round: number, rounds: number, loss: number | null) => sink.warmStartProgress?.(round, rounds, loss, 'expert iteration');
+      await sink.expertIteration?.(await runExpertIteration({ cfg, policy, tokenizer, parallel, log, shouldStop, resolveSpec, onRound }));
     }
   } finally {
     pool?.dispose();
@@ -303,12 +304,12 @@ async function supervisedWarmStart(options: TrainOptions, policy: TrainableModel
   const every = Math.max(1, Math.round(steps / 10));
   const reportEvery = Math.max(1, Math.round(steps / 100));
   const losses: number[] = [];
-  await options.sink.warmStartProgress?.(0, steps, null);
+  await options.sink.warmStartProgress?.(0, steps, null, 'warm start');
   const result = await warmStart({
     onStep: async (step, loss) => {
       losses[step - 1] = loss;
       if (step % every === 0 && step < steps) options.log?.(`warm start: step ${step}/${steps}, loss ${loss.toFixed(4)}`);
-      if (step % reportEvery === 0 || step === steps) await options.sink.warmStartProgress?.(step, steps, loss);
+      if (step % reportEvery === 0 || step === steps) await options.sink.warmStartProgress?.(step, steps, loss, 'warm start');
     },
     parallel,
     policy,

@@ -84,6 +84,9 @@ export interface ExpertIterationRound {
   loss: number | null;
 }
 
+/** What trains the policy before RL: the supervised warm start, then expert iteration's rounds. */
+export type WarmUpPhase = 'warm start' | 'expert iteration';
+
 export interface TrainingSink {
   runStarted(info: RunStartInfo): void | Promise<void>;
   /** Called once per iteration, after the update (and validation, when it ran). */
@@ -94,10 +97,12 @@ export interface TrainingSink {
   /** The supervised warm start's loss at each of its steps (1..n), once it has finished. */
   warmStartLoss?(losses: number[]): void | Promise<void>;
   /**
-   * How far the supervised warm start has got: at step 0, every hundredth of its steps and at its
-   * last, so a run that warms up for an hour shows more than its status. `loss` is null at step 0.
+   * How far the policy's training before RL has got, so a run that warms up for an hour shows more
+   * than its status: the supervised warm start at step 0, every hundredth of its steps and its
+   * last; expert iteration at round 0 and after each round (`step` counts rounds then). `loss` is
+   * that step's or round's fit, null at 0 and for a round with nothing to fit.
    */
-  warmStartProgress?(step: number, steps: number, loss: number | null): void | Promise<void>;
+  warmStartProgress?(step: number, steps: number, loss: number | null, phase: WarmUpPhase): void | Promise<void>;
   /** Expert iteration's rounds (`expert_iteration.rounds`), once the last has finished. */
   expertIteration?(rounds: ExpertIterationRound[]): void | Promise<void>;
   runEnded(status: RunEndStatus, error?: string): void | Promise<void>;
@@ -112,14 +117,14 @@ export class MemorySink implements TrainingSink {
   status: RunEndStatus | null = null;
   error: string | undefined;
   warmStart: number[] = [];
-  warmStartReports: Array<{ step: number; steps: number; loss: number | null }> = [];
+  warmStartReports: Array<{ step: number; steps: number; loss: number | null; phase: WarmUpPhase }> = [];
   expertIterationRounds: ExpertIterationRound[] = [];
 
   warmStartLoss(losses: number[]): void {
     this.warmStart = losses.slice();
   }
-  warmStartProgress(step: number, steps: number, loss: number | null): void {
-    this.warmStartReports.push({ step, steps, loss });
+  warmStartProgress(step: number, steps: number, loss: number | null, phase: WarmUpPhase): void {
+    this.warmStartReports.push({ step, steps, loss, phase });
   }
   expertIteration(rounds: ExpertIterationRound[]): void {
     this.expertIterationRounds = rounds.slice();

@@ -38,9 +38,9 @@ export interface RunProgress {
   /** Iterations done, or the warm start's steps while it runs. */
   iteration: number;
   total: number | null;
-  /** "iteration 19 / 300", or "warm start step 1200 / 2500, loss 0.2100". */
+  /** "iteration 19 / 300", "warm start step 1200 / 2500, loss 0.2100" or "expert iteration round 3 / 12". */
   text: string;
-  /** Whether these are the warm start's steps rather than RL's iterations. */
+  /** Whether these are the warm start's steps (or expert iteration's rounds) rather than RL's iterations. */
   warmingUp: boolean;
   /** Seconds to the last iteration at the recent pace; null when unknown. */
   secondsLeft: number | null;
@@ -69,7 +69,7 @@ export function runProgress(run: Pick<RunDto, 'status' | 'iterations' | 'config'
     return {
       iteration: warm.step,
       total: warm.steps,
-      text: `warm start step ${warm.step} / ${warm.steps}${warm.loss === null ? '' : `, loss ${warm.loss.toFixed(4)}`}`,
+      text: `${warm.phase === 'expert iteration' ? 'expert iteration round' : 'warm start step'} ${warm.step} / ${warm.steps}${warm.loss === null ? '' : `, loss ${warm.loss.toFixed(4)}`}`,
       warmingUp: true,
       secondsLeft: warmStartSecondsLeft(warm),
       rolloutTokensPerSecond: null,
