@@ -147,7 +147,8 @@ export type RunModelDto =
       /** null: full fine-tuning. */
       lora: LoraDto | null;
     }
-  | { kind: 'scratch'; layers: number; dModel: number; parameterCount: number | null };
+  /** layers and dModel are null when the stored config does not say them (an imported run's config missing `model`). */
+  | { kind: 'scratch'; layers: number | null; dModel: number | null; parameterCount: number | null };
 
 export interface ExportModelRequest {
   checkpointId: number;

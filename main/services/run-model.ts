@@ -43,5 +43,6 @@ export function describeRunModel(run: RunRecord): RunModelDto {
     };
   }
   const model = run.config.model;
-  return { kind: 'scratch', layers: Number(model?.n_layer), dModel: Number(model?.d_model), parameterCount: run.parameterCount };
+  const sized = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+  return { kind: 'scratch', layers: sized(model?.n_layer), dModel: sized(model?.d_model), parameterCount: run.parameterCount };
 }

@@ -27,6 +27,9 @@ describe('the model line', () => {
     const scratch = { kind: 'scratch' as const, layers: 2, dModel: 64, parameterCount: 120_576 };
     expect(modelLine(scratch)).toBe('TurnLab transformer trained from scratch: 2 layers, d_model 64, 120,576 parameters');
     expect(modelLine({ ...scratch, layers: 1 })).toMatch(/: 1 layer, d_model/);
+    expect(modelLine({ ...scratch, layers: null, dModel: null, parameterCount: null })).toBe(
+      'TurnLab transformer trained from scratch: layers not stored, d_model not stored, parameter count not stored',
+    );
     expect(exportUnavailable(scratch)).toMatch(/no Hugging Face form/);
     expect(exportUnavailable(qwen)).toBeNull();
     expect(exportUnavailable(null)).toBeNull();

@@ -42,5 +42,7 @@ describe("a run's model, from its stored config", () => {
       lora: { rank: 4, targetModules: expect.arrayContaining(['q_proj', 'down_proj']) },
     });
     expect(describeRunModel(storedRun({ model: { n_layer: 2, d_model: 64 } }))).toEqual({ kind: 'scratch', layers: 2, dModel: 64, parameterCount: null });
+    // No `model` at all (the API fuzz found NaN here, which JSON sends as null against the contract).
+    expect(describeRunModel(storedRun({}))).toEqual({ kind: 'scratch', layers: null, dModel: null, parameterCount: null });
   });
 });

@@ -10,7 +10,9 @@ function parameters(model: RunModelDto): string {
 /** What a run trains, in one line, the way the trainer's own log line says it. */
 export function modelLine(model: RunModelDto): string {
   if (model.kind === 'scratch') {
-    return `TurnLab transformer trained from scratch: ${model.layers} layer${model.layers === 1 ? '' : 's'}, d_model ${model.dModel}, ${parameters(model)}`;
+    const layers = model.layers === null ? 'layers not stored' : `${model.layers} layer${model.layers === 1 ? '' : 's'}`;
+    const width = model.dModel === null ? 'd_model not stored' : `d_model ${model.dModel}`;
+    return `TurnLab transformer trained from scratch: ${layers}, ${width}, ${parameters(model)}`;
   }
   const architecture = model.architecture ?? 'architecture unknown (config.json not readable)';
   const training = model.lora
