@@ -179,6 +179,7 @@ async function runTraining(
     }
   };
   const sink: TrainingSink = {
+    backendSelected: (info) => write(() => storeSink.backendSelected(info)),
     runStarted: (info) => write(() => storeSink.runStarted(info)),
     iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
       await write(() => storeSink.iteration(iteration, metrics, episodes));

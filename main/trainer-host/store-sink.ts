@@ -37,6 +37,10 @@ export class StoreSink implements TrainingSink {
     });
   }
 
+  async backendSelected({ backend, device }: Pick<RunStartInfo, 'backend' | 'device'>): Promise<void> {
+    await this.write('backend', () => this.store.runs.update(this.runId, { backend, device }));
+  }
+
   async runStarted(info: RunStartInfo): Promise<void> {
     await this.write('run start', () => this.store.runs.update(this.runId, {
       status: 'running',

@@ -47,13 +47,14 @@ describe('run start time', () => {
     }
   });
 
-  it("writes the warm start's progress on the run's row as it goes, where the Runs table reads it too", async () => {
+  it("writes the backend and the warm start's progress on the run's row as it goes, where the Runs table reads it too", async () => {
     tmp = makeTempDir();
     const store = openStore(tmp.dir, { create: true });
     try {
       const run = store.runs.create({ name: 'r', config: { warm_start: { mode: 'expert', steps: 2500 } }, seed: 1, envTags: ['SimpleSokoban'], algorithm: 'grpo' });
       expect(store.runs.get(run.id)?.warmStartProgress).toBeNull();
       const sink = new StoreSink(store, run.id);
+      await sink.backendSelected({ backend: 'wasm', device: 'WebAssembly SIMD, 1 thread' });
       const before = Date.now();
       await sink.warmStartProgress(0, 2500, null, 'warm start');
       const begun = store.runs.get(run.id)!.warmStartProgress!;
@@ -67,7 +68,7 @@ describe('run start time', () => {
       await sink.warmStartProgress(50, 2500, Number.NaN, 'warm start');
       expect(store.runs.get(run.id)?.warmStartProgress).toMatchObject({ step: 50, loss: null });
       // Nothing else of the run changes: it is still queued, with no iterations.
-      expect(store.runs.summary(run.id)).toMatchObject({ status: 'queued', iterations: null });
+      expect(store.runs.summary(run.id)).toMatchObject({ status: 'queued', iterations: null, backend: 'wasm', device: 'WebAssembly SIMD, 1 thread', startedAt: null });
       expect(store.runs.page({}).rows.find((r) => r.id === run.id)?.warmStartProgress).toMatchObject({ step: 50, steps: 2500 });
       // Expert iteration after it: its round 0 starts a clock of its own.
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -18,6 +18,8 @@ describe('a warm start', () => {
     const lines: string[] = [];
     const { result, sink } = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
     expect(result.status).toBe('completed');
+    // The backend is told before the warm start, as the run starts later.
+    expect(sink.selected).toEqual({ backend: result.backend, device: result.device });
     const steps = lines.filter((line) => line.startsWith('warm start: step'));
     expect(steps.map((line) => line.match(/step (\d+)\/20/)?.[1])).toEqual(['2', '4', '6', '8', '10', '12', '14', '16', '18']);
     for (const line of steps) expect(line).toMatch(/, loss \d+\.\d{4}$/);

@@ -88,6 +88,8 @@ export interface ExpertIterationRound {
 export type WarmUpPhase = 'warm start' | 'expert iteration';
 
 export interface TrainingSink {
+  /** The backend, as soon as it is chosen: before the model is built and warmed up, which can take an hour. */
+  backendSelected?(info: Pick<RunStartInfo, 'backend' | 'device'>): void | Promise<void>;
   runStarted(info: RunStartInfo): void | Promise<void>;
   /** Called once per iteration, after the update (and validation, when it ran). */
   iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void | Promise<void>;
@@ -120,6 +122,11 @@ export class MemorySink implements TrainingSink {
   warmStartReports: Array<{ step: number; steps: number; loss: number | null; phase: WarmUpPhase }> = [];
   expertIterationRounds: ExpertIterationRound[] = [];
 
+  selected: Pick<RunStartInfo, 'backend' | 'device'> | null = null;
+
+  backendSelected(info: Pick<RunStartInfo, 'backend' | 'device'>): void {
+    this.selected = { ...info };
+  }
   warmStartLoss(losses: number[]): void {
     this.warmStart = losses.slice();
   }

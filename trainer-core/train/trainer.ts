@@ -46,6 +46,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
   let session: Session | null = null;
   let failed = false;
   try {
+    await sink.backendSelected?.({ backend: backend.name, device: backend.device });
     session = await openSession(options, backend.name);
     await startWorkers(session, backend.name, log);
     lastIteration = session.state.iteration;
