@@ -1,8 +1,12 @@
 // End to end: a comparison lives in its address (issue 21, point 3). The settings come from
 // the URL, changes go back into it, the top "Compare" link restores the last comparison after
-// visiting other views, and the link opens the same comparison in another browser.
+// visiting other views, and the link opens the same comparison in another browser. A metric
+// as the x axis is one of those settings.
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
 import type { FixtureDataDir } from '../helpers/fixtures';
 import { hasChromium, launchBrowser, openWorkbench, type OpenWorkbench, type Serve } from './harness';
 
@@ -13,6 +17,25 @@ let wb: OpenWorkbench;
 let ids: number[];
 
 const METRIC = 'train/reward/mean';
+const TOKENS = 'perf/total_generated_tokens';
+/** Tokens each run generates an iteration: the third run twice the first's batch; the second logs none. */
+const TOKENS_PER_ITERATION = [1000, 0, 2000];
+
+/** The trainer's cumulative token count, for the runs that log it. */
+function addTokenCounts(dataDir: string): void {
+  const store = openStore(dataDir);
+  try {
+    const runs = store.runs.list().sort((a, b) => a.id - b.id);
+    runs.forEach((run, index) => {
+      const perIteration = TOKENS_PER_ITERATION[index];
+      if (!perIteration) return;
+      const iterations = store.metrics.series(run.id, METRIC).map((p) => p.iteration);
+      store.metrics.insert(iterations.map((iteration) => ({ runId: run.id, name: TOKENS, iteration, value: iteration * perIteration, wallTime: 1_735_689_600_000 + iteration })));
+    });
+  } finally {
+    store.close();
+  }
+}
 
 /** What the controls show, to compare against what the address says. */
 async function controls(on: Page) {
@@ -32,7 +55,7 @@ const EXPECTED = { metric: METRIC, smoothing: '0.6', xAxis: 'relative', log: tru
 
 describe.skipIf(!hasChromium)('Compare state in the URL', () => {
   beforeAll(async () => {
-    wb = await openWorkbench({ fixture: { iterations: 5 }, browser: { viewport: { width: 1440, height: 900 } } });
+    wb = await openWorkbench({ fixture: { iterations: 5 }, addRuns: addTokenCounts, browser: { viewport: { width: 1440, height: 900 } } });
     ({ fixture, serve, page } = wb);
     ids = [fixture.runs[0].run.id, fixture.runs[2].run.id];
   });
@@ -80,5 +103,30 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('plots against another metric: the run with twice the batch reaches the same tokens in half the iterations', async () => {
+    const [small, none, large] = fixture.runs.map((r) => r.run.id);
+    await page.goto(serve.at(`/compare?runs=${small},${none},${large}&metric=${encodeURIComponent(METRIC)}`));
+    await page.locator('.compare-chart canvas').first().waitFor();
+    await page.locator('.x-axis-select').selectOption(`metric:${TOKENS}`);
+    await expect.poll(() => decodeURIComponent(page.url())).toContain(`x=metric:${TOKENS}`);
+    // The run that never logged the count is said, not silently dropped.
+    await expect.poll(() => page.locator('.x-missing').innerText()).toBe(`Run #${none} does not log ${TOKENS}, so it is not drawn against it.`);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
+    const rows = parse(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(new Set(rows.map((r) => r.x_axis))).toEqual(new Set([`metric:${TOKENS}`]));
+    expect(rows.some((r) => r.run_ids === String(none))).toBe(false);
+    const xsOf = (id: number) => rows.filter((r) => r.run_ids === String(id) && r.kind === 'run').map((r) => [Number(r.iteration), Number(r.x)]);
+    expect(xsOf(small).length).toBeGreaterThan(0);
+    for (const [iteration, x] of xsOf(small)) expect(x).toBe(iteration * 1000);
+    for (const [iteration, x] of xsOf(large)) expect(x).toBe(iteration * 2000);
+    // The address alone brings the axis back; a metric with no name is the default axis.
+    await page.reload();
+    await page.locator('.compare-chart canvas').first().waitFor();
+    await expect.poll(() => page.locator('.x-axis-select').inputValue()).toBe(`metric:${TOKENS}`);
+    await page.goto(serve.at(`/compare?runs=${small}&metric=${encodeURIComponent(METRIC)}&x=metric:`));
+    await expect.poll(() => page.locator('.x-axis-select').inputValue()).toBe('iteration');
   });
 });

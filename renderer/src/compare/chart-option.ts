@@ -3,7 +3,7 @@
 // share the mean line's name so the legend toggles line and band together.
 import type { EChartsOption, LineSeriesOption } from 'echarts';
 import { escapeHtml } from '../format';
-import { X_AXIS_LABELS, type PlotLine, type XAxisKind } from './plot';
+import { xAxisLabel, type PlotLine, type XAxisKind } from './plot';
 
 export const PALETTE = [
   '#5470c6', '#91cc75', '#fac858', '#ee6666', '#73c0de', '#3ba272', '#fc8452', '#9a60b4', '#ea7ccc',
@@ -152,7 +152,8 @@ export function formatSeconds(seconds: number): string {
 export function formatX(x: number, axis: XAxisKind): string {
   if (axis === 'wall') return new Date(x).toISOString().replace('T', ' ').slice(0, 19);
   if (axis === 'relative') return formatSeconds(x);
-  return String(x);
+  if (axis === 'iteration') return String(x);
+  return `${xAxisLabel(axis)} = ${Number(x.toPrecision(6))}`;
 }
 
 export function buildChartOption(lines: PlotLine[], settings: ChartOptionSettings): EChartsOption {
@@ -175,7 +176,7 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
     ],
     xAxis: {
       type: settings.xAxis === 'wall' ? 'time' : 'value',
-      name: X_AXIS_LABELS[settings.xAxis],
+      name: xAxisLabel(settings.xAxis),
       nameLocation: 'middle',
       nameGap: 24,
       min: settings.extent?.[0],

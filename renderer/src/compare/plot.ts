@@ -6,21 +6,38 @@ import { emaSmooth } from './ema';
 import { aggregateBand, type BandMode } from './seed-groups';
 import { minMaxIndices } from '../../../preload/min-max-downsample';
 
-/** `relative` is seconds since the run's first logged point; `wall` is epoch milliseconds. */
-export type XAxisKind = 'iteration' | 'relative' | 'wall';
+/**
+ * `relative` is seconds since the run's first logged point; `wall` is epoch milliseconds;
+ * `metric:NAME` is another metric of the same run (W&B's "any metric as x"), such as
+ * `perf/total_generated_tokens`, to compare runs of different batch sizes by the samples they
+ * used rather than by their iterations.
+ */
+export type XAxisKind = 'iteration' | 'relative' | 'wall' | `metric:${string}`;
 
-export const X_AXIS_LABELS: Record<XAxisKind, string> = {
+const X_AXIS_LABELS: Record<'iteration' | 'relative' | 'wall', string> = {
   iteration: 'iteration',
   relative: 'time since start (s)',
   wall: 'wall time',
 };
 
+/** The metric an x axis reads, or null for iteration and the two clocks. */
+export function xAxisMetric(kind: XAxisKind): string | null {
+  return kind.startsWith('metric:') ? kind.slice('metric:'.length) : null;
+}
+
+/** The axis's name under the chart. */
+export function xAxisLabel(kind: XAxisKind): string {
+  return xAxisMetric(kind) ?? X_AXIS_LABELS[kind as keyof typeof X_AXIS_LABELS];
+}
+
 export interface RunSeries {
   runId: number;
   label: string;
   points: SeriesPointDto[];
+  /** With a metric x axis: that metric's points of this run (absent or empty: nothing is drawn). */
+  xPoints?: SeriesPointDto[];
   /** A fork's parent's points up to the fork, drawn faint before the fork's own (as W&B does). */
-  lineage?: { parentRunId: number; upTo: number; points: SeriesPointDto[] };
+  lineage?: { parentRunId: number; upTo: number; points: SeriesPointDto[]; xPoints?: SeriesPointDto[] };
 }
 
 export interface PlotGroup {
@@ -80,10 +97,36 @@ export interface PlotLine {
   lineage?: { forkRunId: number; upTo: number };
 }
 
-function xOfPoint(kind: XAxisKind, start: number): (point: SeriesPointDto) => number {
+/**
+ * A metric x axis reads the x metric at each point's iteration, linearly between the iterations
+ * it was logged at (the server may have thinned either series differently); NaN outside them.
+ */
+function metricAt(xPoints: readonly SeriesPointDto[]): (iteration: number) => number {
+  const known = xPoints.filter((p) => p.value !== null && Number.isFinite(p.value)).sort((a, b) => a.iteration - b.iteration);
+  return (iteration) => {
+    let lo = 0;
+    let hi = known.length - 1;
+    if (hi < 0 || iteration < known[0].iteration || iteration > known[hi].iteration) return NaN;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (known[mid].iteration <= iteration) lo = mid;
+      else hi = mid;
+    }
+    const a = known[lo];
+    const b = known[hi];
+    if (a.iteration === iteration || a.iteration === b.iteration) return a.value!;
+    if (b.iteration === iteration) return b.value!;
+    return a.value! + ((b.value! - a.value!) * (iteration - a.iteration)) / (b.iteration - a.iteration);
+  };
+}
+
+/** Each point's x; NaN where a metric x axis has no value (the point is left out). */
+function xOfPoint(kind: XAxisKind, start: number, xPoints?: readonly SeriesPointDto[]): (point: SeriesPointDto) => number {
   if (kind === 'iteration') return (p) => p.iteration;
   if (kind === 'wall') return (p) => p.wallTime;
-  return (p) => (p.wallTime - start) / 1000;
+  if (kind === 'relative') return (p) => (p.wallTime - start) / 1000;
+  const at = metricAt(xPoints ?? []);
+  return (p) => at(p.iteration);
 }
 
 function startOf(points: SeriesPointDto[]): number {
@@ -92,33 +135,45 @@ function startOf(points: SeriesPointDto[]): number {
   return Number.isFinite(start) ? start : 0;
 }
 
+/**
+ * The points a line draws, in x order: a clock only moves on, but a metric x need not (W&B
+ * sorts by it too), and the downsampler wants x ascending.
+ */
+function placed(points: readonly SeriesPointDto[], xOf: (point: SeriesPointDto) => number, kind: XAxisKind): Array<{ point: SeriesPointDto; x: number }> {
+  const out = points.map((point) => ({ point, x: xOf(point) }));
+  if (xAxisMetric(kind) === null) return out;
+  return out.filter((p) => Number.isFinite(p.x)).sort((a, b) => a.x - b.x || a.point.iteration - b.point.iteration);
+}
+
 function forLog(values: Array<number | null>, logScale: boolean): Array<number | null> {
   return logScale ? values.map((v) => (v !== null && v > 0 ? v : null)) : values;
 }
 
 function runLine(run: RunSeries, options: PlotOptions, member: boolean): PlotLine {
   // A time axis must be ascending; the store orders by iteration, and a resumed run's clock only moves on.
-  const xOf = xOfPoint(options.xAxis, startOf(run.points));
+  const points = placed(run.points, xOfPoint(options.xAxis, startOf(run.points), run.xPoints), options.xAxis);
   return {
     id: `run-${run.runId}`,
     label: run.label,
     kind: 'run',
     runIds: [run.runId],
     member,
-    iteration: run.points.map((p) => p.iteration),
-    x: run.points.map(xOf),
-    y: forLog(emaSmooth(run.points.map((p) => p.value), options.smoothing), options.logScale),
+    iteration: points.map((p) => p.point.iteration),
+    x: points.map((p) => p.x),
+    y: forLog(emaSmooth(points.map((p) => p.point.value), options.smoothing), options.logScale),
     smoothing: options.smoothing,
   };
 }
 
 function groupLine(group: PlotGroup, members: RunSeries[], options: PlotOptions): PlotLine {
-  const xOfs = members.map((m) => xOfPoint(options.xAxis, startOf(m.points)));
-  const band = aggregateBand(
+  const xOfs = members.map((m) => xOfPoint(options.xAxis, startOf(m.points), m.xPoints));
+  const aligned = aggregateBand(
     members.map((m) => m.points),
     (point, index) => xOfs[index](point),
     options.bandMode,
   );
+  // Members are aligned on the iteration and drawn at their mean x; on a metric axis, in x order.
+  const band = xAxisMetric(options.xAxis) === null ? aligned : aligned.filter((b) => Number.isFinite(b.x)).sort((a, b) => a.x - b.x || a.iteration - b.iteration);
   // The band edges are smoothed like the mean, so the band follows the line the reader sees.
   const smooth = (values: Array<number | null>) => forLog(emaSmooth(values, options.smoothing), options.logScale);
   return {
@@ -173,8 +228,8 @@ function withLineage(lines: PlotLine[], runs: Map<number, RunSeries>, options: P
     const run = line.kind === 'run' && !line.member && !line.raw ? runs.get(line.runIds[0]) : undefined;
     const lineage = run?.lineage;
     if (!run || !lineage || lineage.points.length === 0) return [line];
-    const xOf = xOfPoint(options.xAxis, startOf(run.points.length > 0 ? run.points : lineage.points));
-    const points = lineage.points;
+    const xOf = xOfPoint(options.xAxis, startOf(run.points.length > 0 ? run.points : lineage.points), lineage.xPoints);
+    const points = placed(lineage.points, xOf, options.xAxis);
     return [
       line,
       {
@@ -183,9 +238,9 @@ function withLineage(lines: PlotLine[], runs: Map<number, RunSeries>, options: P
         kind: 'run',
         runIds: [lineage.parentRunId],
         member: false,
-        iteration: points.map((p) => p.iteration),
-        x: points.map(xOf),
-        y: forLog(emaSmooth(points.map((p) => p.value), options.smoothing), options.logScale),
+        iteration: points.map((p) => p.point.iteration),
+        x: points.map((p) => p.x),
+        y: forLog(emaSmooth(points.map((p) => p.point.value), options.smoothing), options.logScale),
         smoothing: options.smoothing,
         lineage: { forkRunId: run.runId, upTo: lineage.upTo },
       },

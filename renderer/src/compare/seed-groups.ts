@@ -63,7 +63,8 @@ export interface BandPoint {
 /**
  * Aligns member series on the iteration and reduces each iteration to mean and band: mean ± the
  * sample standard deviation (n - 1; zero width for a single value), or min to max. An iteration
- * only some members reached counts only those, and says so in `n`.
+ * only some members reached counts only those, and says so in `n`; a point whose x is NaN
+ * counts nowhere.
  */
 export function aggregateBand(
   members: ReadonlyArray<ReadonlyArray<SeriesPointDto>>,
@@ -73,9 +74,12 @@ export function aggregateBand(
   const byIteration = new Map<number, { xs: number[]; values: number[] }>();
   members.forEach((points, memberIndex) => {
     for (const point of points) {
+      const x = xOf(point, memberIndex);
+      // A metric x axis has no x where the member never logged that metric: the point sits out.
+      if (Number.isNaN(x)) continue;
       let slot = byIteration.get(point.iteration);
       if (!slot) byIteration.set(point.iteration, (slot = { xs: [], values: [] }));
-      slot.xs.push(xOf(point, memberIndex));
+      slot.xs.push(x);
       if (point.value !== null && Number.isFinite(point.value)) slot.values.push(point.value);
     }
   });

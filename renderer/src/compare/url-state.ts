@@ -1,5 +1,6 @@
 // Compare's settings live in the address (#/compare?runs=1,2&metric=...&metric=...&smooth=0.6&x=relative
-// &group=1&band=minmax&members=0&log=1), so a comparison is a link to share or bookmark. The
+// &group=1&band=minmax&members=0&log=1; x=metric:perf/total_generated_tokens plots against another
+// metric), so a comparison is a link to share or bookmark. The
 // last one is remembered, so the top "Compare" link brings it back instead of an empty view.
 import { ref } from 'vue';
 import type { LocationQuery } from 'vue-router';
@@ -39,7 +40,7 @@ export function settingsFromQuery(query: LocationQuery): CompareSettings {
   const band = one(query, 'band');
   return {
     smoothing: Number.isFinite(smooth) && smooth >= 0 && smooth < 1 ? smooth : DEFAULT_SETTINGS.smoothing,
-    xAxis: x === 'relative' || x === 'wall' ? x : 'iteration',
+    xAxis: x === 'relative' || x === 'wall' || (x !== undefined && /^metric:./.test(x)) ? (x as XAxisKind) : 'iteration',
     logScale: one(query, 'log') === '1',
     groupSeeds: one(query, 'group') === '1',
     bandMode: band === 'minmax' ? 'minmax' : 'std',

@@ -12,7 +12,11 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>, setPanels: (list: string[]) => void) {
+/**
+ * `xMetric` is the metric a metric x axis reads (null for iteration and the clocks): its series
+ * is fetched with the panels'.
+ */
+export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>, setPanels: (list: string[]) => void, xMetric: Ref<string | null>) {
   const selectedRuns = ref<RunDto[]>([]);
   const unknownIds = ref<number[]>([]);
   const error = ref<string | null>(null);
@@ -83,10 +87,11 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
     if (summaryMetrics.value.length === 0 || !summaryMetrics.value.every((n) => metricNames.value.includes(n))) {
       summaryMetrics.value = metricNames.value.filter((n) => /^val\/.*success$/.test(n) || /reward\/mean$/.test(n)).slice(0, 4);
     }
-    await loadSeries([...kept, ...summaryMetrics.value]);
+    await loadSeries(wanted(kept));
   });
 
-  watch([panels, summaryMetrics], () => void loadSeries([...panels.value, ...summaryMetrics.value]));
+  const wanted = (list: string[]) => [...list, ...summaryMetrics.value, ...(xMetric.value ? [xMetric.value] : [])];
+  watch([panels, summaryMetrics, xMetric], () => void loadSeries(wanted(panels.value)));
 
   return { selectedRuns, unknownIds, error, metricNames, summaryMetrics, seriesCache, loadRuns };
 }
