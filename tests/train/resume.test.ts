@@ -4,6 +4,8 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeSafetensors, encodeSafetensors } from '../../trainer-core/model/safetensors';
 import { CheckpointError, readCheckpointFiles, writeCheckpointFiles } from '../../trainer-core/train/checkpoint-files';
+import { loadRunConfig } from '../../trainer-core/config';
+import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, tinyBanditConfig, trainInMemory, withoutTimings } from './helpers';
 
 const tmp = tempDir('resume');
@@ -65,6 +67,45 @@ describe('stopping and resuming a run', () => {
     expect(lr('critic/lr')).toEqual([0, criticLr / 2, criticLr, criticLr]); // 2 warmup steps from 0
     // Iterations 3 and 4 (one with validation) end with the same number of live tensors.
     expect(tensorsAfter[1]).toBe(tensorsAfter[0]);
+    // The running totals count the training episodes the sink stored, and the actions they executed, across the resume.
+    const train = straight.sink.episodes.filter((e) => e.split === 'train');
+    const perIteration = config.es_manager.train.env_groups * config.es_manager.train.group_size;
+    for (const iteration of [1, 2, 3, 4]) {
+      const upTo = train.filter((e) => e.iteration <= iteration);
+      expect(upTo).toHaveLength(iteration * perIteration);
+      const metrics = (iteration <= 2 ? first : resumed).sink.metrics.get(iteration)!;
+      expect(metrics['perf/total_episodes']).toBe(upTo.length);
+      expect(metrics['perf/total_env_steps']).toBe(upTo.reduce((sum, e) => sum + e.numActions, 0));
+    }
+  });
+
+  it('counts the environment steps a policy that answers well-formed actions takes', async () => {
+    const lake = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [...TINY_LAKE_OVERRIDES, 'trainer.total_training_steps=2', 'trainer.test_freq=0', 'trainer.save_freq=0']);
+    const run = await trainInMemory(lake, { checkpointDir: join(tmp.dir, 'lake-counts') });
+    const train = run.sink.episodes.filter((e) => e.split === 'train');
+    const steps = train.reduce((sum, e) => sum + e.numActions, 0);
+    // FrozenLake executes one action a turn; the warm start taught the format, so most turns move.
+    expect(steps).toBeGreaterThan(train.length);
+    expect(steps).toBeLessThanOrEqual(train.reduce((sum, e) => sum + e.numTurns, 0));
+    expect(run.sink.metrics.get(2)!['perf/total_env_steps']).toBe(steps);
+    expect(run.sink.metrics.get(2)!['perf/total_episodes']).toBe(train.length);
+  });
+
+  it('resumes a checkpoint written before the episode counts, without them', async () => {
+    const short = tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0']);
+    const run = await trainInMemory(short, { checkpointDir: join(tmp.dir, 'old-state') });
+    const files = readCheckpointFiles(run.sink.checkpoints[0].path);
+    const { totalEpisodes: _episodes, totalEnvSteps: _steps, ...older } = JSON.parse(Buffer.from(files['state.json']).toString('utf8')) as Record<string, unknown>;
+    expect(_episodes).toBe(short.es_manager.train.env_groups * short.es_manager.train.group_size);
+    const { 'manifest.json': _manifest, ...rest } = files;
+    const dir = join(tmp.dir, 'old-state-copy', 'iter-1');
+    writeCheckpointFiles(dir, { ...rest, 'state.json': JSON.stringify(older) });
+    const resumed = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=2', 'trainer.test_freq=0']), { checkpointDir: join(tmp.dir, 'old-state-2'), resumeFrom: dir });
+    expect(resumed.result.status).toBe('completed');
+    const metrics = resumed.sink.metrics.get(2)!;
+    expect(metrics).toHaveProperty('perf/total_generated_tokens');
+    expect(metrics).not.toHaveProperty('perf/total_episodes');
+    expect(metrics).not.toHaveProperty('perf/total_env_steps');
   });
 
   it('refuses a truncated, altered or mismatched checkpoint and says which', async () => {

@@ -25,6 +25,13 @@ export interface TrainingState {
   klController: KlControllerState;
   /** Tokens generated so far, for cumulative throughput figures. */
   totalTokens: number;
+  /**
+   * Training episodes played and environment steps (actions executed) so far, for comparing runs
+   * by the samples they used. Absent in checkpoints written before they were counted: a run
+   * resumed from one does not log them.
+   */
+  totalEpisodes?: number;
+  totalEnvSteps?: number;
   /** Mean validation success at this iteration (null without a validation); keep_last_n keeps the best. */
   valSuccess?: number | null;
 }
@@ -107,6 +114,8 @@ const trainingStateSchema = z.object({
     z.object({ type: z.literal('adaptive'), value: finite, target: finite, horizon: finite }),
   ]),
   totalTokens: z.number().nonnegative(),
+  totalEpisodes: z.number().int().nonnegative().optional(),
+  totalEnvSteps: z.number().int().nonnegative().optional(),
   valSuccess: finite.nullable().optional(),
 });
 

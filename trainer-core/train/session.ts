@@ -103,6 +103,8 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
       esTrain: esTrain.state(),
       klController: createKlController({ type: kl.type, klCoef: kl.kl_coef, targetKl: kl.target_kl, horizon: kl.horizon }).state(),
       totalTokens: 0,
+      totalEpisodes: 0,
+      totalEnvSteps: 0,
     };
   }
   const session: Session = {

@@ -261,6 +261,13 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   metrics['perf/rollout_tokens_per_second'] = rolloutSeconds > 0 ? generatedTokens / rolloutSeconds : 0;
   metrics['perf/train_tokens_per_second'] = updateSeconds > 0 ? trainedTokens / updateSeconds : 0;
   metrics['perf/total_generated_tokens'] = s.state.totalTokens;
+  // RLlib's lifetime counts and SB3's total_timesteps: an x axis for sample efficiency.
+  if (s.state.totalEpisodes !== undefined && s.state.totalEnvSteps !== undefined) {
+    s.state.totalEpisodes += rollout.episodes.length;
+    s.state.totalEnvSteps += rollout.episodes.reduce((sum, e) => sum + e.numActions, 0);
+    metrics['perf/total_episodes'] = s.state.totalEpisodes;
+    metrics['perf/total_env_steps'] = s.state.totalEnvSteps;
+  }
   metrics['batch/kept_episodes'] = batch.rows;
   // The same seed gives the same run only with the same worker count: it is part of the record.
   metrics['perf/workers'] = (s.workers?.size ?? 0) + 1;
