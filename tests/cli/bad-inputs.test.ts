@@ -35,8 +35,11 @@ async function expectNoRuns(dataDir: string): Promise<void> {
   else expect(listed.stderr).toMatch(/does not exist|no TurnLab database/);
 }
 
-// Tests run as root, whom file modes do not stop: the unprivileged cases run as `nobody`.
+// File modes do not stop root: run as root, the unprivileged cases run as `nobody` on folders
+// root owns; run as another user, as that user on folders whose modes leave out its own write bit.
 const asRoot = process.getuid?.() === 0;
+const READ_ONLY_DIR = asRoot ? 0o755 : 0o555;
+const READ_ONLY_FILE = asRoot ? 0o644 : 0o444;
 const canDropPrivileges = !asRoot || spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']).status === 0;
 function turnlabAsUser(args: string[]) {
   const argv = [join(repoRoot, 'bin/turnlab.js'), ...args];
@@ -53,7 +56,9 @@ describe('data folders that cannot be created or written', () => {
     const serve = await turnlab(['--data-dir', '/proc/turnlab', 'serve', '--no-open']);
     expectRefused(serve, 'cannot create the data folder /proc/turnlab: /proc: its file system does not accept new folders (ENOENT); choose another with --data-dir or TURNLAB_DATA_DIR');
     const sys = await turnlab(['--data-dir', '/sys/turnlab/data', 'train', '--config', bandit]);
-    expect(sys.stderr).toMatch(/^turnlab: cannot create the data folder \/sys\/turnlab\/data: \/sys: the system does not allow new folders in it \((EPERM|EACCES|EROFS)\); choose another with --data-dir or TURNLAB_DATA_DIR\n$/);
+    // Root is refused by the file system; another user by /sys's mode first.
+    const why = asRoot ? 'the system does not allow new folders in it \\((EPERM|EACCES|EROFS)\\)' : 'this user may not create folders in it \\(EACCES\\)';
+    expect(sys.stderr).toMatch(new RegExp(`^turnlab: cannot create the data folder /sys/turnlab/data: /sys: ${why}; choose another with --data-dir or TURNLAB_DATA_DIR\n$`));
     expect(sys.code).toBe(2);
   });
 
@@ -68,7 +73,8 @@ describe('data folders that cannot be created or written', () => {
 
   it.skipIf(!canDropPrivileges)('refuses a parent the user cannot write, and still lists the runs of a folder it cannot write', () => {
     const locked = join(tmp.dir, 'locked');
-    mkdirSync(locked, { mode: 0o755 });
+    mkdirSync(locked);
+    chmodSync(locked, READ_ONLY_DIR);
     expectRefused(
       turnlabAsUser(['--data-dir', join(locked, 'data'), 'train', '--config', bandit]),
       `cannot create the data folder ${join(locked, 'data')}: ${locked}: this user may not create folders in it (EACCES); choose another with --data-dir or TURNLAB_DATA_DIR`,
@@ -76,8 +82,8 @@ describe('data folders that cannot be created or written', () => {
     // A colleague's results: readable, not writable. Reading commands work; training says why not.
     const shared = makeFixtureDataDir();
     try {
-      chmodSync(shared.dir, 0o755);
-      chmodSync(join(shared.dir, 'turnlab.sqlite'), 0o644);
+      chmodSync(shared.dir, READ_ONLY_DIR);
+      chmodSync(join(shared.dir, 'turnlab.sqlite'), READ_ONLY_FILE);
       const before = readFileSync(join(shared.dir, 'turnlab.sqlite'));
       const listed = turnlabAsUser(['--data-dir', shared.dir, 'runs', '--json']);
       expect(listed.stderr).toBe('');
@@ -93,6 +99,9 @@ describe('data folders that cannot be created or written', () => {
       );
       expect(readFileSync(join(shared.dir, 'turnlab.sqlite')).equals(before)).toBe(true);
     } finally {
+      // Writable again, so that a user who is not root can remove them.
+      chmodSync(shared.dir, 0o755);
+      chmodSync(locked, 0o755);
       shared.cleanup();
     }
   });
