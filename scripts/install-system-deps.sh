@@ -11,7 +11,8 @@ need_root() {
 }
 
 # slurm-wlm and munge: the one-node Slurm cluster of scripts/slurm-local.sh (the Slurm tests).
-packages=(python3 make g++ chromium slurm-wlm munge)
+# python3-numpy: the independent float64 reference of the pretrained decoders (tests/helpers/hf_reference.py).
+packages=(python3 python3-numpy make g++ chromium slurm-wlm munge)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyHfModels } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
-import { hasNumpy, referenceLogprobs } from '../helpers/hf-reference';
+import { hasNumpy, NUMPY_NOTE, referenceLogprobs } from '../helpers/hf-reference';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -60,5 +60,7 @@ describe('the pretrained decoders on WebGPU with the fused kernels (software Vul
       expect(Math.max(...f.logprobs.map((v, i) => Math.abs(v - theirs[i]))), family).toBeLessThan(1e-3);
       expect(Math.max(...theirs) - Math.min(...theirs)).toBeGreaterThan(5);
     }
+    // Decoding was checked; the comparison with the float64 reference was not, and the run says so.
+    if (!hasNumpy()) skip(NUMPY_NOTE);
   }, 300_000);
 });

@@ -4,13 +4,21 @@ import { fileURLToPath } from 'node:url';
 
 const script = fileURLToPath(new URL('./hf_reference.py', import.meta.url));
 
+/** A test's skip note without numpy; the skip reporter reads it as NEEDS_NUMPY (tests/setup/requirements.ts). */
+export const NUMPY_NOTE = 'python3 with numpy not found: the independent float64 reference cannot run';
+
+let numpy: boolean | undefined;
+
 export function hasNumpy(): boolean {
-  try {
-    execFileSync('python3', ['-c', 'import numpy'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
+  if (numpy === undefined) {
+    try {
+      execFileSync('python3', ['-c', 'import numpy'], { stdio: 'ignore' });
+      numpy = true;
+    } catch {
+      numpy = false;
+    }
   }
+  return numpy;
 }
 
 /** Logprob of every next token of each row, from the model folder `dir`. */

@@ -17,7 +17,7 @@ import { scoreTokens } from '../../trainer-core/model/scoring';
 import { Rng } from '../../trainer-core/rng';
 import { PRESETS, writeTinyHfModels } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
-import { hasNumpy, referenceLogprobs } from '../helpers/hf-reference';
+import { hasNumpy, NUMPY_NOTE, referenceLogprobs } from '../helpers/hf-reference';
 import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,7 +27,6 @@ let temp: TempDir;
 let folders: { qwen2: string; qwen3: string; llama: string };
 
 const numpy = hasNumpy();
-if (!numpy) console.log('hf-model tests: python3 with numpy not found, skipping the independent-implementation comparisons');
 
 async function turnlab(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
@@ -125,7 +124,8 @@ describe('safetensors weights', () => {
 });
 
 describe.each(['qwen2', 'qwen3', 'llama'] as const)('the %s decoder', (family) => {
-  it.skipIf(!numpy)('matches an independent float64 implementation on every position', async () => {
+  it('matches an independent float64 implementation on every position', async ({ skip }) => {
+    if (!numpy) skip(NUMPY_NOTE);
     const folder = await openHfModelFolder(folders[family]);
     const model = await loadHfDecoder(folder);
     const ids = folder.tokenizer.encode(folder.template!.render([{ role: 'user', content: 'Which way to the goal? Left, Down, Right or Up.' }], { addGenerationPrompt: true }));
@@ -161,7 +161,8 @@ describe.each(['qwen2', 'qwen3', 'llama'] as const)('the %s decoder', (family) =
 });
 
 describe('turnlab generate', () => {
-  it.skipIf(!numpy)('prints prompt ids, output ids and temperature-1 logprobs that the independent implementation reproduces', async () => {
+  it('prints prompt ids, output ids and temperature-1 logprobs that the independent implementation reproduces', async ({ skip }) => {
+    if (!numpy) skip(NUMPY_NOTE);
     const result = await turnlab(['generate', '--model', folders.qwen2, '--prompt', 'Hello world', '--chat', '--max-new-tokens', '6', '--temperature', '0.7', '--seed', '3', '--backend', 'wasm', '--json']);
     expect(result.stderr).toContain('Qwen2ForCausalLM: 9,798,208 parameters');
     expect(result.code).toBe(0);

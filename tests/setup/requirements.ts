@@ -53,6 +53,19 @@ export const NEEDS_VULKAN: Requirement = {
   note: /WebGPU unavailable|no WebGPU adapter/,
 };
 
+/**
+ * The pretrained decoders are checked against an independent float64 implementation in numpy
+ * (tests/helpers/hf_reference.py); those tests skip themselves with a note when python3 has no
+ * numpy (Debian's own python3 has none until python3-numpy is installed).
+ */
+export const NEEDS_NUMPY: Requirement = {
+  missing: 'python3 has no numpy, so the independent float64 reference of the pretrained decoders (tests/helpers/hf_reference.py) cannot run',
+  install: 'sudo scripts/install-system-deps.sh (or: sudo apt-get install python3-numpy)',
+  present: () => true,
+  suites: [],
+  note: /python3 with numpy not found/,
+};
+
 /** The Slurm tests start a one-node cluster with scripts/slurm-local.sh, which needs root. */
 export const NEEDS_SLURM: Requirement = {
   missing: 'Slurm is not installed (slurm-wlm and munge: /usr/sbin/slurmctld or /usr/sbin/munged not found), or the tests do not run as root',
@@ -61,7 +74,7 @@ export const NEEDS_SLURM: Requirement = {
   suites: ['tests/cluster/slurm-sweep.test.ts', 'tests/e2e/cluster-jobs.test.ts'],
 };
 
-export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_SLURM];
+export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_NUMPY, NEEDS_SLURM];
 
 export interface SkippedSuite {
   /** Path from the repository root. */

@@ -1,6 +1,7 @@
 // The line `npm test` prints for a skipped suite: pure functions, checked on made-up suites.
 import { describe, expect, it } from 'vitest';
-import { missingExecutable, NEEDS_CHROMIUM, NEEDS_VULKAN, requirementOf, skipLine, type Requirement } from './requirements';
+import { NUMPY_NOTE } from '../helpers/hf-reference';
+import { missingExecutable, NEEDS_CHROMIUM, NEEDS_NUMPY, NEEDS_VULKAN, requirementOf, skipLine, type Requirement } from './requirements';
 
 const absentBrowser: Requirement = {
   missing: missingExecutable('Chromium', '/usr/bin/chromium'),
@@ -37,6 +38,15 @@ describe('skip lines', () => {
     const line = skipLine(suite, NEEDS_VULKAN);
     expect(line).toMatch(/^skipped tests\/train\/backends\.test\.ts \(1 of 3 tests\): no WebGPU adapter .*install: sudo scripts\/install-system-deps\.sh .*mesa-vulkan-drivers/);
     expect(line).not.toContain('\n');
+  });
+
+  it('blame a python3 without numpy for the skipped comparisons with the float64 reference', () => {
+    const suite = { suite: 'tests/model/hf-model.test.ts', skipped: 4, total: 14, notes: [NUMPY_NOTE, NUMPY_NOTE] };
+    expect(requirementOf(suite)).toBe(NEEDS_NUMPY);
+    expect(skipLine(suite, NEEDS_NUMPY)).toBe(
+      'skipped tests/model/hf-model.test.ts (4 of 14 tests): python3 has no numpy, so the independent float64 reference of the pretrained decoders ' +
+        '(tests/helpers/hf_reference.py) cannot run; install: sudo scripts/install-system-deps.sh (or: sudo apt-get install python3-numpy)',
+    );
   });
 
   it('fall back to the test note, in one line, or say no reason was given', () => {
