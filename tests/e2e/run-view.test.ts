@@ -193,7 +193,9 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     const overrides = [
       'trainer.backend=wasm', 'model.n_layer=1', 'model.d_model=32', 'model.d_ff=64',
       'es_manager.val.env_groups=4', 'es_manager.val.env_configs.n_groups=[4]',
-      'warm_start.steps=150', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.total_training_steps=200',
+      // The view polls every 2 s: a warm start of some seconds even on an idle fast machine (150
+      // steps took under 3 s on an idle 2-core one, and the view once never saw `warming up`).
+      'warm_start.steps=600', 'trainer.test_freq=0', 'trainer.save_freq=1', 'trainer.total_training_steps=200',
     ];
     const { runId } = (await callApi('startRun', [{ configPath: join(root, 'configs/bandit.yaml'), overrides, name: 'stop-me' }])) as { runId: number };
     await page.goto(serve.at(`/runs/${runId}`));
