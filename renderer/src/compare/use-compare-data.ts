@@ -27,6 +27,8 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
   /** Metrics asked for and not answered yet, so panels and summary settling at once ask once. */
   const pending = new Set<string>();
   const selectionKey = computed(() => selectedRuns.value.map((r) => r.id).join(','));
+  /** The series a view of `list` panels needs: theirs, the summary's and the x axis's. */
+  const wanted = (list: string[]) => [...list, ...summaryMetrics.value, ...(xMetric.value ? [xMetric.value] : [])];
 
   async function loadRuns(): Promise<void> {
     const ids = selectedIds.value;
@@ -90,7 +92,6 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
     await loadSeries(wanted(kept));
   });
 
-  const wanted = (list: string[]) => [...list, ...summaryMetrics.value, ...(xMetric.value ? [xMetric.value] : [])];
   watch([panels, summaryMetrics, xMetric], () => void loadSeries(wanted(panels.value)));
 
   return { selectedRuns, unknownIds, error, metricNames, summaryMetrics, seriesCache, loadRuns };
