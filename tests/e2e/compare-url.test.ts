@@ -21,16 +21,21 @@ const TOKENS = 'perf/total_generated_tokens';
 /** Tokens each run generates an iteration: the third run twice the first's batch; the second logs none. */
 const TOKENS_PER_ITERATION = [1000, 0, 2000];
 
-/** The trainer's cumulative token count, for the runs that log it. */
+const STEPS = 'perf/total_env_steps';
+/** Environment steps an iteration: the first two runs step at different rates, so their x values interleave. */
+const STEPS_PER_ITERATION = [100, 150, 0];
+
+/** The trainer's running totals, for the runs that log them. */
 function addTokenCounts(dataDir: string): void {
   const store = openStore(dataDir);
   try {
     const runs = store.runs.list().sort((a, b) => a.id - b.id);
     runs.forEach((run, index) => {
-      const perIteration = TOKENS_PER_ITERATION[index];
-      if (!perIteration) return;
       const iterations = store.metrics.series(run.id, METRIC).map((p) => p.iteration);
-      store.metrics.insert(iterations.map((iteration) => ({ runId: run.id, name: TOKENS, iteration, value: iteration * perIteration, wallTime: 1_735_689_600_000 + iteration })));
+      for (const [name, perIteration] of [[TOKENS, TOKENS_PER_ITERATION[index]], [STEPS, STEPS_PER_ITERATION[index]]] as const) {
+        if (!perIteration) continue;
+        store.metrics.insert(iterations.map((iteration) => ({ runId: run.id, name, iteration, value: iteration * perIteration, wallTime: 1_735_689_600_000 + iteration })));
+      }
     });
   } finally {
     store.close();
@@ -128,5 +133,24 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
     await expect.poll(() => page.locator('.x-axis-select').inputValue()).toBe(`metric:${TOKENS}`);
     await page.goto(serve.at(`/compare?runs=${small}&metric=${encodeURIComponent(METRIC)}&x=metric:`));
     await expect.poll(() => page.locator('.x-axis-select').inputValue()).toBe('iteration');
+  });
+
+  it('lists every run at the cursor when their x values do not coincide', async () => {
+    const [first, second] = fixture.runs.map((r) => r.run);
+    await page.goto(serve.at(`/compare?runs=${first.id},${second.id}&metric=${encodeURIComponent(METRIC)}&x=metric:${STEPS}`));
+    const canvas = page.locator('.compare-chart canvas').first();
+    await canvas.waitFor();
+    const box = (await canvas.boundingBox())!;
+    const tooltip = page.locator('.chart-tooltip');
+    // Steps 100..500 against 150..750: at most places one run's point is nearer than the other's,
+    // and ECharts' own axis tooltip listed that run alone.
+    for (const fraction of [0.3, 0.45, 0.6]) {
+      await expect
+        .poll(async () => {
+          await page.mouse.move(box.x + box.width * fraction, box.y + box.height / 2);
+          return (await tooltip.count()) > 0 && (await tooltip.first().isVisible()) ? tooltip.first().innerText() : '';
+        })
+        .toMatch(new RegExp(`^${STEPS} = \\d+\\n.*${first.name}.*\\n.*${second.name}`));
+    }
   });
 });

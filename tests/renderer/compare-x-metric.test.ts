@@ -3,7 +3,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import type { SeriesPointDto } from '../../preload/contract';
-import { buildChartOption, formatX } from '../../renderer/src/compare/chart-option';
+import { buildChartOption, formatX, tooltipAtX } from '../../renderer/src/compare/chart-option';
 import { buildPlot, xAxisLabel, xAxisMetric, type PlotOptions, type RunSeries } from '../../renderer/src/compare/plot';
 import { plotToCsv } from '../../renderer/src/compare/plot-csv';
 
@@ -98,5 +98,34 @@ describe('a metric as the x axis', () => {
     expect(xAxisMetric(X)).toBe(TOKENS);
     expect(xAxisMetric('relative')).toBeNull();
     expect(xAxisLabel('relative')).toBe('time since start (s)');
+  });
+});
+
+describe('the tooltip where lines do not share their x', () => {
+  const lines = () =>
+    buildPlot(
+      [
+        { runId: 1, label: 'a', points: points([[1, 0.1], [2, 0.2], [3, 0.3]]), xPoints: points([[1, 100], [2, 200], [3, 300]]) },
+        { runId: 2, label: 'b <i>', points: points([[1, 0.5], [2, 0.7]]), xPoints: points([[1, 150], [2, 260]]) },
+        { runId: 3, label: 'c', points: points([[1, 0.9]]), xPoints: points([[1, 1000]]) },
+      ],
+      options,
+    );
+
+  it('lists every line spanning the x with its nearest value, not only the nearest line', () => {
+    // At 240: a's nearest point is 200 (0.2), b's is 260 (0.7); c has no point near 240 and is left out.
+    const html = tooltipAtX(lines(), 240, X);
+    const rows = html.split('<br/>');
+    expect(rows[0]).toBe(`${TOKENS} = 240`);
+    expect(rows.slice(1).map((row) => row.replace(/<span style[^>]*><\/span>/, ''))).toEqual(['a: 0.2', 'b &lt;i&gt;: 0.7']);
+  });
+
+  it('leaves out lines the legend hides, and gives a smoothed line its raw value', () => {
+    expect(tooltipAtX(lines(), 240, X, (label) => label === 'a')).not.toContain('a: ');
+    const smoothed = buildPlot([{ runId: 1, label: 'a', points: points([[1, 0], [2, 1]]), xPoints: points([[1, 10], [2, 20]]) }], { ...options, smoothing: 0.5 });
+    expect(tooltipAtX(smoothed, 20, X).split('<br/>').slice(1).map((row) => row.replace(/<span style[^>]*><\/span>/, ''))).toEqual([
+      // Debiased as TensorBoard's: (0.5 * 0 + 0.5 * 1) / (1 - 0.5^2).
+      'a (EMA 0.50): 0.66667 <span class="raw-value">(raw 1)</span>',
+    ]);
   });
 });

@@ -12,6 +12,13 @@ export const PALETTE = [
 
 export interface ChartOptionSettings {
   xAxis: XAxisKind;
+  /**
+   * The lines the tooltip reads on axes where lines do not share their x (time, a metric): the
+   * drawn ones, which a zoom replaces; `lines` when absent.
+   */
+  tooltipLines?: () => PlotLine[];
+  /** Whether the legend hides a line (by its label): the tooltip leaves it out. */
+  isHidden?: (label: string) => boolean;
   logScale: boolean;
   /** The full x extent, so zooming (which replaces the data) never moves the axis. */
   extent: [number, number] | null;
@@ -50,6 +57,46 @@ export function tooltipHtml(params: unknown, xAxis: XAxisKind): string {
     return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}${parentPart}: ${shownValue(yOf(p))}${rawPart}`;
   });
   return [head, ...rows].join('<br/>');
+}
+
+/** The index of the point of `xs` (ascending) nearest to `x`; -1 when `x` lies outside them. */
+function nearestIndex(xs: readonly number[], x: number): number {
+  if (xs.length === 0 || x < xs[0] || x > xs[xs.length - 1]) return -1;
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return x - xs[lo] <= xs[hi] - x ? lo : hi;
+}
+
+function dot(color: string): string {
+  return `<span style="display:inline-block;margin-right:4px;border-radius:10px;width:10px;height:10px;background-color:${color};"></span>`;
+}
+
+/**
+ * The tooltip at `x` on an axis where lines do not share their x (time, a metric): every shown
+ * line's point nearest to `x` within its own span, with a smoothed line's raw value beside it.
+ * ECharts' own axis tooltip lists only the series whose nearest point is the nearest of all, so
+ * hovering one run's curve hid every other run's value.
+ */
+export function tooltipAtX(lines: PlotLine[], x: number, xAxis: XAxisKind, isHidden: (label: string) => boolean = () => false): string {
+  const colors = lineColors(lines);
+  const raw = new Map(lines.filter((line) => line.raw).map((line) => [line.id.slice(0, -'-raw'.length), line]));
+  const rows: string[] = [];
+  lines.forEach((line, index) => {
+    if (line.raw || isHidden(line.label)) return;
+    const at = nearestIndex(line.x, x);
+    if (at < 0) return;
+    const twin = raw.get(line.id);
+    const twinAt = twin ? nearestIndex(twin.x, x) : -1;
+    const rawPart = twin && twinAt >= 0 ? ` <span class="raw-value">(raw ${shownValue(twin.y[twinAt])})</span>` : '';
+    const parentPart = line.lineage ? ' (parent, before the fork)' : '';
+    rows.push(`${dot(colors[index])}${escapeHtml(line.label)}${parentPart}: ${shownValue(line.y[at])}${rawPart}`);
+  });
+  return [formatX(x, xAxis), ...rows].join('<br/>');
 }
 
 /** The y axis: a rate stays within [0, 1] (not the 1.2 or 1.6 a nice-number scale picks). */
@@ -168,7 +215,13 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
     tooltip: {
       trigger: 'axis',
       className: 'chart-tooltip',
-      formatter: (params: unknown) => tooltipHtml(params, settings.xAxis),
+      // Iterations are shared x values, so ECharts lists every line there; other axes read the lines.
+      formatter: (params: unknown) => {
+        if (settings.xAxis === 'iteration') return tooltipHtml(params, settings.xAxis);
+        const first = (Array.isArray(params) ? params[0] : params) as { axisValue?: unknown; value?: unknown } | undefined;
+        const x = typeof first?.axisValue === 'number' ? first.axisValue : (first?.value as [number] | undefined)?.[0];
+        return x === undefined ? '' : tooltipAtX(settings.tooltipLines?.() ?? lines, x, settings.xAxis, settings.isHidden);
+      },
     },
     dataZoom: [
       { type: 'inside', xAxisIndex: 0, filterMode: 'none', ...zoom },
