@@ -3,6 +3,7 @@
 // share the mean line's name so the legend toggles line and band together.
 import type { EChartsOption, LineSeriesOption } from 'echarts';
 import { escapeHtml } from '../format';
+import { nearestIndex } from './bracket';
 import { xAxisLabel, type PlotLine, type XAxisKind } from './plot';
 
 export const PALETTE = [
@@ -57,19 +58,6 @@ export function tooltipHtml(params: unknown, xAxis: XAxisKind): string {
     return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}${parentPart}: ${shownValue(yOf(p))}${rawPart}`;
   });
   return [head, ...rows].join('<br/>');
-}
-
-/** The index of the point of `xs` (ascending) nearest to `x`; -1 when `x` lies outside them. */
-function nearestIndex(xs: readonly number[], x: number): number {
-  if (xs.length === 0 || x < xs[0] || x > xs[xs.length - 1]) return -1;
-  let lo = 0;
-  let hi = xs.length - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid] <= x) lo = mid;
-    else hi = mid;
-  }
-  return x - xs[lo] <= xs[hi] - x ? lo : hi;
 }
 
 function dot(color: string): string {

@@ -2,6 +2,7 @@
 // points. The chart, the CSV export and the benchmark all read this one model, so the CSV holds
 // exactly what the chart shows.
 import type { SeriesPointDto } from '../../../preload/contract';
+import { bracket } from './bracket';
 import { emaSmooth } from './ema';
 import { aggregateBand, type BandMode } from './seed-groups';
 import { minMaxIndices } from '../../../preload/min-max-downsample';
@@ -103,19 +104,13 @@ export interface PlotLine {
  */
 function metricAt(xPoints: readonly SeriesPointDto[]): (iteration: number) => number {
   const known = xPoints.filter((p) => p.value !== null && Number.isFinite(p.value)).sort((a, b) => a.iteration - b.iteration);
+  const iterations = known.map((p) => p.iteration);
   return (iteration) => {
-    let lo = 0;
-    let hi = known.length - 1;
-    if (hi < 0 || iteration < known[0].iteration || iteration > known[hi].iteration) return NaN;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (known[mid].iteration <= iteration) lo = mid;
-      else hi = mid;
-    }
-    const a = known[lo];
-    const b = known[hi];
-    if (a.iteration === iteration || a.iteration === b.iteration) return a.value!;
-    if (b.iteration === iteration) return b.value!;
+    const at = bracket(iterations, iteration);
+    if (!at) return NaN;
+    const a = known[at[0]];
+    const b = known[at[1]];
+    if (a === b) return a.value!;
     return a.value! + ((b.value! - a.value!) * (iteration - a.iteration)) / (b.iteration - a.iteration);
   };
 }
