@@ -71,6 +71,11 @@ function nodeFigures(runs: RunSeries[]): void {
   const zoom = timeIt(() => downsamplePlot(build.result, BUDGET, [4000, 5000]));
   const groupBuild = timeIt(() => buildPlot(runs, grouped));
   const groupDown = timeIt(() => downsamplePlot(groupBuild.result, BUDGET));
+  // The other smoothings at their sliders' heaviest; the Gaussian's cost grows with its sigma.
+  const kinds = ([['twema', 0.99], ['running', 100], ['gaussian', 3], ['gaussian', 50]] as const).map(([kind, amount]) => {
+    const ms = timeIt(() => buildPlot(runs, { ...plain, smoothingKind: kind, smoothing: amount })).ms;
+    return `node  smooth (${kind} ${amount}) + lines:`.padEnd(41) + fmt(ms);
+  });
   process.stdout.write(
     [
       `data: ${RUNS} runs x ${POINTS} points = ${RUNS * POINTS} points, chart ${CHART_WIDTH} px wide (median of ${REPEATS})`,
@@ -79,6 +84,7 @@ function nodeFigures(runs: RunSeries[]): void {
       `node  ECharts option:                    ${fmt(option.ms)}`,
       `node  zoom to 10% and re-downsample:     ${fmt(zoom.ms)}`,
       `node  seed groups (4 x 5) mean±std bands: ${fmt(groupBuild.ms)} + downsample ${fmt(groupDown.ms)}`,
+      ...kinds,
       '',
     ].join('\n'),
   );

@@ -126,7 +126,7 @@ describe.skipIf(!hasChromium)('chart details', () => {
       // Two panels: smoothing on, hovering one shows raw beside smoothed in both (one cursor).
       await page.locator('.add-panel').click();
       await expect.poll(() => page.locator('.panel-chart canvas').count()).toBeGreaterThanOrEqual(2);
-      await page.locator('.ema-slider').fill('0.6');
+      await page.locator('.smoothing-amount').fill('0.6');
       const chart = page.locator('.compare-chart').first();
       const box = (await chart.boundingBox())!;
       await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);

@@ -1,7 +1,7 @@
 // End to end: a comparison lives in its address (issue 21, point 3). The settings come from
 // the URL, changes go back into it, the top "Compare" link restores the last comparison after
 // visiting other views, and the link opens the same comparison in another browser. A metric
-// as the x axis is one of those settings.
+// as the x axis is one of those settings, and so is the kind of smoothing.
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
@@ -46,7 +46,7 @@ function addTokenCounts(dataDir: string): void {
 async function controls(on: Page) {
   return {
     metric: await on.locator('.metric-select').inputValue(),
-    smoothing: await on.locator('.ema-slider').inputValue(),
+    smoothing: await on.locator('.smoothing-amount').inputValue(),
     xAxis: await on.locator('.x-axis-select').inputValue(),
     log: await on.locator('.log-toggle').isChecked(),
     group: await on.locator('.group-toggle').isChecked(),
@@ -152,5 +152,36 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
         })
         .toMatch(new RegExp(`^${STEPS} = \\d+\\n.*${first.name}.*\\n.*${second.name}`));
     }
+  });
+
+  it('smooths by another kind: the menu sets it, the slider its amount, the address and the export say it', async () => {
+    const [run] = fixture.runs.map((r) => r.run);
+    await page.goto(serve.at(`/compare?runs=${run.id}&metric=${encodeURIComponent(METRIC)}&smooth=0.6`));
+    await page.locator('.compare-chart canvas').first().waitFor();
+    await page.locator('.smoothing-kind').selectOption('running');
+    // A weight of 0.6 is no window: the running mean starts at its own 9 points.
+    await expect.poll(() => decodeURIComponent(page.url())).toContain('smooth=9&smoothKind=running');
+    await expect.poll(() => page.locator('.controls').innerText()).toContain('window 9 points');
+    expect(await page.locator('.smoothing-amount').getAttribute('max')).toBe('100');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
+    const rows = parse(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const smoothed = rows.filter((r) => r.kind === 'run');
+    const raw = rows.filter((r) => r.kind === 'raw_run').map((r) => Number(r.value));
+    expect(raw.length).toBe(5);
+    // Nine points centred on any of five reach all five: every smoothed point is their mean.
+    const mean = raw.reduce((a, b) => a + b, 0) / raw.length;
+    expect(smoothed.map((r) => Number(r.value))).toEqual(raw.map(() => expect.closeTo(mean, 9)));
+    expect(smoothed[0]).toMatchObject({ smoothing: '9', smoothing_kind: 'running' });
+    expect(smoothed[0].series).toMatch(/\(running mean 9\)$/);
+
+    // The address alone brings the kind back; an amount the kind cannot take is no smoothing.
+    await page.reload();
+    await expect.poll(() => page.locator('.smoothing-kind').inputValue()).toBe('running');
+    await expect.poll(() => page.locator('.smoothing-amount').inputValue()).toBe('9');
+    await page.goto(serve.at(`/compare?runs=${run.id}&metric=${encodeURIComponent(METRIC)}&smooth=0.6&smoothKind=gaussian`));
+    await expect.poll(() => page.locator('.controls').innerText()).toContain('σ 0.6 points');
+    await page.goto(serve.at(`/compare?runs=${run.id}&metric=${encodeURIComponent(METRIC)}&smooth=0.6&smoothKind=running`));
+    await expect.poll(() => page.locator('.controls').innerText()).toContain('window 1 point');
   });
 });

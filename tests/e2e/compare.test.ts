@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('Compare view in a browser', () => {
     await expect.poll(async () => (await headers()).length).toBe(columns);
 
     // EMA and seed grouping, then export.
-    await page.locator('.ema-slider').fill('0.6');
+    await page.locator('.smoothing-amount').fill('0.6');
     await expect.poll(() => page.locator('.controls').innerText()).toContain('smoothing 0.60');
     await page.locator('.group-toggle').check();
     await page.locator('.members-toggle').waitFor();

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { PlotLine, XAxisKind } from './plot';
 
 export const PLOT_CSV_COLUMNS = [
-  'metric', 'series', 'kind', 'run_ids', 'run_names', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n', 'smoothing',
+  'metric', 'series', 'kind', 'run_ids', 'run_names', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n', 'smoothing', 'smoothing_kind',
 ] as const;
 
 /** One panel's drawn lines. */
@@ -37,6 +37,7 @@ function panelRows(panel: PlottedPanel, xAxis: XAxisKind, runNames: ReadonlyMap<
         cell(line.upper?.[i]),
         cell(line.n?.[i]),
         line.smoothing ?? 0,
+        line.smoothingKind ?? '',
       ]);
     }
   }

@@ -3,8 +3,8 @@
 // exactly what the chart shows.
 import type { SeriesPointDto } from '../../../preload/contract';
 import { bracket } from './bracket';
-import { emaSmooth } from './ema';
 import { aggregateBand, type BandMode } from './seed-groups';
+import { isActive, pointSpacing, smoothingLegend, smoothValues, type Smoothing, type SmoothingKind } from './smoothers';
 import { minMaxIndices } from '../../../preload/min-max-downsample';
 
 /**
@@ -48,8 +48,10 @@ export interface PlotGroup {
 
 export interface PlotOptions {
   xAxis: XAxisKind;
-  /** EMA weight in [0, 1). */
+  /** The smoothing's parameter (an EMA's weight in [0, 1), a window, a sigma; see smoothers.ts). */
   smoothing: number;
+  /** Which smoothing (smoothers.ts); the EMA when absent. */
+  smoothingKind?: SmoothingKind;
   /** Seed groups with two or more members become a mean line with a band; null draws runs only. */
   groups: PlotGroup[] | null;
   bandMode: BandMode;
@@ -85,8 +87,10 @@ export interface PlotLine {
   upper?: Array<number | null>;
   /** Members with a value at each point, for group lines. */
   n?: number[];
-  /** The EMA weight applied to y (0 for the raw curve drawn faint under a smoothed one). */
+  /** The smoothing's parameter applied to y (0 for the raw curve drawn faint under a smoothed one). */
   smoothing?: number;
+  /** The smoothing applied, when one is. */
+  smoothingKind?: SmoothingKind;
   /** The unsmoothed twin of the line before it, drawn faint underneath (TensorBoard's look). */
   raw?: boolean;
   /** A raw twin's own name (its `label` is the smoothed line's, so the legend toggles both). */
@@ -155,8 +159,7 @@ function runLine(run: RunSeries, options: PlotOptions, member: boolean): PlotLin
     member,
     iteration: points.map((p) => p.point.iteration),
     x: points.map((p) => p.x),
-    y: forLog(emaSmooth(points.map((p) => p.point.value), options.smoothing), options.logScale),
-    smoothing: options.smoothing,
+    y: points.map((p) => p.point.value),
   };
 }
 
@@ -169,8 +172,6 @@ function groupLine(group: PlotGroup, members: RunSeries[], options: PlotOptions)
   );
   // Members are aligned on the iteration and drawn at their mean x; on a metric axis, in x order.
   const band = xAxisMetric(options.xAxis) === null ? aligned : aligned.filter((b) => Number.isFinite(b.x)).sort((a, b) => a.x - b.x || a.iteration - b.iteration);
-  // The band edges are smoothed like the mean, so the band follows the line the reader sees.
-  const smooth = (values: Array<number | null>) => forLog(emaSmooth(values, options.smoothing), options.logScale);
   return {
     id: `group-${group.runIds.join('-')}`,
     label: group.label,
@@ -179,79 +180,104 @@ function groupLine(group: PlotGroup, members: RunSeries[], options: PlotOptions)
     member: false,
     iteration: band.map((b) => b.iteration),
     x: band.map((b) => b.x),
-    y: smooth(band.map((b) => b.mean)),
-    // mean ± std of a rate can pass 0 or 1; the band stops at the metric's range.
-    lower: clip(smooth(band.map((b) => b.lower)), options.range),
-    upper: clip(smooth(band.map((b) => b.upper)), options.range),
+    y: band.map((b) => b.mean),
+    lower: band.map((b) => b.lower),
+    upper: band.map((b) => b.upper),
     n: band.map((b) => b.n),
-    smoothing: options.smoothing,
   };
 }
 
-/** The legend names the smoothing, so a screenshot says what it shows. */
-function smoothedLabel(label: string, smoothing: number): string {
-  return smoothing > 0 ? `${label} (EMA ${smoothing.toFixed(2)})` : label;
+function smoothingOf(options: PlotOptions): Smoothing {
+  return { kind: options.smoothingKind ?? 'ema', amount: options.smoothing };
 }
 
 /**
- * With smoothing, each run or group line (not a group's member runs, already faint) is
- * followed by its raw curve; both carry the smoothed label, so the legend toggles them together.
+ * A line as drawn: smoothed (the band edges like the mean, so the band follows the line the
+ * reader sees), then a log axis's gaps, then the band clipped to the metric's range (mean ± std
+ * of a rate can pass 0 or 1). The legend names the smoothing, so a screenshot says what it shows.
  */
-function withRawTwins(lines: PlotLine[], runs: Map<number, RunSeries>, groups: Map<string, PlotLine>, options: PlotOptions): PlotLine[] {
-  if (options.smoothing <= 0) return lines;
-  const raw = { ...options, smoothing: 0 };
-  return lines.flatMap((line) => {
-    if (line.member) return [line];
-    const label = smoothedLabel(line.label, options.smoothing);
-    const twin =
-      line.kind === 'group'
-        ? groups.get(line.id)!
-        : runLine(runs.get(line.runIds[0])!, raw, false);
-    return [
-      { ...line, label },
-      { ...twin, id: `${line.id}-raw`, label, rawLabel: `${line.label} (raw)`, raw: true, lower: undefined, upper: undefined, n: undefined, smoothing: 0 },
-    ];
-  });
+function finish(line: PlotLine, options: PlotOptions, unit: number): PlotLine {
+  const smoothing = smoothingOf(options);
+  const active = isActive(smoothing);
+  const drawn = (values: Array<number | null>) => forLog(smoothValues(smoothing, line.x, values, unit), options.logScale);
+  return {
+    ...line,
+    label: active && !line.member ? `${line.label} (${smoothingLegend(smoothing)})` : line.label,
+    y: drawn(line.y),
+    lower: line.lower && clip(drawn(line.lower), options.range),
+    upper: line.upper && clip(drawn(line.upper), options.range),
+    smoothing: active ? smoothing.amount : 0,
+    smoothingKind: active ? smoothing.kind : undefined,
+  };
+}
+
+/** The unsmoothed twin drawn faint under a smoothed line; it carries the smoothed label, so the legend toggles both. */
+function rawTwin(line: PlotLine, smoothed: PlotLine, options: PlotOptions): PlotLine {
+  return {
+    ...line,
+    id: `${line.id}-raw`,
+    label: smoothed.label,
+    rawLabel: `${line.label} (raw)`,
+    raw: true,
+    y: forLog(line.y, options.logScale),
+    lower: undefined,
+    upper: undefined,
+    n: undefined,
+    smoothing: 0,
+  };
 }
 
 /**
- * After each fork's own line, its parent's curve up to the fork point. On the relative time
+ * Each fork's parent's curve up to the fork point, by the fork's line id. On the relative time
  * axis the parent's points fall before the fork's start (negative seconds).
  */
-function withLineage(lines: PlotLine[], runs: Map<number, RunSeries>, options: PlotOptions): PlotLine[] {
-  return lines.flatMap((line) => {
-    const run = line.kind === 'run' && !line.member && !line.raw ? runs.get(line.runIds[0]) : undefined;
+function lineageLines(lines: PlotLine[], runs: Map<number, RunSeries>, options: PlotOptions): Map<string, PlotLine> {
+  const out = new Map<string, PlotLine>();
+  for (const line of lines) {
+    const run = line.kind === 'run' && !line.member ? runs.get(line.runIds[0]) : undefined;
     const lineage = run?.lineage;
-    if (!run || !lineage || lineage.points.length === 0) return [line];
+    if (!run || !lineage || lineage.points.length === 0) continue;
     const xOf = xOfPoint(options.xAxis, startOf(run.points.length > 0 ? run.points : lineage.points), lineage.xPoints);
     const points = placed(lineage.points, xOf, options.xAxis);
+    out.set(line.id, {
+      id: `${line.id}-lineage`,
+      label: line.label,
+      kind: 'run',
+      runIds: [lineage.parentRunId],
+      member: false,
+      iteration: points.map((p) => p.point.iteration),
+      x: points.map((p) => p.x),
+      y: points.map((p) => p.point.value),
+      lineage: { forkRunId: run.runId, upTo: lineage.upTo },
+    });
+  }
+  return out;
+}
+
+/**
+ * Every line at full resolution, in draw order: each run or group line, a fork's parent after
+ * it, and under smoothing the raw curve (not for a group's member runs, already faint).
+ */
+export function buildPlot(runs: RunSeries[], options: PlotOptions): PlotLine[] {
+  const byId = new Map(runs.map((r) => [r.runId, r]));
+  const own = buildOwnLines(runs, byId, options);
+  const lineage = lineageLines(own, byId, options);
+  const unit = pointSpacing([...own, ...lineage.values()]);
+  const twins = isActive(smoothingOf(options));
+  return own.flatMap((line) => {
+    const smoothed = finish(line, options, unit);
+    const parent = lineage.get(line.id);
     return [
-      line,
-      {
-        id: `${line.id}-lineage`,
-        label: line.label,
-        kind: 'run',
-        runIds: [lineage.parentRunId],
-        member: false,
-        iteration: points.map((p) => p.point.iteration),
-        x: points.map((p) => p.x),
-        y: forLog(emaSmooth(points.map((p) => p.point.value), options.smoothing), options.logScale),
-        smoothing: options.smoothing,
-        lineage: { forkRunId: run.runId, upTo: lineage.upTo },
-      },
+      smoothed,
+      ...(parent ? [{ ...finish(parent, options, unit), label: smoothed.label }] : []),
+      ...(twins && !line.member ? [rawTwin(line, smoothed, options)] : []),
     ];
   });
 }
 
-/** Every line at full resolution, in draw order. */
-export function buildPlot(runs: RunSeries[], options: PlotOptions): PlotLine[] {
-  const byId = new Map(runs.map((r) => [r.runId, r]));
-  return withLineage(buildOwnLines(runs, byId, options), byId, options);
-}
-
+/** The runs' and groups' lines, unsmoothed. */
 function buildOwnLines(runs: RunSeries[], byId: Map<number, RunSeries>, options: PlotOptions): PlotLine[] {
-  const rawGroups = new Map<string, PlotLine>();
-  if (!options.groups) return withRawTwins(runs.map((r) => runLine(r, options, false)), byId, rawGroups, options);
+  if (!options.groups) return runs.map((r) => runLine(r, options, false));
   const lines: PlotLine[] = [];
   for (const group of options.groups) {
     const members = group.runIds.map((id) => byId.get(id)).filter((r): r is RunSeries => r !== undefined);
@@ -260,12 +286,10 @@ function buildOwnLines(runs: RunSeries[], byId: Map<number, RunSeries>, options:
       lines.push(runLine(members[0], options, false));
       continue;
     }
-    const line = groupLine(group, members, options);
-    if (options.smoothing > 0) rawGroups.set(line.id, groupLine(group, members, { ...options, smoothing: 0 }));
-    lines.push(line);
+    lines.push(groupLine(group, members, options));
     if (options.showMembers) lines.push(...members.map((m) => runLine(m, options, true)));
   }
-  return withRawTwins(lines, byId, rawGroups, options);
+  return lines;
 }
 
 function pick<T>(values: T[] | undefined, indices: number[]): T[] | undefined {

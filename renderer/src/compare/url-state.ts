@@ -1,16 +1,18 @@
 // Compare's settings live in the address (#/compare?runs=1,2&metric=...&metric=...&smooth=0.6&x=relative
 // &group=1&band=minmax&members=0&log=1; x=metric:perf/total_generated_tokens plots against another
-// metric), so a comparison is a link to share or bookmark. The
-// last one is remembered, so the top "Compare" link brings it back instead of an empty view.
+// metric; smoothKind=twema|running|gaussian picks a smoothing other than the EMA), so a
+// comparison is a link to share or bookmark. The last one is remembered, so the top "Compare"
+// link brings it back instead of an empty view.
 import { ref } from 'vue';
 import type { LocationQuery } from 'vue-router';
 import type { BandMode } from './seed-groups';
 import type { XAxisKind } from './plot';
+import { isSmoothingKind, NO_SMOOTHING, SMOOTHERS, smoothingOff, type Smoothing } from './smoothers';
 
 const LAST_KEY = 'turnlab.compare.lastQuery';
 
 export interface CompareSettings {
-  smoothing: number;
+  smoothing: Smoothing;
   xAxis: XAxisKind;
   logScale: boolean;
   groupSeeds: boolean;
@@ -19,7 +21,7 @@ export interface CompareSettings {
 }
 
 export const DEFAULT_SETTINGS: CompareSettings = {
-  smoothing: 0,
+  smoothing: NO_SMOOTHING,
   xAxis: 'iteration',
   logScale: false,
   groupSeeds: false,
@@ -36,10 +38,13 @@ function one(query: LocationQuery, key: string): string | undefined {
 /** The settings an address holds; anything missing or malformed is the default. */
 export function settingsFromQuery(query: LocationQuery): CompareSettings {
   const smooth = Number(one(query, 'smooth'));
+  const kindName = one(query, 'smoothKind');
+  const kind = isSmoothingKind(kindName) ? kindName : 'ema';
   const x = one(query, 'x');
   const band = one(query, 'band');
   return {
-    smoothing: Number.isFinite(smooth) && smooth >= 0 && smooth < 1 ? smooth : DEFAULT_SETTINGS.smoothing,
+    // One kind's amount is not another's (a window of 9 is no EMA weight): invalid is unsmoothed.
+    smoothing: one(query, 'smooth') !== undefined && SMOOTHERS[kind].valid(smooth) ? { kind, amount: smooth } : smoothingOff(kind),
     xAxis: x === 'relative' || x === 'wall' || (x !== undefined && /^metric:./.test(x)) ? (x as XAxisKind) : 'iteration',
     logScale: one(query, 'log') === '1',
     groupSeeds: one(query, 'group') === '1',
@@ -51,8 +56,11 @@ export function settingsFromQuery(query: LocationQuery): CompareSettings {
 /** One setting as the address writes it; undefined (left out) for the default. */
 export function settingToQuery<K extends keyof CompareSettings>(key: K, value: CompareSettings[K]): Record<string, string | undefined> {
   switch (key) {
-    case 'smoothing':
-      return { smooth: value === 0 ? undefined : String(value) };
+    case 'smoothing': {
+      // Both keys in one patch: two patches in a row would each start from the same old address.
+      const { kind, amount } = value as Smoothing;
+      return { smooth: amount === SMOOTHERS[kind].param.off ? undefined : String(amount), smoothKind: kind === 'ema' ? undefined : kind };
+    }
     case 'xAxis':
       return { x: value === 'iteration' ? undefined : String(value) };
     case 'logScale':
