@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { parseSeeds } from '../../preload/seed-list';
 import { connectToHost } from '../trainer-host/channel';
 import { UserError } from './errors';
+import { hydraOverrides } from './hydra-overrides';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
@@ -40,14 +41,16 @@ export function register(program: Command): void {
   program
     .command('train')
     .description('train a run from a YAML config; Ctrl-C ends the current iteration, saves a checkpoint and marks the run stopped')
+    .argument('[overrides...]', 'config overrides as verl and Hydra write them: trainer.total_training_steps=50 (the same as --set, applied after it)')
     .requiredOption('--config <file>', 'run config (YAML); see configs/')
     .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=50', collectSet)
     .option('--name <name>', 'run name (default: trainer.experiment_name); with --seeds, the base of `<name>-s<seed>`')
     .option('--tag <tag>', 'tag the run (repeatable)', collectSet)
     .option('--seeds <n|list>', 'a group of runs differing only by trainer.seed: 5 means seeds 0..4, 1,2,3 those seeds', seedsOption)
     .option('--concurrency <n>', 'with --seeds, runs trained at once (default: half the cores)', concurrencyOption)
-    .action(async (options: TrainOptions, command: Command) => {
+    .action(async (positional: string[], options: TrainOptions, command: Command) => {
       if (options.concurrency !== undefined && !options.seeds) throw new UserError('--concurrency applies to a seed group; add --seeds');
+      const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
       await withStore(
         command,
         async (store) => {
@@ -55,7 +58,7 @@ export function register(program: Command): void {
             if (options.tag) throw new UserError('a seed group tags its runs itself (seeds:<name>); leave out --tag');
             const { trainSeedGroup } = await import('./train-seeds');
             const { seeds, concurrency, name } = options;
-            await trainSeedGroup(store, { configPath: options.config, overrides: options.set ?? [], name, seeds, concurrency }).catch((error: unknown) => {
+            await trainSeedGroup(store, { configPath: options.config, overrides, name, seeds, concurrency }).catch((error: unknown) => {
               throw asTrainingUserError(error);
             });
             return;
@@ -63,7 +66,7 @@ export function register(program: Command): void {
           const { trainFromConfigFile } = await import('../services/training');
           await stampBundle(store.dataDir);
           await runWithProgress((hooks) =>
-            trainFromConfigFile(store, options.config, { overrides: options.set ?? [], name: options.name, tags: options.tag, ...hooks }),
+            trainFromConfigFile(store, options.config, { overrides, name: options.name, tags: options.tag, ...hooks }),
           );
         },
         { create: true },
@@ -74,15 +77,17 @@ export function register(program: Command): void {
     .command('resume')
     .description('continue a run from its latest checkpoint (or a given one); --fork starts a child run instead')
     .argument('<run|checkpoint>', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
+    .argument('[overrides...]', 'config overrides as verl and Hydra write them: trainer.total_training_steps=60 (the same as --set, applied after it)')
     .option('--fork', 'start a child run from the checkpoint, linked to its parent')
     .option('--set <key=value>', 'override a config key (repeatable)', collectSet)
     .option('--name <name>', 'name of the forked run')
-    .action(async (ref: string, options: ResumeOptions, command: Command) => {
+    .action(async (ref: string, positional: string[], options: ResumeOptions, command: Command) => {
+      const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
       await withStore(command, async (store) => {
         const { resumeFromCheckpoint } = await import('../services/training');
         await stampBundle(store.dataDir);
         await runWithProgress((hooks) =>
-          resumeFromCheckpoint(store, ref, { fork: options.fork, overrides: options.set ?? [], name: options.name, ...hooks }),
+          resumeFromCheckpoint(store, ref, { fork: options.fork, overrides, name: options.name, ...hooks }),
         );
       });
     });

@@ -1,0 +1,44 @@
+// Overrides after the command, as verl's and RAGEN's scripts write them (Hydra's key=value),
+// for train and resume: the same as --set, applied after it; what Hydra has and TurnLab does not
+// (deleting a key) and what is no override (a stray word) are refused before anything is stored.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot, runTurnlabInProcess, TINY_OVERRIDES } from '../helpers/turnlab-cli';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-hydra-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const turnlab = (...args: string[]) => runTurnlabInProcess(args, { dataDir });
+const CONFIG = join(repoRoot, 'configs/bandit.yaml');
+
+describe('Hydra-style overrides', () => {
+  it('trains and resumes with key=value after the command, later ones winning over --set', async () => {
+    const trained = await turnlab('train', '--config', CONFIG, '--set', 'trainer.total_training_steps=5', ...TINY_OVERRIDES, 'trainer.total_training_steps=2', '+trainer.experiment_name=from-hydra');
+    expect(trained.stderr).not.toMatch(/error/i);
+    expect(trained.code).toBe(0);
+    expect(trained.stdout).toMatch(/run 1 \(from-hydra\) completed at iteration 2/);
+
+    const resumed = await turnlab('resume', 'from-hydra', '++trainer.total_training_steps=3');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/run 1 \(from-hydra\) completed at iteration 3/);
+    const runs = JSON.parse((await turnlab('runs', '--json')).stdout) as Array<{ name: string; iterations: number }>;
+    expect(runs.map((r) => [r.name, r.iterations])).toEqual([['from-hydra', 3]]);
+  });
+
+  it('refuses a misspelt key, a deletion and a stray word with one line each, storing nothing', async () => {
+    const before = (await turnlab('runs', '--json')).stdout;
+    const misspelt = await turnlab('train', '--config', CONFIG, 'trainer.totl_training_steps=2');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr.trim()).toBe('turnlab: --set trainer.totl_training_steps=2: unknown key `trainer.totl_training_steps`; did you mean `trainer.total_training_steps`?');
+    const deleted = await turnlab('train', '--config', CONFIG, '~trainer.seed');
+    expect(deleted.code).toBe(2);
+    expect(deleted.stderr).toMatch(/^turnlab: ~trainer\.seed: deleting a key \(Hydra's ~key\) is not supported; set it to another value \(trainer\.seed=\.\.\.\)/);
+    const stray = await turnlab('resume', '1', 'bandit.yaml');
+    expect(stray.code).toBe(2);
+    expect(stray.stderr.trim()).toBe("turnlab: 'bandit.yaml' is not an override: write key=value after the command, e.g. trainer.total_training_steps=50 (or --set key=value)");
+    for (const refused of [misspelt, deleted, stray]) expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect((await turnlab('runs', '--json')).stdout).toBe(before);
+  });
+});
