@@ -4,6 +4,7 @@ import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { UserError } from './errors';
 import { withStore } from './with-store';
+import { configFileOption } from './config-file';
 
 interface EvalOptions {
   model?: string;
@@ -29,7 +30,7 @@ export function register(program: Command): void {
     .description("play a checkpoint's policy on validation episodes, store them as an evaluation and print the success rates; with --model, an untrained pretrained model (not stored)")
     .argument('[checkpoint]', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
     .option('--model <folder>', 'a Hugging Face model folder to play untrained (needs --config)')
-    .option('--config <file>', 'run config (YAML) whose validation episodes and decoding --model plays')
+    .option('--config <file>', 'run config (YAML) whose validation episodes and decoding --model plays, or a shipped one by name', configFileOption)
     .option('--episodes <n>', 'episodes to play (default: the run config\'s validation set)')
     .option('--seed <s>', 'first start-state seed (default: the run config\'s validation seeds)')
     .option(

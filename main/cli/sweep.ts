@@ -11,6 +11,7 @@ import { collectSet } from './play';
 import { seedsOption } from './train';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
+import { configFileOption } from './config-file';
 
 interface SweepOptions {
   config: string;
@@ -164,7 +165,7 @@ export function register(program: Command): void {
   program
     .command('sweep')
     .description('a grid of settings x seeds: one seed group per setting, trained here (--executor local) or on a Slurm cluster (--executor slurm)')
-    .requiredOption('--config <file>', 'run config (YAML); see configs/')
+    .requiredOption('--config <file>', 'run config (YAML), or a shipped one by name (sokoban); see configs/', configFileOption)
     .option('--set <key=value>', 'override a config key for every run (repeatable)', collectSet)
     .option('--grid <key=v1,v2>', 'a config key and its values to sweep (repeatable: the grid is every combination)', collectSet)
     .requiredOption('--seeds <n|list>', 'seeds of each setting: 3 means 0..2, 0,1,2 those seeds', seedsOption)

@@ -7,6 +7,7 @@ import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 import { createProgressReporter } from './progress';
+import { configFileOption } from './config-file';
 
 interface TrainOptions {
   config: string;
@@ -42,7 +43,7 @@ export function register(program: Command): void {
     .command('train')
     .description('train a run from a YAML config; Ctrl-C ends the current iteration, saves a checkpoint and marks the run stopped')
     .argument('[overrides...]', 'config overrides as verl and Hydra write them: trainer.total_training_steps=50 (the same as --set, applied after it)')
-    .requiredOption('--config <file>', 'run config (YAML); see configs/')
+    .requiredOption('--config <file>', 'run config (YAML), or a shipped one by name (sokoban); see configs/', configFileOption)
     .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=50', collectSet)
     .option('--name <name>', 'run name (default: trainer.experiment_name); with --seeds, the base of `<name>-s<seed>`')
     .option('--tag <tag>', 'tag the run (repeatable)', collectSet)

@@ -1,6 +1,8 @@
-// Overrides after the command, as verl's and RAGEN's scripts write them (Hydra's key=value),
-// for train and resume: the same as --set, applied after it; what Hydra has and TurnLab does not
-// (deleting a key) and what is no override (a stray word) are refused before anything is stored.
+// Commands as a researcher used to verl's and RAGEN's scripts types them. Overrides after the
+// command (Hydra's key=value) for train and resume: the same as --set, applied after it; what
+// Hydra has and TurnLab does not (deleting a key) and what is no override (a stray word) are
+// refused before anything is stored. A config by its name (`--config bandit`, as RAGEN's
+// `--config-name`) from outside the checkout is the shipped one.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,3 +44,22 @@ describe('Hydra-style overrides', () => {
     expect((await turnlab('runs', '--json')).stdout).toBe(before);
   });
 });
+
+describe('a config by name', () => {
+  it('trains on the shipped config a name gives, from a folder without configs/, and says which file it read', async () => {
+    const cwd = process.cwd();
+    process.chdir(dataDir);
+    try {
+      const trained = await turnlab('train', '--config', 'bandit', ...TINY_OVERRIDES, 'trainer.total_training_steps=1', 'trainer.experiment_name=by-name');
+      expect(trained.code).toBe(0);
+      expect(trained.stderr).toContain(`--config bandit: the shipped ${CONFIG}\n`);
+      expect(trained.stdout).toMatch(/\(by-name\) completed at iteration 1/);
+      const misspelt = await turnlab('train', '--config', 'configs/sokobn.yaml');
+      expect(misspelt.code).toBe(2);
+      expect(misspelt.stderr).toMatch(/argument 'configs\/sokobn\.yaml' is invalid\. no file .*sokobn\.yaml, and no shipped config of that name \(did you mean sokoban\?\); shipped: bandit, base, countdown, .*sokoban-rl\n$/);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
+

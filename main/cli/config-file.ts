@@ -1,0 +1,31 @@
+// `--config sokoban` as well as `--config configs/sokoban.yaml`: a researcher who knows RAGEN's
+// `--config-name _2_sokoban` names a config, and one who runs turnlab outside the checkout has
+// no configs/ beside them. A name, or configs/NAME, that is not a file here is the shipped one.
+import { InvalidArgumentError } from 'commander';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closest } from 'fastest-levenshtein';
+
+const SHIPPED = fileURLToPath(new URL('../../configs/', import.meta.url));
+
+function shippedNames(): string[] {
+  return readdirSync(SHIPPED)
+    .filter((file) => file.endsWith('.yaml'))
+    .map((file) => file.slice(0, -'.yaml'.length))
+    .sort();
+}
+
+/** The file a `--config` value names; refused, with the shipped names, where there is none. */
+export function configFileOption(value: string): string {
+  if (existsSync(value)) return value;
+  const name = /^(?:\.\/)?(?:configs\/)?([\w.-]+?)(?:\.ya?ml)?$/.exec(value)?.[1];
+  const names = shippedNames();
+  if (name !== undefined && names.includes(name)) {
+    const file = join(SHIPPED, `${name}.yaml`);
+    process.stderr.write(`--config ${value}: the shipped ${file}\n`);
+    return file;
+  }
+  const guess = name === undefined ? '' : ` (did you mean ${closest(name, names)}?)`;
+  throw new InvalidArgumentError(`no file ${resolve(value)}, and no shipped config of that name${guess}; shipped: ${names.join(', ')}`);
+}
