@@ -2,6 +2,7 @@ import { parse } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, formatPath } from './errors';
 import { findUnknownKey, isSection, objectKeys, schemaAt } from './schema-walk';
+import { unknownKeyMessage } from './foreign-keys';
 
 export interface Override {
   path: Array<string | number>;
@@ -48,11 +49,7 @@ export function applyOverrides(raw: Record<string, unknown>, overrides: readonly
         {
           path: unknown.path,
           origin: `--set ${override.text}`,
-          message:
-            `unknown key \`${formatPath(unknown.path)}\`` +
-            (unknown.suggestion !== undefined
-              ? `; did you mean \`${formatPath([...unknown.path.slice(0, -1), unknown.suggestion])}\`?`
-              : ''),
+          message: unknownKeyMessage(unknown.path, unknown.suggestion, override.path),
         },
       ]);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatPath, type ConfigIssue } from './errors';
+import { unknownKeyMessage } from './foreign-keys';
 import { closestKey, objectKeys, schemaAt } from './schema-walk';
 
 /** Turns one zod issue into messages that name the full key path, what was expected and what was found. */
@@ -20,9 +21,7 @@ export function describeZodIssue(
         const hint = closestKey(key, valid);
         return {
           path: [...path, key],
-          message:
-            `unknown key \`${formatPath([...path, key])}\`` +
-            (hint !== undefined ? `; did you mean \`${formatPath([...path, hint])}\`?` : ''),
+          message: unknownKeyMessage([...path, key], hint),
         };
       });
     }

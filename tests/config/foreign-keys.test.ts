@@ -1,0 +1,55 @@
+// verl's and RAGEN's keys that TurnLab has no key for: a config or an override that uses one is
+// refused with what the key meant there and where it lives here, not with the closest spelling.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadRunConfig } from '../../trainer-core/config';
+import { FOREIGN_KEYS, foreignKeyAdvice } from '../../trainer-core/config/foreign-keys';
+import { RunConfigSchema } from '../../trainer-core/config/schema';
+import { findUnknownKey } from '../../trainer-core/config/schema-walk';
+
+const dir = mkdtempSync(join(tmpdir(), 'turnlab-foreign-'));
+
+function messageOf(path: string, overrides: string[] = []): string {
+  try {
+    loadRunConfig(path, overrides);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('keys of verl and RAGEN', () => {
+  it('names, in a file, each one with its line and what to use instead', () => {
+    const path = join(dir, 'from-verl.yaml');
+    writeFileSync(path, 'trainer:\n  total_training_steps: 2\n  n_gpus_per_node: 8\nactor_rollout_ref:\n  rollout:\n    n: 5\n    name: vllm\n');
+    const message = messageOf(path);
+    expect(message).toContain(`${path} line 3: unknown key \`trainer.n_gpus_per_node\`: TurnLab trains in one process on \`trainer.backend\``);
+    expect(message).toContain(`${path} line 6: unknown key \`actor_rollout_ref.rollout.n\`: verl's responses per prompt; TurnLab groups episodes as RAGEN does: \`es_manager.train.group_size\``);
+    expect(message).toContain(`${path} line 7: unknown key \`actor_rollout_ref.rollout.name\`: TurnLab samples with its own decoder`);
+    expect(message).not.toContain('did you mean');
+  });
+
+  it('names the whole key of an override under a section TurnLab does not have', () => {
+    const path = join(dir, 'empty-ish.yaml');
+    writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');
+    expect(messageOf(path, ['data.train_batch_size=64'])).toContain("unknown key `data.train_batch_size`: verl's prompts per step; here `es_manager.train.env_groups`");
+    expect(messageOf(path, ['data.train_files=x.parquet'])).toContain("unknown key `data.train_files`: verl reads prompts from `data`");
+    expect(messageOf(path, ['actor_rollout_ref.actor.fsdp_config.param_offload=true'])).toContain('unknown key `actor_rollout_ref.actor.fsdp_config.param_offload`: TurnLab trains in one process');
+    // A misspelt TurnLab key still gets the closest spelling.
+    expect(messageOf(path, ['trainer.totl_training_steps=1'])).toContain('unknown key `trainer.totl_training_steps`; did you mean `trainer.total_training_steps`?');
+  });
+
+  it('sends each one only to keys TurnLab has, and lists none TurnLab has itself', () => {
+    for (const [name, advice] of FOREIGN_KEYS) {
+      const key = name.replace(/\.$/, '');
+      expect(findUnknownKey(RunConfigSchema, key.split('.')), `${name} is a TurnLab key`).not.toBeNull();
+      for (const [, named] of advice.matchAll(/`([a-z_]+(?:\.[a-z_]+)+)`/g)) {
+        expect(findUnknownKey(RunConfigSchema, named.split('.')), `${name} sends to ${named}`).toBeNull();
+      }
+    }
+    expect(foreignKeyAdvice(['trainer', 'seed'])).toBeUndefined();
+  });
+});

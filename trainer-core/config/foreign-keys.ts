@@ -1,0 +1,62 @@
+// Keys of verl's and RAGEN's configs that TurnLab has no key for, with what to use instead. A
+// researcher pastes a line from a verl script (`actor_rollout_ref.rollout.n=8`) and the closest
+// TurnLab key by spelling (`rollout.stop`) would send them the wrong way: say what it meant there
+// and where that lives here.
+import { formatPath } from './errors';
+
+const SINGLE_MACHINE =
+  'TurnLab trains in one process on `trainer.backend` (auto, webgpu, tensorflow, wasm, cpu) with `trainer.workers` threads for rollouts; runs across machines go through `turnlab sweep --executor slurm`';
+const OWN_SAMPLER = 'TurnLab samples with its own decoder on `trainer.backend`, not vLLM or SGLang: leave it out';
+const PACKED = 'TurnLab packs the micro-batches of `micro_batch_size_per_gpu` episodes by length already: leave it out';
+
+/** verl's or RAGEN's key (or section, ending in a dot) and what it is here. */
+export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
+  ['actor_rollout_ref.rollout.n', "verl's responses per prompt; TurnLab groups episodes as RAGEN does: `es_manager.train.group_size`"],
+  ['data.train_batch_size', "verl's prompts per step; here `es_manager.train.env_groups` groups of `es_manager.train.group_size` episodes"],
+  ['data.max_response_length', 'the most tokens of a reply is `actor_rollout_ref.rollout.response_length` (each turn)'],
+  ['data.max_prompt_length', "a turn's prompt is the episode so far, bounded by `model.context_length` and `agent_proxy.max_context_window` turns"],
+  ['data.', "verl reads prompts from `data`; TurnLab's prompts come from the environments of `es_manager` and `custom_envs`"],
+  ['trainer.n_gpus_per_node', SINGLE_MACHINE],
+  ['trainer.nnodes', SINGLE_MACHINE],
+  ['trainer.logger', 'every metric goes to the data folder (one SQLite file), the workbench and `turnlab export`: leave it out'],
+  ['trainer.total_epochs', 'TurnLab counts iterations: `trainer.total_training_steps`'],
+  ['trainer.default_local_dir', 'checkpoints live in the data folder (`--data-dir` or TURNLAB_DATA_DIR), under checkpoints/run-<id>'],
+  ['trainer.resume_mode', 'resume a run with `turnlab resume <run>` (or from the workbench), fork it with `--fork`'],
+  ['trainer.critic_warmup', "not in TurnLab: the critic trains from the first iteration; lower the actor's rate at the start with `actor_rollout_ref.actor.optim.lr_warmup_steps_ratio`"],
+  ['actor_rollout_ref.rollout.name', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.mode', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.tensor_model_parallel_size', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.gpu_memory_utilization', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.max_num_batched_tokens', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.enforce_eager', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.free_cache_engine', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', 'scoring passes take `actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu` episodes, as the update does'],
+  ['actor_rollout_ref.actor.use_dynamic_bsz', PACKED],
+  ['actor_rollout_ref.actor.ppo_max_token_len_per_gpu', PACKED],
+  ['actor_rollout_ref.actor.strategy', SINGLE_MACHINE],
+  ['actor_rollout_ref.actor.fsdp_config.', SINGLE_MACHINE],
+  ['actor_rollout_ref.actor.ulysses_sequence_parallel_size', SINGLE_MACHINE],
+  ['actor_rollout_ref.ref.', 'the reference is the policy as it started, kept by TurnLab when `actor_rollout_ref.actor.use_kl_loss` or `algorithm.use_kl_in_reward` is on; it has no settings of its own'],
+  ['actor_rollout_ref.model.use_remove_padding', PACKED],
+  ['model_path', 'a pretrained model is `actor_rollout_ref.model.path` (a Hugging Face folder)'],
+  ['lora.', 'LoRA is `actor_rollout_ref.model.lora_rank`, `lora_alpha` and `target_modules`'],
+];
+
+/** What verl or RAGEN meant by `path` and where it is here, or undefined for a key they do not have either. */
+export function foreignKeyAdvice(path: ReadonlyArray<string | number>): string | undefined {
+  const key = formatPath(path);
+  return FOREIGN_KEYS.find(([name]) => (name.endsWith('.') ? key.startsWith(name) || `${key}.` === name : key === name))?.[1];
+}
+
+/**
+ * The message for a key the schema does not have: what verl or RAGEN meant by it, where they
+ * have it, else the closest valid key by spelling. `given` is the whole key an override named,
+ * when the unknown part is a section above it (`data` of `data.train_batch_size`).
+ */
+export function unknownKeyMessage(path: ReadonlyArray<string | number>, suggestion: string | undefined, given: ReadonlyArray<string | number> = path): string {
+  const exact = foreignKeyAdvice(given);
+  const advice = exact ?? foreignKeyAdvice(path);
+  const head = `unknown key \`${formatPath(exact !== undefined ? given : path)}\``;
+  if (advice !== undefined) return `${head}: ${advice}`;
+  return suggestion !== undefined ? `${head}; did you mean \`${formatPath([...path.slice(0, -1), suggestion])}\`?` : head;
+}
