@@ -15,6 +15,7 @@ import { PolicyGenerator } from '../model/policy-generator';
 import type { EpisodeReport } from './sink';
 import { expectedModels } from './models';
 import { optimalSuccessByTag } from './validation';
+import { modelFolderName } from '../model/hf/load';
 
 export interface EvaluationOptions {
   episodes?: number;
@@ -76,7 +77,7 @@ export async function evaluatePretrainedModel(modelDir: string, config: RunConfi
   const resolveSpec = options.resolveSpec ?? (await loadEnvSpecResolver(cfg, ['val']));
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   const models = await openPretrainedModels(cfg, { critic: false, reference: false });
-  options.log?.(`model ${models.folder.dir}: ${models.policy.parameterSummary()}`);
+  options.log?.(`model ${modelFolderName(models.folder)}: ${models.policy.parameterSummary()}`);
   try {
     return await play(cfg, models.policy, models.tokenizer, 0, backend, options, resolveSpec);
   } finally {

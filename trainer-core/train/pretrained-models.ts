@@ -117,7 +117,7 @@ export async function openPretrainedModels(
         };
         if (critic) files['critic.safetensors'] = encodeSafetensors(await critic.trainableArrays(), { 'turnlab.role': 'critic', 'turnlab.model': folder.dir });
         if (lora) {
-          files['adapter_config.json'] = `${JSON.stringify(peftAdapterConfig(lora, folder.dir), null, 2)}\n`;
+          files['adapter_config.json'] = `${JSON.stringify(peftAdapterConfig(lora, folder.hubId ?? folder.dir), null, 2)}\n`;
           files['adapter_model.safetensors'] = encodeHfSafetensors(await peftTensors(policy), 'F32');
         }
         return files;

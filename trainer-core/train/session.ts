@@ -29,6 +29,7 @@ import type { BackendName } from '../backend';
 import type { ModelRole, WorkerModelSpec } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
 import { transformerSpec, WorkerPool } from '../workers/worker-pool';
+import { modelFolderName } from '../model/hf/load';
 
 export interface Session {
   cfg: RunConfig;
@@ -254,7 +255,7 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
     restored = { actorOptimizer: base.actorOptimizer, criticOptimizer: base.files['critic.safetensors'] ? base.criticOptimizer : null, state: base.state };
   }
   const models = await openPretrainedModels(cfg, roles, resume);
-  options.log?.(`model ${models.folder.dir}: ${models.policy.parameterSummary()}`);
+  options.log?.(`model ${modelFolderName(models.folder)}: ${models.policy.parameterSummary()}`);
   if (!resume) {
     try {
       await runWarmStart(options, models.policy, models.tokenizer);

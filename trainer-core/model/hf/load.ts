@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { ChatTemplate } from './chat-template';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from './config';
 import { HfDecoder, type HfDecoderOptions } from './decoder';
+import { findInHubCache, looksLikeHubId } from './hub-cache';
 import { HfTokenizer } from './tokenizer';
 import { checkHfWeights } from './weight-headers';
 import { readHfWeights } from './weights';
 
 export interface HfModelFolder {
   dir: string;
+  /** The Hub id the folder was found by in the Hugging Face cache, when it was. */
+  hubId?: string;
   config: HfDecoderConfig;
   /** config.json as written, for exports. */
   configJson: Record<string, unknown>;
@@ -21,14 +24,32 @@ export interface HfModelFolder {
   template: ChatTemplate | null;
 }
 
-/** True when `dir` looks like a Hugging Face model folder (has a config.json). */
-export function isHfModelFolder(dir: string): boolean {
+/** True when `path` is a Hugging Face model folder (has a config.json), or a Hub id the cache holds. */
+export function isHfModelFolder(path: string): boolean {
+  const dir = existsSync(path) || !looksLikeHubId(path) ? path : findInHubCache(path);
+  if (typeof dir !== 'string') return dir.found && isHfModelFolder(dir.dir);
   return existsSync(join(dir, 'config.json')) && statSync(dir).isDirectory();
 }
 
+/** The folder `path` names: itself, or for a Hub id that is no folder here, its snapshot in the Hugging Face cache. */
+export function resolveModelFolder(path: string): string {
+  if (existsSync(path)) return path;
+  if (!looksLikeHubId(path)) throw new HfModelError(`Model folder ${path} does not exist`);
+  const lookup = findInHubCache(path);
+  if (lookup.found) return lookup.dir;
+  throw new HfModelError(`Model folder ${path} does not exist, and ${lookup.reason}; TurnLab does not download: \`hf download ${path}\` (huggingface_hub) puts it there, or give a folder`);
+}
+
+/** The folder as a log line names it: a Hub id with the cache's snapshot it was read from. */
+export function modelFolderName(folder: Pick<HfModelFolder, 'dir' | 'hubId'>): string {
+  return folder.hubId === undefined ? folder.dir : `${folder.hubId} (${folder.dir})`;
+}
+
 /** Reads the folder's config, tokenizer and weight headers (cheap); the weights load with loadHfDecoder. */
-export async function openHfModelFolder(dir: string): Promise<HfModelFolder> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} does not exist`);
+export async function openHfModelFolder(path: string): Promise<HfModelFolder> {
+  const dir = resolveModelFolder(path);
+  const hubId = dir === path ? undefined : path;
+  if (!statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} does not exist`);
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) throw new HfModelError(`${dir} has no config.json: not a Hugging Face model folder`);
   let configJson: Record<string, unknown>;
@@ -45,7 +66,7 @@ export async function openHfModelFolder(dir: string): Promise<HfModelFolder> {
   if (!existsSync(join(dir, 'tokenizer.json'))) throw new HfModelError(`${dir} has no tokenizer.json; copy the model's tokenizer files into the folder`);
   const tokenizer = await HfTokenizer.load(dir, config.vocabSize);
   const template = tokenizer.chatTemplate ? new ChatTemplate(tokenizer.chatTemplate) : null;
-  return { dir, config, configJson, tokenizer, template };
+  return { dir, hubId, config, configJson, tokenizer, template };
 }
 
 export async function loadHfDecoder(folder: HfModelFolder, options: HfDecoderOptions = {}): Promise<HfDecoder> {

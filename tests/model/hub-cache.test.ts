@@ -1,0 +1,90 @@
+// A Hub id as the model path (`Qwen/Qwen2.5-0.5B-Instruct`, as verl's configs write it) is read
+// from the local Hugging Face cache in huggingface_hub's layout (refs/main, snapshots of links
+// into blobs/), offline; one the cache lacks is refused with the command that fetches it.
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { findInHubCache, hubCacheDir, looksLikeHubId } from '../../trainer-core/model/hf/hub-cache';
+import { isHfModelFolder, openHfModelFolder } from '../../trainer-core/model/hf/load';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
+
+const root = mkdtempSync(join(tmpdir(), 'turnlab-hub-cache-'));
+const cache = join(root, 'hub');
+const ID = 'test-org/tiny-qwen2';
+const repo = join(cache, 'models--test-org--tiny-qwen2');
+const snapshot = join(repo, 'snapshots', '0123abcd');
+let plainDir: string;
+
+beforeAll(async () => {
+  plainDir = await writeRandomHfModel(join(root, 'plain'), PRESETS['tiny-qwen2'], { seed: 4 });
+  // The cache's layout: each file a blob, the snapshot's entries links to them.
+  const staged = await writeRandomHfModel(join(root, 'staged'), PRESETS['tiny-qwen2'], { seed: 4 });
+  mkdirSync(join(repo, 'blobs'), { recursive: true });
+  mkdirSync(snapshot, { recursive: true });
+  mkdirSync(join(repo, 'refs'));
+  for (const [i, file] of readdirSync(staged).entries()) {
+    renameSync(join(staged, file), join(repo, 'blobs', `blob${i}`));
+    symlinkSync(join('..', '..', 'blobs', `blob${i}`), join(snapshot, file));
+  }
+  writeFileSync(join(repo, 'refs', 'main'), '0123abcd');
+  mkdirSync(join(cache, 'models--test-org--two', 'snapshots', 'a'), { recursive: true });
+  mkdirSync(join(cache, 'models--test-org--two', 'snapshots', 'b'));
+}, 120_000);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the Hugging Face cache', () => {
+  it("finds huggingface_hub's cache folder as it does", () => {
+    expect(hubCacheDir({ HF_HUB_CACHE: '/a', HF_HOME: '/b' })).toBe('/a');
+    expect(hubCacheDir({ HF_HOME: '/b', XDG_CACHE_HOME: '/c' })).toBe('/b/hub');
+    expect(hubCacheDir({ XDG_CACHE_HOME: '/c' })).toBe('/c/huggingface/hub');
+    expect(['Qwen/Qwen2.5-0.5B-Instruct', 'meta-llama/Llama-3.2-1B'].map(looksLikeHubId)).toEqual([true, true]);
+    expect(['./models/qwen', '/models/qwen', 'qwen', 'a/b/c', '../x', 'a/..'].map(looksLikeHubId)).toEqual([false, false, false, false, false, false]);
+  });
+
+  it('opens a Hub id from its snapshot, the one refs/main names', async () => {
+    expect(findInHubCache(ID, cache)).toEqual({ found: true, dir: snapshot });
+    const previous = process.env.HF_HUB_CACHE;
+    process.env.HF_HUB_CACHE = cache;
+    try {
+      expect(isHfModelFolder(ID)).toBe(true);
+      const folder = await openHfModelFolder(ID);
+      expect(folder.dir).toBe(snapshot);
+      expect(folder.hubId).toBe(ID);
+      expect(folder.config.vocabSize).toBe(PRESETS['tiny-qwen2'].vocab_size);
+      // A folder given as such is itself, with no Hub id.
+      expect((await openHfModelFolder(plainDir)).hubId).toBeUndefined();
+    } finally {
+      if (previous === undefined) delete process.env.HF_HUB_CACHE;
+      else process.env.HF_HUB_CACHE = previous;
+    }
+  });
+
+  it('generates from the Hub id what it generates from the same weights in a folder', async () => {
+    const args = ['--prompt', 'hello', '--max-new-tokens', '3', '--greedy', '--backend', 'wasm', '--json'];
+    const env = { HF_HUB_CACHE: cache };
+    const fromHub = await runTurnlabInProcess(['generate', '--model', ID, ...args], { env });
+    const fromFolder = await runTurnlabInProcess(['generate', '--model', plainDir, ...args], { env });
+    expect(fromHub.stderr).not.toMatch(/error/i);
+    expect(fromHub.code).toBe(0);
+    expect(JSON.parse(fromHub.stdout).output_ids).toEqual(JSON.parse(fromFolder.stdout).output_ids);
+  });
+
+  it('refuses an id the cache lacks, or holds twice without refs/main, naming the cache and the fix', async () => {
+    const previous = process.env.HF_HUB_CACHE;
+    process.env.HF_HUB_CACHE = cache;
+    try {
+      await expect(openHfModelFolder('test-org/missing')).rejects.toThrow(
+        `Model folder test-org/missing does not exist, and test-org/missing is not in the Hugging Face cache (${cache}); TurnLab does not download: \`hf download test-org/missing\` (huggingface_hub) puts it there, or give a folder`,
+      );
+      await expect(openHfModelFolder('test-org/two')).rejects.toThrow(/test-org\/two has 2 snapshots and no refs\/main to choose one .*; give the snapshot folder itself/);
+      // A path that is no Hub id keeps the plain message.
+      await expect(openHfModelFolder(join(root, 'nope'))).rejects.toThrow(`Model folder ${join(root, 'nope')} does not exist`);
+    } finally {
+      if (previous === undefined) delete process.env.HF_HUB_CACHE;
+      else process.env.HF_HUB_CACHE = previous;
+    }
+  });
+});
