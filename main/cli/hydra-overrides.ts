@@ -20,3 +20,31 @@ export function hydraOverrides(args: readonly string[]): string[] {
     return pair;
   });
 }
+
+/** Whether `value` holds a comma outside brackets, braces and quotes (Hydra's sweep `1e-3,3e-4`, not a list `[8, 8]`). */
+function hasTopLevelComma(value: string): boolean {
+  let depth = 0;
+  let quote: string | null = null;
+  for (const ch of value) {
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '[' || ch === '{') depth += 1;
+    else if (ch === ']' || ch === '}') depth -= 1;
+    else if (ch === ',' && depth === 0) return true;
+  }
+  return false;
+}
+
+/**
+ * A sweep's arguments as Hydra's multirun reads them: `key=v1,v2` is an axis of the grid (as
+ * `--grid`), `key=value` an override of every run (as `--set`).
+ */
+export function multirunArguments(args: readonly string[]): { overrides: string[]; grid: string[] } {
+  const overrides: string[] = [];
+  const grid: string[] = [];
+  for (const pair of hydraOverrides(args)) {
+    (hasTopLevelComma(pair.slice(pair.indexOf('=') + 1)) ? grid : overrides).push(pair);
+  }
+  return { overrides, grid };
+}

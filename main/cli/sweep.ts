@@ -12,6 +12,7 @@ import { seedsOption } from './train';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 import { configFileOption } from './config-file';
+import { multirunArguments } from './hydra-overrides';
 
 interface SweepOptions {
   config: string;
@@ -165,6 +166,7 @@ export function register(program: Command): void {
   program
     .command('sweep')
     .description('a grid of settings x seeds: one seed group per setting, trained here (--executor local) or on a Slurm cluster (--executor slurm)')
+    .argument('[overrides...]', "as Hydra's multirun writes them: key=v1,v2 is an axis of the grid (as --grid), key=value an override of every run (as --set)")
     .requiredOption('--config <file>', 'run config (YAML), or a shipped one by name (sokoban); see configs/', configFileOption)
     .option('--set <key=value>', 'override a config key for every run (repeatable)', collectSet)
     .option('--grid <key=v1,v2>', 'a config key and its values to sweep (repeatable: the grid is every combination)', collectSet)
@@ -183,8 +185,11 @@ export function register(program: Command): void {
     .option('--sbatch <line>', 'slurm: an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)', collectSet)
     .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
     .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
-    .action(async (options: SweepOptions, command: Command) => {
+    .action(async (positional: string[], options: SweepOptions, command: Command) => {
       const { parseGridAxis } = await import('../../preload/sweep-plan');
+      const multirun = multirunArguments(positional);
+      options.set = [...(options.set ?? []), ...multirun.overrides];
+      options.grid = [...(options.grid ?? []), ...multirun.grid];
       let axes: GridAxis[];
       try {
         axes = (options.grid ?? []).map(parseGridAxis);

@@ -2,7 +2,8 @@
 // command (Hydra's key=value) for train and resume: the same as --set, applied after it; what
 // Hydra has and TurnLab does not (deleting a key) and what is no override (a stray word) are
 // refused before anything is stored. A config by its name (`--config bandit`, as RAGEN's
-// `--config-name`) from outside the checkout is the shipped one.
+// `--config-name`) from outside the checkout is the shipped one. A sweep reads them as Hydra's
+// multirun: `key=v1,v2` is an axis of the grid, a list `[4]` a value.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,26 @@ describe('a config by name', () => {
       expect(misspelt.stderr).toMatch(/argument 'configs\/sokobn\.yaml' is invalid\. no file .*sokobn\.yaml, and no shipped config of that name \(did you mean sokoban\?\); shipped: bandit, base, countdown, .*sokoban-rl\n$/);
     } finally {
       process.chdir(cwd);
+    }
+  });
+});
+
+describe("a sweep's arguments as Hydra's multirun", () => {
+  it('sweeps key=v1,v2 as an axis and sets key=value (a list too) on every run', async () => {
+    const sweepDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-multirun-'));
+    try {
+      // TINY_OVERRIDES holds lists (`n_groups=[4]`): values, not axes.
+      const swept = await runTurnlabInProcess(
+        ['sweep', '--config', CONFIG, '--seeds', '1', '--name', 'mr', ...TINY_OVERRIDES, 'trainer.total_training_steps=1', 'actor_rollout_ref.actor.optim.lr=1e-3,2e-3'],
+        { dataDir: sweepDir },
+      );
+      expect(swept.stderr).not.toMatch(/turnlab: /);
+      expect(swept.code).toBe(0);
+      const runs = JSON.parse((await runTurnlabInProcess(['runs', '--json'], { dataDir: sweepDir })).stdout) as Array<{ name: string; iterations: number }>;
+      expect(runs.map((r) => r.name).sort()).toEqual(['mr-lr=1e-3-s0', 'mr-lr=2e-3-s0']);
+      expect(runs.map((r) => r.iterations)).toEqual([1, 1]);
+    } finally {
+      rmSync(sweepDir, { recursive: true, force: true });
     }
   });
 });
