@@ -184,4 +184,27 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
     await page.goto(serve.at(`/compare?runs=${run.id}&metric=${encodeURIComponent(METRIC)}&smooth=0.6&smoothKind=running`));
     await expect.poll(() => page.locator('.controls').innerText()).toContain('window 1 point');
   });
+
+  it("draws a log x axis: the address keeps it, the clock's 0 s is left out, wall time has none", async () => {
+    const [run] = fixture.runs.map((r) => r.run);
+    await page.goto(serve.at(`/compare?runs=${run.id}&metric=${encodeURIComponent(METRIC)}&x=relative`));
+    await page.locator('.compare-chart canvas').first().waitFor();
+    const exported = async () => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.export-plotted').click()]);
+      const rows = parse(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+      return rows.filter((r) => r.kind === 'run').map((r) => Number(r.x));
+    };
+    const linear = await exported();
+    expect(linear[0]).toBe(0);
+    await page.locator('.log-x-toggle').check();
+    await expect.poll(() => page.url()).toContain('logx=1');
+    await expect.poll(exported).toEqual(linear.slice(1));
+    await page.reload();
+    await expect.poll(() => page.locator('.log-x-toggle').isChecked()).toBe(true);
+    await page.locator('.x-axis-select').selectOption('wall');
+    await expect.poll(() => page.locator('.log-x-toggle').isDisabled()).toBe(true);
+    // Drawn on a linear clock again, every point back.
+    await expect.poll(async () => (await exported()).length).toBe(linear.length);
+  });
 });
+

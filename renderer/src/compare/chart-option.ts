@@ -21,6 +21,8 @@ export interface ChartOptionSettings {
   /** Whether the legend hides a line (by its label): the tooltip leaves it out. */
   isHidden?: (label: string) => boolean;
   logScale: boolean;
+  /** A log x axis (not for wall time). */
+  logX?: boolean;
   /** The full x extent, so zooming (which replaces the data) never moves the axis. */
   extent: [number, number] | null;
   /** The zoom window in x values; absent shows everything. */
@@ -216,13 +218,13 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
       { type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 18, bottom: 8, ...zoom },
     ],
     xAxis: {
-      type: settings.xAxis === 'wall' ? 'time' : 'value',
+      type: settings.xAxis === 'wall' ? 'time' : settings.logX ? 'log' : 'value',
       name: xAxisLabel(settings.xAxis),
       nameLocation: 'middle',
       nameGap: 24,
       min: settings.extent?.[0],
       max: settings.extent?.[1],
-      minInterval: settings.xAxis === 'iteration' ? 1 : undefined,
+      minInterval: settings.xAxis === 'iteration' && !settings.logX ? 1 : undefined,
       // Left out rather than undefined: an explicit `axisLabel: undefined` replaces ECharts'
       // defaults and hides every tick label.
       ...(settings.xAxis === 'relative' ? { axisLabel: { formatter: (value: number) => formatSeconds(value) } } : {}),
@@ -234,16 +236,18 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
 
 /**
  * The x window of a dataZoom event, from its percentages of the full extent (inside zoom) or
- * its values (slider), whichever it carries.
+ * its values (slider), whichever it carries. On a log axis the percentages are of log x.
  */
 export function zoomWindow(
   event: { start?: number; end?: number; startValue?: number; endValue?: number; batch?: unknown[] },
   extent: [number, number],
+  logX = false,
 ): [number, number] {
   const source = (event.batch?.[0] ?? event) as typeof event;
-  const [lo, hi] = extent;
   if (typeof source.startValue === 'number' && typeof source.endValue === 'number') return [source.startValue, source.endValue];
+  const [lo, hi] = logX ? [Math.log10(extent[0]), Math.log10(extent[1])] : extent;
   const start = typeof source.start === 'number' ? source.start : 0;
   const end = typeof source.end === 'number' ? source.end : 100;
-  return [lo + ((hi - lo) * start) / 100, lo + ((hi - lo) * end) / 100];
+  const at = (percent: number) => lo + ((hi - lo) * percent) / 100;
+  return logX ? [10 ** at(start), 10 ** at(end)] : [at(start), at(end)];
 }

@@ -59,6 +59,8 @@ export interface PlotOptions {
   showMembers: boolean;
   /** A log axis cannot show values <= 0; they become gaps (and empty CSV cells). */
   logScale: boolean;
+  /** A log x axis: points at x <= 0 (a relative clock's first, a count's zero) are left out. */
+  logX?: boolean;
   /** The metric's possible range (a rate's [0, 1]); bands are clipped to it. */
   range?: readonly [number, number];
 }
@@ -138,9 +140,9 @@ function startOf(points: SeriesPointDto[]): number {
  * The points a line draws, in x order: a clock only moves on, but a metric x need not (W&B
  * sorts by it too), and the downsampler wants x ascending.
  */
-function placed(points: readonly SeriesPointDto[], xOf: (point: SeriesPointDto) => number, kind: XAxisKind): Array<{ point: SeriesPointDto; x: number }> {
-  const out = points.map((point) => ({ point, x: xOf(point) }));
-  if (xAxisMetric(kind) === null) return out;
+function placed(points: readonly SeriesPointDto[], xOf: (point: SeriesPointDto) => number, options: Pick<PlotOptions, 'xAxis' | 'logX'>): Array<{ point: SeriesPointDto; x: number }> {
+  const out = points.map((point) => ({ point, x: xOf(point) })).filter((p) => !options.logX || p.x > 0);
+  if (xAxisMetric(options.xAxis) === null) return out;
   return out.filter((p) => Number.isFinite(p.x)).sort((a, b) => a.x - b.x || a.point.iteration - b.point.iteration);
 }
 
@@ -150,7 +152,7 @@ function forLog(values: Array<number | null>, logScale: boolean): Array<number |
 
 function runLine(run: RunSeries, options: PlotOptions, member: boolean): PlotLine {
   // A time axis must be ascending; the store orders by iteration, and a resumed run's clock only moves on.
-  const points = placed(run.points, xOfPoint(options.xAxis, startOf(run.points), run.xPoints), options.xAxis);
+  const points = placed(run.points, xOfPoint(options.xAxis, startOf(run.points), run.xPoints), options);
   return {
     id: `run-${run.runId}`,
     label: run.label,
@@ -171,7 +173,8 @@ function groupLine(group: PlotGroup, members: RunSeries[], options: PlotOptions)
     options.bandMode,
   );
   // Members are aligned on the iteration and drawn at their mean x; on a metric axis, in x order.
-  const band = xAxisMetric(options.xAxis) === null ? aligned : aligned.filter((b) => Number.isFinite(b.x)).sort((a, b) => a.x - b.x || a.iteration - b.iteration);
+  const onAxis = options.logX ? aligned.filter((b) => b.x > 0) : aligned;
+  const band = xAxisMetric(options.xAxis) === null ? onAxis : onAxis.filter((b) => Number.isFinite(b.x)).sort((a, b) => a.x - b.x || a.iteration - b.iteration);
   return {
     id: `group-${group.runIds.join('-')}`,
     label: group.label,
@@ -238,7 +241,7 @@ function lineageLines(lines: PlotLine[], runs: Map<number, RunSeries>, options: 
     const lineage = run?.lineage;
     if (!run || !lineage || lineage.points.length === 0) continue;
     const xOf = xOfPoint(options.xAxis, startOf(run.points.length > 0 ? run.points : lineage.points), lineage.xPoints);
-    const points = placed(lineage.points, xOf, options.xAxis);
+    const points = placed(lineage.points, xOf, options);
     out.set(line.id, {
       id: `${line.id}-lineage`,
       label: line.label,
@@ -296,11 +299,17 @@ function pick<T>(values: T[] | undefined, indices: number[]): T[] | undefined {
   return values && indices.map((i) => values[i]);
 }
 
-/** Each line reduced to about `budget` points of the x window `range` (all of it when absent). */
-export function downsamplePlot(lines: PlotLine[], budget: number, range?: readonly [number, number]): PlotLine[] {
+/**
+ * Each line reduced to about `budget` points of the x window `range` (all of it when absent).
+ * On a log x axis the buckets are even in log x, as the pixels are: even in x, the left decades
+ * would share a bucket or two.
+ */
+export function downsamplePlot(lines: PlotLine[], budget: number, range?: readonly [number, number], logX = false): PlotLine[] {
+  const scale = (x: number) => (logX ? Math.log10(x) : x);
+  const window = range && ([scale(range[0]), scale(range[1])] as const);
   return lines.map((line) => {
     const ys = [line.y, ...(line.lower ? [line.lower] : []), ...(line.upper ? [line.upper] : [])];
-    const indices = minMaxIndices(line.x, ys, budget, range);
+    const indices = minMaxIndices(logX ? line.x.map(scale) : line.x, ys, budget, window);
     return {
       ...line,
       iteration: pick(line.iteration, indices)!,

@@ -1,8 +1,8 @@
-// Compare's settings live in the address (#/compare?runs=1,2&metric=...&metric=...&smooth=0.6&x=relative
-// &group=1&band=minmax&members=0&log=1; x=metric:perf/total_generated_tokens plots against another
-// metric; smoothKind=twema|running|gaussian picks a smoothing other than the EMA), so a
-// comparison is a link to share or bookmark. The last one is remembered, so the top "Compare"
-// link brings it back instead of an empty view.
+// Compare's settings live in the address (#/compare?runs=1,2&metric=...&metric=...&smooth=0.6
+// &x=relative&group=1&band=minmax&members=0&log=1&logx=1; x=metric:perf/total_generated_tokens plots
+// against another metric; smoothKind=twema|running|gaussian picks a smoothing other than the
+// EMA), so a comparison is a link to share or bookmark. The last one is remembered, so the top
+// "Compare" link brings it back instead of an empty view.
 import { ref } from 'vue';
 import type { LocationQuery } from 'vue-router';
 import type { BandMode } from './seed-groups';
@@ -15,6 +15,8 @@ export interface CompareSettings {
   smoothing: Smoothing;
   xAxis: XAxisKind;
   logScale: boolean;
+  /** A log x axis; not for wall time. */
+  logX: boolean;
   groupSeeds: boolean;
   bandMode: BandMode;
   showMembers: boolean;
@@ -24,6 +26,7 @@ export const DEFAULT_SETTINGS: CompareSettings = {
   smoothing: NO_SMOOTHING,
   xAxis: 'iteration',
   logScale: false,
+  logX: false,
   groupSeeds: false,
   bandMode: 'std',
   showMembers: true,
@@ -47,6 +50,7 @@ export function settingsFromQuery(query: LocationQuery): CompareSettings {
     smoothing: one(query, 'smooth') !== undefined && SMOOTHERS[kind].valid(smooth) ? { kind, amount: smooth } : smoothingOff(kind),
     xAxis: x === 'relative' || x === 'wall' || (x !== undefined && /^metric:./.test(x)) ? (x as XAxisKind) : 'iteration',
     logScale: one(query, 'log') === '1',
+    logX: one(query, 'logx') === '1',
     groupSeeds: one(query, 'group') === '1',
     bandMode: band === 'minmax' ? 'minmax' : 'std',
     showMembers: one(query, 'members') !== '0',
@@ -65,6 +69,8 @@ export function settingToQuery<K extends keyof CompareSettings>(key: K, value: C
       return { x: value === 'iteration' ? undefined : String(value) };
     case 'logScale':
       return { log: value ? '1' : undefined };
+    case 'logX':
+      return { logx: value ? '1' : undefined };
     case 'groupSeeds':
       return { group: value ? '1' : undefined };
     case 'bandMode':

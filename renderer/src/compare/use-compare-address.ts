@@ -54,6 +54,7 @@ export function useCompareAddress() {
     smoothing: settingRef('smoothing'),
     xAxis: settingRef('xAxis'),
     logScale: settingRef('logScale'),
+    logX: settingRef('logX'),
     groupSeeds: settingRef('groupSeeds'),
     bandMode: settingRef('bandMode'),
     showMembers: settingRef('showMembers'),
