@@ -38,6 +38,7 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['actor_rollout_ref.actor.ulysses_sequence_parallel_size', SINGLE_MACHINE],
   ['actor_rollout_ref.ref.', 'the reference is the policy as it started, kept by TurnLab when `actor_rollout_ref.actor.use_kl_loss` or `algorithm.use_kl_in_reward` is on; it has no settings of its own'],
   ['actor_rollout_ref.model.use_remove_padding', PACKED],
+  ['system.', "RAGEN's process settings (`system.CUDA_VISIBLE_DEVICES`); TurnLab picks its device by `trainer.backend`: leave them out"],
   ['model_path', 'a pretrained model is `actor_rollout_ref.model.path` (a Hugging Face folder)'],
   ['lora.', 'LoRA is `actor_rollout_ref.model.lora_rank`, `lora_alpha` and `target_modules`'],
 ];
