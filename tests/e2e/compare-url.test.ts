@@ -206,5 +206,23 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
     // Drawn on a linear clock again, every point back.
     await expect.poll(async () => (await exported()).length).toBe(linear.length);
   });
+
+  it('groups by a config key the runs differ by: the menu lists it, the address keeps it, the legend names each value', async () => {
+    const [first, second, third] = fixture.runs.map((r) => r.run.id);
+    await page.goto(serve.at(`/compare?runs=${first},${second},${third}&metric=${encodeURIComponent(METRIC)}&group=1`));
+    await page.locator('.compare-chart canvas').first().waitFor();
+    const offered = (await page.locator('.group-by-select option').allInnerTexts()).map((text) => text.trim());
+    expect(offered[0]).toBe('runs that differ only by seed');
+    expect(offered).toContain('by algorithm.adv_estimator');
+    expect(offered).not.toContain('by seed');
+    await page.locator('.group-by-select').selectOption('algorithm.adv_estimator');
+    await expect.poll(() => decodeURIComponent(page.url())).toContain('groupby=algorithm.adv_estimator');
+    // The two GRPO runs (one a fork, with another seed) are one mean; the PPO run is itself.
+    await expect.poll(() => page.locator('.chart-legend').first().innerText()).toContain(`adv_estimator=grpo: 2 runs (#${first}, #${third})`);
+    await page.reload();
+    await expect.poll(() => page.locator('.group-by-select').inputValue()).toBe('algorithm.adv_estimator');
+    await page.locator('.group-by-select').selectOption('');
+    await expect.poll(() => page.url()).not.toContain('groupby');
+  });
 });
 

@@ -1,8 +1,9 @@
 // Compare's settings live in the address (#/compare?runs=1,2&metric=...&metric=...&smooth=0.6
-// &x=relative&group=1&band=minmax&members=0&log=1&logx=1; x=metric:perf/total_generated_tokens plots
-// against another metric; smoothKind=twema|running|gaussian picks a smoothing other than the
-// EMA), so a comparison is a link to share or bookmark. The last one is remembered, so the top
-// "Compare" link brings it back instead of an empty view.
+// &x=relative&group=1&groupby=algorithm.adv_estimator&band=minmax&members=0&log=1&logx=1;
+// x=metric:perf/total_generated_tokens plots against another metric; smoothKind=twema|running|
+// gaussian picks a smoothing other than the EMA), so a comparison is a link to share or
+// bookmark. The last one is remembered, so the top "Compare" link brings it back instead of an
+// empty view.
 import { ref } from 'vue';
 import type { LocationQuery } from 'vue-router';
 import type { BandMode } from './seed-groups';
@@ -18,6 +19,8 @@ export interface CompareSettings {
   /** A log x axis; not for wall time. */
   logX: boolean;
   groupSeeds: boolean;
+  /** With groupSeeds: group by this config key's value instead of by everything but the seed. */
+  groupBy: string | null;
   bandMode: BandMode;
   showMembers: boolean;
 }
@@ -28,6 +31,7 @@ export const DEFAULT_SETTINGS: CompareSettings = {
   logScale: false,
   logX: false,
   groupSeeds: false,
+  groupBy: null,
   bandMode: 'std',
   showMembers: true,
 };
@@ -52,6 +56,7 @@ export function settingsFromQuery(query: LocationQuery): CompareSettings {
     logScale: one(query, 'log') === '1',
     logX: one(query, 'logx') === '1',
     groupSeeds: one(query, 'group') === '1',
+    groupBy: one(query, 'groupby') || null,
     bandMode: band === 'minmax' ? 'minmax' : 'std',
     showMembers: one(query, 'members') !== '0',
   };
@@ -73,6 +78,8 @@ export function settingToQuery<K extends keyof CompareSettings>(key: K, value: C
       return { logx: value ? '1' : undefined };
     case 'groupSeeds':
       return { group: value ? '1' : undefined };
+    case 'groupBy':
+      return { groupby: (value as string | null) ?? undefined };
     case 'bandMode':
       return { band: value === 'std' ? undefined : String(value) };
     default:

@@ -56,6 +56,7 @@ export function useCompareAddress() {
     logScale: settingRef('logScale'),
     logX: settingRef('logX'),
     groupSeeds: settingRef('groupSeeds'),
+    groupBy: settingRef('groupBy'),
     bandMode: settingRef('bandMode'),
     showMembers: settingRef('showMembers'),
   };
