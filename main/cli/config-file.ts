@@ -16,16 +16,20 @@ function shippedNames(): string[] {
     .sort();
 }
 
-/** The file a `--config` value names; refused, with the shipped names, where there is none. */
+/**
+ * The file a `--config` value names. A name (or configs/NAME) that is no file here is the shipped
+ * config of that name, or refused with the shipped names; any other path goes on to the loader,
+ * which says it is not found (as a cluster task's failure reason does).
+ */
 export function configFileOption(value: string): string {
   if (existsSync(value)) return value;
   const name = /^(?:\.\/)?(?:configs\/)?([\w.-]+?)(?:\.ya?ml)?$/.exec(value)?.[1];
+  if (name === undefined) return value;
   const names = shippedNames();
-  if (name !== undefined && names.includes(name)) {
+  if (names.includes(name)) {
     const file = join(SHIPPED, `${name}.yaml`);
     process.stderr.write(`--config ${value}: the shipped ${file}\n`);
     return file;
   }
-  const guess = name === undefined ? '' : ` (did you mean ${closest(name, names)}?)`;
-  throw new InvalidArgumentError(`no file ${resolve(value)}, and no shipped config of that name${guess}; shipped: ${names.join(', ')}`);
+  throw new InvalidArgumentError(`no file ${resolve(value)}, and no shipped config of that name (did you mean ${closest(name, names)}?); shipped: ${names.join(', ')}`);
 }
