@@ -4,21 +4,16 @@
 import { UserError } from './errors';
 
 /**
- * The `key=value` arguments of a command, as `--set` takes them. Hydra's `+key=value` (add a key)
- * and `++key=value` (add or replace) are the same here; `~key` (delete) has no counterpart.
+ * The `key=value` arguments of a command, as `--set` takes them (which also reads Hydra's
+ * `+key=value`, `++key=value` and refuses its `~key`). A word with no `=` is no override.
  */
 export function hydraOverrides(args: readonly string[]): string[] {
-  return args.map((arg) => {
-    if (arg.startsWith('~')) {
-      throw new UserError(`${arg}: deleting a key (Hydra's ~key) is not supported; set it to another value (${arg.slice(1).split('=')[0]}=...) or leave it out of the config file`);
-    }
-    const pair = arg.replace(/^\+\+?/, '');
-    const eq = pair.indexOf('=');
-    if (eq <= 0) {
+  for (const arg of args) {
+    if (!arg.startsWith('~') && arg.replace(/^\+\+?/, '').indexOf('=') <= 0) {
       throw new UserError(`'${arg}' is not an override: write key=value after the command, e.g. trainer.total_training_steps=50 (or --set key=value)`);
     }
-    return pair;
-  });
+  }
+  return [...args];
 }
 
 /** Whether `value` holds a comma outside brackets, braces and quotes (Hydra's sweep `1e-3,3e-4`, not a list `[8, 8]`). */

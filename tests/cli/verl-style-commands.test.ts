@@ -37,7 +37,7 @@ describe('Hydra-style overrides', () => {
     expect(misspelt.stderr.trim()).toBe('turnlab: --set trainer.totl_training_steps=2: unknown key `trainer.totl_training_steps`; did you mean `trainer.total_training_steps`?');
     const deleted = await turnlab('train', '--config', CONFIG, '~trainer.seed');
     expect(deleted.code).toBe(2);
-    expect(deleted.stderr).toMatch(/^turnlab: ~trainer\.seed: deleting a key \(Hydra's ~key\) is not supported; set it to another value \(trainer\.seed=\.\.\.\)/);
+    expect(deleted.stderr).toMatch(/^turnlab: --set ~trainer\.seed: deleting a key \(Hydra's ~key\) is not supported; set it to another value \(trainer\.seed=\.\.\.\)/);
     const stray = await turnlab('resume', '1', 'bandit.yaml');
     expect(stray.code).toBe(2);
     expect(stray.stderr.trim()).toBe("turnlab: 'bandit.yaml' is not an override: write key=value after the command, e.g. trainer.total_training_steps=50 (or --set key=value)");

@@ -53,3 +53,14 @@ describe('keys of verl and RAGEN', () => {
     expect(foreignKeyAdvice(['trainer', 'seed'])).toBeUndefined();
   });
 });
+
+describe("Hydra's prefixes in an override, wherever overrides are read (--set, the run form, the API)", () => {
+  it('reads +key and ++key as key, and refuses ~key with what to do instead', () => {
+    const path = join(dir, 'plain.yaml');
+    writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');
+    expect(loadRunConfig(path, ['+trainer.total_training_steps=4']).trainer.total_training_steps).toBe(4);
+    expect(loadRunConfig(path, ['++trainer.seed=9']).trainer.seed).toBe(9);
+    expect(messageOf(path, ['~trainer.seed'])).toBe("--set ~trainer.seed: deleting a key (Hydra's ~key) is not supported; set it to another value (trainer.seed=...) or leave it out of the config file");
+  });
+});
+

@@ -13,11 +13,18 @@ export interface Override {
 
 /**
  * Parses `a.b=value`; the value is read as YAML, so `3` is a number, `true` a boolean, `[A, B]` a
- * list, and text that is not valid YAML is taken as a string.
+ * list, and text that is not valid YAML is taken as a string. Hydra's `+a.b=value` and
+ * `++a.b=value` (add, add or replace), pasted from verl's scripts, are the same here; its `~a.b`
+ * (delete) has no counterpart and is refused.
  */
-export function parseOverride(text: string): Override {
+export function parseOverride(written: string): Override {
+  const origin = `--set ${written}`;
+  if (written.startsWith('~')) {
+    const key = written.slice(1).split('=')[0];
+    throw new ConfigError([{ path: [], origin, message: `deleting a key (Hydra's ~key) is not supported; set it to another value (${key}=...) or leave it out of the config file` }]);
+  }
+  const text = written.replace(/^\+\+?/, '');
   const eq = text.indexOf('=');
-  const origin = `--set ${text}`;
   if (eq <= 0) {
     throw new ConfigError([{ path: [], origin, message: 'expected key.path=value, e.g. --set agent_proxy.max_turn=3' }]);
   }
