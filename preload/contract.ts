@@ -82,7 +82,15 @@ export interface RunDto extends StoredRunDto {
 
 /** The Runs table's sort columns. */
 export const RUN_SORT_KEYS = ['id', 'name', 'status', 'env', 'algorithm', 'progress', 'bestValSuccess', 'createdAt'] as const;
-export type RunSortKeyDto = (typeof RUN_SORT_KEYS)[number];
+export type RunSortKeyDto = (typeof RUN_SORT_KEYS)[number] | `config:${string}`;
+
+/**
+ * A config key the Runs table can show as a column (W&B's config columns), dotted
+ * (`algorithm.adv_estimator`); sorted by as `config:<key>`.
+ */
+export const RUN_COLUMN_KEY = /^[A-Za-z_][\w-]*(\.[\w-]+)*$/;
+/** The most config columns one table shows. */
+export const RUN_COLUMNS_MAX = 8;
 
 /** One page of the Runs table: filtered, sorted and cut on the server. */
 export interface RunPageQueryDto {
@@ -95,6 +103,8 @@ export interface RunPageQueryDto {
   tag?: string;
   sort?: RunSortKeyDto;
   descending?: boolean;
+  /** Config keys to return with each row, as `columnValues` in this order (RUN_COLUMN_KEY, at most RUN_COLUMNS_MAX). */
+  columns?: string[];
   offset?: number;
   /** Rows to return (default 200, at most 1,000). */
   limit?: number;
@@ -109,7 +119,10 @@ export interface RunPageQueryDto {
 export type RunRowDto = Pick<
   RunDto,
   'id' | 'name' | 'status' | 'createdAt' | 'seed' | 'envTags' | 'algorithm' | 'parentRunId' | 'parentIteration' | 'tags' | 'notes' | 'iterations' | 'bestValSuccess' | 'config' | 'warmStartProgress'
->;
+> & {
+  /** The query's `columns`, each key's value in the run's config (null where it has none). */
+  columnValues?: unknown[];
+};
 
 export interface RunFilterChoicesDto {
   status: string[];

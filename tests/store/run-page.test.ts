@@ -123,6 +123,35 @@ describe('runs page', () => {
     expect(names({ sort: 'id', descending: true })).toEqual(['other', 'sweep-2-s0', 'sweep-1-s1', 'sweep-1-s0']);
   });
 
+  it('returns config columns with their JSON types and sorts by one, runs without the key last', () => {
+    // Configs that differ: a rate, an estimator, a flag, a list; the last run has none of them.
+    const configs = [
+      { lr: 3e-4, algorithm: { adv_estimator: 'grpo' }, flag: true, sizes: [4, 4], 'custom-env': { dim: 6 } },
+      { lr: 1e-3, algorithm: { adv_estimator: 'gigpo' }, flag: false, sizes: [8], 'custom-env': { dim: 5 } },
+      { lr: 1e-4, algorithm: { adv_estimator: 'gae' }, flag: true, sizes: [], 'custom-env': { dim: 7 } },
+    ];
+    configs.forEach((extra, k) => {
+      const run = store.runs.get(k + 1)!;
+      store.connection.prepare('UPDATE runs SET config = ? WHERE id = ?').run(JSON.stringify({ ...run.config, ...extra }), run.id);
+    });
+    const columns = ['lr', 'algorithm.adv_estimator', 'flag', 'sizes', 'custom-env.dim', 'no.such.key'];
+    const page = store.runs.page({ columns });
+    expect(page.rows.map((r) => r.columnValues)).toEqual([
+      [3e-4, 'grpo', true, [4, 4], 6, null],
+      [1e-3, 'gigpo', false, [8], 5, null],
+      [1e-4, 'gae', true, [], 7, null],
+      [null, null, null, null, null, null],
+    ]);
+    expect(page.total).toBe(4);
+    expect(names({ sort: 'config:lr' })).toEqual(['sweep-2-s0', 'sweep-1-s0', 'sweep-1-s1', 'other']);
+    expect(names({ sort: 'config:lr', descending: true })).toEqual(['sweep-1-s1', 'sweep-1-s0', 'sweep-2-s0', 'other']);
+    expect(names({ sort: 'config:custom-env.dim', status: 'completed' })).toEqual(['sweep-1-s0', 'sweep-2-s0', 'other']);
+    // Without columns a row carries none; a key that is not a dotted name is refused before any SQL.
+    expect(store.runs.page({}).rows[0].columnValues).toBeUndefined();
+    expect(() => store.runs.page({ columns: ["lr') OR 1=1 --"] })).toThrow(/is not a config key/);
+    expect(() => store.runs.page({ sort: 'config:$.lr' })).toThrow(/is not a config key/);
+  });
+
   it('returns whole runs by id in the order asked, leaving unknown ids out', () => {
     expect(store.runs.summaries([3, 99, 1]).map((r) => [r.name, r.config.trainer?.total_training_steps])).toEqual([
       ['sweep-2-s0', 10],

@@ -2,22 +2,34 @@
 // (last_iteration and best_val_success are columns since migration 0007), returning only what a
 // row shows. At 10,000 runs the whole list with configs took seconds to build, send and parse.
 import type Database from 'better-sqlite3';
-import type { RunFilterChoicesDto, RunPageDto, RunPageQueryDto, RunRowDto, RunSortKeyDto } from '../../../preload/contract';
+import { RUN_COLUMN_KEY, type RunFilterChoicesDto, type RunPageDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto } from '../../../preload/contract';
 import { SEED_GROUP_PREFIX } from '../../../preload/seed-list';
 
 export const RUN_PAGE_DEFAULT_LIMIT = 200;
 export const RUN_PAGE_MAX_LIMIT = 1000;
 
-/** What a row shows; `config` only the keys the table reads (progress and the warm-up status). */
-const ROW_SQL = `SELECT id, name, status, created_at, seed, env_tags, algorithm, parent_run_id, parent_iteration,
+/**
+ * What a row shows; `config` only the keys the table reads (progress and the warm-up status), and
+ * the values of the config columns asked for (`->` keeps their JSON types: true, 0.001, "grpo").
+ */
+function rowSql(columns: number): string {
+  const values = columns === 0 ? '' : `, json_array(${Array.from({ length: columns }, (_, i) => `config -> @column${i}`).join(', ')}) AS column_values`;
+  return `SELECT id, name, status, created_at, seed, env_tags, algorithm, parent_run_id, parent_iteration,
   tags, notes, last_iteration, best_val_success, warm_start_progress,
   json_object(
     'trainer', json_object('total_training_steps', json_extract(config, '$.trainer.total_training_steps')),
     'warm_start', json_object('mode', json_extract(config, '$.warm_start.mode'), 'steps', json_extract(config, '$.warm_start.steps'))
-  ) AS config_slice
+  ) AS config_slice${values}
   FROM runs`;
+}
 
-const SORT_SQL: Record<RunSortKeyDto, string> = {
+/** A dotted config key as a JSON path, each part quoted (a key may hold a dash); the key is checked by RUN_COLUMN_KEY first. */
+export function configPath(key: string): string {
+  if (!RUN_COLUMN_KEY.test(key)) throw new RangeError(`'${key}' is not a config key (dotted names: algorithm.adv_estimator)`);
+  return `$.${key.split('.').map((part) => `"${part}"`).join('.')}`;
+}
+
+const SORT_SQL: Record<Exclude<RunSortKeyDto, `config:${string}`>, string> = {
   id: 'id',
   name: 'name',
   status: 'status',
@@ -50,6 +62,7 @@ interface RowRaw {
   best_val_success: number | null;
   warm_start_progress: string | null;
   config_slice: string;
+  column_values?: string;
 }
 
 function toRow(raw: RowRaw): RunRowDto {
@@ -69,6 +82,7 @@ function toRow(raw: RowRaw): RunRowDto {
     bestValSuccess: raw.best_val_success,
     config: JSON.parse(raw.config_slice) as RunRowDto['config'],
     warmStartProgress: raw.warm_start_progress === null ? null : (JSON.parse(raw.warm_start_progress) as RunRowDto['warmStartProgress']),
+    ...(raw.column_values === undefined ? {} : { columnValues: JSON.parse(raw.column_values) as unknown[] }),
   };
 }
 
@@ -112,24 +126,34 @@ function filterChoices(db: Database.Database): RunFilterChoicesDto {
 }
 
 /** The page's two statements (its rows, and how many match) and their parameters; the UI benchmark prints their plans. */
-export function runPageSql(query: RunPageQueryDto): { rows: string; count: string; params: Record<string, string> } {
+export function runPageSql(query: RunPageQueryDto): { rows: string; count: string; params: Record<string, string>; countParams: Record<string, string> } {
   const { sql: where, params } = whereOf(query);
-  const key = SORT_SQL[query.sort ?? 'id'];
+  const columns = query.columns ?? [];
+  const rowParams: Record<string, string> = { ...params };
+  columns.forEach((column, i) => (rowParams[`column${i}`] = configPath(column)));
+  const sort = query.sort ?? 'id';
+  let key: string;
+  if (sort.startsWith('config:')) {
+    rowParams.sortPath = configPath(sort.slice('config:'.length));
+    key = 'config ->> @sortPath';
+  } else {
+    key = SORT_SQL[sort as keyof typeof SORT_SQL];
+  }
   const direction = query.descending ? 'DESC' : 'ASC';
   const limit = Math.min(RUN_PAGE_MAX_LIMIT, Math.max(1, query.limit ?? RUN_PAGE_DEFAULT_LIMIT));
   const offset = Math.max(0, query.offset ?? 0);
   const order = key === 'id' ? `id ${direction}` : `(${key}) IS NULL, ${key} ${direction}, id`;
-  return { rows: `${ROW_SQL} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params };
+  return { rows: `${rowSql(columns.length)} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params: rowParams, countParams: params };
 }
 
 /** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
 export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageDto {
   const sql = runPageSql(query);
   const rows = db.prepare(sql.rows).all(sql.params) as RowRaw[];
-  const total = (db.prepare(sql.count).get(sql.params) as { n: number }).n;
+  const total = (db.prepare(sql.count).get(sql.countParams) as { n: number }).n;
   if (!query.withChoices) return { rows: rows.map(toRow), total, choices: null, seedGroupRuns: null };
   const grouped = db
-    .prepare(`${ROW_SQL} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
+    .prepare(`${rowSql(0)} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
     .all({ prefix: SEED_GROUP_PREFIX }) as RowRaw[];
   return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: grouped.map(toRow) };
 }

@@ -18,9 +18,9 @@ export function emptyFilters(): RunFilters {
   return { search: '', status: '', env: '', algorithm: '', tag: '' };
 }
 
-/** The page request for these filters and sort: empty filters left out. */
-export function pageQueryOf(filters: RunFilters, sort: SortKey, descending: boolean): RunPageQueryDto {
-  const query: RunPageQueryDto = { sort, descending };
+/** The page request for these filters, sort and config columns: empty filters left out. */
+export function pageQueryOf(filters: RunFilters, sort: SortKey, descending: boolean, columns: readonly string[] = []): RunPageQueryDto {
+  const query: RunPageQueryDto = { sort, descending, ...(columns.length > 0 ? { columns: [...columns] } : {}) };
   for (const key of ['search', 'status', 'env', 'algorithm', 'tag'] as const) {
     const value = key === 'search' ? filters.search.trim() : filters[key];
     if (value) query[key] = value;

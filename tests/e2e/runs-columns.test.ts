@@ -1,0 +1,51 @@
+// End to end: config keys as columns of the Runs table (W&B's runs table columns). A column is
+// added from the keys of a run's config, shows each run's value, sorts on the server, lives in
+// the address, and goes away with its ×.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
+
+let serve: Serve;
+let page: Page;
+let wb: OpenWorkbench;
+
+const KEY = 'algorithm.adv_estimator';
+const cells = () => page.locator('.run-row').evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-run-id'), row.querySelector('.config-value')?.textContent?.trim()]));
+
+describe.skipIf(!hasChromium)('config columns in the Runs table', () => {
+  beforeAll(async () => {
+    wb = await openWorkbench({ fixture: { iterations: 2 }, browser: { viewport: { width: 1440, height: 900 } } });
+    ({ serve, page } = wb);
+  });
+
+  afterAll(async () => {
+    await wb?.close();
+  });
+
+  it("adds a config key as a column, shows each run's value and sorts by it", async () => {
+    await page.goto(serve.at('/runs'));
+    await page.locator('.run-row').first().waitFor();
+    const add = page.locator('.add-column');
+    await add.focus();
+    await expect.poll(async () => (await add.locator('option').allInnerTexts()).map((t) => t.trim())).toContain(KEY);
+    await add.selectOption(KEY);
+    await expect.poll(() => decodeURIComponent(page.url())).toContain(`cols=${KEY}`);
+    await expect.poll(() => page.locator('th.config-column').innerText()).toContain('adv_estimator');
+    const runs = wb.fixture.runs.map((r) => r.run);
+    await expect.poll(cells).toEqual(runs.map((run) => [String(run.id), run.algorithm]));
+
+    await page.locator('th.config-column').click();
+    await expect.poll(() => decodeURIComponent(page.url())).toContain(`sort=config:${KEY}`);
+    const ascending = [...runs].sort((a, b) => a.algorithm.localeCompare(b.algorithm) || a.id - b.id).map((run) => [String(run.id), run.algorithm]);
+    await expect.poll(cells).toEqual(ascending);
+  });
+
+  it('keeps the column in the address and takes it away with its ×, the sort with it', async () => {
+    await page.reload();
+    await expect.poll(() => page.locator('th.config-column').count()).toBe(1);
+    await page.locator('.remove-column').click();
+    await expect.poll(() => page.locator('th.config-column').count()).toBe(0);
+    await expect.poll(() => page.url()).not.toContain('cols=');
+    expect(page.url()).not.toContain('sort=');
+  });
+});
