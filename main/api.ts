@@ -3,7 +3,7 @@
 // a malformed request never reaches the store.
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
-import { API_METHODS, RUN_COLUMN_KEY, RUN_COLUMNS_MAX, RUN_SORT_KEYS } from '../preload/contract';
+import { API_METHODS, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS } from '../preload/contract';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -143,10 +143,16 @@ const runPageQuery = z
     algorithm: z.string().max(200).optional(),
     tag: z.string().max(500).optional(),
     sort: z
-      .union([z.enum(RUN_SORT_KEYS), z.custom<`config:${string}`>((s) => typeof s === 'string' && s.length <= 200 && s.startsWith('config:') && RUN_COLUMN_KEY.test(s.slice('config:'.length)), 'a config sort is config:<dotted key>, e.g. config:algorithm.adv_estimator')])
+      .union([
+        z.enum(RUN_SORT_KEYS),
+        z.custom<`config:${string}` | `metric:${string}`>(
+          (s) => typeof s === 'string' && ((s.startsWith('config:') && isRunColumn(s.slice('config:'.length))) || (s.startsWith('metric:') && isRunColumn(s))),
+          'a column sort is config:<dotted key> or metric:<name>, e.g. config:algorithm.adv_estimator',
+        ),
+      ])
       .optional(),
     descending: z.boolean().optional(),
-    columns: z.array(z.string().max(200).regex(RUN_COLUMN_KEY, 'a column is a dotted config key, e.g. algorithm.adv_estimator')).max(RUN_COLUMNS_MAX).optional(),
+    columns: z.array(z.string().refine(isRunColumn, 'a column is a dotted config key (algorithm.adv_estimator) or metric:<name>')).max(RUN_COLUMNS_MAX).optional(),
     offset: z.number().int().nonnegative().optional(),
     limit: z.number().int().min(1).max(RUN_PAGE_MAX_LIMIT).optional(),
     withChoices: z.boolean().optional(),

@@ -82,13 +82,26 @@ export interface RunDto extends StoredRunDto {
 
 /** The Runs table's sort columns. */
 export const RUN_SORT_KEYS = ['id', 'name', 'status', 'env', 'algorithm', 'progress', 'bestValSuccess', 'createdAt'] as const;
-export type RunSortKeyDto = (typeof RUN_SORT_KEYS)[number] | `config:${string}`;
+export type RunSortKeyDto = (typeof RUN_SORT_KEYS)[number] | `config:${string}` | `metric:${string}`;
 
 /**
  * A config key the Runs table can show as a column (W&B's config columns), dotted
- * (`algorithm.adv_estimator`); sorted by as `config:<key>`.
+ * (`algorithm.adv_estimator`); sorted by as `config:<key>`. A column `metric:<name>` shows the
+ * metric's last logged value (W&B's summary), sorted by as itself.
  */
 export const RUN_COLUMN_KEY = /^[A-Za-z_][\w-]*(\.[\w-]+)*$/;
+export const METRIC_COLUMN_PREFIX = 'metric:';
+
+/** Whether `column` is a column the Runs table can show: a dotted config key, or `metric:<name>`. */
+export function isRunColumn(column: string): boolean {
+  if (column.startsWith(METRIC_COLUMN_PREFIX)) return column.length > METRIC_COLUMN_PREFIX.length && column.length <= 500;
+  return RUN_COLUMN_KEY.test(column);
+}
+
+/** The sort key of a column: `config:<key>`, or the metric column itself. */
+export function columnSortKey(column: string): RunSortKeyDto {
+  return column.startsWith(METRIC_COLUMN_PREFIX) ? (column as `metric:${string}`) : `config:${column}`;
+}
 /** The most config columns one table shows. */
 export const RUN_COLUMNS_MAX = 8;
 
@@ -103,7 +116,7 @@ export interface RunPageQueryDto {
   tag?: string;
   sort?: RunSortKeyDto;
   descending?: boolean;
-  /** Config keys to return with each row, as `columnValues` in this order (RUN_COLUMN_KEY, at most RUN_COLUMNS_MAX). */
+  /** Columns to return with each row, as `columnValues` in this order: config keys or `metric:<name>` (isRunColumn, at most RUN_COLUMNS_MAX). */
   columns?: string[];
   offset?: number;
   /** Rows to return (default 200, at most 1,000). */
@@ -120,7 +133,7 @@ export type RunRowDto = Pick<
   RunDto,
   'id' | 'name' | 'status' | 'createdAt' | 'seed' | 'envTags' | 'algorithm' | 'parentRunId' | 'parentIteration' | 'tags' | 'notes' | 'iterations' | 'bestValSuccess' | 'config' | 'warmStartProgress'
 > & {
-  /** The query's `columns`, each key's value in the run's config (null where it has none). */
+  /** The query's `columns`: each config key's value, each metric's last logged value (null where there is none). */
   columnValues?: unknown[];
 };
 

@@ -1,6 +1,6 @@
-// End to end: config keys as columns of the Runs table (W&B's runs table columns). A column is
-// added from the keys of a run's config, shows each run's value, sorts on the server, lives in
-// the address, and goes away with its ×.
+// End to end: config keys and metrics as columns of the Runs table (W&B's runs table columns). A
+// column is added from the keys of a run's config or the metrics it logs, shows each run's value
+// (a metric's last), sorts on the server, lives in the address, and goes away with its ×.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, openWorkbench, type OpenWorkbench, type Serve } from './harness';
@@ -11,6 +11,7 @@ let wb: OpenWorkbench;
 
 const KEY = 'algorithm.adv_estimator';
 const cells = () => page.locator('.run-row').evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-run-id'), row.querySelector('.config-value')?.textContent?.trim()]));
+const metricCells = () => page.locator('.run-row').evaluateAll((rows) => rows.map((row) => row.querySelectorAll('.config-value')[1]?.textContent?.trim()));
 
 describe.skipIf(!hasChromium)('config columns in the Runs table', () => {
   beforeAll(async () => {
@@ -38,6 +39,19 @@ describe.skipIf(!hasChromium)('config columns in the Runs table', () => {
     await expect.poll(() => decodeURIComponent(page.url())).toContain(`sort=config:${KEY}`);
     const ascending = [...runs].sort((a, b) => a.algorithm.localeCompare(b.algorithm) || a.id - b.id).map((run) => [String(run.id), run.algorithm]);
     await expect.poll(cells).toEqual(ascending);
+  });
+
+  it("adds a metric's last value as a column", async () => {
+    const add = page.locator('.add-column');
+    const metric = (await add.locator('optgroup[label="metric (last value)"] option').first().getAttribute('value'))!;
+    expect(metric).toMatch(/^metric:/);
+    await add.selectOption(metric);
+    await expect.poll(() => page.locator('th.config-column').nth(1).innerText()).toContain(`last ${metric.slice('metric:'.length)}`);
+    // A number where the run logged it, "-" where it did not (the fork stopped before its validation).
+    await expect.poll(metricCells).toEqual(wb.fixture.runs.map(() => expect.stringMatching(/^(-?\d[\d.e+-]*|-)$/)));
+    expect((await metricCells()).filter((cell) => cell !== '-').length).toBeGreaterThan(0);
+    await page.locator('th.config-column').nth(1).locator('.remove-column').click();
+    await expect.poll(() => page.locator('th.config-column').count()).toBe(1);
   });
 
   it('keeps the column in the address and takes it away with its ×, the sort with it', async () => {

@@ -123,7 +123,7 @@ describe('runs page', () => {
     expect(names({ sort: 'id', descending: true })).toEqual(['other', 'sweep-2-s0', 'sweep-1-s1', 'sweep-1-s0']);
   });
 
-  it('returns config columns with their JSON types and sorts by one, runs without the key last', () => {
+  it('returns config and metric columns with their types and sorts by one, runs without it last', () => {
     // Configs that differ: a rate, an estimator, a flag, a list; the last run has none of them.
     const configs = [
       { lr: 3e-4, algorithm: { adv_estimator: 'grpo' }, flag: true, sizes: [4, 4], 'custom-env': { dim: 6 } },
@@ -146,6 +146,11 @@ describe('runs page', () => {
     expect(names({ sort: 'config:lr' })).toEqual(['sweep-2-s0', 'sweep-1-s0', 'sweep-1-s1', 'other']);
     expect(names({ sort: 'config:lr', descending: true })).toEqual(['sweep-1-s1', 'sweep-1-s0', 'sweep-2-s0', 'other']);
     expect(names({ sort: 'config:custom-env.dim', status: 'completed' })).toEqual(['sweep-1-s0', 'sweep-2-s0', 'other']);
+    // A metric's column is its last logged value (W&B's summary); the run that logs none has null.
+    const metricPage = store.runs.page({ columns: ['metric:actor/entropy', 'lr'] });
+    expect(metricPage.rows.map((r) => r.columnValues)).toEqual([[1 / 10, 3e-4], [1 / 4, 1e-3], [1 / 10, 1e-4], [null, null]]);
+    expect(names({ sort: 'metric:val/Bandit/success', descending: true })).toEqual(['sweep-1-s1', 'sweep-1-s0', 'sweep-2-s0', 'other']);
+    expect(names({ sort: 'metric:actor/entropy' })).toEqual(['sweep-1-s0', 'sweep-2-s0', 'sweep-1-s1', 'other']);
     // Without columns a row carries none; a key that is not a dotted name is refused before any SQL.
     expect(store.runs.page({}).rows[0].columnValues).toBeUndefined();
     expect(() => store.runs.page({ columns: ["lr') OR 1=1 --"] })).toThrow(/is not a config key/);

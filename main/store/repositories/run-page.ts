@@ -2,18 +2,30 @@
 // (last_iteration and best_val_success are columns since migration 0007), returning only what a
 // row shows. At 10,000 runs the whole list with configs took seconds to build, send and parse.
 import type Database from 'better-sqlite3';
-import { RUN_COLUMN_KEY, type RunFilterChoicesDto, type RunPageDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto } from '../../../preload/contract';
+import { METRIC_COLUMN_PREFIX, RUN_COLUMN_KEY, type RunFilterChoicesDto, type RunPageDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto } from '../../../preload/contract';
 import { SEED_GROUP_PREFIX } from '../../../preload/seed-list';
 
 export const RUN_PAGE_DEFAULT_LIMIT = 200;
 export const RUN_PAGE_MAX_LIMIT = 1000;
 
+/** A metric's last logged value for the row's run (a seek on the metrics key). */
+const lastMetric = (param: string) => `(SELECT value FROM metrics WHERE run_id = runs.id AND name = @${param} ORDER BY iteration DESC LIMIT 1)`;
+
+/** A column's SQL and its parameter: a config key's value (`->` keeps its JSON type: true, 0.001, "grpo"), or a metric's last value. */
+function columnSql(column: string, param: string): { sql: string; value: string; text: string } {
+  if (column.startsWith(METRIC_COLUMN_PREFIX)) {
+    const sql = lastMetric(param);
+    return { sql, value: column.slice(METRIC_COLUMN_PREFIX.length), text: sql };
+  }
+  return { sql: `config -> @${param}`, value: configPath(column), text: `config ->> @${param}` };
+}
+
 /**
  * What a row shows; `config` only the keys the table reads (progress and the warm-up status), and
- * the values of the config columns asked for (`->` keeps their JSON types: true, 0.001, "grpo").
+ * the values of the columns asked for.
  */
-function rowSql(columns: number): string {
-  const values = columns === 0 ? '' : `, json_array(${Array.from({ length: columns }, (_, i) => `config -> @column${i}`).join(', ')}) AS column_values`;
+function rowSql(columns: readonly string[]): string {
+  const values = columns.length === 0 ? '' : `, json_array(${columns.map((column, i) => columnSql(column, `column${i}`).sql).join(', ')}) AS column_values`;
   return `SELECT id, name, status, created_at, seed, env_tags, algorithm, parent_run_id, parent_iteration,
   tags, notes, last_iteration, best_val_success, warm_start_progress,
   json_object(
@@ -29,7 +41,7 @@ export function configPath(key: string): string {
   return `$.${key.split('.').map((part) => `"${part}"`).join('.')}`;
 }
 
-const SORT_SQL: Record<Exclude<RunSortKeyDto, `config:${string}`>, string> = {
+const SORT_SQL: Record<Exclude<RunSortKeyDto, `config:${string}` | `metric:${string}`>, string> = {
   id: 'id',
   name: 'name',
   status: 'status',
@@ -130,12 +142,14 @@ export function runPageSql(query: RunPageQueryDto): { rows: string; count: strin
   const { sql: where, params } = whereOf(query);
   const columns = query.columns ?? [];
   const rowParams: Record<string, string> = { ...params };
-  columns.forEach((column, i) => (rowParams[`column${i}`] = configPath(column)));
+  columns.forEach((column, i) => (rowParams[`column${i}`] = columnSql(column, `column${i}`).value));
   const sort = query.sort ?? 'id';
   let key: string;
-  if (sort.startsWith('config:')) {
-    rowParams.sortPath = configPath(sort.slice('config:'.length));
-    key = 'config ->> @sortPath';
+  if (sort.startsWith('config:') || sort.startsWith(METRIC_COLUMN_PREFIX)) {
+    const column = sort.startsWith('config:') ? sort.slice('config:'.length) : sort;
+    const { value, text } = columnSql(column, 'sortBy');
+    rowParams.sortBy = value;
+    key = text;
   } else {
     key = SORT_SQL[sort as keyof typeof SORT_SQL];
   }
@@ -143,7 +157,7 @@ export function runPageSql(query: RunPageQueryDto): { rows: string; count: strin
   const limit = Math.min(RUN_PAGE_MAX_LIMIT, Math.max(1, query.limit ?? RUN_PAGE_DEFAULT_LIMIT));
   const offset = Math.max(0, query.offset ?? 0);
   const order = key === 'id' ? `id ${direction}` : `(${key}) IS NULL, ${key} ${direction}, id`;
-  return { rows: `${rowSql(columns.length)} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params: rowParams, countParams: params };
+  return { rows: `${rowSql(columns)} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params: rowParams, countParams: params };
 }
 
 /** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
@@ -153,7 +167,7 @@ export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageD
   const total = (db.prepare(sql.count).get(sql.countParams) as { n: number }).n;
   if (!query.withChoices) return { rows: rows.map(toRow), total, choices: null, seedGroupRuns: null };
   const grouped = db
-    .prepare(`${rowSql(0)} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
+    .prepare(`${rowSql([])} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
     .all({ prefix: SEED_GROUP_PREFIX }) as RowRaw[];
   return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: grouped.map(toRow) };
 }

@@ -1,9 +1,9 @@
-// The Runs view's filters, sort and config columns live in the address
-// (#/runs?status=failed&sort=name&desc=1&cols=algorithm.adv_estimator), so going back from a run
+// The Runs view's filters, sort and columns live in the address (#/runs?status=failed&sort=name
+// &desc=1&cols=algorithm.adv_estimator,metric:val/Bandit/success), so going back from a run
 // returns to the same table, and a filtered list can be shared.
 import { computed } from 'vue';
 import { useRoute, useRouter, type LocationQuery } from 'vue-router';
-import { RUN_COLUMN_KEY, RUN_COLUMNS_MAX, RUN_SORT_KEYS } from '../../../preload/contract';
+import { columnSortKey, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS } from '../../../preload/contract';
 import { emptyFilters, type RunFilters, type SortKey } from '../stores/run-table';
 
 const FILTER_KEYS = ['search', 'status', 'env', 'algorithm', 'tag'] as const;
@@ -18,15 +18,15 @@ export function filtersFromQuery(query: LocationQuery): RunFilters {
   return filters;
 }
 
-/** The config keys shown as columns: valid dotted keys, each once, at most RUN_COLUMNS_MAX. */
+/** The columns shown (config keys, `metric:<name>`): valid ones, each once, at most RUN_COLUMNS_MAX. */
 export function columnsFromQuery(query: LocationQuery): string[] {
-  const keys = text(query.cols).split(',').map((key) => key.trim()).filter((key) => RUN_COLUMN_KEY.test(key));
+  const keys = text(query.cols).split(',').map((key) => key.trim()).filter(isRunColumn);
   return [...new Set(keys)].slice(0, RUN_COLUMNS_MAX);
 }
 
 export function sortFromQuery(query: LocationQuery): { key: SortKey; descending: boolean } {
   const raw = text(query.sort);
-  const shown = columnsFromQuery(query).map((column) => `config:${column}`);
+  const shown: string[] = columnsFromQuery(query).map(columnSortKey);
   const key = (RUN_SORT_KEYS as readonly string[]).includes(raw) || shown.includes(raw) ? (raw as SortKey) : 'id';
   return { key, descending: text(query.desc) === '1' };
 }
@@ -45,9 +45,9 @@ export function useRunsUrlState() {
   const sort = computed(() => sortFromQuery(route.query));
   const columns = computed(() => columnsFromQuery(route.query));
 
-  /** The config columns shown; one taken away stops being the sort. */
+  /** The columns shown; one taken away stops being the sort. */
   function setColumns(keys: readonly string[]): void {
-    const sortGone = sort.value.key.startsWith('config:') && !keys.includes(sort.value.key.slice('config:'.length));
+    const sortGone = (sort.value.key.startsWith('config:') || sort.value.key.startsWith('metric:')) && !keys.map(columnSortKey).includes(sort.value.key);
     setQuery({ cols: keys.join(','), ...(sortGone ? { sort: '', desc: '' } : {}) });
   }
 
