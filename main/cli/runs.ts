@@ -1,16 +1,37 @@
 import type { Command } from 'commander';
+import { closest, distance } from 'fastest-levenshtein';
+import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunRowDto, type RunSortKeyDto } from '../../preload/contract';
+import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
+import type { Store } from '../store/db';
 import type { RunSummary } from '../store/types';
+import { UserError } from './errors';
 import { formatTime, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
 import { withStore } from './with-store';
+
+type TableRun = Pick<RunSummary, 'id' | 'name' | 'status' | 'envTags' | 'algorithm' | 'iterations' | 'bestValSuccess' | 'createdAt'> & { columnValues?: unknown[] };
+
+interface RunsOptions {
+  json?: boolean;
+  columns?: string;
+  sort?: string;
+  desc?: boolean;
+}
 
 function successText(value: number | null): string {
   return value === null ? '-' : `${(value * 100).toFixed(1)}%`;
 }
 
-export function runsTable(runs: RunSummary[]): string {
+/** A column's cell: a config value as YAML would read it, a metric to 4 significant digits, `-` where there is none. */
+function columnCell(column: string, value: unknown): string | number {
+  if (value === null || value === undefined) return '-';
+  if (column.startsWith(METRIC_COLUMN_PREFIX) && typeof value === 'number') return Number(value.toPrecision(4));
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function runsTable(runs: TableRun[], columns: readonly string[] = []): string {
   return renderTable(
-    ['id', 'name', 'status', 'env', 'algorithm', 'iterations', 'best val success', 'created'],
+    ['id', 'name', 'status', 'env', 'algorithm', 'iterations', 'best val success', 'created', ...columns],
     runs.map((run) => [
       run.id,
       run.name,
@@ -20,8 +41,38 @@ export function runsTable(runs: RunSummary[]): string {
       run.iterations ?? '-',
       successText(run.bestValSuccess),
       formatTime(run.createdAt),
+      ...columns.map((column, i) => columnCell(column, run.columnValues?.[i])),
     ]),
   );
+}
+
+/** `--columns` as the Runs table's columns: config keys and `metric:<name>`, each checked. */
+function parseColumns(text: string | undefined): string[] {
+  const columns = (text ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const bad = columns.find((c) => !isRunColumn(c));
+  if (bad !== undefined) throw new UserError(`--columns: '${bad}' is neither a dotted config key (algorithm.adv_estimator) nor metric:<name> (metric:val/Bandit/success)`);
+  return columns;
+}
+
+function parseSort(text: string | undefined): RunSortKeyDto | undefined {
+  if (text === undefined) return undefined;
+  if ((RUN_SORT_KEYS as readonly string[]).includes(text)) return text as RunSortKeyDto;
+  if (text.startsWith('config:') && isRunColumn(text.slice('config:'.length))) return text as RunSortKeyDto;
+  if (text.startsWith(METRIC_COLUMN_PREFIX) && isRunColumn(text)) return text as RunSortKeyDto;
+  const near = closest(text, [...RUN_SORT_KEYS]);
+  // A config key without its prefix (`lr`) is nearer no built-in column: say how to name it instead.
+  const hint = distance(text, near) <= near.length / 2 ? ` (did you mean ${near}?)` : ` (a config key is config:${text.includes('.') ? text : `<path>.${text}`})`;
+  throw new UserError(`--sort: '${text}' is not a column; use one of ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>${hint}`);
+}
+
+/** Every run as the Runs table pages them on the server, with its columns. */
+function pagedRuns(store: Store, columns: string[], sort: RunSortKeyDto | undefined, descending: boolean): RunRowDto[] {
+  const rows: RunRowDto[] = [];
+  for (;;) {
+    const page = store.runs.page({ columns, sort, descending, offset: rows.length, limit: RUN_PAGE_MAX_LIMIT });
+    rows.push(...page.rows);
+    if (page.rows.length === 0 || rows.length >= page.total) return rows;
+  }
 }
 
 export function register(program: Command): void {
@@ -29,10 +80,25 @@ export function register(program: Command): void {
     .command('runs')
     .description('list the runs of the data folder')
     .option('--json', 'print a JSON array instead of a table')
-    .action(async (options: { json?: boolean }, command: Command) => {
+    .option('--columns <list>', 'more columns, comma-separated: config keys or metric:<name> (its last logged value), e.g. algorithm.adv_estimator,metric:val/Bandit/success')
+    .option('--sort <column>', `sort by ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>; runs without a value last`)
+    .option('--desc', 'sort descending')
+    .action(async (options: RunsOptions, command: Command) => {
+      const columns = parseColumns(options.columns);
+      const sort = parseSort(options.sort);
       await withStore(command, async (store) => {
         // A run whose trainer is gone reads `interrupted`, decided as the app decides it.
         markAbandonedRuns(store);
+        if (columns.length > 0 || sort !== undefined || options.desc) {
+          const rows = pagedRuns(store, columns, sort, options.desc === true);
+          if (options.json) {
+            const withColumns = rows.map(({ columnValues, ...row }) => ({ ...row, columns: Object.fromEntries(columns.map((c, i) => [c, columnValues?.[i] ?? null])) }));
+            process.stdout.write(`${JSON.stringify(withColumns, null, 2)}\n`);
+          } else {
+            process.stdout.write(rows.length === 0 ? `no runs yet in ${store.dataDir}\n` : `${runsTable(rows, columns)}\n`);
+          }
+          return;
+        }
         const runs = store.runs.list();
         if (options.json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
         else if (runs.length === 0) process.stdout.write(`no runs yet in ${store.dataDir}\n`);

@@ -90,6 +90,23 @@ describe('turnlab runs', () => {
     expect(runs[0].config).toEqual(data.runs[0].run.config);
   });
 
+  it('adds config and metric columns and sorts by one, as the Runs view does', async () => {
+    const json = await turnlab(['runs', '--columns', 'algorithm.adv_estimator,metric:actor/entropy', '--sort', 'config:algorithm.adv_estimator', '--desc', '--json']);
+    expect(json.code).toBe(0);
+    const rows = JSON.parse(json.stdout) as Array<{ id: number; columns: Record<string, unknown> }>;
+    // ppo after grpo backwards, ties by id; each metric's last value is what the store holds.
+    expect(rows.map((r) => [r.id, r.columns['algorithm.adv_estimator']])).toEqual([[2, 'ppo'], [1, 'grpo'], [3, 'grpo']]);
+    for (const row of rows) {
+      const last = (await turnlab(['show', String(row.id), '--json'])).stdout;
+      const entropy = (JSON.parse(last) as { latestMetrics: Array<{ name: string; value: number }> }).latestMetrics.find((m) => m.name === 'actor/entropy');
+      expect(row.columns['metric:actor/entropy']).toBe(entropy?.value ?? null);
+    }
+    const table = await turnlab(['runs', '--columns', 'algorithm.adv_estimator']);
+    expect(table.stdout.split('\n')[1]).toMatch(/│ algorithm\.adv_estimator │$/);
+    expectUserError(await turnlab(['runs', '--sort', 'lr']), /--sort: 'lr' is not a column; .* \(a config key is config:<path>\.lr\)$/);
+    expectUserError(await turnlab(['runs', '--columns', 'a b']), /--columns: 'a b' is neither a dotted config key/);
+  });
+
   it('accepts --data-dir over TURNLAB_DATA_DIR', () => {
     const result = spawned(['--data-dir', data.dir, 'runs', '--json'], { TURNLAB_DATA_DIR: join(scratch.dir, 'nope') });
     expect(result.code).toBe(0);
