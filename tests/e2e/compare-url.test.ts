@@ -224,5 +224,21 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
     await page.locator('.group-by-select').selectOption('');
     await expect.poll(() => page.url()).not.toContain('groupby');
   });
+
+  it('saves a chart as a PNG at twice its pixels, named by the metric and the runs', async () => {
+    const [run] = fixture.runs.map((r) => r.run);
+    await page.goto(serve.at(`/compare?runs=${run.id}&metric=${encodeURIComponent(METRIC)}`));
+    await page.locator('.compare-chart canvas').first().waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.save-image').first().click()]);
+    expect(download.suggestedFilename()).toBe(`turnlab-compare-train_reward_mean-runs-${run.id}.png`);
+    const png = readFileSync((await download.path())!);
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const size = await page.locator('.compare-chart').first().evaluate((el) => [el.clientWidth, el.clientHeight]);
+    // IHDR's width and height; the canvas fills the box's content area (its border is outside).
+    expect(Math.abs(png.readUInt32BE(16) - 2 * size[0])).toBeLessThanOrEqual(4);
+    expect(Math.abs(png.readUInt32BE(20) - 2 * size[1])).toBeLessThanOrEqual(4);
+    // The chart is drawn as before: the page's own legend, no title in the canvas.
+    await expect.poll(() => page.locator('.chart-legend').first().innerText()).toContain(run.name);
+  });
 });
 
