@@ -24,11 +24,11 @@ export function serverUrl(path: string, params: Record<string, string> = {}): st
   return url.pathname + url.search;
 }
 
-/** Lets the browser download `url` as a file. */
-export function download(url: string): void {
+/** Lets the browser download `url` as a file, named `fileName` (else as the server names it). */
+export function download(url: string, fileName = ''): void {
   const link = document.createElement('a');
   link.href = url;
-  link.download = '';
+  link.download = fileName;
   link.rel = 'noopener';
   document.body.append(link);
   link.click();
