@@ -85,6 +85,8 @@ function nodeFigures(runs: RunSeries[]): void {
       `node  zoom to 10% and re-downsample:     ${fmt(zoom.ms)}`,
       `node  seed groups (4 x 5) mean±std bands: ${fmt(groupBuild.ms)} + downsample ${fmt(groupDown.ms)}`,
       ...kinds,
+      // Node's high-water mark over everything above (the data, every line built, smoothed and thinned).
+      `node  peak RSS:                          ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
       '',
     ].join('\n'),
   );
