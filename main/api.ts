@@ -2,8 +2,8 @@
 // that answers it. IPC and HTTP both dispatch through `call`, so both validate the same way and
 // a malformed request never reaches the store.
 import { z } from 'zod';
-import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
-import { API_METHODS, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS } from '../preload/contract';
+import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, RunSortKeyDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
+import { API_METHODS, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX } from '../preload/contract';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -143,13 +143,7 @@ const runPageQuery = z
     algorithm: z.string().max(200).optional(),
     tag: z.string().max(500).optional(),
     sort: z
-      .union([
-        z.enum(RUN_SORT_KEYS),
-        z.custom<`config:${string}` | `metric:${string}`>(
-          (s) => typeof s === 'string' && ((s.startsWith('config:') && isRunColumn(s.slice('config:'.length))) || (s.startsWith('metric:') && isRunColumn(s))),
-          'a column sort is config:<dotted key> or metric:<name>, e.g. config:algorithm.adv_estimator',
-        ),
-      ])
+      .custom<RunSortKeyDto>((s) => typeof s === 'string' && isRunSortKey(s), 'a sort is a built-in column, config:<dotted key> or metric:<name>, e.g. config:algorithm.adv_estimator')
       .optional(),
     descending: z.boolean().optional(),
     columns: z.array(z.string().refine(isRunColumn, 'a column is a dotted config key (algorithm.adv_estimator) or metric:<name>')).max(RUN_COLUMNS_MAX).optional(),

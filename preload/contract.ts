@@ -102,7 +102,19 @@ export function isRunColumn(column: string): boolean {
 export function columnSortKey(column: string): RunSortKeyDto {
   return column.startsWith(METRIC_COLUMN_PREFIX) ? (column as `metric:${string}`) : `config:${column}`;
 }
-/** The most config columns one table shows. */
+
+/** The column a sort key sorts by (the inverse of columnSortKey); null for the built-in sorts and anything else. */
+export function sortColumn(sort: string): string | null {
+  const column = sort.startsWith('config:') ? sort.slice('config:'.length) : sort.startsWith(METRIC_COLUMN_PREFIX) ? sort : null;
+  return column !== null && isRunColumn(column) ? column : null;
+}
+
+/** Whether `sort` is a sort the Runs table takes: a built-in column, or a column's (sortColumn). */
+export function isRunSortKey(sort: string): sort is RunSortKeyDto {
+  return (RUN_SORT_KEYS as readonly string[]).includes(sort) || sortColumn(sort) !== null;
+}
+
+/** The most columns (config keys and metrics) one table shows. */
 export const RUN_COLUMNS_MAX = 8;
 
 /** One page of the Runs table: filtered, sorted and cut on the server. */

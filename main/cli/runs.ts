@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { closest, distance } from 'fastest-levenshtein';
-import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunRowDto, type RunSortKeyDto } from '../../preload/contract';
+import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunRowDto, type RunSortKeyDto } from '../../preload/contract';
 import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
 import type { Store } from '../store/db';
 import type { RunSummary } from '../store/types';
@@ -55,10 +55,7 @@ function parseColumns(text: string | undefined): string[] {
 }
 
 function parseSort(text: string | undefined): RunSortKeyDto | undefined {
-  if (text === undefined) return undefined;
-  if ((RUN_SORT_KEYS as readonly string[]).includes(text)) return text as RunSortKeyDto;
-  if (text.startsWith('config:') && isRunColumn(text.slice('config:'.length))) return text as RunSortKeyDto;
-  if (text.startsWith(METRIC_COLUMN_PREFIX) && isRunColumn(text)) return text as RunSortKeyDto;
+  if (text === undefined || isRunSortKey(text)) return text;
   const near = closest(text, [...RUN_SORT_KEYS]);
   // A config key without its prefix (`lr`) is nearer no built-in column: say how to name it instead.
   const hint = distance(text, near) <= near.length / 2 ? ` (did you mean ${near}?)` : ` (a config key is config:${text.includes('.') ? text : `<path>.${text}`})`;

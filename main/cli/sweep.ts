@@ -185,11 +185,11 @@ export function register(program: Command): void {
     .option('--sbatch <line>', 'slurm: an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)', collectSet)
     .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
     .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
-    .action(async (positional: string[], options: SweepOptions, command: Command) => {
+    .action(async (positional: string[], flags: SweepOptions, command: Command) => {
       const { parseGridAxis } = await import('../../preload/sweep-plan');
+      // Arguments after the command join the flags they stand for: key=value --set, key=v1,v2 --grid.
       const multirun = multirunArguments(positional);
-      options.set = [...(options.set ?? []), ...multirun.overrides];
-      options.grid = [...(options.grid ?? []), ...multirun.grid];
+      const options: SweepOptions = { ...flags, set: [...(flags.set ?? []), ...multirun.overrides], grid: [...(flags.grid ?? []), ...multirun.grid] };
       let axes: GridAxis[];
       try {
         axes = (options.grid ?? []).map(parseGridAxis);

@@ -145,9 +145,9 @@ export function runPageSql(query: RunPageQueryDto): { rows: string; count: strin
   columns.forEach((column, i) => (rowParams[`column${i}`] = columnSql(column, `column${i}`).value));
   const sort = query.sort ?? 'id';
   let key: string;
-  if (sort.startsWith('config:') || sort.startsWith(METRIC_COLUMN_PREFIX)) {
-    const column = sort.startsWith('config:') ? sort.slice('config:'.length) : sort;
-    const { value, text } = columnSql(column, 'sortBy');
+  const sortBy = sort.startsWith('config:') || sort.startsWith(METRIC_COLUMN_PREFIX) ? sort.replace(/^config:/, '') : null;
+  if (sortBy !== null) {
+    const { value, text } = columnSql(sortBy, 'sortBy');
     rowParams.sortBy = value;
     key = text;
   } else {

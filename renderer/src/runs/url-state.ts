@@ -3,7 +3,7 @@
 // returns to the same table, and a filtered list can be shared.
 import { computed } from 'vue';
 import { useRoute, useRouter, type LocationQuery } from 'vue-router';
-import { columnSortKey, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS } from '../../../preload/contract';
+import { columnSortKey, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS, sortColumn } from '../../../preload/contract';
 import { emptyFilters, type RunFilters, type SortKey } from '../stores/run-table';
 
 const FILTER_KEYS = ['search', 'status', 'env', 'algorithm', 'tag'] as const;
@@ -47,7 +47,7 @@ export function useRunsUrlState() {
 
   /** The columns shown; one taken away stops being the sort. */
   function setColumns(keys: readonly string[]): void {
-    const sortGone = (sort.value.key.startsWith('config:') || sort.value.key.startsWith('metric:')) && !keys.map(columnSortKey).includes(sort.value.key);
+    const sortGone = sortColumn(sort.value.key) !== null && !keys.map(columnSortKey).includes(sort.value.key);
     setQuery({ cols: keys.join(','), ...(sortGone ? { sort: '', desc: '' } : {}) });
   }
 
