@@ -1,7 +1,7 @@
 /**
  * The Runs table's columns at 10,000 runs (`npm run bench -- run-columns`): a page of 100 rows
- * with config keys and a metric's last value as columns, and sorted by each, through the store's
- * own `runs.page` (what the server answers the table with). The store is bench/big-store's sweep
+ * with config keys and a metric's last value as columns, sorted by each and filtered by conditions
+ * on them, through the store's own `runs.page` (what the server answers the table with). The store is bench/big-store's sweep
  * with 5 iterations a run and no episodes (3 million metric rows); figures are medians of 5, with
  * the process's peak RSS.
  */
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RunPageQueryDto } from '../preload/contract';
 import { openStore } from '../main/store/db';
+import { parseRunConditions } from '../preload/run-conditions';
 import { generateBigStore } from './big-store';
 
 const RUNS = 10_000;
@@ -31,13 +32,18 @@ export default async function benchRunColumns(): Promise<void> {
           times.push(performance.now() - start);
         }
         times.sort((a, b) => a - b);
-        process.stdout.write(`${label.padEnd(58)} ${times[Math.floor(REPEATS / 2)].toFixed(1)} ms\n`);
+        process.stdout.write(`${label.padEnd(64)} ${times[Math.floor(REPEATS / 2)].toFixed(1)} ms\n`);
       };
       const columns = ['algorithm.adv_estimator', 'actor_rollout_ref.actor.optim.lr', 'metric:train/Bandit/success'];
       time('page of 100, sorted by id', {});
       time('page of 100 with 2 config columns and a metric column', { columns });
       time('sorted by config:actor_rollout_ref.actor.optim.lr', { columns, sort: 'config:actor_rollout_ref.actor.optim.lr' });
       time("sorted by a metric's last value (train/Bandit/success)", { columns, sort: 'metric:train/Bandit/success', descending: true });
+      // Conditions (`--where`, the Runs view's where field): a config key, a metric's last value, both.
+      time('where actor_rollout_ref.actor.optim.lr<3e-4', { columns, where: parseRunConditions('actor_rollout_ref.actor.optim.lr<3e-4') });
+      time('where metric:train/Bandit/success>=0.5', { columns, where: parseRunConditions('metric:train/Bandit/success>=0.5') });
+      time('where both, sorted by the metric', { columns, where: parseRunConditions('actor_rollout_ref.actor.optim.lr<3e-4 and metric:train/Bandit/success>=0.5'), sort: 'metric:train/Bandit/success' });
+      time('where a misspelt key (no run matches; the nearest key named)', { where: parseRunConditions('actor_rollout_ref.actor.optim.lrr<3e-4') });
     } finally {
       store.close();
     }

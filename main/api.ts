@@ -3,7 +3,8 @@
 // a malformed request never reaches the store.
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, RunSortKeyDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
-import { API_METHODS, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX } from '../preload/contract';
+import { API_METHODS, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
+import { RUN_CONDITIONS_MAX } from '../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -142,6 +143,16 @@ const runPageQuery = z
     env: z.string().max(500).optional(),
     algorithm: z.string().max(200).optional(),
     tag: z.string().max(500).optional(),
+    where: z
+      .array(
+        z.strictObject({
+          column: z.string().refine(isRunColumn, 'a condition\'s column is a dotted config key (algorithm.adv_estimator) or metric:<name>'),
+          op: z.enum(RUN_CONDITION_OPS),
+          value: z.union([z.string().max(500), z.number().finite(), z.boolean()]),
+        }),
+      )
+      .max(RUN_CONDITIONS_MAX)
+      .optional(),
     sort: z
       .custom<RunSortKeyDto>((s) => typeof s === 'string' && isRunSortKey(s), 'a sort is a built-in column, config:<dotted key> or metric:<name>, e.g. config:algorithm.adv_estimator')
       .optional(),

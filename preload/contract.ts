@@ -117,6 +117,26 @@ export function isRunSortKey(sort: string): sort is RunSortKeyDto {
 /** The most columns (config keys and metrics) one table shows. */
 export const RUN_COLUMNS_MAX = 8;
 
+export const RUN_CONDITION_OPS = ['=', '!=', '<', '<=', '>', '>='] as const;
+export type RunConditionOp = (typeof RUN_CONDITION_OPS)[number];
+
+/**
+ * A condition on a column (preload/run-conditions.ts reads and writes them as text): a config
+ * key's value or a metric's last value compared with `value`. A run without the key or metric
+ * fails every condition on it, `!=` too.
+ */
+export interface RunConditionDto {
+  column: string;
+  op: RunConditionOp;
+  value: string | number | boolean;
+}
+
+/** A condition's column that no run has, and the nearest one some run has (null when none is near). */
+export interface UnknownRunColumnDto {
+  column: string;
+  closest: string | null;
+}
+
 /** One page of the Runs table: filtered, sorted and cut on the server. */
 export interface RunPageQueryDto {
   /** Case-insensitive substring of the id, name, notes, algorithm, tags or env tags. */
@@ -126,6 +146,8 @@ export interface RunPageQueryDto {
   env?: string;
   algorithm?: string;
   tag?: string;
+  /** Conditions on config keys and metrics, all of which must hold (MLflow's filter string). */
+  where?: RunConditionDto[];
   sort?: RunSortKeyDto;
   descending?: boolean;
   /** Columns to return with each row, as `columnValues` in this order: config keys or `metric:<name>` (isRunColumn, at most RUN_COLUMNS_MAX). */
@@ -163,6 +185,8 @@ export interface RunPageDto {
   /** With `withChoices`: each filter's values over every run, and every run of a seed group. */
   choices: RunFilterChoicesDto | null;
   seedGroupRuns: RunRowDto[] | null;
+  /** When no run matches `where`: those of its columns that no run has at all (a misspelt key); absent when some run matches. */
+  unknownColumns?: UnknownRunColumnDto[];
 }
 
 /** verl's LoRA settings of a pretrained run. */

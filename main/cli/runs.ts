@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { closest, distance } from 'fastest-levenshtein';
-import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunRowDto, type RunSortKeyDto } from '../../preload/contract';
+import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunConditionDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto, type UnknownRunColumnDto } from '../../preload/contract';
+import { parseRunConditions } from '../../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
 import type { Store } from '../store/db';
 import type { RunSummary } from '../store/types';
@@ -16,6 +17,7 @@ interface RunsOptions {
   columns?: string;
   sort?: string;
   desc?: boolean;
+  where?: string[];
 }
 
 function successText(value: number | null): string {
@@ -62,11 +64,29 @@ function parseSort(text: string | undefined): RunSortKeyDto | undefined {
   throw new UserError(`--sort: '${text}' is not a column; use one of ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>${hint}`);
 }
 
+/** Each `--where` (conditions joined by `and`), checked; all of them must hold. */
+function parseWhere(texts: readonly string[]): RunConditionDto[] {
+  try {
+    return texts.flatMap(parseRunConditions);
+  } catch (error) {
+    throw new UserError(`--where: ${(error as Error).message}`);
+  }
+}
+
+/** A condition's column no run has: a misspelt key, which would otherwise list no runs and say nothing. */
+function unknownColumnError(unknown: UnknownRunColumnDto): UserError {
+  const what = unknown.column.startsWith(METRIC_COLUMN_PREFIX) ? 'logged the metric' : 'has the config key';
+  const hint = unknown.closest === null ? '' : ` (did you mean ${unknown.closest}?)`;
+  return new UserError(`--where: no run ${what} '${unknown.column.replace(METRIC_COLUMN_PREFIX, '')}'${hint}`);
+}
+
 /** Every run as the Runs table pages them on the server, with its columns. */
-function pagedRuns(store: Store, columns: string[], sort: RunSortKeyDto | undefined, descending: boolean): RunRowDto[] {
+function pagedRuns(store: Store, query: RunPageQueryDto): RunRowDto[] {
   const rows: RunRowDto[] = [];
   for (;;) {
-    const page = store.runs.page({ columns, sort, descending, offset: rows.length, limit: RUN_PAGE_MAX_LIMIT });
+    const page = store.runs.page({ ...query, offset: rows.length, limit: RUN_PAGE_MAX_LIMIT });
+    const [unknown] = page.unknownColumns ?? [];
+    if (unknown !== undefined && store.runs.page({ limit: 1 }).total > 0) throw unknownColumnError(unknown);
     rows.push(...page.rows);
     if (page.rows.length === 0 || rows.length >= page.total) return rows;
   }
@@ -80,19 +100,22 @@ export function register(program: Command): void {
     .option('--columns <list>', 'more columns, comma-separated: config keys or metric:<name> (its last logged value), e.g. algorithm.adv_estimator,metric:val/Bandit/success')
     .option('--sort <column>', `sort by ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>; runs without a value last`)
     .option('--desc', 'sort descending')
+    .option('--where <condition>', "only runs where a config key or metric:<name> (its last value) compares so, e.g. 'metric:val/Bandit/success>=0.9' or 'algorithm.adv_estimator=grpo and actor_rollout_ref.actor.optim.lr<1e-3'; repeatable, all must hold", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .action(async (options: RunsOptions, command: Command) => {
       const columns = parseColumns(options.columns);
       const sort = parseSort(options.sort);
+      const where = parseWhere(options.where ?? []);
       await withStore(command, async (store) => {
         // A run whose trainer is gone reads `interrupted`, decided as the app decides it.
         markAbandonedRuns(store);
-        if (columns.length > 0 || sort !== undefined || options.desc) {
-          const rows = pagedRuns(store, columns, sort, options.desc === true);
+        if (columns.length > 0 || sort !== undefined || options.desc || where.length > 0) {
+          const rows = pagedRuns(store, { columns, sort, descending: options.desc === true, where });
           if (options.json) {
             const withColumns = rows.map(({ columnValues, ...row }) => ({ ...row, columns: Object.fromEntries(columns.map((c, i) => [c, columnValues?.[i] ?? null])) }));
             process.stdout.write(`${JSON.stringify(withColumns, null, 2)}\n`);
           } else {
-            process.stdout.write(rows.length === 0 ? `no runs yet in ${store.dataDir}\n` : `${runsTable(rows, columns)}\n`);
+            const none = where.length > 0 ? `no run in ${store.dataDir} matches --where` : `no runs yet in ${store.dataDir}`;
+            process.stdout.write(rows.length === 0 ? `${none}\n` : `${runsTable(rows, columns)}\n`);
           }
           return;
         }

@@ -91,20 +91,39 @@ describe('turnlab runs', () => {
   });
 
   it('adds config and metric columns and sorts by one, as the Runs view does', async () => {
-    const json = await turnlab(['runs', '--columns', 'algorithm.adv_estimator,metric:actor/entropy', '--sort', 'config:algorithm.adv_estimator', '--desc', '--json']);
+    const json = await turnlab(['runs', '--columns', 'algorithm.adv_estimator,metric:train/reward/mean', '--sort', 'config:algorithm.adv_estimator', '--desc', '--json']);
     expect(json.code).toBe(0);
     const rows = JSON.parse(json.stdout) as Array<{ id: number; columns: Record<string, unknown> }>;
     // ppo after grpo backwards, ties by id; each metric's last value is what the store holds.
     expect(rows.map((r) => [r.id, r.columns['algorithm.adv_estimator']])).toEqual([[2, 'ppo'], [1, 'grpo'], [3, 'grpo']]);
     for (const row of rows) {
       const last = (await turnlab(['show', String(row.id), '--json'])).stdout;
-      const entropy = (JSON.parse(last) as { latestMetrics: Array<{ name: string; value: number }> }).latestMetrics.find((m) => m.name === 'actor/entropy');
-      expect(row.columns['metric:actor/entropy']).toBe(entropy?.value ?? null);
+      const lastReward = (JSON.parse(last) as { latestMetrics: Array<{ name: string; value: number }> }).latestMetrics.find((m) => m.name === 'train/reward/mean');
+      expect(row.columns['metric:train/reward/mean']).toBe(lastReward?.value);
+      expect(typeof lastReward?.value).toBe('number');
     }
     const table = await turnlab(['runs', '--columns', 'algorithm.adv_estimator']);
     expect(table.stdout.split('\n')[1]).toMatch(/│ algorithm\.adv_estimator │$/);
     expectUserError(await turnlab(['runs', '--sort', 'lr']), /--sort: 'lr' is not a column; .* \(a config key is config:<path>\.lr\)$/);
     expectUserError(await turnlab(['runs', '--columns', 'a b']), /--columns: 'a b' is neither a dotted config key/);
+  });
+
+  it('keeps the runs that meet --where on config keys and metrics, and names a misspelt key', async () => {
+    const ids = async (...args: string[]) => (JSON.parse((await turnlab(['runs', ...args, '--json'])).stdout) as Array<{ id: number }>).map((r) => r.id);
+    expect(await ids('--where', 'algorithm.adv_estimator=grpo')).toEqual([1, 3]);
+    // Conditions joined by `and` in one --where, or several --where: all must hold.
+    const all = JSON.parse((await turnlab(['runs', '--columns', 'metric:train/reward/mean', '--json'])).stdout) as Array<{ id: number; columns: Record<string, number | null> }>;
+    const reward = all.find((r) => r.id === 1)!.columns['metric:train/reward/mean']!;
+    const atMost = all.filter((r) => r.columns['metric:train/reward/mean'] !== null && r.columns['metric:train/reward/mean']! <= reward).map((r) => r.id);
+    expect(await ids('--where', `metric:train/reward/mean<=${reward}`)).toEqual(atMost);
+    expect(await ids('--where', `metric:train/reward/mean <= ${reward} and algorithm.adv_estimator != ppo`)).toEqual(atMost.filter((id) => id !== 2));
+    expect(await ids('--where', `metric:train/reward/mean<=${reward}`, '--where', 'algorithm.adv_estimator=ppo')).toEqual(atMost.filter((id) => id === 2));
+    const none = await turnlab(['runs', '--where', 'algorithm.gamma>1000000']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`no run in ${data.dir} matches --where\n`);
+    expectUserError(await turnlab(['runs', '--where', 'algorithm.adv_estimater=grpo']), /--where: no run has the config key 'algorithm\.adv_estimater' \(did you mean algorithm\.adv_estimator\?\)$/);
+    expectUserError(await turnlab(['runs', '--where', 'metric:train/reward/meen<1']), /--where: no run logged the metric 'train\/reward\/meen' \(did you mean metric:train\/reward\/mean\?\)$/);
+    expectUserError(await turnlab(['runs', '--where', 'lr']), /--where: 'lr' has no operator \(a condition is/);
   });
 
   it('accepts --data-dir over TURNLAB_DATA_DIR', () => {

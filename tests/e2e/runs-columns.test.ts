@@ -62,4 +62,38 @@ describe.skipIf(!hasChromium)('config columns in the Runs table', () => {
     await expect.poll(() => page.url()).not.toContain('cols=');
     expect(page.url()).not.toContain('sort=');
   });
+
+  it('keeps the runs that meet a condition typed as MLflow filters, kept in the address', async () => {
+    const runs = wb.fixture.runs.map((r) => r.run);
+    const algorithm = runs[0].algorithm;
+    const where = page.locator('.runs-where');
+    await where.fill(`${KEY} = ${algorithm}`);
+    await where.press('Enter');
+    await expect.poll(() => new URLSearchParams(page.url().split('?')[1]).get('where')).toBe(`${KEY} = ${algorithm}`);
+    const matching = runs.filter((run) => run.algorithm === algorithm).map((run) => String(run.id));
+    expect(matching.length).toBeLessThan(runs.length);
+    await expect.poll(() => page.locator('.run-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id')))).toEqual(matching);
+    await page.reload();
+    await expect.poll(() => where.inputValue()).toBe(`${KEY} = ${algorithm}`);
+    await expect.poll(() => page.locator('.run-row').count()).toBe(matching.length);
+  });
+
+  it('says what does not read, and offers the nearest key for one no run has', async () => {
+    const where = page.locator('.runs-where');
+    await where.fill('algorithm.adv_estimator >');
+    await where.press('Enter');
+    await expect.poll(() => page.locator('.where-problem').innerText()).toContain('has no value after its operator');
+    // Left out, the condition filters nothing: every run is listed.
+    await expect.poll(() => page.locator('.run-row').count()).toBe(wb.fixture.runs.length);
+
+    await where.fill(`algorithm.adv_estimater=${wb.fixture.runs[0].run.algorithm}`);
+    await where.press('Enter');
+    await expect.poll(() => page.locator('.where-problem').innerText()).toContain('No run has the config key algorithm.adv_estimater.');
+    await expect.poll(() => page.locator('.run-row').count()).toBe(0);
+    await expect.poll(() => page.locator('.no-match').innerText()).toBe('No run matches these filters.');
+    await page.getByRole('button', { name: `Use ${KEY}` }).click();
+    await expect.poll(() => where.inputValue()).toBe(`${KEY}=${wb.fixture.runs[0].run.algorithm}`);
+    await expect.poll(() => page.locator('.run-row').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.where-problem').count()).toBe(0);
+  });
 });

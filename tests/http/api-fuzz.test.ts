@@ -312,7 +312,24 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   appInfo: { args: () => [], resolves: true },
   listRuns: { args: () => [], resolves: true },
   runPage: {
-    args: () => [{ search: 'grpo', status: 'completed', env: 'frozenlake', algorithm: 'grpo', tag: 'baseline', sort: 'progress', descending: true, offset: 0, limit: 5, withChoices: true }],
+    args: () => [
+      {
+        search: 'grpo',
+        status: 'completed',
+        env: 'frozenlake',
+        algorithm: 'grpo',
+        tag: 'baseline',
+        where: [
+          { column: 'algorithm.adv_estimator', op: '=', value: 'grpo' },
+          { column: 'metric:train/kl', op: '>=', value: 0 },
+        ],
+        sort: 'progress',
+        descending: true,
+        offset: 0,
+        limit: 5,
+        withChoices: true,
+      },
+    ],
     resolves: true,
   },
   getRuns: { args: (d) => [all(d, 3)], resolves: true },

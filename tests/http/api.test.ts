@@ -82,6 +82,19 @@ describe('runPage', () => {
     await expect(api.call('runPage', [{ sort: 'config' }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     await expect(api.call('runPage', [{ order: 'id' }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     await expect(api.call('runPage', [{ limit: 5000 }])).rejects.toThrow(/^runPage: /);
+    await expect(api.call('runPage', [{ where: [{ column: 'a b', op: '=', value: 1 }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(api.call('runPage', [{ where: [{ column: 'trainer.seed', op: 'LIKE', value: 1 }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(api.call('runPage', [{ where: [{ column: 'trainer.seed', op: '=', value: null }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+  });
+
+  it('keeps the runs that meet conditions on config keys and metrics, and names a column no run has', async () => {
+    const grpo = fixture.runs.filter((r) => r.run.algorithm === 'grpo').map((r) => r.run.id);
+    const page = await api.runPage({ where: [{ column: 'algorithm.adv_estimator', op: '=', value: 'grpo' }] });
+    expect(page.rows.map((r) => r.id)).toEqual(grpo);
+    expect(page.unknownColumns).toBeUndefined();
+    const misspelt = await api.runPage({ where: [{ column: 'algorithm.adv_estimatr', op: '=', value: 'grpo' }] });
+    expect(misspelt.total).toBe(0);
+    expect(misspelt.unknownColumns).toEqual([{ column: 'algorithm.adv_estimatr', closest: 'algorithm.adv_estimator' }]);
   });
 });
 

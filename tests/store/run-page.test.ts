@@ -4,6 +4,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../main/store/db';
+import { parseRunConditions } from '../../preload/run-conditions';
 import type { MetricPoint, NewRun } from '../../main/store/types';
 import type { TempDir } from '../helpers/fixtures';
 import { migrationsSandbox } from './migrations-sandbox';
@@ -155,6 +156,52 @@ describe('runs page', () => {
     expect(store.runs.page({}).rows[0].columnValues).toBeUndefined();
     expect(() => store.runs.page({ columns: ["lr') OR 1=1 --"] })).toThrow(/is not a config key/);
     expect(() => store.runs.page({ sort: 'config:$.lr' })).toThrow(/is not a config key/);
+  });
+
+  it('keeps the runs that meet every condition on a config key or a metric, typed as stored', () => {
+    const configs = [
+      { actor: { lr: 3e-4 }, algorithm: { adv_estimator: 'grpo', bi_level_gae: false }, trainer: { seed: 0 } },
+      { actor: { lr: 1e-3 }, algorithm: { adv_estimator: 'gigpo', bi_level_gae: false }, trainer: { seed: 1 } },
+      { actor: { lr: 1e-4 }, algorithm: { adv_estimator: 'gae', bi_level_gae: true }, trainer: { seed: 10 } },
+    ];
+    configs.forEach((extra, k) => {
+      const run = store.runs.get(k + 1)!;
+      store.connection.prepare('UPDATE runs SET config = ? WHERE id = ?').run(JSON.stringify({ ...run.config, ...extra }), run.id);
+    });
+    const where = (text: string, query: Parameters<Store['runs']['page']>[0] = {}) => names({ ...query, where: parseRunConditions(text) });
+    expect(where('actor.lr<5e-4')).toEqual(['sweep-1-s0', 'sweep-2-s0']);
+    expect(where('actor.lr>=1e-3')).toEqual(['sweep-1-s1']);
+    // A number compares as a number (10 > 2), not as text ('10' < '2').
+    expect(where('trainer.seed>2')).toEqual(['sweep-2-s0']);
+    expect(where('algorithm.adv_estimator=gigpo')).toEqual(['sweep-1-s1']);
+    expect(where('algorithm.bi_level_gae=true')).toEqual(['sweep-2-s0']);
+    // A run without the key (the fourth) meets no condition on it, != included.
+    expect(where('algorithm.adv_estimator!=gae')).toEqual(['sweep-1-s0', 'sweep-1-s1']);
+    // A metric's last value: 0.5, 0.8 and 0.2; the fourth run logs none.
+    expect(where('metric:val/Bandit/success>0.3')).toEqual(['sweep-1-s0', 'sweep-1-s1']);
+    expect(where('metric:val/Bandit/success>0.3 and actor.lr<5e-4')).toEqual(['sweep-1-s0']);
+    // With the other filters, the sort, the columns and the count.
+    const page = store.runs.page({ where: parseRunConditions('metric:val/Bandit/success>0.1'), status: 'completed', sort: 'config:actor.lr', columns: ['actor.lr'] });
+    expect(page.rows.map((r) => [r.name, r.columnValues])).toEqual([['sweep-2-s0', [1e-4]], ['sweep-1-s0', [3e-4]]]);
+    expect(page.total).toBe(2);
+    expect(page.unknownColumns).toBeUndefined();
+  });
+
+  it('names the columns of an empty answer that no run has, with the nearest one the newest run has', () => {
+    const run = store.runs.get(4)!;
+    store.connection.prepare('UPDATE runs SET config = ? WHERE id = ?').run(JSON.stringify({ ...run.config, actor_rollout_ref: { actor: { optim: { lr: 1e-3 } } } }), run.id);
+    store.metrics.insert(points(4, 2, () => 0.4));
+    const page = store.runs.page({ where: parseRunConditions('lr<1e-2 and metric:val/Bandit/sucess>0 and trainer.total_training_steps>5 and zzz.qqq=1'), withChoices: true });
+    expect(page.total).toBe(0);
+    expect(page.unknownColumns).toEqual([
+      { column: 'lr', closest: 'actor_rollout_ref.actor.optim.lr' },
+      { column: 'metric:val/Bandit/sucess', closest: 'metric:val/Bandit/success' },
+      { column: 'zzz.qqq', closest: null },
+    ]);
+    // A known column that no run meets is an empty answer, not an unknown column.
+    expect(store.runs.page({ where: parseRunConditions('trainer.total_training_steps>100') }).unknownColumns).toEqual([]);
+    // The value is a parameter: text that looks like SQL is only compared.
+    expect(store.runs.page({ where: parseRunConditions("trainer.total_training_steps='10 OR 1=1'") }).total).toBe(0);
   });
 
   it('returns whole runs by id in the order asked, leaving unknown ids out', () => {

@@ -2,8 +2,23 @@
 // (last_iteration and best_val_success are columns since migration 0007), returning only what a
 // row shows. At 10,000 runs the whole list with configs took seconds to build, send and parse.
 import type Database from 'better-sqlite3';
-import { METRIC_COLUMN_PREFIX, RUN_COLUMN_KEY, type RunFilterChoicesDto, type RunPageDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto } from '../../../preload/contract';
+import { closest, distance } from 'fastest-levenshtein';
+import {
+  METRIC_COLUMN_PREFIX,
+  RUN_COLUMN_KEY,
+  RUN_CONDITION_OPS,
+  type RunConditionDto,
+  type RunFilterChoicesDto,
+  type RunPageDto,
+  type RunPageQueryDto,
+  type RunRowDto,
+  type RunSortKeyDto,
+  type UnknownRunColumnDto,
+} from '../../../preload/contract';
+import { flattenConfig } from '../../../preload/flatten-config';
 import { SEED_GROUP_PREFIX } from '../../../preload/seed-list';
+
+type SqlParams = Record<string, string | number>;
 
 export const RUN_PAGE_DEFAULT_LIMIT = 200;
 export const RUN_PAGE_MAX_LIMIT = 1000;
@@ -98,10 +113,26 @@ function toRow(raw: RowRaw): RunRowDto {
   };
 }
 
+/**
+ * A condition as SQL: `json_extract` gives a config value its SQL type (a number compares as a
+ * number, true and false as 1 and 0), and a run without the key or metric reads NULL, which no
+ * comparison matches.
+ */
+function conditionSql(condition: RunConditionDto, i: number, params: SqlParams): string {
+  if (!(RUN_CONDITION_OPS as readonly string[]).includes(condition.op)) throw new RangeError(`'${condition.op}' is not an operator (${RUN_CONDITION_OPS.join(' ')})`);
+  const column = `where${i}`;
+  const value = `where${i}value`;
+  const isMetric = condition.column.startsWith(METRIC_COLUMN_PREFIX);
+  params[column] = isMetric ? condition.column.slice(METRIC_COLUMN_PREFIX.length) : configPath(condition.column);
+  params[value] = typeof condition.value === 'boolean' ? Number(condition.value) : condition.value;
+  const left = isMetric ? lastMetric(column) : `json_extract(config, @${column})`;
+  return `${left} ${condition.op} @${value}`;
+}
+
 /** The WHERE clause and its parameters for the query's filters. */
-function whereOf(query: RunPageQueryDto): { sql: string; params: Record<string, string> } {
+function whereOf(query: RunPageQueryDto): { sql: string; params: SqlParams } {
   const terms: string[] = [];
-  const params: Record<string, string> = {};
+  const params: SqlParams = {};
   for (const key of ['status', 'algorithm'] as const) {
     const value = query[key];
     if (!value) continue;
@@ -121,6 +152,7 @@ function whereOf(query: RunPageQueryDto): { sql: string; params: Record<string, 
     terms.push(SEARCH_SQL);
     params.search = search;
   }
+  (query.where ?? []).forEach((condition, i) => terms.push(conditionSql(condition, i, params)));
   return { sql: terms.length ? `WHERE ${terms.join(' AND ')}` : '', params };
 }
 
@@ -138,10 +170,10 @@ function filterChoices(db: Database.Database): RunFilterChoicesDto {
 }
 
 /** The page's two statements (its rows, and how many match) and their parameters; the UI benchmark prints their plans. */
-export function runPageSql(query: RunPageQueryDto): { rows: string; count: string; params: Record<string, string>; countParams: Record<string, string> } {
+export function runPageSql(query: RunPageQueryDto): { rows: string; count: string; params: SqlParams; countParams: SqlParams } {
   const { sql: where, params } = whereOf(query);
   const columns = query.columns ?? [];
-  const rowParams: Record<string, string> = { ...params };
+  const rowParams: SqlParams = { ...params };
   columns.forEach((column, i) => (rowParams[`column${i}`] = columnSql(column, `column${i}`).value));
   const sort = query.sort ?? 'id';
   let key: string;
@@ -160,14 +192,52 @@ export function runPageSql(query: RunPageQueryDto): { rows: string; count: strin
   return { rows: `${rowSql(columns)} ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`, count: `SELECT COUNT(*) AS n FROM runs ${where}`, params: rowParams, countParams: params };
 }
 
+/** Whether some run has this config key or has logged this metric. */
+function someRunHas(db: Database.Database, column: string): boolean {
+  const found = column.startsWith(METRIC_COLUMN_PREFIX)
+    ? db.prepare('SELECT 1 FROM runs WHERE EXISTS (SELECT 1 FROM metrics WHERE run_id = runs.id AND name = ?) LIMIT 1').get(column.slice(METRIC_COLUMN_PREFIX.length))
+    : db.prepare('SELECT 1 FROM runs WHERE json_type(config, ?) IS NOT NULL LIMIT 1').get(configPath(column));
+  return found !== undefined;
+}
+
+/** Runs whose keys and metric names the suggestions read: the newest, as the reader most likely means one of them. */
+const SUGGESTION_RUNS = 5;
+
+/**
+ * The nearest column the newest runs have: a key ending in what was typed (`lr` for
+ * `actor_rollout_ref.actor.optim.lr`), else the closest by edit distance if it is near.
+ */
+function closestColumn(db: Database.Database, column: string): string | null {
+  const newest = db.prepare('SELECT id, config FROM runs ORDER BY id DESC LIMIT ?').all(SUGGESTION_RUNS) as Array<{ id: number; config: string }>;
+  const isMetric = column.startsWith(METRIC_COLUMN_PREFIX);
+  const typed = isMetric ? column.slice(METRIC_COLUMN_PREFIX.length) : column;
+  const metricNames = db.prepare('SELECT DISTINCT name FROM metrics WHERE run_id = ?').pluck();
+  const names = [
+    ...new Set(newest.flatMap((run) => (isMetric ? (metricNames.all(run.id) as string[]) : Object.keys(flattenConfig(JSON.parse(run.config)))))),
+  ];
+  if (names.length === 0) return null;
+  const suffixed = names.filter((name) => name.endsWith(`.${typed}`) || name.endsWith(`/${typed}`));
+  const near = suffixed.length > 0 ? suffixed.sort((a, b) => a.length - b.length || a.localeCompare(b))[0] : closest(typed, names);
+  if (suffixed.length === 0 && distance(typed, near) > Math.max(2, typed.length / 2)) return null;
+  return isMetric ? `${METRIC_COLUMN_PREFIX}${near}` : near;
+}
+
+/** The conditions' columns no run has (a misspelt key or metric reads NULL everywhere and matches nothing). */
+function unknownColumns(db: Database.Database, conditions: readonly RunConditionDto[]): UnknownRunColumnDto[] {
+  const columns = [...new Set(conditions.map((c) => c.column))];
+  return columns.filter((column) => !someRunHas(db, column)).map((column) => ({ column, closest: closestColumn(db, column) }));
+}
+
 /** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
 export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageDto {
   const sql = runPageSql(query);
   const rows = db.prepare(sql.rows).all(sql.params) as RowRaw[];
   const total = (db.prepare(sql.count).get(sql.countParams) as { n: number }).n;
-  if (!query.withChoices) return { rows: rows.map(toRow), total, choices: null, seedGroupRuns: null };
+  // Only an empty answer can come from a misspelt column, and only then is it worth the look.
+  const unknown = total === 0 && query.where?.length ? { unknownColumns: unknownColumns(db, query.where) } : {};
+  if (!query.withChoices) return { rows: rows.map(toRow), total, choices: null, seedGroupRuns: null, ...unknown };
   const grouped = db
     .prepare(`${rowSql([])} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
     .all({ prefix: SEED_GROUP_PREFIX }) as RowRaw[];
-  return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: grouped.map(toRow) };
+  return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: grouped.map(toRow), ...unknown };
 }

@@ -1,12 +1,12 @@
 // The Runs view's filters, sort and columns live in the address (#/runs?status=failed&sort=name
-// &desc=1&cols=algorithm.adv_estimator,metric:val/Bandit/success), so going back from a run
+// &desc=1&cols=algorithm.adv_estimator,metric:val/Bandit/success&where=algorithm.adv_estimator%3Dgrpo), so going back from a run
 // returns to the same table, and a filtered list can be shared.
 import { computed } from 'vue';
 import { useRoute, useRouter, type LocationQuery } from 'vue-router';
 import { columnSortKey, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS, sortColumn } from '../../../preload/contract';
 import { emptyFilters, type RunFilters, type SortKey } from '../stores/run-table';
 
-const FILTER_KEYS = ['search', 'status', 'env', 'algorithm', 'tag'] as const;
+const FILTER_KEYS = ['search', 'status', 'env', 'algorithm', 'tag', 'where'] as const;
 
 function text(value: LocationQuery[string]): string {
   return typeof value === 'string' ? value : '';

@@ -2,7 +2,7 @@
 // on each change of filters or sort, the next as the reader scrolls to the end or asks for more.
 // Answers to a request overtaken by a newer one are dropped.
 import { computed, ref, shallowRef, watch, type Ref } from 'vue';
-import type { RunFilterChoicesDto, RunPageQueryDto, RunRowDto } from '../../../preload/contract';
+import type { RunFilterChoicesDto, RunPageQueryDto, RunRowDto, UnknownRunColumnDto } from '../../../preload/contract';
 import { api } from '../api';
 
 export const RUN_PAGE_STEP = 100;
@@ -22,6 +22,8 @@ export function useRunPage(query: Ref<RunPageQueryDto>) {
   const seedGroupRuns = shallowRef<RunRowDto[]>([]);
   /** Runs in the store, whatever the filters: the empty-store message needs it. */
   const anyRuns = ref(false);
+  /** The conditions' columns no run has, when none matched them. */
+  const unknownColumns = shallowRef<UnknownRunColumnDto[]>([]);
   let asked = 0;
 
   /**
@@ -38,6 +40,7 @@ export function useRunPage(query: Ref<RunPageQueryDto>) {
       if (ticket !== asked) return;
       rows.value = page.rows;
       total.value = page.total;
+      unknownColumns.value = page.unknownColumns ?? [];
       if (page.choices) {
         choices.value = page.choices;
         anyRuns.value = page.choices.status.length > 0;
@@ -73,5 +76,5 @@ export function useRunPage(query: Ref<RunPageQueryDto>) {
   const hidden = computed(() => Math.max(0, total.value - rows.value.length));
   watch(() => JSON.stringify(query.value), () => void load());
 
-  return { rows, total, hidden, loaded, error, choices, seedGroupRuns, anyRuns, load, showMore };
+  return { rows, total, hidden, loaded, error, choices, seedGroupRuns, anyRuns, unknownColumns, load, showMore };
 }

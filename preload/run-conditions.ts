@@ -1,0 +1,86 @@
+// Conditions on the Runs table's columns, as MLflow's `search_runs` filter reads them
+// (`metric:val/Bandit/success >= 0.9 and algorithm.adv_estimator = grpo`): a config key or
+// `metric:<name>` (its last value), an operator, a value; all must hold. Pure, so the CLI's
+// `--where`, the Runs view's field and its address read a condition the same way.
+import { isRunColumn, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
+
+/** Most conditions one query holds. */
+export const RUN_CONDITIONS_MAX = 16;
+
+/** The operators longest first, so `<=` is not read as `<` followed by `=5`. */
+const OPS_LONGEST_FIRST = [...RUN_CONDITION_OPS].sort((a, b) => b.length - a.length);
+
+const FORM = 'a condition is <config key or metric:name> <op> <value> with op one of = != < <= > >=, e.g. metric:val/Bandit/success>=0.9 or algorithm.adv_estimator=grpo';
+
+/** A value as typed: quoted is text, `true`/`false` a flag, a number a number, anything else text. */
+function valueOf(text: string, condition: string): RunConditionDto['value'] {
+  if (text === '') throw new RangeError(`'${condition}' has no value after its operator (${FORM})`);
+  const quoted = /^(["'])(.*)\1$/s.exec(text);
+  if (quoted) return quoted[2];
+  if (text === 'true' || text === 'false') return text === 'true';
+  const number = Number(text);
+  return Number.isFinite(number) ? number : text;
+}
+
+/** One condition (`lr<1e-4`, `metric:val/Bandit/success >= 0.9`); throws a RangeError that says what is wrong. */
+export function parseRunCondition(text: string): RunConditionDto {
+  const condition = text.trim();
+  // The column ends at the first operator character: config keys and metric names hold none.
+  const at = condition.search(/[=!<>]/);
+  if (at <= 0) throw new RangeError(`'${condition}' has ${at === 0 ? 'no column before its operator' : 'no operator'} (${FORM})`);
+  const column = condition.slice(0, at).trim();
+  // Python's `==` reads as `=`.
+  const rest = condition.slice(at).replace(/^==/, '=');
+  const op = OPS_LONGEST_FIRST.find((o) => rest.startsWith(o));
+  const operator = /^[=!<>]+/.exec(rest)?.[0] ?? '';
+  if (op === undefined || operator !== op) throw new RangeError(`'${condition}': '${operator}' is not an operator (${FORM})`);
+  if (!isRunColumn(column)) throw new RangeError(`'${condition}': '${column}' is neither a dotted config key (algorithm.adv_estimator) nor metric:<name> (metric:val/Bandit/success)`);
+  const valueText = rest.slice(op.length).trim();
+  if (/^[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' begins with an operator (${FORM})`);
+  const value = valueOf(valueText, condition);
+  if (typeof value === 'boolean' && op !== '=' && op !== '!=') throw new RangeError(`'${condition}': true and false compare with = or != only`);
+  return { column, op: op as RunConditionOp, value };
+}
+
+/**
+ * Conditions joined by `and` (any case), as MLflow joins them; an `and` inside quotes is part of
+ * the value. Empty text is no condition.
+ */
+export function parseRunConditions(text: string): RunConditionDto[] {
+  const parts: string[] = [];
+  let current = '';
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i];
+    if (quote !== null) {
+      if (char === quote) quote = null;
+      current += char;
+      continue;
+    }
+    if (char === '"' || char === "'") quote = char;
+    const joiner = /^\s+and\s+/i.exec(text.slice(i));
+    if (joiner) {
+      parts.push(current);
+      current = '';
+      i += joiner[0].length - 1;
+      continue;
+    }
+    current += char;
+  }
+  parts.push(current);
+  const conditions = parts.map((part) => part.trim()).filter((part) => part !== '').map(parseRunCondition);
+  if (conditions.length > RUN_CONDITIONS_MAX) throw new RangeError(`at most ${RUN_CONDITIONS_MAX} conditions, not ${conditions.length}`);
+  return conditions;
+}
+
+/** A condition as parseRunCondition reads it back: text that would read as another type is quoted. */
+export function formatRunCondition(condition: RunConditionDto): string {
+  const { value } = condition;
+  const plain = typeof value !== 'string' || (value !== '' && value === value.trim() && !/\s+and\s+|^["']/i.test(value) && valueOf(value, '') === value);
+  const text = plain ? String(value) : `"${value}"`;
+  return `${condition.column}${condition.op}${text}`;
+}
+
+export function formatRunConditions(conditions: readonly RunConditionDto[]): string {
+  return conditions.map(formatRunCondition).join(' and ');
+}

@@ -1,0 +1,50 @@
+// The Runs table's conditions as text (the CLI's --where, the Runs view's field and address).
+import { describe, expect, it } from 'vitest';
+import { formatRunConditions, parseRunCondition, parseRunConditions, RUN_CONDITIONS_MAX } from '../../preload/run-conditions';
+
+describe('run conditions', () => {
+  it('reads a column, an operator and a typed value, with or without spaces', () => {
+    expect(parseRunCondition('metric:val/Bandit/success >= 0.9')).toEqual({ column: 'metric:val/Bandit/success', op: '>=', value: 0.9 });
+    expect(parseRunCondition('actor_rollout_ref.actor.optim.lr<1e-4')).toEqual({ column: 'actor_rollout_ref.actor.optim.lr', op: '<', value: 1e-4 });
+    expect(parseRunCondition('algorithm.adv_estimator=grpo')).toEqual({ column: 'algorithm.adv_estimator', op: '=', value: 'grpo' });
+    expect(parseRunCondition('algorithm.bi_level_gae != true')).toEqual({ column: 'algorithm.bi_level_gae', op: '!=', value: true });
+    // Quoted is text even where it reads as a number; the quotes go.
+    expect(parseRunCondition("trainer.experiment_name='1e-4'")).toEqual({ column: 'trainer.experiment_name', op: '=', value: '1e-4' });
+    expect(parseRunCondition('custom_envs.my-env.env_config.size > 5')).toMatchObject({ column: 'custom_envs.my-env.env_config.size', op: '>', value: 5 });
+  });
+
+  it('joins conditions with and, except inside quotes', () => {
+    expect(parseRunConditions('algorithm.adv_estimator=grpo AND metric:val/Bandit/success>0.5 and trainer.seed<=2')).toEqual([
+      { column: 'algorithm.adv_estimator', op: '=', value: 'grpo' },
+      { column: 'metric:val/Bandit/success', op: '>', value: 0.5 },
+      { column: 'trainer.seed', op: '<=', value: 2 },
+    ]);
+    expect(parseRunConditions('trainer.experiment_name="rock and roll" and trainer.seed=1')).toEqual([
+      { column: 'trainer.experiment_name', op: '=', value: 'rock and roll' },
+      { column: 'trainer.seed', op: '=', value: 1 },
+    ]);
+    expect(parseRunConditions('   ')).toEqual([]);
+    // "sand" holds "and" but not as a word.
+    expect(parseRunConditions('trainer.experiment_name=sandbox')).toEqual([{ column: 'trainer.experiment_name', op: '=', value: 'sandbox' }]);
+  });
+
+  it('says what is wrong with a condition it cannot read', () => {
+    expect(() => parseRunCondition('lr')).toThrow(/'lr' has no operator \(a condition is <config key or metric:name> <op> <value>/);
+    expect(() => parseRunCondition('>= 3')).toThrow(/no column before its operator/);
+    expect(() => parseRunCondition('lr =< 3')).toThrow(/'=<' is not an operator/);
+    expect(() => parseRunCondition('lr = = 3')).toThrow(/its value '= 3' begins with an operator/);
+    expect(parseRunCondition('trainer.seed == 3')).toEqual({ column: 'trainer.seed', op: '=', value: 3 });
+    expect(() => parseRunCondition('lr >')).toThrow(/has no value after its operator/);
+    expect(() => parseRunCondition('a b = 3')).toThrow(/'a b' is neither a dotted config key/);
+    expect(() => parseRunCondition('algorithm.bi_level_gae > true')).toThrow(/true and false compare with = or != only/);
+    expect(() => parseRunConditions(Array.from({ length: RUN_CONDITIONS_MAX + 1 }, (_, i) => `trainer.seed!=${i}`).join(' and '))).toThrow(/at most 16 conditions/);
+  });
+
+  it('writes conditions back as text that reads the same', () => {
+    for (const text of ['algorithm.adv_estimator=grpo and metric:val/Bandit/success>=0.9', 'a.b="12" and a.c="true" and a.d="x and y" and a.e=false and a.f!=-3.5']) {
+      const conditions = parseRunConditions(text);
+      expect(formatRunConditions(conditions)).toBe(text);
+      expect(parseRunConditions(formatRunConditions(conditions))).toEqual(conditions);
+    }
+  });
+});
