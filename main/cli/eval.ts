@@ -5,6 +5,7 @@ import { asTrainingUserError } from './training-errors';
 import { UserError } from './errors';
 import { withStore } from './with-store';
 import { configFileOption } from './config-file';
+import { hydraOverrides } from './hydra-overrides';
 
 interface EvalOptions {
   model?: string;
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     .command('eval')
     .description("play a checkpoint's policy on validation episodes, store them as an evaluation and print the success rates; with --model, an untrained pretrained model (not stored)")
     .argument('[checkpoint]', 'run id or name (latest checkpoint), ckpt:<id>, or a checkpoint folder')
+    .argument('[overrides...]', 'config overrides as verl and Hydra write them: actor_rollout_ref.rollout.val_kwargs.do_sample=false (the same as --set, applied after it)')
     .option('--model <folder>', 'a Hugging Face model folder to play untrained (needs --config)')
     .option('--config <file>', 'run config (YAML) whose validation episodes and decoding --model plays, or a shipped one by name', configFileOption)
     .option('--episodes <n>', 'episodes to play (default: the run config\'s validation set)')
@@ -39,16 +41,24 @@ export function register(program: Command): void {
       collectSet,
     )
     .option('--json', 'print JSON')
-    .action(async (ref: string | undefined, options: EvalOptions, command: Command) => {
+    .action(async (first: string | undefined, rest: string[], options: EvalOptions, command: Command) => {
       const episodes = parseCount('--episodes', options.episodes, 1);
       const seed = parseCount('--seed', options.seed, 0);
+      // With --model every word after the command is an override; without, the first names the checkpoint.
+      const looksLikeOverride = first !== undefined && /^[+~]|^[^/\\]+=/.test(first);
+      const ref = options.model !== undefined || looksLikeOverride ? undefined : first;
+      if (options.model !== undefined && first !== undefined && !looksLikeOverride) throw new UserError('give a checkpoint or --model, not both');
+      const positional = ref === undefined && first !== undefined ? [first, ...rest] : rest;
+      const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
       if (options.model !== undefined) {
-        if (ref !== undefined) throw new UserError('give a checkpoint or --model, not both');
         if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');
-        await evaluateModelFolder(options.model, options.config, { episodes, seed, overrides: options.set ?? [] }, options.json === true);
+        await evaluateModelFolder(options.model, options.config, { episodes, seed, overrides }, options.json === true);
         return;
       }
-      if (ref === undefined) throw new UserError('give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>');
+      if (ref === undefined) {
+        const after = looksLikeOverride ? `, then the overrides: turnlab eval <run> ${first}` : '';
+        throw new UserError(`give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>${after}`);
+      }
       await withStore(command, async (store) => {
         const { resolveCheckpoint } = await import('../services/training');
         const { recordEvaluation } = await import('../services/stored-evaluation');
@@ -56,8 +66,8 @@ export function register(program: Command): void {
         const checkpoint = resolveCheckpoint(store, ref);
         const { evaluateCheckpoint } = await import('../../trainer-core/compute');
         await evaluating(async () => {
-          const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides: options.set ?? [], log: logLine });
-          const stored = recordEvaluation(store, checkpoint, result, { overrides: options.set ?? [], startSeed: seed ?? null });
+          const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides, log: logLine });
+          const stored = recordEvaluation(store, checkpoint, result, { overrides, startSeed: seed ?? null });
           const { episodeReports: _played, config: _config, ...figures } = result;
           if (options.json) {
             process.stdout.write(`${JSON.stringify({ checkpoint: checkpoint.id, runId: checkpoint.runId, evaluationId: stored.id, ...figures }, null, 2)}\n`);

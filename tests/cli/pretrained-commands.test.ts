@@ -76,8 +76,9 @@ describe('turnlab with a pretrained model', () => {
   }, 300_000);
 
   it('evaluates an untrained model folder on a config, and refuses --model without --config', async () => {
+    // Overrides as --set or, as verl writes them, after the command.
     const evaluated = await inProcess('eval', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--episodes', '2', '--json',
-      ...sets(['trainer.backend=wasm', 'actor_rollout_ref.rollout.response_length=3', 'agent_proxy.max_turn=1']));
+      ...sets(['trainer.backend=wasm', 'actor_rollout_ref.rollout.response_length=3']), 'agent_proxy.max_turn=1');
     expect(evaluated.code).toBe(0);
     const result = JSON.parse(evaluated.stdout) as { episodes: number; metrics: Record<string, number> };
     expect(result.episodes).toBe(2);
@@ -85,5 +86,10 @@ describe('turnlab with a pretrained model', () => {
     const missing = await inProcess('eval', '--model', modelDir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--model needs --config/);
+    const misspelt = await inProcess('eval', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), 'agent_proxy.max_trn=1');
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(/unknown key `agent_proxy\.max_trn`; did you mean `agent_proxy\.max_turn`\?/);
+    const both = await inProcess('eval', '1', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'));
+    expect(both.stderr).toMatch(/give a checkpoint or --model, not both/);
   }, 300_000);
 });

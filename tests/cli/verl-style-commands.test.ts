@@ -1,5 +1,5 @@
 // Commands as a researcher used to verl's and RAGEN's scripts types them. Overrides after the
-// command (Hydra's key=value) for train and resume: the same as --set, applied after it; what
+// command (Hydra's key=value) for train, resume and eval: the same as --set, applied after it; what
 // Hydra has and TurnLab does not (deleting a key) and what is no override (a stray word) are
 // refused before anything is stored. A config by its name (`--config bandit`, as RAGEN's
 // `--config-name`) from outside the checkout is the shipped one. A sweep reads them as Hydra's
@@ -28,6 +28,25 @@ describe('Hydra-style overrides', () => {
     expect(resumed.stdout).toMatch(/run 1 \(from-hydra\) completed at iteration 3/);
     const runs = JSON.parse((await turnlab('runs', '--json')).stdout) as Array<{ name: string; iterations: number }>;
     expect(runs.map((r) => [r.name, r.iterations])).toEqual([['from-hydra', 3]]);
+  });
+
+  it('evaluates with key=value after the checkpoint, stored with the evaluation, and says where the checkpoint goes', async () => {
+    const greedy = await turnlab('eval', 'from-hydra', '--episodes', '4', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false', '--json');
+    expect(greedy.code).toBe(0);
+    const sampled = await turnlab('eval', 'from-hydra', '--episodes', '4', '--json');
+    const ids = [greedy, sampled].map((r) => (JSON.parse(r.stdout) as { evaluationId: number }).evaluationId);
+    const { openStore } = await import('../../main/store/db');
+    const store = openStore(dataDir);
+    try {
+      expect(ids.map((id) => store.evaluations.get(id)?.overrides)).toEqual([['actor_rollout_ref.rollout.val_kwargs.do_sample=false'], []]);
+    } finally {
+      store.close();
+    }
+    const before = await turnlab('eval', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
+    expect(before.code).toBe(2);
+    expect(before.stderr.trim()).toBe(
+      'turnlab: give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>, then the overrides: turnlab eval <run> actor_rollout_ref.rollout.val_kwargs.do_sample=false',
+    );
   });
 
   it('refuses a misspelt key, a deletion and a stray word with one line each, storing nothing', async () => {
