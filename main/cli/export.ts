@@ -13,10 +13,14 @@ import type { Store } from '../store/db';
 import { UserError } from './errors';
 import { withStore } from './with-store';
 
+/** Besides the workbench's formats: TensorBoard's event files, a folder of them (metrics only). */
+const TFEVENTS = 'tfevents';
+const CLI_FORMATS = [...EXPORT_FORMATS, TFEVENTS] as const;
+
 interface ExportOptions {
   all?: boolean;
   what: ExportKind;
-  format: ExportFormat;
+  format: ExportFormat | typeof TFEVENTS;
   out?: string;
   force?: boolean;
 }
@@ -65,6 +69,22 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
+/** Each run's metrics as TensorBoard's event file in a folder of its own under --out. */
+async function toEventFolder(store: Store, options: ExportOptions, runIds: number[]): Promise<void> {
+  if (options.what !== 'metrics') throw new UserError(`--format tfevents holds metrics only: use --what metrics (not ${options.what})`);
+  const out = options.out;
+  if (out === undefined) throw new UserError('--format tfevents writes a folder of event files: give it --out DIR (then: tensorboard --logdir DIR)');
+  if (statOrNull(out)?.isFile()) throw new UserError(`cannot write ${out}: it is a file; --format tfevents writes a folder of event files, give --out a folder`);
+  const { exportTfEvents, EventFileExists } = await import('../services/tfevents');
+  try {
+    const { folders, points } = await exportTfEvents(store, runIds, out, { replace: options.force === true });
+    process.stderr.write(`exported ${points} metric points of ${folders.length} run(s) as TensorBoard event files under ${out} (tensorboard --logdir ${out})\n`);
+  } catch (error) {
+    if (error instanceof EventFileExists) throw new UserError(`${error.folder} already holds TurnLab's event file of that run; pass --force to replace it (nothing was written)`);
+    throw writeError(out, error);
+  }
+}
+
 async function toStdout(store: Store, what: ExportKind, format: ExportFormat, runIds: number[]): Promise<void> {
   try {
     await exportRows(store, { what, format, runIds }, process.stdout, { end: false });
@@ -80,7 +100,7 @@ async function toStdout(store: Store, what: ExportKind, format: ExportFormat, ru
  * half-written file, and an existing file (kept unless --force) survives a failure intact.
  * A device or pipe (/dev/stdout, a FIFO) is written in place and never removed.
  */
-async function toFile(store: Store, options: ExportOptions & { out: string }, runIds: number[]): Promise<void> {
+async function toFile(store: Store, options: ExportOptions & { format: ExportFormat; out: string }, runIds: number[]): Promise<void> {
   const out = options.out;
   const existing = statOrNull(out);
   if (existing?.isDirectory()) throw new UserError(`cannot write ${out}: it is a folder; give --out a file name (EISDIR)`);
@@ -114,19 +134,20 @@ async function toFile(store: Store, options: ExportOptions & { out: string }, ru
 export function register(program: Command): void {
   program
     .command('export')
-    .description('export runs, metrics, episodes or turns as CSV (RFC 4180) or JSONL, streaming')
+    .description('export runs, metrics, episodes or turns as CSV (RFC 4180) or JSONL, streaming; metrics also as TensorBoard event files')
     .argument('[runs...]', 'run ids or unique run names')
     .option('--all', 'export every run')
     .addOption(
       new Option('--what <kind>', 'what to export').choices(EXPORT_KINDS as unknown as string[]).makeOptionMandatory(),
     )
-    .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS as unknown as string[]).default('csv'))
-    .option('--out <file>', 'write to FILE instead of stdout')
-    .option('--force', 'overwrite an existing --out file')
+    .addOption(new Option('--format <format>', 'output format (tfevents: a folder of TensorBoard event files, one run a folder)').choices(CLI_FORMATS as unknown as string[]).default('csv'))
+    .option('--out <file>', 'write to FILE instead of stdout (with --format tfevents, a folder)')
+    .option('--force', 'overwrite an existing --out file (tfevents: replace the runs\' event files TurnLab wrote there before)')
     .action(async (refs: string[], options: ExportOptions, command: Command) => {
       await withStore(command, async (store) => {
         const runIds = selectRuns(store, refs, options.all ?? false);
-        if (options.out) await toFile(store, { ...options, out: options.out }, runIds);
+        if (options.format === TFEVENTS) await toEventFolder(store, options, runIds);
+        else if (options.out) await toFile(store, { ...options, format: options.format, out: options.out }, runIds);
         else await toStdout(store, options.what, options.format, runIds);
       }, { reader: true });
     });

@@ -66,6 +66,18 @@ export const NEEDS_NUMPY: Requirement = {
   note: /python3 with numpy not found/,
 };
 
+/**
+ * The TensorBoard export is read back by Google's protobuf runtime and crcmod's CRC-32C
+ * (tests/helpers/tfevents_reader.py); the test skips itself with a note without them.
+ */
+export const NEEDS_PYTHON_PROTOBUF: Requirement = {
+  missing: "python3 has no protobuf or crcmod, so the independent reader of TensorBoard's event files (tests/helpers/tfevents_reader.py) cannot run",
+  install: 'sudo scripts/install-system-deps.sh (or: sudo apt-get install python3-protobuf python3-crcmod)',
+  present: () => true,
+  suites: [],
+  note: /python3 with protobuf and crcmod not found/,
+};
+
 /** The Slurm tests start a one-node cluster with scripts/slurm-local.sh, which needs root. */
 export const NEEDS_SLURM: Requirement = {
   missing: 'Slurm is not installed (slurm-wlm and munge: /usr/sbin/slurmctld or /usr/sbin/munged not found), or the tests do not run as root',
@@ -74,7 +86,7 @@ export const NEEDS_SLURM: Requirement = {
   suites: ['tests/cluster/slurm-sweep.test.ts', 'tests/e2e/cluster-jobs.test.ts'],
 };
 
-export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_NUMPY, NEEDS_SLURM];
+export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_NUMPY, NEEDS_PYTHON_PROTOBUF, NEEDS_SLURM];
 
 export interface SkippedSuite {
   /** Path from the repository root. */

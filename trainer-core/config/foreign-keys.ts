@@ -18,7 +18,7 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['data.', "verl reads prompts from `data`; TurnLab's prompts come from the environments of `es_manager` and `custom_envs`"],
   ['trainer.n_gpus_per_node', SINGLE_MACHINE],
   ['trainer.nnodes', SINGLE_MACHINE],
-  ['trainer.logger', 'every metric goes to the data folder (one SQLite file), the workbench and `turnlab export`: leave it out'],
+  ['trainer.logger', 'every metric goes to the data folder (one SQLite file) and the workbench; for TensorBoard, `turnlab export <run> --what metrics --format tfevents --out DIR` then `tensorboard --logdir DIR`: leave it out'],
   ['trainer.total_epochs', 'TurnLab counts iterations: `trainer.total_training_steps`'],
   ['trainer.default_local_dir', 'checkpoints live in the data folder (`--data-dir` or TURNLAB_DATA_DIR), under checkpoints/run-<id>'],
   ['trainer.resume_mode', 'resume a run with `turnlab resume <run>` (or from the workbench), fork it with `--fork`'],

@@ -1,0 +1,133 @@
+// `turnlab export --format tfevents`: each run's metrics as a TensorBoard event file, read back
+// by a reader TurnLab's writer does not share (Google's protobuf runtime and crcmod's CRC-32C in
+// Python, tests/helpers/tfevents_reader.py): every record's CRCs, the file version first, then
+// every stored point with its tag, step, value (as float32) and time, a 0 and a NaN included.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
+import { runFolderName } from '../../main/services/tfevents';
+import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
+
+const READER = fileURLToPath(new URL('../helpers/tfevents_reader.py', import.meta.url));
+/** A test's skip note without the reader's libraries; the skip reporter reads it as NEEDS_PYTHON_PROTOBUF. */
+const NOTE = 'python3 with protobuf and crcmod not found: the independent reader of event files cannot run';
+
+/** A python3 with both libraries: the one on PATH, else Debian's own (where apt installs them). */
+function readerPython(): string | null {
+  for (const python of ['python3', '/usr/bin/python3']) {
+    try {
+      execFileSync(python, ['-c', 'import google.protobuf, crcmod.predefined'], { stdio: 'ignore' });
+      return python;
+    } catch {
+      // Not this one.
+    }
+  }
+  return null;
+}
+
+interface ReadEvent {
+  wall_time: number;
+  step: number;
+  what: 'file_version' | 'summary';
+  file_version?: string;
+  values?: Array<{ tag: string; simple_value: number | 'NaN' | null }>;
+}
+
+let data: FixtureDataDir;
+let out: TempDir;
+const python = readerPython();
+
+beforeAll(() => {
+  data = makeFixtureDataDir({ iterations: 4 });
+  out = makeTempDir();
+  // Points the fixture lacks: a 0 (proto3 would drop it outside a oneof), a NaN (stored as NULL), an expert-iteration round's negative step.
+  const store = openStore(data.dir);
+  try {
+    store.metrics.insert([
+      { runId: 1, name: 'edge/zero', iteration: 1, value: 0, wallTime: 1_700_000_000_123 },
+      { runId: 1, name: 'edge/nan', iteration: 2, value: Number.NaN, wallTime: 1_700_000_000_456 },
+      { runId: 1, name: 'expert_iteration/solved', iteration: -2, value: 0.25, wallTime: 1_700_000_000_789 },
+    ]);
+  } finally {
+    store.close();
+  }
+});
+
+afterAll(() => {
+  data.cleanup();
+  out.cleanup();
+});
+
+const turnlab = (...args: string[]) => runTurnlabInProcess(args, { dataDir: data.dir });
+const eventFiles = (folder: string) => readdirSync(folder).filter((f) => f.includes('tfevents'));
+
+describe('turnlab export --format tfevents', () => {
+  it('writes every metric point of every run, as a strict reader reads them', async (ctx) => {
+    if (python === null) ctx.skip(NOTE);
+    const result = await turnlab('export', '--all', '--what', 'metrics', '--format', 'tfevents', '--out', out.dir);
+    expect(result.stderr).toMatch(/^exported \d+ metric points of 3 run\(s\) as TensorBoard event files under .* \(tensorboard --logdir .*\)\n$/);
+    expect(result.code).toBe(0);
+
+    const store = openStore(data.dir);
+    let points = 0;
+    try {
+      for (const { run } of data.runs) {
+        const folder = join(out.dir, runFolderName(run.id, run.name));
+        const [file] = eventFiles(folder);
+        expect(eventFiles(folder)).toHaveLength(1);
+        const events = JSON.parse(execFileSync(python!, [READER, join(folder, file)], { encoding: 'utf8', maxBuffer: 1 << 26 })) as ReadEvent[];
+        expect(events[0]).toEqual({ wall_time: run.createdAt / 1000, step: 0, what: 'file_version', file_version: 'brain.Event:2' });
+        const stored = [...store.metrics.exportRows([run.id])].map((row) => ({
+          wall_time: (row.wall_time as number) / 1000,
+          step: row.iteration as number,
+          what: 'summary',
+          values: [{ tag: row.name as string, simple_value: row.value === null ? 'NaN' : Math.fround(row.value as number) }],
+        }));
+        // A run that logged nothing (the interrupted fork) is a file with its version alone.
+        expect(events.slice(1)).toEqual(stored);
+        points += stored.length;
+      }
+      expect(points).toBeGreaterThan(40);
+      const first = JSON.parse(execFileSync(python!, [READER, join(out.dir, runFolderName(1, data.runs[0].run.name), eventFiles(join(out.dir, runFolderName(1, data.runs[0].run.name)))[0])], { encoding: 'utf8' })) as ReadEvent[];
+      const byTag = (tag: string) => first.find((e) => e.values?.[0].tag === tag);
+      expect(byTag('edge/zero')).toMatchObject({ step: 1, values: [{ simple_value: 0 }] });
+      expect(byTag('edge/nan')).toMatchObject({ step: 2, values: [{ simple_value: 'NaN' }] });
+      expect(byTag('expert_iteration/solved')).toMatchObject({ step: -2, values: [{ simple_value: 0.25 }] });
+    } finally {
+      store.close();
+    }
+  });
+
+  it("refuses to write over its own files without --force, replaces them with it, and leaves other writers' files alone", async () => {
+    const folder = join(out.dir, runFolderName(2, data.runs[1].run.name));
+    // The first test may have skipped: make sure the folder holds an export.
+    await turnlab('export', '2', '--what', 'metrics', '--format', 'tfevents', '--out', out.dir, '--force');
+    const before = eventFiles(folder);
+    writeFileSync(join(folder, 'events.out.tfevents.1.host.v2'), 'another writer');
+    const again = await turnlab('export', '2', '--what', 'metrics', '--format', 'tfevents', '--out', out.dir);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(`turnlab: ${folder} already holds TurnLab's event file of that run; pass --force to replace it (nothing was written)\n`);
+    const forced = await turnlab('export', '2', '--what', 'metrics', '--format', 'tfevents', '--out', out.dir, '--force');
+    expect(forced.code).toBe(0);
+    expect(eventFiles(folder).sort()).toEqual([...before, 'events.out.tfevents.1.host.v2'].sort());
+    // No partial file is left beside them.
+    expect(readdirSync(folder).filter((f) => f.includes('partial'))).toEqual([]);
+  });
+
+  it('says what to give instead of a kind it does not hold, no folder, or a file', async () => {
+    const refused = async (args: string[], message: string) => {
+      const result = await turnlab('export', '1', '--format', 'tfevents', ...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`turnlab: ${message}\n`);
+    };
+    await refused(['--what', 'turns', '--out', out.dir], '--format tfevents holds metrics only: use --what metrics (not turns)');
+    await refused(['--what', 'metrics'], '--format tfevents writes a folder of event files: give it --out DIR (then: tensorboard --logdir DIR)');
+    const file = join(out.dir, 'a-file');
+    writeFileSync(file, 'x');
+    await refused(['--what', 'metrics', '--out', file], `cannot write ${file}: it is a file; --format tfevents writes a folder of event files, give --out a folder`);
+  });
+});
