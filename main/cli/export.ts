@@ -11,6 +11,7 @@ import {
 } from '../services/export';
 import type { Store } from '../store/db';
 import { UserError } from './errors';
+import { pagedRuns, parseWhere, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
 
 /** Besides the workbench's formats: TensorBoard's event files, a folder of them (metrics only). */
@@ -23,11 +24,20 @@ interface ExportOptions {
   format: ExportFormat | typeof TFEVENTS;
   out?: string;
   force?: boolean;
+  where?: string[];
 }
 
-function selectRuns(store: Store, refs: string[], all: boolean): number[] {
+/** The runs named, every run (--all), or those --where selects, as `turnlab runs --where` lists them. */
+function selectRuns(store: Store, refs: string[], all: boolean, whereTexts: readonly string[]): number[] {
+  const where = parseWhere(whereTexts);
   if (all && refs.length) throw new UserError('name runs or pass --all, not both');
-  if (!all && !refs.length) throw new UserError("name the runs to export (ids or names, see 'turnlab runs') or pass --all");
+  if (where.length > 0 && refs.length) throw new UserError('name runs or select them with --where, not both');
+  if (!all && !refs.length && where.length === 0) throw new UserError("name the runs to export (ids or names, see 'turnlab runs'), pass --all, or select them with --where");
+  if (where.length > 0) {
+    const ids = pagedRuns(store, { where }).map((run) => run.id);
+    if (ids.length === 0) throw new UserError(`no run in ${store.dataDir} matches --where; nothing was exported`);
+    return ids;
+  }
   const ids = all ? store.runs.allIds() : refs.map((ref) => store.runs.resolve(ref).id);
   return [...new Set(ids)];
 }
@@ -137,6 +147,7 @@ export function register(program: Command): void {
     .description('export runs, metrics, episodes or turns as CSV (RFC 4180) or JSONL, streaming; metrics also as TensorBoard event files')
     .argument('[runs...]', 'run ids or unique run names')
     .option('--all', 'export every run')
+    .option(WHERE_OPTION.flags, "export the runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'algorithm.adv_estimator=grpo'); repeatable", WHERE_OPTION.collect, [] as string[])
     .addOption(
       new Option('--what <kind>', 'what to export').choices(EXPORT_KINDS as unknown as string[]).makeOptionMandatory(),
     )
@@ -145,7 +156,7 @@ export function register(program: Command): void {
     .option('--force', 'overwrite an existing --out file (tfevents: replace the runs\' event files TurnLab wrote there before)')
     .action(async (refs: string[], options: ExportOptions, command: Command) => {
       await withStore(command, async (store) => {
-        const runIds = selectRuns(store, refs, options.all ?? false);
+        const runIds = selectRuns(store, refs, options.all ?? false, options.where ?? []);
         if (options.format === TFEVENTS) await toEventFolder(store, options, runIds);
         else if (options.out) await toFile(store, { ...options, format: options.format, out: options.out }, runIds);
         else await toStdout(store, options.what, options.format, runIds);

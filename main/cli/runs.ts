@@ -65,7 +65,7 @@ function parseSort(text: string | undefined): RunSortKeyDto | undefined {
 }
 
 /** Each `--where` (conditions joined by `and`), checked; all of them must hold. */
-function parseWhere(texts: readonly string[]): RunConditionDto[] {
+export function parseWhere(texts: readonly string[]): RunConditionDto[] {
   try {
     return texts.flatMap(parseRunConditions);
   } catch (error) {
@@ -80,8 +80,14 @@ function unknownColumnError(unknown: UnknownRunColumnDto): UserError {
   return new UserError(`--where: no run ${what} '${unknown.column.replace(METRIC_COLUMN_PREFIX, '')}'${hint}`);
 }
 
-/** Every run as the Runs table pages them on the server, with its columns. */
-function pagedRuns(store: Store, query: RunPageQueryDto): RunRowDto[] {
+/** The option `--where` as `runs` and `export` take it: repeatable. */
+export const WHERE_OPTION = {
+  flags: '--where <condition>',
+  collect: (value: string, previous: string[]) => [...previous, value],
+};
+
+/** Every run as the Runs table pages them on the server, with its columns; a condition on a column no run has is an error. */
+export function pagedRuns(store: Store, query: RunPageQueryDto): RunRowDto[] {
   const rows: RunRowDto[] = [];
   for (;;) {
     const page = store.runs.page({ ...query, offset: rows.length, limit: RUN_PAGE_MAX_LIMIT });
@@ -100,7 +106,7 @@ export function register(program: Command): void {
     .option('--columns <list>', 'more columns, comma-separated: config keys or metric:<name> (its last logged value), e.g. algorithm.adv_estimator,metric:val/Bandit/success')
     .option('--sort <column>', `sort by ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>; runs without a value last`)
     .option('--desc', 'sort descending')
-    .option('--where <condition>', "only runs where a config key or metric:<name> (its last value) compares so, e.g. 'metric:val/Bandit/success>=0.9' or 'algorithm.adv_estimator=grpo and actor_rollout_ref.actor.optim.lr<1e-3'; repeatable, all must hold", (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option(WHERE_OPTION.flags, "only runs where a config key or metric:<name> (its last value) compares so, e.g. 'metric:val/Bandit/success>=0.9' or 'algorithm.adv_estimator=grpo and actor_rollout_ref.actor.optim.lr<1e-3'; repeatable, all must hold", WHERE_OPTION.collect, [] as string[])
     .action(async (options: RunsOptions, command: Command) => {
       const columns = parseColumns(options.columns);
       const sort = parseSort(options.sort);

@@ -126,6 +126,15 @@ describe('turnlab runs', () => {
     expectUserError(await turnlab(['runs', '--where', 'lr']), /--where: 'lr' has no operator \(a condition is/);
   });
 
+  it('exports the runs --where selects, and says when none does', async () => {
+    const exported = await turnlab(['export', '--where', 'algorithm.adv_estimator=grpo', '--what', 'runs', '--format', 'jsonl']);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([1, 3]);
+    expectUserError(await turnlab(['export', '--where', 'algorithm.adv_estimator=gae', '--what', 'runs']), /^turnlab: no run in .* matches --where; nothing was exported$/);
+    expectUserError(await turnlab(['export', '1', '--where', 'algorithm.adv_estimator=grpo', '--what', 'runs']), /name runs or select them with --where, not both/);
+    expectUserError(await turnlab(['export', '--where', 'algorithm.adv_estimatr=grpo', '--what', 'runs']), /--where: no run has the config key 'algorithm\.adv_estimatr' \(did you mean algorithm\.adv_estimator\?\)$/);
+  });
+
   it('accepts --data-dir over TURNLAB_DATA_DIR', () => {
     const result = spawned(['--data-dir', data.dir, 'runs', '--json'], { TURNLAB_DATA_DIR: join(scratch.dir, 'nope') });
     expect(result.code).toBe(0);
@@ -202,7 +211,7 @@ describe('turnlab export', () => {
   });
 
   it('refuses to start without runs, with both runs and --all, or with a bad --what', async () => {
-    expectUserError(await turnlab(['export', '--what', 'runs']), /name the runs to export .* or pass --all/);
+    expectUserError(await turnlab(['export', '--what', 'runs']), /name the runs to export .*, pass --all, or select them with --where$/);
     expectUserError(await turnlab(['export', '1', '--all', '--what', 'runs']), /not both/);
     expectUserError(await turnlab(['export', '1', '--what', 'tokens']), /'--what <kind>' argument 'tokens' is invalid/);
     expectUserError(await turnlab(['export', '1']), /required option '--what <kind>'/);
