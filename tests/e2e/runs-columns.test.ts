@@ -76,6 +76,17 @@ describe.skipIf(!hasChromium)('config columns in the Runs table', () => {
     await page.reload();
     await expect.poll(() => where.inputValue()).toBe(`${KEY} = ${algorithm}`);
     await expect.poll(() => page.locator('.run-row').count()).toBe(matching.length);
+    // The header's box selects the runs the conditions left, ready to compare; again, it clears them.
+    const selectShown = page.locator('.select-shown');
+    await selectShown.check();
+    await expect.poll(() => page.locator('.compare-button').innerText()).toBe(`Compare (${matching.length})`);
+    await selectShown.uncheck();
+    await expect.poll(() => page.locator('.compare-button').innerText()).toBe('Compare');
+    await selectShown.check();
+    await page.locator('.compare-button').click();
+    await expect.poll(() => new URLSearchParams(page.url().split('?')[1]).get('runs')).toBe(matching.join(','));
+    await page.goto(serve.at('/runs'));
+    await page.locator('.run-row').first().waitFor();
   });
 
   it('says what does not read, and offers the nearest key for one no run has', async () => {
