@@ -3,6 +3,7 @@ import { UserError } from './cli/errors';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
 import * as showCommand from './cli/show';
+import * as diffCommand from './cli/diff';
 import * as envsCommand from './cli/envs';
 import * as playCommand from './cli/play';
 import * as serveCommand from './cli/serve';
@@ -16,7 +17,7 @@ import * as bundlesCommand from './cli/bundles';
 import * as sweepCommand from './cli/sweep';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, diffCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

@@ -135,6 +135,23 @@ describe('turnlab runs', () => {
     expectUserError(await turnlab(['export', '--where', 'algorithm.adv_estimatr=grpo', '--what', 'runs']), /--where: no run has the config key 'algorithm\.adv_estimatr' \(did you mean algorithm\.adv_estimator\?\)$/);
   });
 
+  it('prints the config keys on which runs differ, every key with --all', async () => {
+    const table = await turnlab(['diff', '1', 'sokoban-ppo']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.split('\n');
+    expect(lines[1]).toMatch(/│ key\s+│ 1 frozenlake-grpo\s+│ 2 sokoban-ppo\s+│/);
+    expect(table.stdout).toMatch(/│ algorithm\.adv_estimator\s+│ grpo\s+│ ppo\s+│/);
+    expect(table.stdout).toMatch(/│ env\.is_slippery\s+│ true\s+│ false\s+│/);
+    expect(table.stdout).not.toMatch(/algorithm\.gamma/);
+    const json = JSON.parse((await turnlab(['diff', '1', '2', '--all', '--json'])).stdout) as { runs: Array<{ id: number }>; rows: Array<{ key: string; values: unknown[]; differs: boolean }> };
+    expect(json.runs.map((r) => r.id)).toEqual([1, 2]);
+    expect(json.rows.find((r) => r.key === 'algorithm.gamma')).toEqual({ key: 'algorithm.gamma', values: [1, 1], differs: false });
+    expect(json.rows.find((r) => r.key === 'env.is_slippery')).toEqual({ key: 'env.is_slippery', values: [true, false], differs: true });
+    // Runs 1 and 3 (its fork) differ in their names and seeds only.
+    expect(JSON.parse((await turnlab(['diff', '1', '3', '--json'])).stdout).rows.map((r: { key: string }) => r.key)).toEqual(['name', 'seed']);
+    expectUserError(await turnlab(['diff', '1', '1']), /^turnlab: diff needs two or more runs, got only run 1$/);
+  });
+
   it('accepts --data-dir over TURNLAB_DATA_DIR', () => {
     const result = spawned(['--data-dir', data.dir, 'runs', '--json'], { TURNLAB_DATA_DIR: join(scratch.dir, 'nope') });
     expect(result.code).toBe(0);

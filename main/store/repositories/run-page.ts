@@ -15,7 +15,7 @@ import {
   type RunSortKeyDto,
   type UnknownRunColumnDto,
 } from '../../../preload/contract';
-import { flattenConfig } from '../../../preload/flatten-config';
+import { flattenConfig } from '../../../preload/config-diff';
 import { SEED_GROUP_PREFIX } from '../../../preload/seed-list';
 
 type SqlParams = Record<string, string | number>;

@@ -1,35 +1,8 @@
-// Run configs as flat `a.b.c -> value` rows, for the side-by-side config table.
+// Run configs as flat `a.b.c -> value` rows (preload/config-diff.ts), and the names of seed groups from them.
 
-import { flattenConfig } from '../../../preload/flatten-config';
+import { configTable } from '../../../preload/config-diff';
 
-export { flattenConfig };
-
-/** Marks a key one run has and another lacks. */
-export const ABSENT = '—';
-
-export function formatConfigValue(value: unknown): string {
-  if (value === undefined) return ABSENT;
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
-}
-
-export interface ConfigRow {
-  key: string;
-  /** One display value per config, in the order given. */
-  values: string[];
-  differs: boolean;
-}
-
-/** One row per key of any config, sorted by key; `onlyDiffering` drops the rows all agree on. */
-export function configTable(configs: readonly unknown[], onlyDiffering: boolean): ConfigRow[] {
-  const flat = configs.map((config) => flattenConfig(config));
-  const keys = [...new Set(flat.flatMap((f) => Object.keys(f)))].sort();
-  const rows = keys.map((key) => {
-    const values = flat.map((f) => formatConfigValue(Object.hasOwn(f, key) ? f[key] : undefined));
-    return { key, values, differs: values.some((v) => v !== values[0]) };
-  });
-  return onlyDiffering ? rows.filter((row) => row.differs) : rows;
-}
+export { ABSENT, configTable, flattenConfig, formatConfigValue, type ConfigRow } from '../../../preload/config-diff';
 
 /**
  * A name for each seed group from the settings that differ between groups ("lr=0.001"),
