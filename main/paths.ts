@@ -32,3 +32,8 @@ export function dbPath(dataDir: string): string {
 export function checkpointsDir(dataDir: string): string {
   return join(dataDir, 'checkpoints');
 }
+
+/** Where `trainer.logger: [tensorboard]` writes runs' event files unless $TENSORBOARD_DIR says otherwise. */
+export function tensorBoardDir(dataDir: string): string {
+  return join(dataDir, 'tensorboard');
+}

@@ -1,9 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, relative, resolve, sep, isAbsolute } from 'node:path';
-import { checkpointsDir } from '../paths';
+import { checkpointsDir, tensorBoardDir } from '../paths';
 import type { Store } from '../store/db';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { busyMessage, claimRun, isHeld, RunBusyError } from './run-owner';
+import { runFolders } from './tensorboard-folders';
 
 /**
  * Managing stored runs and checkpoints from the workbench: rename, tag, note, delete. Nothing
@@ -116,6 +117,8 @@ export async function deleteRun(
   }
   const folder = runCheckpointFolder(store, runId);
   if (existsSync(folder)) rmSync(folder, { recursive: true, force: true });
+  // The copy `trainer.logger: [tensorboard]` wrote into the data folder goes with the run ($TENSORBOARD_DIR's is the user's).
+  for (const copy of runFolders(tensorBoardDir(store.dataDir), runId)) rmSync(copy, { recursive: true, force: true });
 }
 
 export function requireCheckpoint(store: Store, checkpointId: number): CheckpointRecord {

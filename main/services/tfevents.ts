@@ -1,30 +1,35 @@
 // Runs' metrics as TensorBoard event files, so `tensorboard --logdir DIR` shows TurnLab runs
-// beside runs of verl (`trainer.logger=['tensorboard']`) or any PyTorch script. A file is
+// beside runs of verl (`trainer.logger=['tensorboard']`) or any PyTorch script: exported from the
+// store (`turnlab export --format tfevents`) or written as a run trains (TensorBoardLog). A file is
 // TensorFlow's record format: each record its length (uint64, little-endian), the masked CRC-32C
 // of those 8 bytes, an `Event` message (tensorboard/compat/proto/event.proto), and its masked
 // CRC-32C. The first event names the file's version; each metric point is an event with one
 // scalar (`Summary.Value.simple_value`) tagged with the metric's name at the iteration as step.
-import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import crc32c from 'crc-32/crc32c';
 import protobuf from 'protobufjs';
 import type { Store } from '../store/db';
+import { runFolder } from './tensorboard-folders';
 import { StoreError } from '../store/errors';
 
 /** Event, Summary and Summary.Value with the fields TensorBoard's scalars read, their numbers as in TensorBoard's protos. */
 const EVENT_PROTO = protobuf.Root.fromJSON({
   nested: {
     Event: {
-      oneofs: { what: { oneof: ['file_version', 'summary'] } },
+      oneofs: { what: { oneof: ['file_version', 'summary', 'session_log'] } },
       fields: {
         wall_time: { type: 'double', id: 1 },
         step: { type: 'int64', id: 2 },
         file_version: { type: 'string', id: 3 },
         summary: { type: 'Summary', id: 5 },
+        session_log: { type: 'SessionLog', id: 7 },
       },
     },
+    // status 1 is START.
+    SessionLog: { fields: { status: { type: 'int32', id: 1 } } },
     Summary: { fields: { value: { rule: 'repeated', type: 'Value', id: 1 } } },
     // simple_value sits in a oneof, so a value of 0 is written rather than left as the default.
     Value: { oneofs: { value: { oneof: ['simple_value'] } }, fields: { tag: { type: 'string', id: 1 }, simple_value: { type: 'float', id: 2 } } },
@@ -63,15 +68,60 @@ export function scalarEvent(tag: string, step: number, value: number | null, wal
   return tfRecord(EVENT_PROTO.encode(EVENT_PROTO.fromObject({ wall_time: wallTimeSeconds, step, summary })).finish());
 }
 
-/** A run's folder under the export's: its id and name, as TensorBoard lists runs by folder. */
-export function runFolderName(id: number, name: string): string {
-  return `run-${id}-${name.replace(/[^\w.-]+/g, '_').slice(0, 100)}`;
+/**
+ * A restart at `step` (a resumed run): TensorBoard drops the points of every earlier file at this
+ * step or later, which the resumed run trains again, as PyTorch's SummaryWriter(purge_step) does.
+ */
+export function sessionStartEvent(step: number, wallTimeSeconds: number): Buffer {
+  return tfRecord(EVENT_PROTO.encode(EVENT_PROTO.fromObject({ wall_time: wallTimeSeconds, step, session_log: { status: 1 } })).finish());
 }
 
 /** A run folder that already holds TurnLab's event file, refused without `replace`. */
 export class EventFileExists extends Error {
   constructor(readonly folder: string) {
     super(`${folder} already holds an event file of TurnLab's`);
+  }
+}
+
+/** The name of an event file of TurnLab's (TensorBoard reads any name holding `tfevents`, in name order), `process` apart. */
+function eventFileName(seconds: number, process = ''): string {
+  return `events.out.tfevents.${Math.floor(seconds)}.${hostname()}${process ? `.${process}` : ''}${FILE_SUFFIX}`;
+}
+
+/**
+ * A run's metrics written as it trains (`trainer.logger: [tensorboard]`): a new file in the run's
+ * folder each time a process trains it, each record appended as the store takes its points. A
+ * resumed run's file starts with a restart at its first iteration, so TensorBoard shows the run
+ * once, not the iterations the resume trained again on top of the ones it threw away.
+ */
+export class TensorBoardLog {
+  private fd: number | null = null;
+
+  constructor(readonly folder: string) {}
+
+  private write(record: Buffer): void {
+    if (this.fd === null) {
+      mkdirSync(this.folder, { recursive: true });
+      const seconds = Date.now() / 1000;
+      // The process id keeps apart two processes of one run in one second (a quick resume).
+      this.fd = openSync(join(this.folder, eventFileName(seconds, String(process.pid))), 'a');
+      writeSync(this.fd, fileVersionEvent(seconds));
+    }
+    writeSync(this.fd, record);
+  }
+
+  /** The first iteration this process trains; after 1, a restart there. */
+  started(startIteration: number): void {
+    if (startIteration > 1) this.write(sessionStartEvent(startIteration, Date.now() / 1000));
+  }
+
+  append(points: ReadonlyArray<{ name: string; iteration: number; value: number | null; wallTime: number }>): void {
+    for (const p of points) this.write(scalarEvent(p.name, p.iteration, p.value, p.wallTime / 1000));
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 }
 
@@ -96,7 +146,7 @@ export async function exportTfEvents(store: Store, runIds: number[], outDir: str
       if (!run) throw new StoreError('RUN_NOT_FOUND', `run ${id} was deleted before its export began; nothing was exported`);
       return run;
     });
-    const folders = runs.map((run) => join(outDir, runFolderName(run.id, run.name)));
+    const folders = runs.map((run) => runFolder(outDir, run.id, run.name));
     const ours = (folder: string) => (existsSync(folder) ? readdirSync(folder).filter((f) => f.includes('tfevents') && f.endsWith(FILE_SUFFIX)) : []);
     const taken = folders.find((folder) => ours(folder).length > 0);
     if (taken !== undefined && !options.replace) throw new EventFileExists(taken);
@@ -118,7 +168,7 @@ export async function exportTfEvents(store: Store, runIds: number[], outDir: str
         out.end();
         await once(out, 'close');
         for (const old of ours(folder)) rmSync(join(folder, old));
-        renameSync(partial, join(folder, `events.out.tfevents.${Math.floor(run.createdAt / 1000)}.${hostname()}${FILE_SUFFIX}`));
+        renameSync(partial, join(folder, eventFileName(run.createdAt / 1000)));
       } catch (error) {
         out.destroy();
         rmSync(partial, { force: true });

@@ -3,11 +3,13 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, trainStageTags, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
 import { readCheckpointConfig, readCheckpointSourceConfig, verifyRunCheckpoint, train } from '../../trainer-core/compute';
-import { checkpointsDir } from '../paths';
+import { checkpointsDir, tensorBoardDir } from '../paths';
 import type { Store } from '../store/db';
 import { describeWriteError, StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
+import { runFolder } from './tensorboard-folders';
+import { TensorBoardLog } from './tfevents';
 import { prepareRun, type PreparedRun } from './prepare-run';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
 
@@ -168,7 +170,8 @@ async function runTraining(
 ): Promise<TrainingOutcome> {
   // This process owns the run until it ends (run-owner.ts); a resume took it already.
   const lease = claimRun(store, run.id, 'train');
-  const storeSink = new StoreSink(store, run.id, hooks.log);
+  const tensorBoard = tensorBoardLog(store, run, cfg, hooks.log);
+  const storeSink = new StoreSink(store, run.id, hooks.log, undefined, tensorBoard ? (points) => tensorBoard.append(points) : undefined);
   const total = cfg.trainer.total_training_steps;
   // A full disk or an unwritable database fails the run with a message naming the file.
   const write = async <T>(fn: () => T | Promise<T>): Promise<T> => {
@@ -180,7 +183,10 @@ async function runTraining(
   };
   const sink: TrainingSink = {
     backendSelected: (info) => write(() => storeSink.backendSelected(info)),
-    runStarted: (info) => write(() => storeSink.runStarted(info)),
+    runStarted: async (info) => {
+      await write(() => storeSink.runStarted(info));
+      tensorBoard?.started(info.startIteration);
+    },
     iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
       await write(() => storeSink.iteration(iteration, metrics, episodes));
       lease.beat();
@@ -204,8 +210,24 @@ async function runTraining(
     log: hooks.log,
     resolveSpec: prepared.resolveSpec,
     backend: prepared.backend,
-  }).finally(() => lease.release());
+  }).finally(() => {
+    tensorBoard?.close();
+    lease.release();
+  });
   return { run: store.runs.get(run.id) as RunRecord, result };
+}
+
+/**
+ * With `trainer.logger: [tensorboard]`, the run's metrics also go to TensorBoard's event files as
+ * they are stored: under $TENSORBOARD_DIR (verl's variable) or the data folder's `tensorboard`,
+ * in a folder of the run's own.
+ */
+function tensorBoardLog(store: Store, run: RunRecord, cfg: RunConfig, log?: (line: string) => void): TensorBoardLog | null {
+  if (!cfg.trainer.logger.includes('tensorboard')) return null;
+  const root = process.env.TENSORBOARD_DIR || tensorBoardDir(store.dataDir);
+  const folder = runFolder(root, run.id, run.name);
+  log?.(`tensorboard: the metrics also go to ${folder} (tensorboard --logdir ${root})`);
+  return new TensorBoardLog(folder);
 }
 
 function envTagsOf(cfg: RunConfig): string[] {

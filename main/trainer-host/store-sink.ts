@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import type { CheckpointReport, EpisodeReport, ExpertIterationRound, RunEndStatus, RunStartInfo, TrainingSink, WarmUpPhase } from '../../trainer-core';
 import { retryWhileBusy } from '../store/busy';
 import type { Store } from '../store/db';
-import type { NewEpisode } from '../store/types';
+import type { MetricPoint, NewEpisode } from '../store/types';
 
 /** A reported episode as the store takes it: the same shape, with its run. */
 export function newEpisode(runId: number, e: EpisodeReport): NewEpisode {
@@ -26,6 +26,8 @@ export class StoreSink implements TrainingSink {
     private readonly runId: number,
     private readonly log?: (line: string) => void,
     private readonly maxBusyWaitMs = 10 * 60_000,
+    /** Told the metric points each write stored, once they are stored (the TensorBoard log mirrors them). */
+    private readonly onStored?: (points: MetricPoint[]) => void,
   ) {}
 
   private write<T>(what: string, work: () => T): Promise<T> {
@@ -68,6 +70,7 @@ export class StoreSink implements TrainingSink {
       wallTime,
     }));
     await this.write('warm start loss', () => this.store.metrics.insert(points));
+    this.onStored?.(points);
   }
 
   /**
@@ -97,26 +100,28 @@ export class StoreSink implements TrainingSink {
       return Object.entries(values).map(([name, value]) => ({ runId: this.runId, name, iteration: round.round - round.rounds, value, wallTime }));
     });
     await this.write('expert iteration', () => this.store.metrics.insert(points));
+    this.onStored?.(points);
   }
 
   async iteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): Promise<void> {
-    await this.write(`iteration ${iteration}`, () => this.insertIteration(iteration, metrics, episodes));
+    const points = await this.write(`iteration ${iteration}`, () => this.insertIteration(iteration, metrics, episodes));
+    this.onStored?.(points);
   }
 
-  private insertIteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): void {
+  private insertIteration(iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]): MetricPoint[] {
     const wallTime = Date.now();
+    const points = Object.entries(metrics).map(([name, value]) => ({
+      runId: this.runId,
+      name,
+      iteration,
+      value: Number.isFinite(value) ? value : null,
+      wallTime,
+    }));
     this.store.transaction(() => {
-      this.store.metrics.insert(
-        Object.entries(metrics).map(([name, value]) => ({
-          runId: this.runId,
-          name,
-          iteration,
-          value: Number.isFinite(value) ? value : null,
-          wallTime,
-        })),
-      );
+      this.store.metrics.insert(points);
       this.store.episodes.insert(episodes.map((e) => newEpisode(this.runId, e)));
     });
+    return points;
   }
 
   async checkpoint(report: CheckpointReport): Promise<void> {

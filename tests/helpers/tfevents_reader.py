@@ -2,7 +2,7 @@
 
 Google's protobuf runtime (Debian's python3-protobuf) parses each Event, its message classes
 built from a descriptor with TensorBoard's field numbers (tensorboard/compat/proto/event.proto
-and summary.proto), and crcmod's CRC-32C (Debian's python3-crcmod) checks both masked CRCs of
+and summary.proto: Event, SessionLog, Summary, Summary.Value), and crcmod's CRC-32C (Debian's python3-crcmod) checks both masked CRCs of
 every record, as TensorFlow's record reader does. Prints the events as JSON.
 
 Usage: python3 tfevents_reader.py FILE
@@ -30,6 +30,8 @@ def event_class():
     value.oneof_decl.add(name='value')
     value.field.add(name='tag', number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
     value.field.add(name='simple_value', number=2, type=F.TYPE_FLOAT, label=F.LABEL_OPTIONAL, oneof_index=0)
+    session_log = proto.message_type.add(name='SessionLog')
+    session_log.field.add(name='status', number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
     summary = proto.message_type.add(name='Summary')
     summary.field.add(name='value', number=1, type=F.TYPE_MESSAGE, type_name='.reader.Value', label=F.LABEL_REPEATED)
     event = proto.message_type.add(name='Event')
@@ -38,6 +40,7 @@ def event_class():
     event.field.add(name='step', number=2, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
     event.field.add(name='file_version', number=3, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL, oneof_index=0)
     event.field.add(name='summary', number=5, type=F.TYPE_MESSAGE, type_name='.reader.Summary', label=F.LABEL_OPTIONAL, oneof_index=0)
+    event.field.add(name='session_log', number=7, type=F.TYPE_MESSAGE, type_name='.reader.SessionLog', label=F.LABEL_OPTIONAL, oneof_index=0)
     pool = descriptor_pool.DescriptorPool()
     pool.Add(proto)
     descriptor = pool.FindMessageTypeByName('reader.Event')
@@ -68,6 +71,9 @@ def read(path):
         item = {'wall_time': event.wall_time, 'step': event.step, 'what': what}
         if what == 'file_version':
             item['file_version'] = event.file_version
+        elif what == 'session_log':
+            # SessionLog.SessionStatus: 1 is START.
+            item['session_status'] = event.session_log.status
         elif what == 'summary':
             values = []
             for value in event.summary.value:

@@ -29,6 +29,7 @@ trainer:
   seed: 0                        # seeds initialisation, sampling and the train seed schedule
   backend: auto                  # auto | tensorflow | webgpu | wasm | cpu (auto picks the fastest that loads)
   workers: 1                     # threads that roll out and compute gradients: N | auto (the cores); same seed and N, same run
+  logger: [console]              # console (the progress bar) and tensorboard: event files under $TENSORBOARD_DIR or <data folder>/tensorboard, a folder a run (verl's trainer.logger)
 
 model:                           # the policy (and critic trunk); TurnLab trains small models from scratch
   path: null                     # checkpoint folder whose policy and tokenizer start the run; null: fresh

@@ -18,7 +18,6 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['data.', "verl reads prompts from `data`; TurnLab's prompts come from the environments of `es_manager` and `custom_envs`"],
   ['trainer.n_gpus_per_node', SINGLE_MACHINE],
   ['trainer.nnodes', SINGLE_MACHINE],
-  ['trainer.logger', 'every metric goes to the data folder (one SQLite file) and the workbench; for TensorBoard, `turnlab export <run> --what metrics --format tfevents --out DIR` then `tensorboard --logdir DIR`: leave it out'],
   ['trainer.total_epochs', 'TurnLab counts iterations: `trainer.total_training_steps`'],
   ['trainer.default_local_dir', 'checkpoints live in the data folder (`--data-dir` or TURNLAB_DATA_DIR), under checkpoints/run-<id>'],
   ['trainer.resume_mode', 'resume a run with `turnlab resume <run>` (or from the workbench), fork it with `--fork`'],
@@ -42,6 +41,21 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['model_path', 'a pretrained model is `actor_rollout_ref.model.path` (a Hugging Face folder)'],
   ['lora.', 'LoRA is `actor_rollout_ref.model.lora_rank`, `lora_alpha` and `target_modules`'],
 ];
+
+/** verl's or RAGEN's values of a TurnLab key that TurnLab does not take (the key, `*` for any list item), with what to use instead. */
+export const FOREIGN_VALUES: ReadonlyArray<readonly [string, readonly string[], string]> = [
+  [
+    'trainer.logger.*',
+    ['wandb', 'mlflow', 'swanlab', 'vemlp_wandb', 'clearml', 'trackio'],
+    "it sends the metrics to a service; TurnLab keeps them in its data folder, shows them in the workbench, and `turnlab export` writes them as CSV, JSONL or TensorBoard's files (or add tensorboard here)",
+  ],
+];
+
+/** What verl or RAGEN meant by `value` at `path` and what to use here, or undefined for a value they do not have either. */
+export function foreignValueAdvice(path: ReadonlyArray<string | number>, value: unknown): string | undefined {
+  const key = path.map((part) => (typeof part === 'number' ? '*' : part)).join('.');
+  return FOREIGN_VALUES.find(([name, values]) => name === key && typeof value === 'string' && values.includes(value))?.[2];
+}
 
 /** What verl or RAGEN meant by `path` and where it is here, or undefined for a key they do not have either. */
 export function foreignKeyAdvice(path: ReadonlyArray<string | number>): string | undefined {

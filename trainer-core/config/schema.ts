@@ -31,6 +31,8 @@ export const POSITION_ENCODINGS = ['learned', 'rope'] as const;
 /** verl's `lr_scheduler_type` (trainer-core/algo/lr-schedule.ts). */
 export const LR_SCHEDULERS = ['constant', 'cosine'] as const;
 export const WARM_START_MODES = ['none', 'expert', 'random-valid'] as const;
+/** verl's `trainer.logger` backends that TurnLab writes: the progress bar, TensorBoard's event files. */
+export const LOGGERS = ['console', 'tensorboard'] as const;
 
 const trainerSchema = z.strictObject({
   project_name: z.string().min(1),
@@ -45,6 +47,8 @@ const trainerSchema = z.strictObject({
   seed: nonNegativeInt,
   backend: z.enum(BACKENDS),
   workers: z.union([z.literal('auto'), positiveInt], { error: "workers must be a positive integer or 'auto'" }),
+  // verl's service loggers (wandb, mlflow, ...) are refused with what to use instead (foreign-keys.ts).
+  logger: z.array(z.enum(LOGGERS)),
 });
 
 const modelSchema = z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatPath, type ConfigIssue } from './errors';
-import { unknownKeyMessage } from './foreign-keys';
+import { foreignValueAdvice, unknownKeyMessage } from './foreign-keys';
 import { closestKey, objectKeys, schemaAt } from './schema-walk';
 
 /** Turns one zod issue into messages that name the full key path, what was expected and what was found. */
@@ -33,6 +33,8 @@ export function describeZodIssue(
     }
     case 'invalid_value': {
       const options = issue.values.map(String);
+      const advice = foreignValueAdvice(path, actual);
+      if (advice !== undefined) return [{ path, message: `${where} must be one of ${options.join(' | ')}, got ${describeValue(actual)}: ${advice}` }];
       const hint = typeof actual === 'string' ? closestKey(actual, options) : undefined;
       return [
         {

@@ -1,16 +1,19 @@
-// `turnlab export --format tfevents`: each run's metrics as a TensorBoard event file, read back
-// by a reader TurnLab's writer does not share (Google's protobuf runtime and crcmod's CRC-32C in
-// Python, tests/helpers/tfevents_reader.py): every record's CRCs, the file version first, then
-// every stored point with its tag, step, value (as float32) and time, a 0 and a NaN included.
+// TensorBoard's event files, read back by a reader TurnLab's writer does not share (Google's
+// protobuf runtime and crcmod's CRC-32C in Python, tests/helpers/tfevents_reader.py): every
+// record's CRCs, the file version first, then every stored point with its tag, step, value (as
+// float32) and time, a 0 and a NaN included. `turnlab export --format tfevents` writes them from
+// the store; `trainer.logger: [console, tensorboard]` (verl's key) as a run trains, a resumed
+// run's file starting with a restart at its first iteration.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { runFolderName } from '../../main/services/tfevents';
+import { deleteRun } from '../../main/services/run-admin';
+import { runFolderName } from '../../main/services/tensorboard-folders';
 import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
-import { runTurnlabInProcess } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlabInProcess, TINY_OVERRIDES } from '../helpers/turnlab-cli';
 
 const READER = fileURLToPath(new URL('../helpers/tfevents_reader.py', import.meta.url));
 /** A test's skip note without the reader's libraries; the skip reporter reads it as NEEDS_PYTHON_PROTOBUF. */
@@ -32,8 +35,9 @@ function readerPython(): string | null {
 interface ReadEvent {
   wall_time: number;
   step: number;
-  what: 'file_version' | 'summary';
+  what: 'file_version' | 'summary' | 'session_log';
   file_version?: string;
+  session_status?: number;
   values?: Array<{ tag: string; simple_value: number | 'NaN' | null }>;
 }
 
@@ -129,5 +133,76 @@ describe('turnlab export --format tfevents', () => {
     const file = join(out.dir, 'a-file');
     writeFileSync(file, 'x');
     await refused(['--what', 'metrics', '--out', file], `cannot write ${file}: it is a file; --format tfevents writes a folder of event files, give --out a folder`);
+  });
+});
+
+/** The events of a file as the independent reader reads them. */
+const readEvents = (file: string) => JSON.parse(execFileSync(python!, [READER, file], { encoding: 'utf8', maxBuffer: 1 << 26 })) as ReadEvent[];
+
+/** Summary events as (step, tag, value, wall time) in one order, the store's rows likewise. */
+const scalars = (events: ReadEvent[]) =>
+  events
+    .filter((e) => e.what === 'summary')
+    .map((e) => [e.step, e.values![0].tag, e.values![0].simple_value, e.wall_time] as const)
+    .sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
+
+describe('trainer.logger: [console, tensorboard]', () => {
+  let dir: TempDir;
+  beforeAll(() => {
+    dir = makeTempDir();
+  });
+  afterAll(() => dir.cleanup());
+
+  const storedPoints = (dataDir: string, runId: number, from = -Infinity) => {
+    const store = openStore(dataDir);
+    try {
+      return [...store.metrics.exportRows([runId])]
+        .filter((row) => (row.iteration as number) >= from)
+        .map((row) => [row.iteration as number, row.name as string, row.value === null ? 'NaN' : Math.fround(row.value as number), (row.wall_time as number) / 1000] as const)
+        .sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
+    } finally {
+      store.close();
+    }
+  };
+
+  it('writes every metric as it is stored, and a resume restarts at its first iteration', async (ctx) => {
+    if (python === null) ctx.skip(NOTE);
+    const dataDir = join(dir.dir, 'data');
+    const config = join(repoRoot, 'configs/bandit.yaml');
+    const trained = await runTurnlabInProcess(['train', '--config', config, ...TINY_OVERRIDES, 'trainer.total_training_steps=2', 'trainer.save_freq=1', 'trainer.logger=[console,tensorboard]', '--name', 'tb'], { dataDir });
+    expect(trained.code).toBe(0);
+    const folder = join(dataDir, 'tensorboard', runFolderName(1, 'tb'));
+    expect(trained.stderr).toContain(`tensorboard: the metrics also go to ${folder} (tensorboard --logdir ${join(dataDir, 'tensorboard')})`);
+    const [first] = eventFiles(folder);
+    const events = readEvents(join(folder, first));
+    expect(events[0]).toMatchObject({ step: 0, what: 'file_version', file_version: 'brain.Event:2' });
+    expect(scalars(events)).toEqual(storedPoints(dataDir, 1));
+    expect(scalars(events).length).toBeGreaterThan(20);
+
+    // Resumed from iteration 2 into a folder of its choosing (verl's TENSORBOARD_DIR): a second file.
+    const tensorboardDir = join(dir.dir, 'tb');
+    const resumed = await runTurnlabInProcess(['resume', '1', 'trainer.total_training_steps=3'], { dataDir, env: { TENSORBOARD_DIR: tensorboardDir } });
+    expect(resumed.code).toBe(0);
+    const [second] = eventFiles(join(tensorboardDir, runFolderName(1, 'tb')));
+    const after = readEvents(join(tensorboardDir, runFolderName(1, 'tb'), second));
+    expect(after.slice(0, 2).map((e) => [e.what, e.step, e.session_status])).toEqual([['file_version', 0, undefined], ['session_log', 3, 1]]);
+    expect(scalars(after)).toEqual(storedPoints(dataDir, 1, 3));
+
+    // Deleting the run takes the copy in the data folder with it; $TENSORBOARD_DIR's is the user's.
+    const store = openStore(dataDir);
+    try {
+      await deleteRun(store, 1, new Set());
+    } finally {
+      store.close();
+    }
+    expect(existsSync(folder)).toBe(false);
+    expect(eventFiles(join(tensorboardDir, runFolderName(1, 'tb')))).toEqual([second]);
+
+    // verl's other loggers are refused by name, before any run is stored.
+    const wandb = await runTurnlabInProcess(['train', '--config', config, 'trainer.logger=[console,wandb]'], { dataDir });
+    expect(wandb.code).toBe(2);
+    expect(wandb.stderr.trim()).toBe(
+      "turnlab: --set trainer.logger=[console,wandb]: `trainer.logger.1` must be one of console | tensorboard, got the string \"wandb\": it sends the metrics to a service; TurnLab keeps them in its data folder, shows them in the workbench, and `turnlab export` writes them as CSV, JSONL or TensorBoard's files (or add tensorboard here)",
+    );
   });
 });
