@@ -118,12 +118,21 @@ export function isRunSortKey(sort: string): sort is RunSortKeyDto {
 export const RUN_COLUMNS_MAX = 8;
 
 export const RUN_CONDITION_OPS = ['=', '!=', '<', '<=', '>', '>='] as const;
+
+/**
+ * The run's own fields a condition may name besides config keys and metrics (MLflow's
+ * attributes), as the Runs table shows them; `env` and `tag` hold when one of the run's env tags
+ * or tags is the value. No config has a top-level key of these names (`algorithm` is a section).
+ */
+export const RUN_CONDITION_FIELDS = ['id', 'name', 'status', 'algorithm', 'seed', 'env', 'tag', 'iterations', 'best_val_success'] as const;
+/** The fields of RUN_CONDITION_FIELDS that hold a list: they compare with = and != only. */
+export const RUN_CONDITION_LIST_FIELDS: readonly string[] = ['env', 'tag'];
 export type RunConditionOp = (typeof RUN_CONDITION_OPS)[number];
 
 /**
- * A condition on a column (preload/run-conditions.ts reads and writes them as text): a config
- * key's value or a metric's last value compared with `value`. A run without the key or metric
- * fails every condition on it, `!=` too.
+ * A condition on a column (preload/run-conditions.ts reads and writes them as text): one of the
+ * run's fields (RUN_CONDITION_FIELDS), a config key's value or a metric's last value compared
+ * with `value`. A run without the key or metric fails every condition on it, `!=` too.
  */
 export interface RunConditionDto {
   column: string;

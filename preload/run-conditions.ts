@@ -1,8 +1,8 @@
 // Conditions on the Runs table's columns, as MLflow's `search_runs` filter reads them
-// (`metric:val/Bandit/success >= 0.9 and algorithm.adv_estimator = grpo`): a config key or
-// `metric:<name>` (its last value), an operator, a value; all must hold. Pure, so the CLI's
+// (`metric:val/Bandit/success >= 0.9 and algorithm.adv_estimator = grpo and status = completed`):
+// a run's field, a config key or `metric:<name>` (its last value), an operator, a value; all must hold. Pure, so the CLI's
 // `--where`, the Runs view's field and its address read a condition the same way.
-import { isRunColumn, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
+import { isRunColumn, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
 
 /** Most conditions one query holds. */
 export const RUN_CONDITIONS_MAX = 16;
@@ -39,6 +39,7 @@ export function parseRunCondition(text: string): RunConditionDto {
   if (/^[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' begins with an operator (${FORM})`);
   const value = valueOf(valueText, condition);
   if (typeof value === 'boolean' && op !== '=' && op !== '!=') throw new RangeError(`'${condition}': true and false compare with = or != only`);
+  if (RUN_CONDITION_LIST_FIELDS.includes(column) && op !== '=' && op !== '!=') throw new RangeError(`'${condition}': ${column} is a list of the run's ${column === 'env' ? 'env tags' : 'tags'}; it compares with = (one of them is) or != (none is) only`);
   return { column, op: op as RunConditionOp, value };
 }
 

@@ -106,7 +106,7 @@ export function register(program: Command): void {
     .option('--columns <list>', 'more columns, comma-separated: config keys or metric:<name> (its last logged value), e.g. algorithm.adv_estimator,metric:val/Bandit/success')
     .option('--sort <column>', `sort by ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>; runs without a value last`)
     .option('--desc', 'sort descending')
-    .option(WHERE_OPTION.flags, "only runs where a config key or metric:<name> (its last value) compares so, e.g. 'metric:val/Bandit/success>=0.9' or 'algorithm.adv_estimator=grpo and actor_rollout_ref.actor.optim.lr<1e-3'; repeatable, all must hold", WHERE_OPTION.collect, [] as string[])
+    .option(WHERE_OPTION.flags, "only runs where a config key, metric:<name> (its last value) or a run's field (status, name, tag, env, ...) compares so, e.g. 'metric:val/Bandit/success>=0.9' or 'algorithm.adv_estimator=grpo and status=completed'; repeatable, all must hold", WHERE_OPTION.collect, [] as string[])
     .action(async (options: RunsOptions, command: Command) => {
       const columns = parseColumns(options.columns);
       const sort = parseSort(options.sort);

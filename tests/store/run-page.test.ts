@@ -187,6 +187,23 @@ describe('runs page', () => {
     expect(page.unknownColumns).toBeUndefined();
   });
 
+  it("keeps the runs whose own fields meet a condition: status, name, algorithm, a tag or env among theirs, counts", () => {
+    const where = (text: string) => names({ where: parseRunConditions(text) });
+    expect(where('status=failed')).toEqual(['sweep-1-s1']);
+    expect(where('status!=failed and algorithm=grpo')).toEqual(['sweep-1-s0', 'sweep-2-s0']);
+    expect(where("name='other'")).toEqual(['other']);
+    expect(where('tag=seeds:sweep-1')).toEqual(['sweep-1-s0', 'sweep-1-s1']);
+    expect(where('tag!=seeds:sweep-1')).toEqual(['sweep-2-s0', 'other']);
+    expect(where('env=FrozenLake')).toEqual(['other']);
+    expect(where('env!=FrozenLake and id>=2')).toEqual(['sweep-1-s1', 'sweep-2-s0']);
+    // The last iteration (10, 4, 10, none) and the best validation success (0.5, 0.8, 0.2, none).
+    expect(where('iterations<10')).toEqual(['sweep-1-s1']);
+    expect(where('best_val_success>=0.5')).toEqual(['sweep-1-s0', 'sweep-1-s1']);
+    // A misspelt field is named with the field it is nearest.
+    expect(store.runs.page({ where: parseRunConditions('stauts=failed') }).unknownColumns).toEqual([{ column: 'stauts', closest: 'status' }]);
+    expect(() => parseRunConditions('tag>a')).toThrow(/tag is a list of the run's tags; it compares with = \(one of them is\) or != \(none is\) only/);
+  });
+
   it('names the columns of an empty answer that no run has, with the nearest one the newest run has', () => {
     const run = store.runs.get(4)!;
     store.connection.prepare('UPDATE runs SET config = ? WHERE id = ?').run(JSON.stringify({ ...run.config, actor_rollout_ref: { actor: { optim: { lr: 1e-3 } } } }), run.id);

@@ -6,6 +6,8 @@ import { closest, distance } from 'fastest-levenshtein';
 import {
   METRIC_COLUMN_PREFIX,
   RUN_COLUMN_KEY,
+  RUN_CONDITION_FIELDS,
+  RUN_CONDITION_LIST_FIELDS,
   RUN_CONDITION_OPS,
   type RunConditionDto,
   type RunFilterChoicesDto,
@@ -113,6 +115,19 @@ function toRow(raw: RowRaw): RunRowDto {
   };
 }
 
+/** The SQL of each run field a condition may name (RUN_CONDITION_FIELDS), the lists apart. */
+const FIELD_SQL: Record<string, string> = {
+  id: 'id',
+  name: 'name',
+  status: 'status',
+  algorithm: 'algorithm',
+  seed: 'seed',
+  iterations: 'last_iteration',
+  best_val_success: 'best_val_success',
+};
+
+const isRunField = (column: string): boolean => (RUN_CONDITION_FIELDS as readonly string[]).includes(column);
+
 /**
  * A condition as SQL: `json_extract` gives a config value its SQL type (a number compares as a
  * number, true and false as 1 and 0), and a run without the key or metric reads NULL, which no
@@ -122,6 +137,13 @@ function conditionSql(condition: RunConditionDto, i: number, params: SqlParams):
   if (!(RUN_CONDITION_OPS as readonly string[]).includes(condition.op)) throw new RangeError(`'${condition.op}' is not an operator (${RUN_CONDITION_OPS.join(' ')})`);
   const column = `where${i}`;
   const value = `where${i}value`;
+  if (isRunField(condition.column)) {
+    params[value] = typeof condition.value === 'boolean' ? Number(condition.value) : condition.value;
+    if (!RUN_CONDITION_LIST_FIELDS.includes(condition.column)) return `${FIELD_SQL[condition.column]} ${condition.op} @${value}`;
+    if (condition.op !== '=' && condition.op !== '!=') throw new RangeError(`${condition.column} compares with = or != only`);
+    const any = `EXISTS (SELECT 1 FROM json_each(runs.${condition.column === 'env' ? 'env_tags' : 'tags'}) j WHERE j.value = @${value})`;
+    return condition.op === '=' ? any : `NOT ${any}`;
+  }
   const isMetric = condition.column.startsWith(METRIC_COLUMN_PREFIX);
   params[column] = isMetric ? condition.column.slice(METRIC_COLUMN_PREFIX.length) : configPath(condition.column);
   params[value] = typeof condition.value === 'boolean' ? Number(condition.value) : condition.value;
@@ -194,6 +216,7 @@ export function runPageSql(query: RunPageQueryDto): { rows: string; count: strin
 
 /** Whether some run has this config key or has logged this metric. */
 function someRunHas(db: Database.Database, column: string): boolean {
+  if (isRunField(column)) return true;
   const found = column.startsWith(METRIC_COLUMN_PREFIX)
     ? db.prepare('SELECT 1 FROM runs WHERE EXISTS (SELECT 1 FROM metrics WHERE run_id = runs.id AND name = ?) LIMIT 1').get(column.slice(METRIC_COLUMN_PREFIX.length))
     : db.prepare('SELECT 1 FROM runs WHERE json_type(config, ?) IS NOT NULL LIMIT 1').get(configPath(column));
@@ -214,6 +237,7 @@ function closestColumn(db: Database.Database, column: string): string | null {
   const metricNames = db.prepare('SELECT DISTINCT name FROM metrics WHERE run_id = ?').pluck();
   const names = [
     ...new Set(newest.flatMap((run) => (isMetric ? (metricNames.all(run.id) as string[]) : Object.keys(flattenConfig(JSON.parse(run.config)))))),
+    ...(isMetric ? [] : RUN_CONDITION_FIELDS),
   ];
   if (names.length === 0) return null;
   const suffixed = names.filter((name) => name.endsWith(`.${typed}`) || name.endsWith(`/${typed}`));
