@@ -38,7 +38,12 @@ describe('keys of verl and RAGEN', () => {
     expect(messageOf(path, ['data.train_batch_size=64'])).toContain("unknown key `data.train_batch_size`: verl's prompts per step; here `es_manager.train.env_groups`");
     expect(messageOf(path, ['data.train_files=x.parquet'])).toContain("unknown key `data.train_files`: verl reads prompts from `data`");
     expect(messageOf(path, ['actor_rollout_ref.actor.fsdp_config.param_offload=true'])).toContain('unknown key `actor_rollout_ref.actor.fsdp_config.param_offload`: TurnLab trains in one process');
-    // A misspelt TurnLab key still gets the closest spelling.
+    // verl's keys that the closest spelling would send the wrong way (clip_ratio_c, critic.optim, model).
+    expect(messageOf(path, ['actor_rollout_ref.actor.clip_ratio=0.1'])).toContain("unknown key `actor_rollout_ref.actor.clip_ratio`: verl's symmetric clip");
+    expect(messageOf(path, ['critic.model.path=Qwen/Qwen2.5-0.5B'])).toContain("unknown key `critic.model.path`: the critic starts from the policy's weights");
+    expect(messageOf(path, ['reward_model.enable=false'])).toContain("unknown key `reward_model.enable`: TurnLab's rewards come from the environments");
+    expect(messageOf(path, ['trainer.log_val_generations=10'])).toContain('unknown key `trainer.log_val_generations`: every episode and turn is stored');
+        // A misspelt TurnLab key still gets the closest spelling.
     expect(messageOf(path, ['trainer.totl_training_steps=1'])).toContain('unknown key `trainer.totl_training_steps`; did you mean `trainer.total_training_steps`?');
   });
 

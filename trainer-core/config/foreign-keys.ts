@@ -8,6 +8,8 @@ const SINGLE_MACHINE =
   'TurnLab trains in one process on `trainer.backend` (auto, webgpu, tensorflow, wasm, cpu) with `trainer.workers` threads for rollouts; runs across machines go through `turnlab sweep --executor slurm`';
 const OWN_SAMPLER = 'TurnLab samples with its own decoder on `trainer.backend`, not vLLM or SGLang: leave it out';
 const PACKED = 'TurnLab packs the micro-batches of `micro_batch_size_per_gpu` episodes by length already: leave it out';
+const STORED = 'every episode and turn is stored in the data folder as it is played: Replay in the workbench, or `turnlab export <run> --what turns --format jsonl`';
+const NOT_TORCH = 'TurnLab trains on TensorFlow.js (`trainer.backend`), not PyTorch: leave it out';
 
 /** verl's or RAGEN's key (or section, ending in a dot) and what it is here. */
 export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
@@ -38,6 +40,32 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['actor_rollout_ref.ref.', 'the reference is the policy as it started, kept by TurnLab when `actor_rollout_ref.actor.use_kl_loss` or `algorithm.use_kl_in_reward` is on; it has no settings of its own'],
   ['actor_rollout_ref.model.use_remove_padding', PACKED],
   ['system.', "RAGEN's process settings (`system.CUDA_VISIBLE_DEVICES`); TurnLab picks its device by `trainer.backend`: leave them out"],
+  ['actor_rollout_ref.actor.clip_ratio', "verl's symmetric clip, which its clip_ratio_low and clip_ratio_high fall back to; here set both, `actor_rollout_ref.actor.clip_ratio_low` and `actor_rollout_ref.actor.clip_ratio_high` (defaults 0.2 and 0.28, RAGEN's clip-higher)"],
+  ['actor_rollout_ref.actor.policy_loss.', "TurnLab's policy loss is PPO's clipped objective with the dual clip (`actor_rollout_ref.actor.clip_ratio_low`, `clip_ratio_high`, `clip_ratio_c`), aggregated by `actor_rollout_ref.actor.loss_agg_mode`"],
+  ['actor_rollout_ref.actor.checkpoint.', 'a checkpoint always holds the policy, the critic where there is one, the optimizers and the run state a bit-exact resume needs: leave it out'],
+  ['actor_rollout_ref.actor.use_torch_compile', NOT_TORCH],
+  ['actor_rollout_ref.hybrid_engine', NOT_TORCH],
+  ['actor_rollout_ref.rollout.do_sample', 'training rollouts always sample (`actor_rollout_ref.rollout.temperature`, `top_p`, `top_k`); greedy validation is `actor_rollout_ref.rollout.val_kwargs.do_sample` set to false'],
+  ['actor_rollout_ref.rollout.val_kwargs.n', 'validation plays `es_manager.val.group_size` episodes from each start state'],
+  ['actor_rollout_ref.rollout.prompt_length', "a turn's prompt is the episode so far, bounded by `model.context_length` and `agent_proxy.max_context_window` turns"],
+  ['actor_rollout_ref.rollout.multi_turn.', 'every TurnLab run is multi-turn: `agent_proxy.max_turn` turns an episode, `agent_proxy.max_context_window` of them in the prompt'],
+  ['actor_rollout_ref.rollout.max_num_seqs', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.enable_chunked_prefill', OWN_SAMPLER],
+  ['actor_rollout_ref.rollout.load_format', OWN_SAMPLER],
+  ['critic.model.', "the critic starts from the policy's weights with a fresh value head, as verl's critic loads the actor's model; it has no model of its own"],
+  ['reward_model.', "TurnLab's rewards come from the environments (`es_manager`, `custom_envs`), not from a reward model: leave it out"],
+  ['custom_reward_function.', 'a reward of your own is an environment of your own: `custom_envs` names its module (docs/custom-environments.md)'],
+  ['trainer.log_val_generations', STORED],
+  ['trainer.rollout_data_dir', STORED],
+  ['trainer.validation_data_dir', STORED],
+  ['trainer.default_hdfs_dir', 'checkpoints live in the data folder (`--data-dir` or TURNLAB_DATA_DIR), under checkpoints/run-<id>'],
+  ['trainer.max_actor_ckpt_to_keep', 'the newest checkpoints kept are `trainer.keep_last_n` (and the best by validation success)'],
+  ['trainer.max_critic_ckpt_to_keep', 'the newest checkpoints kept are `trainer.keep_last_n` (and the best by validation success)'],
+  ['trainer.val_only', '`turnlab eval <run>` plays a checkpoint on the validation episodes, `turnlab eval --model DIR --config FILE` a model untrained'],
+  ['trainer.device', 'the device follows `trainer.backend` (`turnlab backends` lists what starts here)'],
+  ['ray_init.', SINGLE_MACHINE],
+  ['enable_response_mask', "RAGEN's switch: TurnLab always trains on the reply tokens alone: leave it out"],
+  ['collapse_detection.', "TurnLab watches for RAGEN's echo trap itself (`rollout/collapse`, a warning line and the workbench's badge; docs/training.md): leave it out"],
   ['model_path', 'a pretrained model is `actor_rollout_ref.model.path` (a Hugging Face folder)'],
   ['lora.', 'LoRA is `actor_rollout_ref.model.lora_rank`, `lora_alpha` and `target_modules`'],
 ];
