@@ -1,6 +1,7 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { FolderError, makeFolder } from '../../trainer-core';
 import { openStore, type Store } from '../store/db';
 import type { RunRecord } from '../store/types';
 import { seedGroupOf } from '../../preload/seed-list';
@@ -26,7 +27,13 @@ export function exportRunBundle(store: Store, ref: string, folder: string): { di
   const temp = join(dirname(dir), `.${basename(dir)}.partial-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   try {
-    mkdirSync(temp, { recursive: true });
+    // Not Node's recursive mkdir, which spins forever under /proc.
+    try {
+      makeFolder(temp);
+    } catch (error) {
+      if (error instanceof FolderError) throw new BundleError(`cannot write the bundle ${dir}: ${error.message}; choose another --bundle`);
+      throw error;
+    }
     writeManifest(
       temp,
       newManifest({ host: hostname(), name: run.name, seed: run.seed, seedGroup: seedGroupOf(run.tags), config: run.config }),

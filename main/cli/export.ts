@@ -10,6 +10,7 @@ import {
   type ExportKind,
 } from '../services/export';
 import type { Store } from '../store/db';
+import { FolderError } from '../../trainer-core';
 import { UserError } from './errors';
 import { pagedRuns, parseWhere, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
@@ -91,6 +92,7 @@ async function toEventFolder(store: Store, options: ExportOptions, runIds: numbe
     process.stderr.write(`exported ${points} metric points of ${folders.length} run(s) as TensorBoard event files under ${out} (tensorboard --logdir ${out})\n`);
   } catch (error) {
     if (error instanceof EventFileExists) throw new UserError(`${error.folder} already holds TurnLab's event file of that run; pass --force to replace it (nothing was written)`);
+    if (error instanceof FolderError) throw new UserError(`cannot create a folder under ${out}: ${error.message}; choose another --out (nothing was written)`);
     throw writeError(out, error);
   }
 }

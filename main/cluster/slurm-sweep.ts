@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadRunConfigWithSource } from '../../trainer-core';
+import { FolderError, loadRunConfigWithSource, makeFolder } from '../../trainer-core';
 import { bundleRuns, openBundle } from '../bundle/bundle-file';
 import { importBundles } from '../bundle/import-bundles';
 import { BundleError, newManifest, writeManifest } from '../bundle/manifest';
@@ -76,7 +76,8 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
   let rows: ClusterJob[] = [];
   try {
     tasks.forEach((task, i) => {
-      mkdirSync(task.local, { recursive: true });
+      // Not Node's recursive mkdir, which spins forever under /proc.
+      makeFolder(task.local);
       writeManifest(task.local, newManifest({ name: task.run.name, seed: task.run.seed, seedGroup: task.run.seedGroup, sweep, config: configs[i] }));
     });
     const script = arrayScript({
@@ -108,6 +109,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
     // A sweep that was not submitted leaves nothing behind, here or on the shared filesystem.
     jobsTable.remove(rows.map((r) => r.id));
     rmSync(localRoot, { recursive: true, force: true });
+    if (error instanceof FolderError) throw new SlurmError(`cannot create the sweep's folder ${localRoot}: ${error.message}; choose another --remote-dir`);
     throw error;
   }
 }

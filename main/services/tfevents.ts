@@ -5,12 +5,13 @@
 // of those 8 bytes, an `Event` message (tensorboard/compat/proto/event.proto), and its masked
 // CRC-32C. The first event names the file's version; each metric point is an event with one
 // scalar (`Summary.Value.simple_value`) tagged with the metric's name at the iteration as step.
-import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import crc32c from 'crc-32/crc32c';
 import protobuf from 'protobufjs';
+import { FolderError, makeFolder } from '../../trainer-core';
 import type { Store } from '../store/db';
 import { runFolder } from './tensorboard-folders';
 import { StoreError } from '../store/errors';
@@ -92,22 +93,37 @@ function eventFileName(seconds: number, process = ''): string {
  * A run's metrics written as it trains (`trainer.logger: [tensorboard]`): a new file in the run's
  * folder each time a process trains it, each record appended as the store takes its points. A
  * resumed run's file starts with a restart at its first iteration, so TensorBoard shows the run
- * once, not the iterations the resume trained again on top of the ones it threw away.
+ * once, not the iterations the resume trained again on top of the ones it threw away. The file
+ * is a copy: one it cannot write (a full disk, a folder it may not write) is said once in the
+ * run's log and given up, and the run trains on with its metrics in the store.
  */
 export class TensorBoardLog {
   private fd: number | null = null;
+  private failed = false;
 
-  constructor(readonly folder: string) {}
+  constructor(
+    readonly folder: string,
+    private readonly log?: (line: string) => void,
+  ) {}
 
   private write(record: Buffer): void {
-    if (this.fd === null) {
-      mkdirSync(this.folder, { recursive: true });
-      const seconds = Date.now() / 1000;
-      // The process id keeps apart two processes of one run in one second (a quick resume).
-      this.fd = openSync(join(this.folder, eventFileName(seconds, String(process.pid))), 'a');
-      writeSync(this.fd, fileVersionEvent(seconds));
+    if (this.failed) return;
+    try {
+      if (this.fd === null) {
+        // Not Node's recursive mkdir, which spins forever under /proc.
+        makeFolder(this.folder);
+        const seconds = Date.now() / 1000;
+        // The process id keeps apart two processes of one run in one second (a quick resume).
+        this.fd = openSync(join(this.folder, eventFileName(seconds, String(process.pid))), 'a');
+        writeSync(this.fd, fileVersionEvent(seconds));
+      }
+      writeSync(this.fd, record);
+    } catch (error) {
+      this.failed = true;
+      this.close();
+      const reason = error instanceof FolderError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+      this.log?.(`tensorboard: cannot write ${this.folder} (${reason}); no more event files for this run, whose metrics are in the data folder (turnlab export --format tfevents writes them later)`);
     }
-    writeSync(this.fd, record);
   }
 
   /** The first iteration this process trains; after 1, a restart there. */
@@ -153,7 +169,7 @@ export async function exportTfEvents(store: Store, runIds: number[], outDir: str
     let points = 0;
     for (const [k, run] of runs.entries()) {
       const folder = folders[k];
-      mkdirSync(folder, { recursive: true });
+      makeFolder(folder);
       const partial = join(folder, `.turnlab-export-${process.pid}.partial`);
       const out = createWriteStream(partial);
       try {

@@ -227,7 +227,7 @@ function tensorBoardLog(store: Store, run: RunRecord, cfg: RunConfig, log?: (lin
   const root = process.env.TENSORBOARD_DIR || tensorBoardDir(store.dataDir);
   const folder = runFolder(root, run.id, run.name);
   log?.(`tensorboard: the metrics also go to ${folder} (tensorboard --logdir ${root})`);
-  return new TensorBoardLog(folder);
+  return new TensorBoardLog(folder, log);
 }
 
 function envTagsOf(cfg: RunConfig): string[] {

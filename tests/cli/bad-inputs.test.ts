@@ -62,6 +62,21 @@ describe('data folders that cannot be created or written', () => {
     expect(sys.code).toBe(2);
   });
 
+  it('refuses a bundle or a Slurm sweep folder under /proc instead of spinning (Node\'s recursive mkdir never returns there)', async () => {
+    const fixture = makeFixtureDataDir();
+    try {
+      expectRefused(
+        await turnlab(['--data-dir', fixture.dir, 'export-run', '1', '--bundle', '/proc/turnlab-bundle']),
+        'cannot write the bundle /proc/turnlab-bundle: /proc: its file system does not accept new folders (ENOENT); choose another --bundle',
+      );
+      const sweep = await turnlab(['--data-dir', fixture.dir, 'sweep', '--config', bandit, '--grid', 'algorithm.adv_estimator=grpo,rloo', '--seeds', '1', '--executor', 'slurm', '--remote-dir', '/proc/turnlab-sweep']);
+      expect(sweep.code).toBe(2);
+      expect(sweep.stderr).toMatch(/^turnlab: cannot create the sweep's folder \/proc\/turnlab-sweep\/[\w-]+: \/proc: its file system does not accept new folders \(ENOENT\); choose another --remote-dir\n$/);
+    } finally {
+      fixture.cleanup();
+    }
+  });
+
   it('names a file standing where a parent folder should be', async () => {
     const file = join(tmp.dir, 'a-file');
     writeFileSync(file, 'x');

@@ -133,6 +133,8 @@ describe('turnlab export --format tfevents', () => {
     const file = join(out.dir, 'a-file');
     writeFileSync(file, 'x');
     await refused(['--what', 'metrics', '--out', file], `cannot write ${file}: it is a file; --format tfevents writes a folder of event files, give --out a folder`);
+    // Node's recursive mkdir would spin forever here.
+    await refused(['--what', 'metrics', '--out', '/proc/turnlab-tb'], 'cannot create a folder under /proc/turnlab-tb: /proc: its file system does not accept new folders (ENOENT); choose another --out (nothing was written)');
   });
 });
 
@@ -197,6 +199,13 @@ describe('trainer.logger: [console, tensorboard]', () => {
     }
     expect(existsSync(folder)).toBe(false);
     expect(eventFiles(join(tensorboardDir, runFolderName(1, 'tb')))).toEqual([second]);
+
+    // A folder it cannot write is said once, and the run trains on (the event file is a copy).
+    const unwritable = await runTurnlabInProcess(['train', '--config', config, ...TINY_OVERRIDES, 'trainer.total_training_steps=1', 'trainer.logger=[console,tensorboard]'], { dataDir, env: { TENSORBOARD_DIR: '/proc/turnlab-tb' } });
+    expect(unwritable.code).toBe(0);
+    expect(unwritable.stderr.match(/tensorboard: cannot write/g)).toHaveLength(1);
+    expect(unwritable.stderr).toContain('tensorboard: cannot write /proc/turnlab-tb/run-2-bandit (/proc: its file system does not accept new folders (ENOENT)); no more event files for this run');
+    expect(unwritable.stdout).toMatch(/run 2 \(bandit\) completed at iteration 1/);
 
     // verl's other loggers are refused by name, before any run is stored.
     const wandb = await runTurnlabInProcess(['train', '--config', config, 'trainer.logger=[console,wandb]'], { dataDir });
