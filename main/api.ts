@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, RunSortKeyDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { API_METHODS, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
-import { RUN_CONDITIONS_MAX } from '../preload/run-conditions';
+import { conditionProblem, RUN_CONDITIONS_MAX } from '../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -149,6 +149,9 @@ const runPageQuery = z
           column: z.string().refine(isRunColumn, 'a condition\'s column is a dotted config key (algorithm.adv_estimator) or metric:<name>'),
           op: z.enum(RUN_CONDITION_OPS),
           value: z.union([z.string().max(500), z.number().finite(), z.boolean()]),
+        }).check((ctx) => {
+          const problem = conditionProblem(ctx.value);
+          if (problem !== null) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
         }),
       )
       .max(RUN_CONDITIONS_MAX)

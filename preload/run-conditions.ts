@@ -37,10 +37,20 @@ export function parseRunCondition(text: string): RunConditionDto {
   if (!isRunColumn(column)) throw new RangeError(`'${condition}': '${column}' is neither a dotted config key (algorithm.adv_estimator) nor metric:<name> (metric:val/Bandit/success)`);
   const valueText = rest.slice(op.length).trim();
   if (/^[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' begins with an operator (${FORM})`);
-  const value = valueOf(valueText, condition);
-  if (typeof value === 'boolean' && op !== '=' && op !== '!=') throw new RangeError(`'${condition}': true and false compare with = or != only`);
-  if (RUN_CONDITION_LIST_FIELDS.includes(column) && op !== '=' && op !== '!=') throw new RangeError(`'${condition}': ${column} is a list of the run's ${column === 'env' ? 'env tags' : 'tags'}; it compares with = (one of them is) or != (none is) only`);
-  return { column, op: op as RunConditionOp, value };
+  const parsed = { column, op: op as RunConditionOp, value: valueOf(valueText, condition) };
+  const problem = conditionProblem(parsed);
+  if (problem !== null) throw new RangeError(`'${condition}': ${problem}`);
+  return parsed;
+}
+
+/** What is wrong with a condition whose parts each read (an order on a flag or a list), or null; the API checks conditions sent as data by it too. */
+export function conditionProblem(condition: RunConditionDto): string | null {
+  const ordered = condition.op !== '=' && condition.op !== '!=';
+  if (ordered && typeof condition.value === 'boolean') return 'true and false compare with = or != only';
+  if (ordered && RUN_CONDITION_LIST_FIELDS.includes(condition.column)) {
+    return `${condition.column} is a list of the run's ${condition.column === 'env' ? 'env tags' : 'tags'}; it compares with = (one of them is) or != (none is) only`;
+  }
+  return null;
 }
 
 /**

@@ -85,6 +85,8 @@ describe('runPage', () => {
     await expect(api.call('runPage', [{ where: [{ column: 'a b', op: '=', value: 1 }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     await expect(api.call('runPage', [{ where: [{ column: 'trainer.seed', op: 'LIKE', value: 1 }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     await expect(api.call('runPage', [{ where: [{ column: 'trainer.seed', op: '=', value: null }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(api.call('runPage', [{ where: [{ column: 'tag', op: '>', value: 'a' }] }])).rejects.toThrow(/tag is a list of the run's tags; it compares with = \(one of them is\) or != \(none is\) only/);
+    await expect(api.call('runPage', [{ where: [{ column: 'algorithm.bi_level_gae', op: '<', value: true }] }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
 
   it('keeps the runs that meet conditions on config keys and metrics, and names a column no run has', async () => {
