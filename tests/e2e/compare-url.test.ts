@@ -240,5 +240,30 @@ describe.skipIf(!hasChromium)('Compare state in the URL', () => {
     // The chart is drawn as before: the page's own legend, no title in the canvas.
     await expect.poll(() => page.locator('.chart-legend').first().innerText()).toContain(run.name);
   });
+  it('leaves the reader on the view they went to when an answer for Compare comes after they left', async () => {
+    // Compare writes its first panel's metric into the address once the runs' metric names
+    // arrive; on a busy machine they came after a click on Runs and took the reader back.
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    await page.route('**/api/compareMetricNames', async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      const asked = page.waitForRequest('**/api/compareMetricNames');
+      await page.goto(serve.at(`/compare?runs=${ids.join(',')}`));
+      await asked;
+      await page.locator('nav .tab', { hasText: 'Runs' }).click();
+      await page.locator('.run-row').first().waitFor();
+      const answered = page.waitForResponse('**/api/compareMetricNames');
+      release();
+      await answered;
+      // Long enough for the answer to reach the router, were it still to write the address.
+      await page.waitForTimeout(500);
+      expect(new URL(page.url()).hash).toBe('#/runs');
+      expect(await page.locator('.run-row').count()).toBe(fixture.runs.length);
+    } finally {
+      await page.unroute('**/api/compareMetricNames');
+    }
+  });
 });
-

@@ -2,6 +2,7 @@
 // route and written back with router.replace, so a comparison is a link (see url-state.ts).
 import { computed, watch } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
+import { replaceQueryAt } from '../address';
 import { panelsFromQuery } from './panels';
 import { rememberCompareQuery, settingsFromQuery, settingToQuery, type CompareSettings } from './url-state';
 
@@ -20,7 +21,7 @@ export function useCompareAddress() {
       const value = query[key];
       if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) delete query[key];
     }
-    void router.replace({ path: '/compare', query });
+    replaceQueryAt(router, '/compare', query);
   }
 
   const settings = computed(() => settingsFromQuery(route.query));

@@ -3,6 +3,7 @@
 import { computed, ref, watch } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
 import type { RunDto, StoredEvaluationDto } from '../../../preload/contract';
+import { replaceQueryAt } from '../address';
 import { api } from '../api';
 import { readReplayQuery, replayQuery, type ReplayQuery } from './route';
 
@@ -41,7 +42,7 @@ export function useReplaySource(runId: () => number) {
   });
 
   function navigate(patch: Partial<ReplayQuery>): void {
-    void router.replace({ path: `/runs/${runId()}/replay`, query: replayQuery({ ...query.value, ...patch }) });
+    replaceQueryAt(router, `/runs/${runId()}/replay`, replayQuery({ ...query.value, ...patch }));
   }
 
   async function loadRun(id: number): Promise<void> {

@@ -3,6 +3,7 @@
 // returns to the same table, and a filtered list can be shared.
 import { computed } from 'vue';
 import { useRoute, useRouter, type LocationQuery } from 'vue-router';
+import { replaceQueryAt } from '../address';
 import { columnSortKey, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS, sortColumn } from '../../../preload/contract';
 import { emptyFilters, type RunFilters, type SortKey } from '../stores/run-table';
 
@@ -38,7 +39,7 @@ export function useRunsUrlState() {
   function setQuery(patch: Record<string, string>): void {
     const query: Record<string, string> = {};
     for (const [key, value] of Object.entries({ ...route.query, ...patch })) if (typeof value === 'string' && value !== '') query[key] = value;
-    void router.replace({ path: '/runs', query });
+    replaceQueryAt(router, '/runs', query);
   }
 
   const filters = computed(() => filtersFromQuery(route.query));
