@@ -15,6 +15,7 @@ import { StoreError } from './store/errors';
 import { SPLITS, type EvaluationRecord } from './store/types';
 import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RunAdminError } from './services/run-admin';
 import { markAbandonedRuns } from './services/run-owner';
+import { stopTrainingProcess } from './services/stop-run';
 import { evaluateInChildProcess } from './services/evaluation';
 import type { RunEventWatcher } from './services/run-events';
 import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile, writeEditedConfig } from './services/workbench-files';
@@ -365,6 +366,8 @@ const ROUTES: RouteTable = {
     args: z.tuple([id]),
     handle: (store, options, runId) => {
       requireRun(store, runId);
+      // A run another process here trains (`turnlab train` in a terminal) is stopped through its pid.
+      if (!activeRunIds(options).has(runId)) return managing(options, () => void stopTrainingProcess(store, runId));
       try {
         requireManager(options, 'stopRun').stop(runId);
       } catch (error) {

@@ -4,6 +4,7 @@ import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
 import * as showCommand from './cli/show';
 import * as diffCommand from './cli/diff';
+import * as manageCommand from './cli/manage';
 import * as envsCommand from './cli/envs';
 import * as playCommand from './cli/play';
 import * as serveCommand from './cli/serve';
@@ -17,7 +18,7 @@ import * as bundlesCommand from './cli/bundles';
 import * as sweepCommand from './cli/sweep';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, diffCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, diffCommand, manageCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

@@ -518,7 +518,7 @@ export interface TurnLabApi {
   listConfigs(): Promise<ConfigFileDto[]>;
   /** Starts a trainer process; resolves once its run row exists. */
   startRun(request: StartRunRequest): Promise<{ runId: number }>;
-  /** Asks the run's trainer to finish its iteration, save a checkpoint and stop. */
+  /** Asks the run's trainer (this app's, or any process training it on this machine) to finish its iteration, save a checkpoint and stop. */
   stopRun(runId: number): Promise<void>;
   /** Continues (or forks) a run from a checkpoint in a new trainer process. */
   resumeRun(request: ResumeRunRequest): Promise<{ runId: number }>;

@@ -12,7 +12,7 @@ import {
 import type { Store } from '../store/db';
 import { FolderError } from '../../trainer-core';
 import { UserError } from './errors';
-import { pagedRuns, parseWhere, WHERE_OPTION } from './runs';
+import { selectRuns, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
 
 /** Besides the workbench's formats: TensorBoard's event files, a folder of them (metrics only). */
@@ -26,21 +26,6 @@ interface ExportOptions {
   out?: string;
   force?: boolean;
   where?: string[];
-}
-
-/** The runs named, every run (--all), or those --where selects, as `turnlab runs --where` lists them. */
-function selectRuns(store: Store, refs: string[], all: boolean, whereTexts: readonly string[]): number[] {
-  const where = parseWhere(whereTexts);
-  if (all && refs.length) throw new UserError('name runs or pass --all, not both');
-  if (where.length > 0 && refs.length) throw new UserError('name runs or select them with --where, not both');
-  if (!all && !refs.length && where.length === 0) throw new UserError("name the runs to export (ids or names, see 'turnlab runs'), pass --all, or select them with --where");
-  if (where.length > 0) {
-    const ids = pagedRuns(store, { where }).map((run) => run.id);
-    if (ids.length === 0) throw new UserError(`no run in ${store.dataDir} matches --where; nothing was exported`);
-    return ids;
-  }
-  const ids = all ? store.runs.allIds() : refs.map((ref) => store.runs.resolve(ref).id);
-  return [...new Set(ids)];
 }
 
 const WRITE_REASONS: Record<string, string> = {
@@ -158,7 +143,7 @@ export function register(program: Command): void {
     .option('--force', 'overwrite an existing --out file (tfevents: replace the runs\' event files TurnLab wrote there before)')
     .action(async (refs: string[], options: ExportOptions, command: Command) => {
       await withStore(command, async (store) => {
-        const runIds = selectRuns(store, refs, options.all ?? false, options.where ?? []);
+        const runIds = selectRuns(store, refs, options.all ?? false, options.where ?? [], 'export');
         if (options.format === TFEVENTS) await toEventFolder(store, options, runIds);
         else if (options.out) await toFile(store, { ...options, format: options.format, out: options.out }, runIds);
         else await toStdout(store, options.what, options.format, runIds);

@@ -98,6 +98,26 @@ export function pagedRuns(store: Store, query: RunPageQueryDto): RunRowDto[] {
   }
 }
 
+/**
+ * The runs a command acts on: those named (ids or names), every run (`--all`, where the command
+ * has it), or those `--where` selects, as `turnlab runs --where` lists them; each once.
+ */
+export function selectRuns(store: Store, refs: readonly string[], all: boolean, whereTexts: readonly string[], verb: string): number[] {
+  const where = parseWhere(whereTexts);
+  if (all && refs.length) throw new UserError('name runs or pass --all, not both');
+  if (where.length > 0 && refs.length) throw new UserError('name runs or select them with --where, not both');
+  if (!all && !refs.length && where.length === 0) {
+    throw new UserError(`name the runs to ${verb} (ids or names, see 'turnlab runs')${verb === 'export' ? ', pass --all,' : ''} or select them with --where`);
+  }
+  if (where.length > 0) {
+    const ids = pagedRuns(store, { where }).map((run) => run.id);
+    if (ids.length === 0) throw new UserError(`no run in ${store.dataDir} matches --where; nothing to ${verb}`);
+    return ids;
+  }
+  const ids = all ? store.runs.allIds() : refs.map((ref) => store.runs.resolve(ref).id);
+  return [...new Set(ids)];
+}
+
 export function register(program: Command): void {
   program
     .command('runs')

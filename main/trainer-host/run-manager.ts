@@ -172,7 +172,7 @@ export class RunManager {
     const entry = this.active.get(runId);
     if (!entry) throw new Error(`run ${runId} has no trainer process in this app`);
     entry.stopRequested = true;
-    this.store.runs.update(runId, { status: 'stopping' });
+    this.store.runs.markStopping(runId);
     entry.child.requestStop();
   }
 

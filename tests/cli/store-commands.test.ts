@@ -130,7 +130,7 @@ describe('turnlab runs', () => {
     const exported = await turnlab(['export', '--where', 'algorithm.adv_estimator=grpo', '--what', 'runs', '--format', 'jsonl']);
     expect(exported.code).toBe(0);
     expect(exported.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)).toEqual([1, 3]);
-    expectUserError(await turnlab(['export', '--where', 'algorithm.adv_estimator=gae', '--what', 'runs']), /^turnlab: no run in .* matches --where; nothing was exported$/);
+    expectUserError(await turnlab(['export', '--where', 'algorithm.adv_estimator=gae', '--what', 'runs']), /^turnlab: no run in .* matches --where; nothing to export$/);
     expectUserError(await turnlab(['export', '1', '--where', 'algorithm.adv_estimator=grpo', '--what', 'runs']), /name runs or select them with --where, not both/);
     expectUserError(await turnlab(['export', '--where', 'algorithm.adv_estimatr=grpo', '--what', 'runs']), /--where: no run has the config key 'algorithm\.adv_estimatr' \(did you mean algorithm\.adv_estimator\?\)$/);
   });

@@ -769,7 +769,6 @@ describe('fuzz findings, fixed', () => {
     const ids = currentIds();
     const calls: Array<[string, unknown[]]> = [
       ['startRun', [{ configPath: REAL_CONFIG }]],
-      ['stopRun', [ids.realRun]],
       ['resumeRun', [{ runId: ids.realRun, fork: true }]],
       ['startRunFromText', [{ yaml: 'trainer: {}' }]],
       ['listBackends', []],

@@ -90,6 +90,6 @@ describe('run control from the app', () => {
     await expect(
       api.startRun({ configPath: join(repo, 'configs/bandit.yaml'), overrides: ['agent_proxy.max_turns=2'] }),
     ).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/did you mean .agent_proxy.max_turn./) });
-    await expect(api.stopRun(runId)).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    await expect(api.stopRun(runId)).rejects.toMatchObject({ code: 'REFUSED', message: expect.stringContaining('is not training (it is stopped); nothing to stop') });
   });
 });

@@ -301,6 +301,14 @@ export class RunsRepository {
       .run(id, pid, host);
   }
 
+  /**
+   * Marks a queued or running run `stopping`; false when it has ended meanwhile, whose own
+   * final status must not be overwritten.
+   */
+  markStopping(id: number): boolean {
+    return this.db.prepare("UPDATE runs SET status = 'stopping' WHERE id = ? AND status IN ('queued', 'running')").run(id).changes > 0;
+  }
+
   /** Runs still marked queued, running or stopping, with the process recorded as owning them. */
   unfinished(): RunProcessInfo[] {
     const rows = this.db

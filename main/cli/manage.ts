@@ -1,0 +1,132 @@
+// Managing stored runs from a terminal, as the Runs view does with its buttons: stop a run that
+// trains in another process here, delete runs, tag, rename and annotate them. A researcher on a
+// server with only a shell (MLflow's `mlflow runs delete`, W&B's run.tags and run.notes) has
+// the same verbs as the app.
+import type { Command } from 'commander';
+import type { Store } from '../store/db';
+import { UserError } from './errors';
+import { selectRuns, WHERE_OPTION } from './runs';
+import { withStore } from './with-store';
+
+/** The services' refusals (a run that trains, an unknown id) as the CLI's one-line errors. */
+async function administering<T>(work: () => Promise<T> | T): Promise<T> {
+  const { RunAdminError } = await import('../services/run-admin');
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof RunAdminError ? new UserError(error.message) : error;
+  }
+}
+
+const POLL_MS = 500;
+
+/** Waits until no live process trains the run, then says how it ended. */
+async function waitForEnd(store: Store, runId: number): Promise<string> {
+  const { isHeld } = await import('../services/run-owner');
+  for (;;) {
+    const run = store.runs.processInfo(runId);
+    if (!run || !isHeld(run)) return run?.status ?? 'deleted';
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+function registerStop(program: Command): void {
+  program
+    .command('stop')
+    .description('stop runs that train in another process on this machine (a terminal, the app, serve): each ends its iteration, saves a checkpoint and ends stopped, as on Ctrl-C')
+    .argument('<runs...>', 'run ids or unique run names')
+    .option('--wait', 'return once every run has stopped, printing how each ended')
+    .action(async (refs: string[], options: { wait?: boolean }, command: Command) => {
+      const { stopTrainingProcess } = await import('../services/stop-run');
+      await withStore(command, async (store) => {
+        const ids = [...new Set(refs.map((ref) => store.runs.resolve(ref).id))];
+        const outcomes = await administering(() => ids.map((id) => stopTrainingProcess(store, id)));
+        for (const o of outcomes) {
+          const what = o.signalled ? `asked process ${o.pid} to stop it after its iteration (a checkpoint is saved)` : `already stopping (process ${o.pid})`;
+          process.stdout.write(`run ${o.runId} (${o.name}): ${what}\n`);
+        }
+        if (!options.wait) return;
+        for (const o of outcomes) process.stdout.write(`run ${o.runId} (${o.name}) ${await waitForEnd(store, o.runId)}\n`);
+      });
+    });
+}
+
+function registerDelete(program: Command): void {
+  program
+    .command('delete')
+    .description('delete runs with their metrics, episodes and checkpoints, for good (refused while a run trains); without --yes, lists what it would delete')
+    .argument('[runs...]', 'run ids or unique run names')
+    .option(WHERE_OPTION.flags, "delete the runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'status=failed'); repeatable", WHERE_OPTION.collect, [] as string[])
+    .option('--yes', 'delete them; without it nothing is deleted')
+    .action(async (refs: string[], options: { where?: string[]; yes?: boolean }, command: Command) => {
+      const { deleteRun, refuseWhileTraining } = await import('../services/run-admin');
+      await withStore(command, async (store) => {
+        const ids = selectRuns(store, refs, false, options.where ?? [], 'delete');
+        const runs = ids.map((id) => store.runs.get(id)!);
+        const listed = runs.map((run) => `${run.id} (${run.name}, ${run.status})`).join(', ');
+        // Every run is checked before any is deleted, so a refusal leaves them all as they were.
+        await administering(() => ids.forEach((id) => refuseWhileTraining(store, id, new Set(), 'delete')));
+        if (!options.yes) {
+          throw new UserError(`would delete ${runs.length} run(s): ${listed}; nothing was deleted: add --yes to delete them for good`);
+        }
+        for (const run of runs) {
+          await administering(() => deleteRun(store, run.id, new Set()));
+          process.stdout.write(`deleted run ${run.id} (${run.name})\n`);
+        }
+      });
+    });
+}
+
+function registerEdits(program: Command): void {
+  program
+    .command('tag')
+    .description("add or remove tags of runs (the Runs view's tag filter, --where 'tag=...')")
+    .argument('<runs...>', 'run ids or unique run names')
+    .option('--add <tags...>', 'tags to add')
+    .option('--remove <tags...>', 'tags to remove')
+    .action(async (refs: string[], options: { add?: string[]; remove?: string[] }, command: Command) => {
+      if (!options.add?.length && !options.remove?.length) throw new UserError('tag: say what to change with --add TAG and/or --remove TAG');
+      const { editRun } = await import('../services/run-admin');
+      await withStore(command, async (store) => {
+        const runs = [...new Map(refs.map((ref) => store.runs.resolve(ref)).map((run) => [run.id, run])).values()];
+        const removed = new Set((options.remove ?? []).map((tag) => tag.trim()));
+        for (const run of runs) {
+          const tags = [...run.tags.filter((tag) => !removed.has(tag)), ...(options.add ?? [])];
+          const edited = await administering(() => editRun(store, run.id, { tags }));
+          process.stdout.write(`run ${edited.id} (${edited.name}): ${edited.tags.length ? edited.tags.join(', ') : 'no tags'}\n`);
+        }
+      });
+    });
+  program
+    .command('rename')
+    .description('rename a run')
+    .argument('<run>', 'run id or unique run name')
+    .argument('<name>', 'the new name')
+    .action(async (ref: string, name: string, _options: unknown, command: Command) => {
+      const { editRun } = await import('../services/run-admin');
+      await withStore(command, async (store) => {
+        const run = store.runs.resolve(ref);
+        const edited = await administering(() => editRun(store, run.id, { name }));
+        process.stdout.write(`run ${edited.id} renamed from ${run.name} to ${edited.name}\n`);
+      });
+    });
+  program
+    .command('note')
+    .description("set a run's notes (shown under its name in the Runs view and by turnlab show; an empty text clears them)")
+    .argument('<run>', 'run id or unique run name')
+    .argument('<text>', 'the notes')
+    .action(async (ref: string, text: string, _options: unknown, command: Command) => {
+      const { editRun } = await import('../services/run-admin');
+      await withStore(command, async (store) => {
+        const run = store.runs.resolve(ref);
+        await administering(() => editRun(store, run.id, { notes: text }));
+        process.stdout.write(`run ${run.id} (${run.name}): notes ${text.trim() ? 'set' : 'cleared'}\n`);
+      });
+    });
+}
+
+export function register(program: Command): void {
+  registerStop(program);
+  registerDelete(program);
+  registerEdits(program);
+}
