@@ -20,6 +20,7 @@ import { saveCheckpoint } from './checkpoint';
 import { WarmStartStopped } from './warm-start';
 import { PolicyGenerator } from '../model/policy-generator';
 import { phase } from '../model/phase-profile';
+import { startIterationClock } from './iteration-clock';
 import { releasePooledDeviceMemory } from '../model/backend-memory';
 import { scoreBatch, updateActor, updateCritic } from './ppo-update';
 import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
@@ -147,6 +148,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   const metrics: Record<string, number> = {};
   // Rows per forward pass outside the update (old logprobs, reference, values): a micro-batch.
   const SCORE_CHUNK = actor.ppo_micro_batch_size_per_gpu;
+  const clock = startIterationClock();
 
   const rolloutStart = performance.now();
   const generator = rolloutGenerator(s, s.rng.sampling);
@@ -163,6 +165,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
   // The rollout's caches had this iteration's widths: their pooled buffers would only pile up.
   releasePooledDeviceMemory();
   const rolloutSeconds = (performance.now() - rolloutStart) / 1000;
+  clock.sample();
   Object.assign(metrics, rollout.metrics);
   warnIfContextFull(s, rollout.episodes, iteration);
 
@@ -189,12 +192,12 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     // A stage whose KL weights are all 0 would only spend a forward pass on a number nobody uses.
     const refLogprobs = s.reference && stageUsesReference(stageCfg)
       ? maskInPlace(
-          (await phase('reference', () => scoreBatch(s.reference!, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference')))).logprobs as Float32Array,
+          (await clock.time('ref', () => phase('reference', () => scoreBatch(s.reference!, batch, { temperature, logprobs: true, chunk: SCORE_CHUNK }, parallel(s, 'reference'))))).logprobs as Float32Array,
           batch.mask,
         )
       : null;
     const values = s.critic
-      ? ((await phase('values', () => scoreBatch(s.critic!, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic')))).values as Float32Array)
+      ? ((await clock.time('values', () => phase('values', () => scoreBatch(s.critic!, batch, { logprobs: false, values: true, chunk: SCORE_CHUNK }, parallel(s, 'critic'))))).values as Float32Array)
       : null;
     if (values) maskInPlace(values, batch.mask);
 
@@ -215,10 +218,12 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
       metrics['actor/reward_kl_penalty_coeff'] = s.klController.value;
       s.klController.update(penalty.meanKl, batch.rows);
     }
-    const adv = await phase('advantage', () =>
-      computeAdvantages(
-        { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
-        cfg.algorithm,
+    const adv = await clock.time('adv', () =>
+      phase('advantage', () =>
+        computeAdvantages(
+          { rows: batch.rows, cols: batch.cols, rewards, mask: batch.mask, values: values ?? undefined, turnEnds: batch.turnEnds, groupIds: batch.groupIds, stateKeys: batch.stateKeys },
+          cfg.algorithm,
+        ),
       ),
     );
     advantages = cfg.algorithm.center_advantages_by_token
@@ -235,8 +240,10 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     if (s.critic && s.criticOptimizer && values) {
       Object.assign(
         metrics,
-        await phase('critic update', () =>
-          updateCritic(s.critic!, s.criticOptimizer!, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
+        await clock.time('update_critic', () =>
+          phase('critic update', () =>
+            updateCritic(s.critic!, s.criticOptimizer!, batch, adv.returns, values, criticUpdateSettings(cfg), s.rng.minibatch, parallel(s, 'critic')),
+          ),
         ),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
@@ -246,8 +253,10 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     const auxReturns = actor.aux_value_coef > 0 ? returnsToGo(batch, cfg.algorithm.gamma) : null;
     Object.assign(
       metrics,
-      await phase('actor update', () =>
-        updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(stageCfg, temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
+      await clock.time('update_actor', () =>
+        phase('actor update', () =>
+          updateActor(s.policy, s.actorOptimizer, batch, advantages!, actorUpdateSettings(stageCfg, temperature, refLogprobs, auxReturns), s.rng.minibatch, parallel(s, 'policy')),
+        ),
       ),
     );
     metrics['actor/kl_coef'] = s.klController.value;
@@ -278,11 +287,12 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
 
   const test = cfg.trainer.test_freq;
   if (test > 0 && (iteration % test === 0 || iteration === cfg.trainer.total_training_steps)) {
-    const val = await validate(s, iteration);
+    const val = await clock.time('testing', () => validate(s, iteration));
     Object.assign(metrics, val.metrics);
     episodes.push(...val.episodes);
   }
   releasePooledDeviceMemory();
+  Object.assign(metrics, clock.metrics());
   s.state.rng = { sampling: s.rng.sampling.state(), minibatch: s.rng.minibatch.state(), validation: s.rng.validation.state() };
   s.state.esTrain = s.esTrain.state();
   s.state.klController = s.klController.state();
