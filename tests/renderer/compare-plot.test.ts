@@ -147,6 +147,28 @@ describe('chart option and zoom', () => {
     expect(buildChartOption(lines, { xAxis: 'relative', logScale: false, extent: null }).xAxis).toHaveProperty('axisLabel.formatter');
   });
 
+  it('draws a dot at a point no line reaches: a run validated once, a value between gaps', () => {
+    const runs: RunSeries[] = [
+      { runId: 1, label: 'once', points: [{ iteration: 4, value: 0.25, wallTime: 1 }] },
+      { runId: 2, label: 'gappy', points: series(5, (i) => [1, null, 2, null, 3][i]) },
+      { runId: 3, label: 'whole', points: series(3, (i) => i) },
+    ];
+    const lines = buildPlot(runs, options);
+    const shown = buildChartOption(lines, { xAxis: 'iteration', logScale: false, extent: xExtent(lines) }).series as Array<{ id: string; showSymbol: boolean; data: unknown[] }>;
+    const byId = new Map(shown.map((s) => [s.id, s]));
+    const dot = (x: number, y: number) => ({ value: [x, y], symbol: 'circle', symbolSize: 6 });
+    const once = byId.get(lines[0].id)!;
+    expect(once.showSymbol).toBe(true);
+    expect(once.data).toEqual([dot(4, 0.25)]);
+    expect(byId.get(lines[1].id)!.data).toEqual([dot(1, 1), [2, null], dot(3, 2), [4, null], dot(5, 3)]);
+    const whole = byId.get(lines[2].id)!;
+    expect(whole.showSymbol).toBe(false);
+    expect(whole.data).toEqual([[1, 0], [2, 1], [3, 2]]);
+    // A single x value is left to ECharts, which draws a range around it (a min equal to the max put the dot on the edge).
+    const single = buildPlot([runs[0]], options);
+    expect(buildChartOption(single, { xAxis: 'iteration', logScale: false, extent: xExtent(single) }).xAxis).toMatchObject({ min: undefined, max: undefined });
+  });
+
   it('reads a zoom window from percentages or values', () => {
     expect(zoomWindow({ start: 10, end: 50 }, [0, 200])).toEqual([20, 100]);
     expect(zoomWindow({ batch: [{ startValue: 3, endValue: 9 }] }, [0, 200])).toEqual([3, 9]);

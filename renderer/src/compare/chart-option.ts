@@ -102,6 +102,24 @@ function pairs(x: number[], y: Array<number | null>): Array<[number, number | nu
   return x.map((xi, i) => [xi, y[i]]);
 }
 
+/** A point a line cannot reach: no value on either side of it (a run validated once, a value between gaps). */
+function isolated(y: Array<number | null>, i: number): boolean {
+  return y[i] !== null && (i === 0 || y[i - 1] === null) && (i === y.length - 1 || y[i + 1] === null);
+}
+
+type LinePoint = [number, number | null] | { value: [number, number | null]; symbol: string; symbolSize: number };
+
+/** The line's points, the isolated ones drawn as dots: a line through one point draws nothing. */
+function linePoints(x: number[], y: Array<number | null>): { data: LinePoint[]; dots: boolean } {
+  let dots = false;
+  const data = x.map((xi, i): LinePoint => {
+    if (!isolated(y, i)) return [xi, y[i]];
+    dots = true;
+    return { value: [xi, y[i]], symbol: 'circle', symbolSize: 6 };
+  });
+  return { data, dots };
+}
+
 /** Line colours: a group's members take the group's colour, every other line the next one. */
 export function lineColors(lines: PlotLine[]): string[] {
   let next = 0;
@@ -154,12 +172,14 @@ export function buildSeries(lines: PlotLine[]): LineSeriesOption[] {
         ),
       });
     }
+    const points = linePoints(line.x, line.y);
     series.push({
       id: line.id,
       name: line.label,
       type: 'line',
       symbol: 'none',
-      showSymbol: line.x.length <= 40,
+      // Only the isolated points carry a symbol of their own; the rest stay 'none'.
+      showSymbol: points.dots,
       connectNulls: false,
       color,
       // The raw curve under a smoothed one, and a fork's parent's history, are faint and drawn first (lower z).
@@ -169,7 +189,7 @@ export function buildSeries(lines: PlotLine[]): LineSeriesOption[] {
         opacity: line.raw ? 0.25 : line.lineage ? 0.4 : line.member ? 0.35 : 1,
       },
       emphasis: { disabled: true },
-      data: pairs(line.x, line.y),
+      data: points.data,
     });
   });
   return series;
@@ -196,6 +216,7 @@ export function formatX(x: number, axis: XAxisKind): string {
 export function buildChartOption(lines: PlotLine[], settings: ChartOptionSettings): EChartsOption {
   const mainLabels = [...new Set(lines.filter((l) => !l.member).map((l) => l.label))];
   const zoom = settings.window ? { startValue: settings.window[0], endValue: settings.window[1] } : { start: 0, end: 100 };
+  const spread = settings.extent !== null && settings.extent !== undefined && settings.extent[0] < settings.extent[1];
   return {
     animation: false,
     grid: { left: 64, right: 24, top: 16, bottom: 64 },
@@ -222,8 +243,9 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
       name: xAxisLabel(settings.xAxis),
       nameLocation: 'middle',
       nameGap: 24,
-      min: settings.extent?.[0],
-      max: settings.extent?.[1],
+      // One x value (every line a single point) is no range: ECharts then draws one around it.
+      min: spread ? settings.extent?.[0] : undefined,
+      max: spread ? settings.extent?.[1] : undefined,
       minInterval: settings.xAxis === 'iteration' && !settings.logX ? 1 : undefined,
       // Left out rather than undefined: an explicit `axisLabel: undefined` replaces ECharts'
       // defaults and hides every tick label.
