@@ -13,7 +13,7 @@ import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
 import { SPLITS, type EvaluationRecord } from './store/types';
-import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RunAdminError } from './services/run-admin';
+import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RUN_EDIT_LIMITS, RunAdminError } from './services/run-admin';
 import { markAbandonedRuns } from './services/run-owner';
 import { stopTrainingProcess } from './services/stop-run';
 import { evaluateInChildProcess } from './services/evaluation';
@@ -404,9 +404,9 @@ const ROUTES: RouteTable = {
     args: z.tuple([
       id,
       z.strictObject({
-        name: z.string().max(200).optional(),
-        tags: z.array(z.string().max(100)).max(50).optional(),
-        notes: z.string().max(20000).optional(),
+        name: z.string().max(RUN_EDIT_LIMITS.name).optional(),
+        tags: z.array(z.string().max(RUN_EDIT_LIMITS.tag)).max(RUN_EDIT_LIMITS.tags).optional(),
+        notes: z.string().max(RUN_EDIT_LIMITS.notes).optional(),
       }),
     ]),
     handle: (store, options, runId, edit) =>

@@ -38,15 +38,22 @@ function requireRun(store: Store, runId: number): RunRecord {
   return run;
 }
 
+/** The most a run's name, each tag, the tag list and the notes may hold (the API's and the CLI's). */
+export const RUN_EDIT_LIMITS = { name: 200, tag: 100, tags: 50, notes: 20_000 } as const;
+
 export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
   requireRun(store, runId);
   const name = edit.name?.trim();
   if (name !== undefined && name.length === 0) throw new RunAdminError('REFUSED', 'a run name cannot be empty');
-  return store.runs.update(runId, {
-    name,
-    tags: edit.tags === undefined ? undefined : normaliseTags(edit.tags),
-    notes: edit.notes,
-  });
+  if (name !== undefined && name.length > RUN_EDIT_LIMITS.name) throw new RunAdminError('REFUSED', `a run name holds at most ${RUN_EDIT_LIMITS.name} characters (this one has ${name.length})`);
+  const tags = edit.tags === undefined ? undefined : normaliseTags(edit.tags);
+  const long = tags?.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);
+  if (long !== undefined) throw new RunAdminError('REFUSED', `a tag holds at most ${RUN_EDIT_LIMITS.tag} characters ('${long.slice(0, 20)}...' has ${long.length})`);
+  if (tags && tags.length > RUN_EDIT_LIMITS.tags) throw new RunAdminError('REFUSED', `a run holds at most ${RUN_EDIT_LIMITS.tags} tags (this would make ${tags.length})`);
+  if (edit.notes !== undefined && edit.notes.length > RUN_EDIT_LIMITS.notes) {
+    throw new RunAdminError('REFUSED', `a run's notes hold at most ${RUN_EDIT_LIMITS.notes} characters (these have ${edit.notes.length})`);
+  }
+  return store.runs.update(runId, { name, tags, notes: edit.notes });
 }
 
 /**
