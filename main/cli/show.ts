@@ -36,11 +36,17 @@ export function register(program: Command): void {
     .description("print a run's config and latest metrics")
     .argument('<run>', 'run id or unique run name')
     .option('--json', 'print {run, latestMetrics} as JSON')
-    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
+    .option('--config', 'print only the resolved config, as YAML that `turnlab train --config` reads (train --config run:<run> does it in one step)')
+    .action(async (ref: string, options: { json?: boolean; config?: boolean }, command: Command) => {
       const { stringify: toYaml } = await import('yaml');
+      const { runConfigYaml } = await import('../services/run-config-file');
       await withStore(command, (store) => {
         markAbandonedRuns(store);
         const run = store.runs.summary(store.runs.resolve(ref).id)!;
+        if (options.config) {
+          process.stdout.write(runConfigYaml(run));
+          return;
+        }
         const latestMetrics = store.metrics.latest(run.id);
         if (options.json) {
           process.stdout.write(`${JSON.stringify({ run, latestMetrics }, null, 2)}\n`);

@@ -167,7 +167,7 @@ export function register(program: Command): void {
     .command('sweep')
     .description('a grid of settings x seeds: one seed group per setting, trained here (--executor local) or on a Slurm cluster (--executor slurm)')
     .argument('[overrides...]', "as Hydra's multirun writes them: key=v1,v2 is an axis of the grid (as --grid), key=value an override of every run (as --set)")
-    .requiredOption('--config <file>', 'run config (YAML), or a shipped one by name (sokoban); see configs/', configFileOption)
+    .requiredOption('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
     .option('--set <key=value>', 'override a config key for every run (repeatable)', collectSet)
     .option('--grid <key=v1,v2>', 'a config key and its values to sweep (repeatable: the grid is every combination)', collectSet)
     .requiredOption('--seeds <n|list>', 'seeds of each setting: 3 means 0..2, 0,1,2 those seeds', seedsOption)
@@ -203,6 +203,8 @@ export function register(program: Command): void {
       await withStore(
         command,
         async (store) => {
+          const { isRunConfigRef, writeRunConfig } = await import('../services/run-config-file');
+          if (isRunConfigRef(options.config)) options.config = writeRunConfig(store, options.config);
           try {
             if (options.executor === 'slurm') await slurmSweep(store, options, axes);
             else await localSweep(store, options, axes);

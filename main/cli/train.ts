@@ -43,7 +43,7 @@ export function register(program: Command): void {
     .command('train')
     .description('train a run from a YAML config; Ctrl-C ends the current iteration, saves a checkpoint and marks the run stopped')
     .argument('[overrides...]', 'config overrides as verl and Hydra write them: trainer.total_training_steps=50 (the same as --set, applied after it)')
-    .requiredOption('--config <file>', 'run config (YAML), or a shipped one by name (sokoban); see configs/', configFileOption)
+    .requiredOption('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
     .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=50', collectSet)
     .option('--name <name>', 'run name (default: trainer.experiment_name); with --seeds, the base of `<name>-s<seed>`')
     .option('--tag <tag>', 'tag the run (repeatable)', collectSet)
@@ -55,6 +55,8 @@ export function register(program: Command): void {
       await withStore(
         command,
         async (store) => {
+          const { isRunConfigRef, writeRunConfig } = await import('../services/run-config-file');
+          if (isRunConfigRef(options.config)) options.config = writeRunConfig(store, options.config);
           if (options.seeds) {
             if (options.tag) throw new UserError('a seed group tags its runs itself (seeds:<name>); leave out --tag');
             const { trainSeedGroup } = await import('./train-seeds');

@@ -115,6 +115,26 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     await shot('run');
   }, TEST_MS);
 
+  it("starts a new run from a finished run's config, with a setting changed in the form", async () => {
+    await page.goto(serve.at(`/runs/${firstRun}`));
+    await page.locator('.new-from-run').click();
+    await page.waitForURL(/#\/runs$/, { timeout: STEP_MS });
+    const config = page.locator('select[name=config]');
+    await expect.poll(async () => (await config.locator('option:checked').innerText()).trim()).toBe(`run #${firstRun} e2e-first`);
+    // The form reads the run's own settings, and the name it would get is the config's.
+    await expect.poll(() => page.locator('input[name=totalIterations]').inputValue()).toBe('10');
+    await page.locator('input[name=totalIterations]').fill('2');
+    await page.locator('input[name=runName]').fill('e2e-again');
+    await expect.poll(() => page.locator('button.start').isEnabled(), { timeout: STEP_MS }).toBe(true);
+    await page.locator('button.start').click();
+    await page.waitForURL(/#\/runs\/\d+$/, { timeout: STEP_MS });
+    const again = await runOf(Number(/#\/runs\/(\d+)$/.exec(page.url())![1]));
+    const first = await runOf(firstRun);
+    expect(again.name).toBe('e2e-again');
+    expect(again.config).toEqual({ ...first.config, trainer: { ...(first.config.trainer as object), total_training_steps: 2 } });
+    await until('the second run completed', async () => ((await runOf(again.id)).status === 'completed' ? true : undefined));
+  }, TEST_MS);
+
   it('evaluates a checkpoint and forks it with a changed setting, showing the lineage', async () => {
     await page.goto(serve.at(`/runs/${firstRun}/checkpoints`));
     const rows = page.locator('.checkpoint-row');
