@@ -347,6 +347,13 @@ const ROUTES: RouteTable = {
       return store.episodes.iterations(runId, which);
     },
   },
+  runLog: {
+    args: z.tuple([id, z.number().int().min(0).optional()]),
+    handle: (store, _options, runId, afterId) => {
+      requireRun(store, runId);
+      return store.logs.list(runId, afterId ?? 0);
+    },
+  },
   listConfigs: {
     args: z.tuple([]),
     handle: (_store, options) => {

@@ -283,6 +283,14 @@ export type EpisodeDto = { id: number; runId: number } & Omit<EpisodeReport, 'tu
 export type TurnDto = { id: number; episodeId: number } & Omit<TurnReport, 'state' | 'logprobSum'> & { state: unknown; logprobSum: number | null };
 
 /** A ready run config the app can start (from the configs/ folder). */
+/** One line a run's trainer logged: the backend it chose, a warning (`turnlab train` prints them too). */
+export interface RunLogLineDto {
+  id: number;
+  /** When it was logged (epoch ms). */
+  at: number;
+  line: string;
+}
+
 export interface ConfigFileDto {
   name: string;
   path: string;
@@ -515,6 +523,8 @@ export interface TurnLabApi {
   episodeTurns(episodeId: number): Promise<TurnDto[]>;
   /** The iterations at which the run logged episodes, optionally of one split only. */
   episodeIterations(runId: number, split?: SplitDto): Promise<number[]>;
+  /** The lines the run's trainers logged, after line `afterId` (0: from the first), a page at a time. */
+  runLog(runId: number, afterId?: number): Promise<RunLogLineDto[]>;
   listConfigs(): Promise<ConfigFileDto[]>;
   /** Starts a trainer process; resolves once its run row exists. */
   startRun(request: StartRunRequest): Promise<{ runId: number }>;
@@ -640,6 +650,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   listEpisodes: true,
   episodeTurns: true,
   episodeIterations: true,
+  runLog: true,
   listConfigs: true,
   startRun: true,
   stopRun: true,

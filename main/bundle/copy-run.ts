@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 
 /**
  * Copies a run, row for row, from one TurnLab SQLite file to another: the run, its checkpoints,
- * evaluations, episodes with their turns, and metrics. Export (store -> bundle) and import
+ * evaluations, episodes with their turns, metrics and log lines. Export (store -> bundle) and import
  * (bundle -> store) are this one copy. Ids are the target's own; every reference (parent run and
  * checkpoint, an evaluation's checkpoint, an episode's evaluation, a turn's episode) is mapped.
  * Columns are those both files have, so a bundle from an older schema copies what it holds and
@@ -46,8 +46,9 @@ function insertStatement(db: Database.Database, table: string, columns: string[]
 
 /** Deletes a run's rows below the run itself (its turns go with its episodes). */
 export function clearRunRows(target: Database.Database, runId: number): void {
-  for (const table of ['metrics', 'episodes', 'evaluations', 'checkpoints']) {
-    target.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
+  for (const table of ['metrics', 'episodes', 'evaluations', 'checkpoints', 'run_logs']) {
+    // A file of an older TurnLab may lack a later table (run_logs came with migration 9).
+    if (columnsOf(target, table).length > 0) target.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
   }
 }
 
@@ -118,6 +119,15 @@ export function copyRun(source: Database.Database, target: Database.Database, so
   const insertMetric = insertStatement(target, 'metrics', metricColumns);
   for (const row of source.prepare('SELECT * FROM metrics WHERE run_id = ?').iterate(sourceRunId) as Iterable<Record<string, unknown>>) {
     insertMetric.run(...metricColumns.map((c) => (c === 'run_id' ? runId : row[c])));
+  }
+
+  // The trainer's log lines, where both files have them (a bundle of an older TurnLab has none).
+  const logColumns = commonColumns(source, target, 'run_logs').filter((c) => c !== 'id');
+  if (logColumns.length > 0) {
+    const insertLog = insertStatement(target, 'run_logs', logColumns);
+    for (const row of source.prepare('SELECT * FROM run_logs WHERE run_id = ? ORDER BY id').iterate(sourceRunId) as Iterable<Record<string, unknown>>) {
+      insertLog.run(...logColumns.map((c) => (c === 'run_id' ? runId : row[c])));
+    }
   }
   return runId;
 }

@@ -37,7 +37,8 @@ export function register(program: Command): void {
     .argument('<run>', 'run id or unique run name')
     .option('--json', 'print {run, latestMetrics} as JSON')
     .option('--config', 'print only the resolved config, as YAML that `turnlab train --config` reads (train --config run:<run> does it in one step)')
-    .action(async (ref: string, options: { json?: boolean; config?: boolean }, command: Command) => {
+    .option('--log', "print only the lines the run's trainers logged (the backend, warnings), with their times")
+    .action(async (ref: string, options: { json?: boolean; config?: boolean; log?: boolean }, command: Command) => {
       const { stringify: toYaml } = await import('yaml');
       const { runConfigYaml } = await import('../services/run-config-file');
       await withStore(command, (store) => {
@@ -45,6 +46,15 @@ export function register(program: Command): void {
         const run = store.runs.summary(store.runs.resolve(ref).id)!;
         if (options.config) {
           process.stdout.write(runConfigYaml(run));
+          return;
+        }
+        if (options.log) {
+          for (let after = 0; ; ) {
+            const page = store.logs.list(run.id, after);
+            if (page.length === 0) break;
+            process.stdout.write(page.map((entry) => `${new Date(entry.at).toISOString()} ${entry.line}\n`).join(''));
+            after = page[page.length - 1].id;
+          }
           return;
         }
         const latestMetrics = store.metrics.latest(run.id);

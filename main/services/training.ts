@@ -11,6 +11,7 @@ import { StoreSink } from '../trainer-host/store-sink';
 import { runFolder } from './tensorboard-folders';
 import { TensorBoardLog } from './tfevents';
 import { prepareRun, type PreparedRun } from './prepare-run';
+import { runLogger } from './run-log';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
 
 /**
@@ -43,12 +44,13 @@ export async function trainFromConfigFile(
   options: { overrides?: string[]; name?: string; tags?: string[] } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
   const baseDir = dirname(resolve(configPath));
+  const logger = runLogger(store, options.log);
   const loaded = loadRunConfigWithSource(configPath, options.overrides ?? []);
   const cfg = withAbsoluteModulePaths(loaded.cfg, baseDir);
   // The source keeps module paths absolute too, so a resume or fork finds them from any folder.
   const sourceYaml = sourceWithAbsoluteModulePaths(loaded.sourceYaml, baseDir);
   // Envs and backend load before the run row exists: a broken module leaves no ghost run.
-  const prepared = await prepareRun(cfg, baseDir, { log: options.log });
+  const prepared = await prepareRun(cfg, baseDir, { log: logger.log });
   const run = store.runs.create({
     name: options.name ?? cfg.trainer.experiment_name,
     config: cfg,
@@ -58,8 +60,9 @@ export async function trainFromConfigFile(
     status: 'queued',
     tags: options.tags,
   });
+  logger.attach(run.id);
   options.onRunCreated?.(run);
-  return runTraining(store, run, { cfg, sourceYaml }, prepared, undefined, options);
+  return runTraining(store, run, { cfg, sourceYaml }, prepared, undefined, { ...options, log: logger.log });
 }
 
 /**
@@ -83,7 +86,8 @@ export async function resumeFromCheckpoint(
   // module or a backend that cannot start, all before anything stored is changed.
   verifyRunCheckpoint(folder, cfg, checkpoint.iteration);
   checkContinuable(cfg, checkpoint, folder);
-  const prepared = await prepareRun(cfg, process.cwd(), { log: options.log, resuming: true });
+  const logger = runLogger(store, options.log);
+  const prepared = await prepareRun(cfg, process.cwd(), { log: logger.log, resuming: true });
   let run: RunRecord;
   if (options.fork) {
     run = store.runs.create({
@@ -108,8 +112,9 @@ export async function resumeFromCheckpoint(
     // must say so, or the run's plan would read "iteration 40 / 30".
     run = store.runs.update(parent.id, { status: 'queued', finishedAt: null, error: null, config: cfg });
   }
+  logger.attach(run.id);
   options.onRunCreated?.(run);
-  return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, options);
+  return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, { ...options, log: logger.log });
 }
 
 /**

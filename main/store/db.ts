@@ -10,6 +10,7 @@ import { EpisodesRepository } from './repositories/episodes';
 import { EvaluationsRepository } from './repositories/evaluations';
 import { MetricsRepository } from './repositories/metrics';
 import { RunsRepository } from './repositories/runs';
+import { RunLogsRepository } from './repositories/run-logs';
 import { TurnsRepository } from './repositories/turns';
 
 export interface OpenStoreOptions {
@@ -39,6 +40,7 @@ export class Store {
   readonly turns: TurnsRepository;
   readonly checkpoints: CheckpointsRepository;
   readonly evaluations: EvaluationsRepository;
+  readonly logs: RunLogsRepository;
 
   constructor(
     private readonly db: Database.Database,
@@ -52,6 +54,7 @@ export class Store {
     this.turns = new TurnsRepository(db);
     this.checkpoints = new CheckpointsRepository(db);
     this.evaluations = new EvaluationsRepository(db, this.episodes);
+    this.logs = new RunLogsRepository(db);
   }
 
   /** Runs `fn` in one transaction; repository batches inside it join it. */

@@ -76,6 +76,7 @@ describe('turnlab export-run / import', () => {
       const want = readRunRows(sqlite(away), there);
       const got = readRunRows(sqlite(home), here);
       expect(got.evaluations.length + got.turns.length).toBeGreaterThan(0);
+      expect(got.logs.length).toBeGreaterThan(0);
       expect(got).toEqual(want);
     }
     expect(readRunRows(sqlite(home), 2).evaluations).toHaveLength(1);

@@ -112,6 +112,10 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     if (early < 10) await until('more iterations on screen', async () => (await shownIterations()) > early);
     await until('completion on screen', async () => (await page.locator('.bar .status').innerText()) === 'completed');
     expect(await shownIterations()).toBe(10);
+    // What the trainer logged, kept with the run: the backend it chose comes first.
+    await page.locator('.run-log summary').click();
+    await expect.poll(() => page.locator('.run-log pre').innerText()).toMatch(/^\d\d:\d\d:\d\d backend: wasm on CPU/);
+    expect(await page.locator('.run-log summary').innerText()).toMatch(/^Log \(\d+ lines\)$/);
     await shot('run');
   }, TEST_MS);
 

@@ -9,6 +9,8 @@ export interface RunRows {
   evaluations: unknown[];
   episodes: unknown[];
   turns: unknown[];
+  /** The trainer's log lines (none in a file of a TurnLab before migration 9). */
+  logs: unknown[];
 }
 
 const withoutKeys = (row: Record<string, unknown>, keys: string[]) => Object.fromEntries(Object.entries(row).filter(([k]) => !keys.includes(k)));
@@ -39,6 +41,9 @@ export function readRunRows(file: string, runId: number): RunRows {
       evaluations,
       episodes,
       turns,
+      logs: db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_logs'").get()
+        ? (db.prepare('SELECT * FROM run_logs WHERE run_id = ? ORDER BY id').all(runId) as Array<Record<string, unknown>>).map((l) => withoutKeys(l, ['id', 'run_id']))
+        : [],
     };
   } finally {
     db.close();

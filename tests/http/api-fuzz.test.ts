@@ -341,6 +341,7 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   listEpisodes: { args: (d) => [d.run(), 1 + d.rng.int(4), filter(d)], resolves: true },
   episodeTurns: { args: (d) => [d.episode()], resolves: true },
   episodeIterations: { args: (d) => [d.run(), d.rng.choice(['train', 'val'])], resolves: true },
+  runLog: { args: (d) => [d.run(), d.rng.int(5)], resolves: true },
   listConfigs: { args: () => [], resolves: true },
   startRun: { args: () => [{ configPath: REAL_CONFIG, overrides: ['trainer.total_training_steps=1'], name: 'fuzz', seeds: [1, 2], concurrency: 1 }], resolves: false },
   stopRun: { args: (d) => [d.run()], resolves: false },
@@ -439,8 +440,9 @@ function drawAnyCase(d: Draw): Case {
   const template = TEMPLATES[method];
   const valid = template.args(d);
   const r = d.rng.next();
-  if (r < 0.2) return { method, args: valid, kind: 'valid', mustResolve: template.resolves };
-  if (r < 0.65 && valid.length > 0) {
+  // A method without arguments has nothing to mutate: those draws call it as it is.
+  if (r < 0.2 || (r < 0.65 && valid.length === 0)) return { method, args: valid, kind: 'valid', mustResolve: template.resolves };
+  if (r < 0.65) {
     const { args, change } = mutate(d, valid);
     return { method, args, kind: `mutated ${change}`, mustResolve: false };
   }

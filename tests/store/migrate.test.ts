@@ -49,7 +49,7 @@ describe('migrations', () => {
       (t) => t.name,
     );
     expect(tables).toEqual(
-      expect.arrayContaining(['checkpoints', 'episodes', 'metrics', 'runs', 'schema_migrations', 'turns']),
+      expect.arrayContaining(['checkpoints', 'episodes', 'metrics', 'run_logs', 'runs', 'schema_migrations', 'turns']),
     );
     const migrations = loadMigrations();
     const [migration] = migrations;
