@@ -474,7 +474,7 @@ export interface StoredEvaluationDto {
   metrics: Record<string, number | null>;
 }
 
-export type ExportKindDto = 'runs' | 'metrics' | 'episodes' | 'turns';
+export type ExportKindDto = 'runs' | 'metrics' | 'episodes' | 'turns' | 'logs';
 export type ExportFormatDto = 'csv' | 'jsonl';
 export interface ExportRequestDto {
   what: ExportKindDto;

@@ -1,12 +1,12 @@
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Options as CsvOptions, stringify as StringifyCsv } from 'csv-stringify/sync';
-import { EPISODE_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
+import { EPISODE_COLUMNS, LOG_EXPORT_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
 import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { ExportRow } from '../store/types';
 
-export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns'] as const;
+export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns', 'logs'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -23,6 +23,7 @@ const COLUMNS: Record<ExportKind, Column[]> = {
   metrics: METRIC_EXPORT_COLUMNS,
   episodes: EPISODE_COLUMNS,
   turns: TURN_EXPORT_COLUMNS,
+  logs: LOG_EXPORT_COLUMNS,
 };
 
 /** The columns (CSV header) and keys (JSONL) of an export, in order. */
@@ -40,6 +41,8 @@ function rowsOf(store: Store, request: ExportRequest): Iterable<ExportRow> {
       return store.episodes.exportRows(request.runIds);
     case 'turns':
       return store.turns.exportRows(request.runIds);
+    case 'logs':
+      return store.logs.exportRows(request.runIds);
   }
 }
 

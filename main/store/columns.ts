@@ -49,6 +49,15 @@ export const METRIC_EXPORT_COLUMNS: Column[] = [
   ...METRIC_COLUMNS.filter((c) => c.name !== 'run_id'),
 ];
 
+/** A run's log lines as exported: the run's id and name first, as metric rows carry them. */
+export const LOG_EXPORT_COLUMNS: Column[] = [
+  { name: 'run_id', kind: 'int' },
+  { name: 'run_name', kind: 'text', sql: '(SELECT r.name FROM runs r WHERE r.id = run_logs.run_id)' },
+  { name: 'id', kind: 'int' },
+  { name: 'at', kind: 'int' },
+  { name: 'line', kind: 'text' },
+];
+
 export const EVALUATION_COLUMNS = columns(`
   id:int run_id:int checkpoint_id:int iteration:int created_at:int config:json overrides:json num_episodes:int
   start_seed:int backend:text device:text metrics:json`);

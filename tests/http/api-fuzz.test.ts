@@ -43,7 +43,7 @@ const USER_CODES = ['INVALID_ARGUMENTS', 'NOT_FOUND', 'REFUSED', 'UNKNOWN_METHOD
 const BUG_TEXT = /Cannot read propert|is not a function|is not iterable|is not defined|Maximum call stack|SQLITE_|SqliteError|\n\s+at /;
 /** The calls whose job is to change what is stored. */
 const MUTATING = new Set<string>(['updateRun', 'deleteRun', 'deleteCheckpoint']);
-const TABLES = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations', 'cluster_jobs', 'run_imports'];
+const TABLES = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations', 'cluster_jobs', 'run_imports', 'run_logs'];
 const repoRoot = join(import.meta.dirname, '../..');
 const REAL_CONFIG = join(repoRoot, 'configs/frozenlake-nonslip.yaml');
 const REAL_TAG = 'FrozenLakeNonSlip';
@@ -361,7 +361,7 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   getEvaluation: { args: (d) => [d.evaluation()], resolves: true },
   listEvaluationEpisodes: { args: (d) => [d.evaluation(), { split: 'val', envTag: REAL_TAG }], resolves: true },
   deleteCheckpoint: { args: (d) => [d.checkpoint()], resolves: true },
-  saveExport: { args: (d) => [{ what: d.rng.choice(['runs', 'metrics', 'episodes', 'turns']), format: d.rng.choice(['csv', 'jsonl']), runIds: all(d, 2) }], resolves: false },
+  saveExport: { args: (d) => [{ what: d.rng.choice(['runs', 'metrics', 'episodes', 'turns', 'logs']), format: d.rng.choice(['csv', 'jsonl']), runIds: all(d, 2) }], resolves: false },
   // Most fixture checkpoints have no folder (NOT_FOUND); the real run's has one.
   saveCheckpointFolder: { args: (d) => [d.checkpoint()], resolves: false },
   runModel: { args: (d) => [d.run()], resolves: true },

@@ -20,6 +20,7 @@ const EXPECTED_SQL: Record<ExportKind, string> = {
              FROM episodes WHERE evaluation_id IS NULL ORDER BY run_id, id`,
   turns: `SELECT t.*, e.run_id, e.iteration, e.split, e.env_tag, e.group_id, e.env_index
           FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id, t.turn_index`,
+  logs: `SELECT l.run_id, r.name AS run_name, l.id, l.at, l.line FROM run_logs l JOIN runs r ON r.id = l.run_id ORDER BY l.run_id, l.id`,
 };
 
 let temp: TempDir;
@@ -82,6 +83,8 @@ beforeAll(() => {
   store = openStore(temp.dir, { create: true });
   const seeded = seedStore(store, { iterations: 8, groups: 4, groupSize: 8 });
   runIds = seeded.map((s) => s.run.id);
+  // Log lines, the troublesome strings among them (a line break, quotes, a lone surrogate).
+  for (const id of runIds) store.logs.append(id, [`backend: wasm for run ${id}`, ...TRICKY_TEXTS], 1_735_689_600_000 + id);
   // One episode whose every text field is one of the troublesome strings.
   store.episodes.insert([
     {
@@ -121,7 +124,7 @@ afterAll(() => {
   temp.cleanup();
 });
 
-describe.each(['runs', 'metrics', 'episodes', 'turns'] as const)('export of %s', (what) => {
+describe.each(['runs', 'metrics', 'episodes', 'turns', 'logs'] as const)('export of %s', (what) => {
   it('round-trips through CSV (RFC 4180: header, CRLF, quoted fields)', async () => {
     const text = await exportText(what, 'csv');
     const rows = expected(what);
