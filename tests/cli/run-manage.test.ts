@@ -158,6 +158,11 @@ describe('turnlab delete, tag, rename and note', () => {
     expect(none.stderr).toBe("turnlab: name the runs to delete (ids or names, see 'turnlab runs') or select them with --where\n");
     expect((await turnlab(['delete', '--where', 'lr=1', '--yes'])).stderr).toMatch(/^turnlab: --where: no run has the config key 'lr' \(did you mean .*\)\n$/);
     expect(stored()).toHaveLength(2);
+    // The fixture's third run is a fork of its first.
+    const fork = fixture.runs[2].run;
+    expect((await turnlab(['delete', String(completed.id)])).stderr).toBe(
+      `turnlab: would delete 1 run(s): ${completed.id} (${completed.name}, completed); run ${fork.id} (${fork.name}) forked from them keeps only its own iterations; nothing was deleted: add --yes to delete them for good\n`,
+    );
   });
 
   it('adds and removes tags, renames and annotates a run', async () => {
