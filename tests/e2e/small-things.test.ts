@@ -1,6 +1,6 @@
 // End to end: issue 21, point 13. "download started" clears, an exported metric CSV names its
 // run (file name and a run_name column), the page has a favicon, and an error page speaks of
-// the app, not of internal API method names.
+// the app, not of internal API method names; Delete asks first, naming the forks it leaves.
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
@@ -64,5 +64,22 @@ describe.skipIf(!hasChromium)('small things', () => {
     const text = await error.innerText();
     expect(text).toContain('unknown run 9999');
     for (const method of API_METHODS) expect(text).not.toContain(method);
+  });
+
+  it('asks before deleting a run, naming the forks that keep only their own iterations, and deletes it once confirmed', async () => {
+    const [parent, failed, fork] = wb.fixture.runs.map((r) => r.run);
+    await page.goto(serve.at('/runs'));
+    const row = (id: number) => page.locator(`.run-row[data-run-id="${id}"]`);
+    await row(parent.id).waitFor();
+    await row(parent.id).locator('button', { hasText: 'Delete' }).click();
+    expect(await row(parent.id).locator('.confirm').innerText()).toBe(`delete run #${parent.id} and its checkpoints (#${fork.id} forked from it keeps only its own iterations)?`);
+    await row(parent.id).locator('button', { hasText: 'Cancel' }).click();
+    expect(await row(parent.id).locator('.confirm').count()).toBe(0);
+
+    await row(failed.id).locator('button', { hasText: 'Delete' }).click();
+    expect(await row(failed.id).locator('.confirm').innerText()).toBe(`delete run #${failed.id} and its checkpoints?`);
+    await row(failed.id).locator('.confirm-delete').click();
+    await expect.poll(() => row(failed.id).count()).toBe(0);
+    await expect.poll(() => page.locator('.run-row').count()).toBe(2);
   });
 });
