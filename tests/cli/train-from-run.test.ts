@@ -3,10 +3,13 @@
 // with the same seed, backend and worker count gives the same run; `turnlab show <run> --config`
 // prints that config as YAML the loader reads back.
 import { readdirSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConfigYaml } from '../../main/services/run-config-file';
 import { openStore } from '../../main/store/db';
+import { loadRunConfig, parseRunConfigWithSource } from '../../trainer-core/config';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { repoRoot, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 
@@ -64,5 +67,16 @@ describe('train --config run:<run>', () => {
     const missing = await turnlab(['train', '--config', 'run:99']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe("turnlab: unknown run '99' (no run has that id or name; see 'turnlab runs')\n");
+  });
+
+  it("reads every shipped config's stored form back as the same config", () => {
+    const shipped = readdirSync(join(repoRoot, 'configs')).filter((file) => file.endsWith('.yaml'));
+    expect(shipped.length).toBeGreaterThan(5);
+    const differing = shipped.filter((file) => {
+      const config = loadRunConfig(join(repoRoot, 'configs', file));
+      const again = parseRunConfigWithSource(parseYaml(runConfigYaml({ id: 1, name: file, config })), file).cfg;
+      return !isDeepStrictEqual(again, config);
+    });
+    expect(differing).toEqual([]);
   });
 });
