@@ -8,6 +8,7 @@ import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 import { createProgressReporter } from './progress';
 import { configFileOption } from './config-file';
+import { validationSummary } from './run-summary';
 
 interface TrainOptions {
   config: string;
@@ -68,8 +69,9 @@ export function register(program: Command): void {
           }
           const { trainFromConfigFile } = await import('../services/training');
           await stampBundle(store.dataDir);
-          await runWithProgress((hooks) =>
-            trainFromConfigFile(store, options.config, { overrides, name: options.name, tags: options.tag, ...hooks }),
+          await runWithProgress(
+            (hooks) => trainFromConfigFile(store, options.config, { overrides, name: options.name, tags: options.tag, ...hooks }),
+            (runId) => validationSummary(store, runId),
           );
         },
         { create: true },
@@ -89,8 +91,9 @@ export function register(program: Command): void {
       await withStore(command, async (store) => {
         const { resumeFromCheckpoint } = await import('../services/training');
         await stampBundle(store.dataDir);
-        await runWithProgress((hooks) =>
-          resumeFromCheckpoint(store, ref, { fork: options.fork, overrides, name: options.name, ...hooks }),
+        await runWithProgress(
+          (hooks) => resumeFromCheckpoint(store, ref, { fork: options.fork, overrides, name: options.name, ...hooks }),
+          (runId) => validationSummary(store, runId),
         );
       });
     });
@@ -109,7 +112,10 @@ type Hooks = {
   onRunCreated: (run: { id: number; name: string }) => void;
 };
 
-async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string; config?: unknown }; result: { lastIteration: number } }>): Promise<void> {
+async function runWithProgress(
+  start: (hooks: Hooks) => Promise<{ run: { id: number; name: string; status: string; config?: unknown }; result: { lastIteration: number } }>,
+  summarize?: (runId: number) => string[],
+): Promise<void> {
   const progress = createProgressReporter(process.stderr);
   // Started by the app or `serve`: the run id, progress and stop requests go over this channel.
   const host = connectToHost();
@@ -146,6 +152,7 @@ async function runWithProgress(start: (hooks: Hooks) => Promise<{ run: { id: num
     const before = (stored?.expert_iteration?.rounds ?? 0) > 0 ? 'the warm start and expert iteration' : 'the warm start';
     const warmOnly = stored?.trainer?.total_training_steps === 0 ? ` (${before} alone: trainer.total_training_steps is 0)` : '';
     process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
+    for (const line of summarize?.(outcome.run.id) ?? []) process.stdout.write(`  ${line}\n`);
   } catch (error) {
     failed = true;
     progress.finish();

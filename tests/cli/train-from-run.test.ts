@@ -33,6 +33,19 @@ describe('train --config run:<run>', () => {
     const first = await turnlab(['train', '--config', join(repoRoot, 'configs/bandit.yaml'), ...TINY_TRAIN, '--set', 'trainer.total_training_steps=2', '--name', 'original']);
     expect(first.stderr.split('\n').filter((l) => l.startsWith('turnlab:'))).toEqual([]);
     expect(first.code).toBe(0);
+    // The run's summary under its last line: the final and best validation success, and the optimum.
+    const store = openStore(data.dir);
+    try {
+      const series = store.metrics.series(1, 'val/Bandit/success');
+      const final = series.at(-1)!;
+      const best = series.reduce((a, b) => ((b.value as number) > (a.value as number) ? b : a));
+      expect(first.stdout).toBe(
+        'run 1 (original) completed at iteration 2\n' +
+          `  val/Bandit/success: ${(final.value as number).toFixed(3)} at iteration ${final.iteration} (best ${(best.value as number).toFixed(3)} at iteration ${best.iteration}; the optimal policy 1.000)\n`,
+      );
+    } finally {
+      store.close();
+    }
   }, 120_000);
 
   afterAll(() => data?.cleanup());
