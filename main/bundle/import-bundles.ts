@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UNFINISHED_STATUSES } from '../store/types';
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { checkpointsDir } from '../paths';
@@ -28,14 +29,12 @@ export interface ImportedRun {
 
 /** A run whose trainer beat its heartbeat this recently is still training: not imported yet. */
 export const LIVE_HEARTBEAT_MS = 60_000;
-const UNFINISHED = new Set(['queued', 'running', 'stopping']);
-
 function sourceKey(bundle: OpenBundle, runId: number): string {
   return `${bundle.manifest.bundleId}:${runId}`;
 }
 
 function isLive(run: BundleRunRow, now: number): boolean {
-  return UNFINISHED.has(run.status) && run.trainer_heartbeat_at !== null && now - run.trainer_heartbeat_at <= LIVE_HEARTBEAT_MS;
+  return UNFINISHED_STATUSES.has(run.status) && run.trainer_heartbeat_at !== null && now - run.trainer_heartbeat_at <= LIVE_HEARTBEAT_MS;
 }
 
 export function importBundles(store: Store, folders: string[], options: { now?: number } = {}): ImportedRun[] {
@@ -80,7 +79,7 @@ export function importBundles(store: Store, folders: string[], options: { now?: 
               runIds,
               checkpointIds,
               // Its trainer is gone without ending the run (killed, out of time): as the app marks such a run.
-              status: UNFINISHED.has(run.status) ? 'interrupted' : undefined,
+              status: UNFINISHED_STATUSES.has(run.status) ? 'interrupted' : undefined,
               placeCheckpoint: (path, localRunId) => {
                 const staged = join(stage, `run-${localRunId}`, basename(path));
                 cpSync(resolve(bundle.dir, path), staged, { recursive: true });

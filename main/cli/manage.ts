@@ -68,7 +68,7 @@ function registerDelete(program: Command): void {
         await administering(() => ids.forEach((id) => refuseWhileTraining(store, id, new Set(), 'delete')));
         // A fork keeps its own iterations; the parent's history its charts draw goes with the parent.
         const chosen = new Set(ids);
-        const forks = store.runs.list().filter((run) => run.parentRunId !== null && chosen.has(run.parentRunId) && !chosen.has(run.id));
+        const forks = store.runs.forksOf(ids).filter((run) => !chosen.has(run.id));
         const forkNote = forks.length ? `; ${forks.map((f) => `run ${f.id} (${f.name})`).join(', ')} forked from them keep${forks.length === 1 ? 's' : ''} only ${forks.length === 1 ? 'its' : 'their'} own iterations` : '';
         if (!options.yes) {
           throw new UserError(`would delete ${runs.length} run(s): ${listed}${forkNote}; nothing was deleted: add --yes to delete them for good`);

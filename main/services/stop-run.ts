@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Store } from '../store/db';
 import type { RunProcessInfo } from '../store/repositories/runs';
 import { abandonedReason, isHeld } from './run-owner';
+import { UNFINISHED_STATUSES } from '../store/types';
 import { RunAdminError } from './run-admin';
 
 /** A pid's process may have started this long after its owner's recorded claim (clock reads). */
@@ -45,8 +46,6 @@ export interface StopOptions {
   startedAt?: (pid: number) => number | null;
 }
 
-const UNFINISHED: ReadonlySet<string> = new Set(['queued', 'running', 'stopping']);
-
 function label(run: RunProcessInfo): string {
   return `run ${run.id} (${run.name})`;
 }
@@ -61,7 +60,7 @@ export function stopTrainingProcess(store: Store, runId: number, options: StopOp
   if (!run) throw new RunAdminError('NOT_FOUND', `unknown run ${runId}: no run has this id (turnlab runs lists them)`);
   const host = options.host ?? hostname();
   if (!isHeld(run, { host })) {
-    const gone = UNFINISHED.has(run.status) ? abandonedReason(run, { host }) : null;
+    const gone = UNFINISHED_STATUSES.has(run.status) ? abandonedReason(run, { host }) : null;
     if (gone) throw new RunAdminError('REFUSED', `${label(run)} is not training: ${gone}; resume it with \`turnlab resume ${run.id}\``);
     throw new RunAdminError('REFUSED', `${label(run)} is not training (it is ${run.status}); nothing to stop`);
   }

@@ -90,3 +90,6 @@ export type CheckpointRecord = CheckpointDto;
 
 /** One row of an export: database column names, JSON parsed, booleans as booleans. */
 export type ExportRow = Record<string, unknown>;
+
+/** Statuses of a run that has not ended: a live owner may be training it, or one that died left it so. */
+export const UNFINISHED_STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'stopping']);

@@ -1,4 +1,5 @@
 import type { ActiveTrainingDto, QueuedSeedRunDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
+import { UNFINISHED_STATUSES } from '../store/types';
 import type { Store } from '../store/db';
 import { finalValSuccess, planSeedGroup, type SeedGroupRequest } from './seed-group';
 import { defaultConcurrency, runQueued } from './work-queue';
@@ -49,8 +50,6 @@ export interface SeedGroupHooks {
   concurrency?: number;
   onRunCreated?: (seed: number, runId: number, name: string) => void;
 }
-
-const UNFINISHED = new Set(['queued', 'running', 'stopping']);
 
 export class RunManager {
   private readonly active = new Map<number, Active>();
@@ -246,7 +245,7 @@ export class RunManager {
         // and one that crashed is marked interrupted when the store next opens.
         if (!this.store.isOpen) return;
         const run = this.store.runs.get(runId);
-        if (run && UNFINISHED.has(run.status)) {
+        if (run && UNFINISHED_STATUSES.has(run.status)) {
           this.store.runs.update(runId, {
             status: 'interrupted',
             finishedAt: Date.now(),

@@ -203,6 +203,14 @@ export class RunsRepository {
     throw new StoreError('RUN_NOT_FOUND', `unknown run '${trimmed}' (no run has that id or name; see 'turnlab runs')`);
   }
 
+  /** Runs forked from any of `parentIds` (id and name only: no config is read). */
+  forksOf(parentIds: readonly number[]): Array<{ id: number; name: string; parentRunId: number }> {
+    if (parentIds.length === 0) return [];
+    return this.db
+      .prepare(`SELECT id, name, parent_run_id AS parentRunId FROM runs WHERE parent_run_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+      .all(JSON.stringify(parentIds)) as Array<{ id: number; name: string; parentRunId: number }>;
+  }
+
   allIds(): number[] {
     return (this.db.prepare('SELECT id FROM runs ORDER BY id').all() as Array<{ id: number }>).map((r) => r.id);
   }
