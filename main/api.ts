@@ -16,6 +16,7 @@ import { SPLITS, type EvaluationRecord } from './store/types';
 import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RUN_EDIT_LIMITS, RunAdminError } from './services/run-admin';
 import { markAbandonedRuns } from './services/run-owner';
 import { stopTrainingProcess } from './services/stop-run';
+import { queuedSeeds, stopSeedGroup } from './services/seed-groups';
 import { evaluateInChildProcess } from './services/evaluation';
 import type { RunEventWatcher } from './services/run-events';
 import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile, writeEditedConfig } from './services/workbench-files';
@@ -405,7 +406,20 @@ const ROUTES: RouteTable = {
   },
   queuedSeedRuns: {
     args: z.tuple([]),
-    handle: (_store, options) => options.runManager?.queued() ?? [],
+    handle: (store) => queuedSeeds(store),
+  },
+  stopSeedGroup: {
+    args: z.tuple([z.string().min(1).max(RUN_EDIT_LIMITS.name)]),
+    handle: (store, options, group) => {
+      const own = activeRunIds(options);
+      return managing(options, () =>
+        stopSeedGroup(store, group, (runId) => {
+          if (!own.has(runId)) return false;
+          options.runManager!.stop(runId);
+          return true;
+        }),
+      );
+    },
   },
   updateRun: {
     args: z.tuple([

@@ -317,6 +317,15 @@ export interface QueuedSeedRunDto {
   name: string;
 }
 
+/** What stopping a seed group did. */
+export interface StopSeedGroupResultDto {
+  group: string;
+  /** Seeds that were waiting for a slot and now never start. */
+  cancelledSeeds: number[];
+  /** Runs of the group asked to stop after their iteration; `pid` is null for this app's own trainers. */
+  stoppedRuns: Array<{ runId: number; name: string; pid: number | null; alreadyStopping: boolean }>;
+}
+
 export interface ResumeRunRequest {
   /** A run id (its latest checkpoint) or a checkpoint id. */
   runId?: number;
@@ -535,6 +544,8 @@ export interface TurnLabApi {
   activeTrainings(): Promise<ActiveTrainingDto[]>;
   /** Seed-group runs not started yet (waiting for a slot), in queue order. */
   queuedSeedRuns(): Promise<QueuedSeedRunDto[]>;
+  /** Stops a seed group, whichever process started it: its queued seeds never start, its training runs stop after their iteration. */
+  stopSeedGroup(group: string): Promise<StopSeedGroupResultDto>;
   /** Renames, tags or annotates a run. */
   updateRun(runId: number, edit: RunEditDto): Promise<RunDto>;
   /** Deletes a run, its data and its checkpoint folder; refused while it trains. */
@@ -657,6 +668,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   resumeRun: true,
   activeTrainings: true,
   queuedSeedRuns: true,
+  stopSeedGroup: true,
   updateRun: true,
   deleteRun: true,
   startRunFromText: true,

@@ -30,23 +30,53 @@ async function waitForEnd(store: Store, runId: number): Promise<string> {
   }
 }
 
+/** `turnlab stop --group NAME`: the group's queued seeds and its training runs, in whichever process. */
+async function stopGroup(store: Store, group: string): Promise<number[]> {
+  const { stopSeedGroup } = await import('../services/seed-groups');
+  const result = await administering(() => stopSeedGroup(store, group));
+  const seeds = result.cancelledSeeds;
+  process.stdout.write(`seed group ${group}: ${seeds.length ? `seed${seeds.length === 1 ? '' : 's'} ${seeds.join(', ')} will not start` : 'no seed was waiting'}\n`);
+  for (const run of result.stoppedRuns) process.stdout.write(`run ${run.runId} (${run.name}): ${stopLine(run.pid, !run.alreadyStopping)}\n`);
+  return result.stoppedRuns.map((run) => run.runId);
+}
+
+function stopLine(pid: number | null, signalled: boolean): string {
+  return signalled ? `asked process ${pid} to stop it after its iteration (a checkpoint is saved)` : `already stopping (process ${pid})`;
+}
+
 function registerStop(program: Command): void {
   program
     .command('stop')
     .description('stop runs that train in another process on this machine (a terminal, the app, serve): each ends its iteration, saves a checkpoint and ends stopped, as on Ctrl-C')
-    .argument('<runs...>', 'run ids or unique run names')
+    .argument('[runs...]', 'run ids or unique run names')
+    .option(WHERE_OPTION.flags, "stop the training runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'status=running'); repeatable", WHERE_OPTION.collect, [] as string[])
+    .option('--group <name>', 'stop a seed group (train --seeds, the New run form): its queued seeds never start, its training runs stop')
     .option('--wait', 'return once every run has stopped, printing how each ended')
-    .action(async (refs: string[], options: { wait?: boolean }, command: Command) => {
-      const { stopTrainingProcess } = await import('../services/stop-run');
+    .action(async (refs: string[], options: { wait?: boolean; where?: string[]; group?: string }, command: Command) => {
+      const [{ stopTrainingProcess }, { isHeld }] = await Promise.all([import('../services/stop-run'), import('../services/run-owner')]);
+      const where = options.where ?? [];
+      if (options.group !== undefined && (refs.length > 0 || where.length > 0)) throw new UserError('stop: name runs, select them with --where, or give --group, not several');
       await withStore(command, async (store) => {
-        const ids = [...new Set(refs.map((ref) => store.runs.resolve(ref).id))];
-        const outcomes = await administering(() => ids.map((id) => stopTrainingProcess(store, id)));
-        for (const o of outcomes) {
-          const what = o.signalled ? `asked process ${o.pid} to stop it after its iteration (a checkpoint is saved)` : `already stopping (process ${o.pid})`;
-          process.stdout.write(`run ${o.runId} (${o.name}): ${what}\n`);
+        let stopped: number[];
+        if (options.group !== undefined) {
+          stopped = await stopGroup(store, options.group);
+        } else {
+          let ids = selectRuns(store, refs, false, where, 'stop');
+          // A condition names runs that ended long ago as well: only those training now are meant.
+          if (where.length > 0) {
+            const matched = ids.length;
+            ids = ids.filter((id) => {
+              const run = store.runs.processInfo(id);
+              return run !== undefined && isHeld(run);
+            });
+            if (ids.length === 0) throw new UserError(`none of the ${matched} run(s) matching --where is training; nothing to stop`);
+          }
+          const outcomes = await administering(() => ids.map((id) => stopTrainingProcess(store, id)));
+          for (const o of outcomes) process.stdout.write(`run ${o.runId} (${o.name}): ${stopLine(o.pid, o.signalled)}\n`);
+          stopped = outcomes.map((o) => o.runId);
         }
         if (!options.wait) return;
-        for (const o of outcomes) process.stdout.write(`run ${o.runId} (${o.name}) ${await waitForEnd(store, o.runId)}\n`);
+        for (const runId of stopped) process.stdout.write(`run ${runId} (${store.runs.get(runId)?.name ?? 'deleted'}) ${await waitForEnd(store, runId)}\n`);
       });
     });
 }

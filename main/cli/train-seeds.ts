@@ -30,6 +30,8 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   );
   const concurrency = options.concurrency ?? defaultConcurrency();
   const seedOf = new Map<number, number>();
+  // Set on Ctrl-C or SIGTERM here; a stop from another process reaches the group through the queue.
+  let stopping = false;
   const out = process.stderr;
   manager.onProgress((m) => out.write(`[seed ${seedOf.get(m.runId) ?? '?'} run ${m.runId}] ${progressLine(m.iteration, m.total, m.metrics)}\n`));
   const group = manager.startSeedGroup(
@@ -40,6 +42,9 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
         seedOf.set(runId, seed);
         out.write(`[seed ${seed} run ${runId}] run ${runId} (${name}) started\n`);
       },
+      onStopped: () => {
+        if (!stopping) out.write('the group was stopped (turnlab stop --group, or the workbench): the seeds not yet started stay unstarted\n');
+      },
     },
   );
   out.write(`seed group ${group.group}: ${options.seeds.length} runs (seeds ${options.seeds.join(', ')}), ${concurrency} at a time\n`);
@@ -47,7 +52,6 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   // checkpoint by itself, and a stop message on top would read to them as a second Ctrl-C, an
   // abort. A SIGTERM reaches this process alone, so it asks the trainers to stop. Either way the
   // seeds not yet started stay unstarted.
-  let stopping = false;
   const onStop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130);
     stopping = true;
@@ -68,7 +72,7 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   const refused = outcomes.find((o) => o.status === 'refused');
   if (refused) throw new UserError(`seed ${refused.seed}: ${refused.error ?? 'its trainer refused to start'}`);
   const failed = outcomes.filter((o) => o.status !== 'completed' && o.status !== 'stopped');
-  if (failed.length > 0 && !stopping) {
+  if (failed.length > 0 && !stopping && !group.wasStopped()) {
     throw new UserError(`${failed.length} of ${outcomes.length} runs did not complete: ${failed.map((o) => `seed ${o.seed} ${o.status}`).join(', ')}`);
   }
 }

@@ -11,7 +11,7 @@ import { UNFINISHED_STATUSES } from '../store/types';
 import { RunAdminError } from './run-admin';
 
 /** A pid's process may have started this long after its owner's recorded claim (clock reads). */
-const START_SLACK_MS = 5_000;
+export const START_SLACK_MS = 5_000;
 
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat's start time (100 on every Linux platform Node runs on). */
 const TICKS_PER_SECOND = 100;

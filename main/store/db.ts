@@ -11,6 +11,7 @@ import { EvaluationsRepository } from './repositories/evaluations';
 import { MetricsRepository } from './repositories/metrics';
 import { RunsRepository } from './repositories/runs';
 import { RunLogsRepository } from './repositories/run-logs';
+import { SeedQueueRepository } from './repositories/seed-queue';
 import { TurnsRepository } from './repositories/turns';
 
 export interface OpenStoreOptions {
@@ -41,6 +42,7 @@ export class Store {
   readonly checkpoints: CheckpointsRepository;
   readonly evaluations: EvaluationsRepository;
   readonly logs: RunLogsRepository;
+  readonly seedQueue: SeedQueueRepository;
 
   constructor(
     private readonly db: Database.Database,
@@ -55,6 +57,7 @@ export class Store {
     this.checkpoints = new CheckpointsRepository(db);
     this.evaluations = new EvaluationsRepository(db, this.episodes);
     this.logs = new RunLogsRepository(db);
+    this.seedQueue = new SeedQueueRepository(db);
   }
 
   /** Runs `fn` in one transaction; repository batches inside it join it. */

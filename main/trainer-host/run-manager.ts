@@ -1,7 +1,7 @@
-import type { ActiveTrainingDto, QueuedSeedRunDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
+import type { ActiveTrainingDto, ResumeRunRequest, StartRunRequest } from '../../preload/contract';
 import { UNFINISHED_STATUSES } from '../store/types';
 import type { Store } from '../store/db';
-import { finalValSuccess, planSeedGroup, type SeedGroupRequest } from './seed-group';
+import { finalValSuccess, planSeedGroup, thisProcessOwner, type SeedGroupRequest } from './seed-group';
 import { defaultConcurrency, runQueued } from './work-queue';
 import type { TrainerMessage } from './channel';
 import type { TrainerLauncher, TrainerProcess } from './trainer-process';
@@ -43,19 +43,21 @@ export interface SeedGroupStart {
   done: Promise<SeedRunOutcome[]>;
   /** Leaves the seeds not yet started unstarted (Ctrl-C); running ones are stopped with stop(). */
   cancel(): void;
+  /** Whether the group was stopped, here by cancel() or by another process (turnlab stop --group, the workbench). */
+  wasStopped(): boolean;
 }
 
 export interface SeedGroupHooks {
   /** Trainings at once; defaultConcurrency() when absent. */
   concurrency?: number;
   onRunCreated?: (seed: number, runId: number, name: string) => void;
+  /** Hears, once, that the group was stopped: its seeds not yet started will not start. */
+  onStopped?: () => void;
 }
 
 export class RunManager {
   private readonly active = new Map<number, Active>();
   private readonly progressListeners = new Set<(message: ProgressMessage) => void>();
-  /** Seed-group runs waiting for a slot, so the Runs view can show a group's whole plan. */
-  private readonly waiting: QueuedSeedRunDto[] = [];
   /** Set when the app quits: queued seeds start no trainer after that. */
   private disposed = false;
 
@@ -88,14 +90,17 @@ export class RunManager {
   startSeedGroup(request: SeedGroupRequest, hooks: SeedGroupHooks = {}): SeedGroupStart {
     const plan = planSeedGroup(this.store, request);
     const concurrency = hooks.concurrency ?? defaultConcurrency();
+    const queue = this.store.seedQueue;
+    const owner = thisProcessOwner();
     let refused = false;
-    let cancelled = false;
-    const mine = plan.runs.map((run) => ({ group: plan.group, seed: run.seed, name: run.name }));
-    this.waiting.push(...mine);
-    const leaveQueue = (entry: QueuedSeedRunDto) => {
-      const at = this.waiting.indexOf(entry);
-      if (at >= 0) this.waiting.splice(at, 1);
+    let stopped = false;
+    // Stopped here (Ctrl-C, cancel) or by another process through the queue's rows.
+    const noteStopped = () => {
+      if (stopped) return;
+      stopped = true;
+      hooks.onStopped?.();
     };
+    queue.enqueue(plan.group, plan.runs.map((run) => ({ seed: run.seed, runName: run.name })), owner);
     let first: { resolve: (id: number) => void; reject: (error: Error) => void } | undefined;
     const firstRunId = new Promise<number>((resolve, reject) => (first = { resolve, reject }));
     // Awaited by the caller or not at all: a refusal is reported through `done` as well.
@@ -103,8 +108,12 @@ export class RunManager {
     const done = runQueued(
       plan.runs,
       concurrency,
-      async (run, index): Promise<SeedRunOutcome> => {
-        leaveQueue(mine[index]);
+      async (run, index): Promise<SeedRunOutcome | undefined> => {
+        if (this.disposed || !this.store.isOpen) return undefined;
+        if (!queue.take(plan.group, run.seed)) {
+          noteStopped();
+          return undefined;
+        }
         const began = Date.now();
         let ended!: () => void;
         const exited = new Promise<void>((resolve) => (ended = resolve));
@@ -112,6 +121,11 @@ export class RunManager {
           const { runId } = await this.launch(run.args, ended);
           if (index === 0) first?.resolve(runId);
           hooks.onRunCreated?.(run.seed, runId, run.name);
+          // Stopped while this trainer was being set up, when no one could stop its run yet.
+          if (this.store.isOpen && queue.isStopped(plan.group) && this.active.has(runId)) {
+            noteStopped();
+            this.stop(runId);
+          }
           await exited;
           // The store closes when the app quits, before the trainers it asked to stop have ended.
           const open = this.store.isOpen;
@@ -132,28 +146,32 @@ export class RunManager {
           return { seed: run.seed, name: run.name, runId: null, status: 'refused', finalValSuccess: null, wallMs: Date.now() - began, error: reason.message };
         }
       },
-      () => refused || cancelled || this.disposed,
+      () => refused || stopped || this.disposed,
     ).then((outcomes) => {
-      mine.forEach(leaveQueue);
+      if (this.store.isOpen) queue.release(owner, plan.group);
       return outcomes.map(
         (o, i) =>
-          (o?.status === 'fulfilled' ? o.value : null) ?? {
+          (o?.status === 'fulfilled' ? o.value : undefined) ?? {
             seed: plan.runs[i].seed,
             name: plan.runs[i].name,
             runId: null,
             status: 'not started',
             finalValSuccess: null,
             wallMs: 0,
-            error: cancelled ? 'not started: the group was cancelled' : 'not started: an earlier run of the group was refused',
+            error: stopped
+              ? 'not started: the group was stopped'
+              : refused
+                ? 'not started: an earlier run of the group was refused'
+                : 'not started: the app quit first',
           },
       );
     });
     void done.then(() => first?.reject(new Error('no run of the group started')));
     const cancel = () => {
-      cancelled = true;
-      mine.forEach(leaveQueue);
+      if (this.store.isOpen) queue.stop(plan.group);
+      noteStopped();
     };
-    return { group: plan.group, firstRunId, done, cancel };
+    return { group: plan.group, firstRunId, done, cancel, wasStopped: () => stopped };
   }
 
   resume(request: ResumeRunRequest): Promise<{ runId: number }> {
@@ -185,17 +203,13 @@ export class RunManager {
     return [...this.active.entries()].map(([runId, a]) => ({ runId, pid: a.child.pid ?? -1, startedAt: a.startedAt, stopRequested: a.stopRequested }));
   }
 
-  queued(): QueuedSeedRunDto[] {
-    return this.waiting.map((entry) => ({ ...entry }));
-  }
-
   /**
    * Asks every trainer to stop after its iteration (the app is quitting) and starts no queued
    * seed. The store may close before they exit: each trainer records its own end.
    */
   dispose(): void {
     this.disposed = true;
-    this.waiting.length = 0;
+    if (this.store.isOpen) this.store.seedQueue.release(thisProcessOwner());
     for (const entry of this.active.values()) entry.child.requestStop();
   }
 

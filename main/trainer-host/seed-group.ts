@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import { loadRunConfigWithSource } from '../../trainer-core';
 import type { Store } from '../store/db';
+import type { SeedQueueOwner } from '../store/repositories/seed-queue';
 import { freshGroupName, seedGroupOf, seedGroupTag, seedRunName } from '../../preload/seed-list';
 
 /**
@@ -53,4 +55,12 @@ export function finalValSuccess(store: Store, runId: number): number | null {
     .filter((m) => /^val\/[^/]+\/success$/.test(m.name) && m.value !== null)
     .map((m) => m.value as number);
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** When this process started, read once: the queue's rows name their owner by pid and start. */
+const STARTED_AT = Math.round(Date.now() - process.uptime() * 1000);
+
+/** This process as the owner of the seeds it queues. */
+export function thisProcessOwner(): SeedQueueOwner {
+  return { pid: process.pid, host: hostname(), startedAt: STARTED_AT };
 }

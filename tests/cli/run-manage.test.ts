@@ -62,10 +62,13 @@ describe('turnlab stop, and Stop on a run another process trains', () => {
     expect(store.runs.get(1)!.status).toBe('stopped');
     expect(store.checkpoints.latest(1)?.iteration).toBe(at);
 
-    // `turnlab stop --wait` on the same run resumed in another process.
+    // `turnlab stop --wait` on the same run resumed in another process, chosen by a condition
+    // that also matches a run that does not train (it is left alone).
+    const ended = store.runs.create({ name: 'ended', config: {}, seed: 0, envTags: ['Bandit'], algorithm: 'grpo' });
+    store.runs.update(ended.id, { status: 'running' });
     const second = startTrainer(['resume', '1']);
     await until('two more iterations', () => ((store.runs.summary(1)?.iterations ?? 0) >= at + 2 ? true : undefined));
-    const stop = turnlab('stop', 'terminal', '--wait');
+    const stop = turnlab('stop', '--where', 'status=running', '--wait');
     expect(stop.stderr).toBe('');
     expect(stop.code).toBe(0);
     expect(stop.stdout).toBe(`run 1 (terminal): asked process ${second.child.pid} to stop it after its iteration (a checkpoint is saved)\nrun 1 (terminal) stopped\n`);
@@ -77,6 +80,10 @@ describe('turnlab stop, and Stop on a run another process trains', () => {
     const nothing = turnlab('stop', '1');
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toBe('turnlab: run 1 (terminal) is not training (it is stopped); nothing to stop\n');
+    store.runs.update(ended.id, { status: 'completed' });
+    const none = turnlab('stop', '--where', 'status=completed');
+    expect(none.stderr).toBe('turnlab: none of the 1 run(s) matching --where is training; nothing to stop\n');
+    store.runs.delete(ended.id);
   }, 180_000);
 
   it('refuses, signalling nothing, a run on another host, a reused pid, and does not signal a run already stopping twice', () => {

@@ -1,10 +1,13 @@
 // `turnlab train --seeds`: a group of runs differing only by trainer.seed, queued as child
-// trainers, tagged as one group, with each run's progress and a summary table printed.
+// trainers, tagged as one group, with each run's progress and a summary table printed; stopped
+// whole by Ctrl-C there or, from any other process, by `turnlab stop --group`.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApi } from '../../main/api';
+import { openStore } from '../../main/store/db';
 import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'turnlab-cli-seeds-'));
@@ -23,6 +26,28 @@ interface RunRow {
   status: string;
   tags: string[];
   iterations: number;
+}
+
+/**
+ * `turnlab train --seeds` with one run at a time as its own process, 50 iterations a run;
+ * `training` resolves once seed 0 has logged its first iteration.
+ */
+function spawnGroup(name: string, seeds: number) {
+  const child = spawn(
+    process.execPath,
+    [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, 'train', '--config', join(repo, 'configs/bandit.yaml'), '--name', name, '--seeds', String(seeds), '--concurrency', '1', ...TINY_TRAIN, '--set', 'trainer.total_training_steps=50'],
+    { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.on('close', (exitCode) => resolveExit(exitCode)));
+  const training = new Promise<void>((resolveTraining) =>
+    child.stderr.on('data', (chunk: Buffer) => {
+      out.stderr += chunk.toString();
+      if (/\[seed 0 run \d+\] iteration 1\/50/.test(out.stderr)) resolveTraining();
+    }),
+  );
+  return { child, out, exited, training };
 }
 
 describe('turnlab train --seeds', () => {
@@ -59,21 +84,11 @@ describe('turnlab train --seeds', () => {
   });
 
   it('on SIGTERM stops the running seed with a checkpoint and leaves the queued one unstarted', async () => {
-    const child = spawn(
-      process.execPath,
-      [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, 'train', '--config', join(repo, 'configs/bandit.yaml'), '--name', 'halt', '--seeds', '2', '--concurrency', '1', ...TINY_TRAIN, '--set', 'trainer.total_training_steps=50'],
-      { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const code = await new Promise<number | null>((resolveExit) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/\[seed 0 run \d+\] iteration 1\/50/.test(stderr) && !child.killed) child.kill('SIGTERM');
-      });
-      child.on('close', (exitCode) => resolveExit(exitCode));
-    });
+    const group = spawnGroup('halt', 2);
+    await group.training;
+    group.child.kill('SIGTERM');
+    const code = await group.exited;
+    const { stdout, stderr } = group.out;
     expect(stderr).toMatch(/stopping the group/);
     expect(code).toBe(0);
     const runs = (JSON.parse((await inProcess('runs', '--json')).stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:halt'));
@@ -81,5 +96,46 @@ describe('turnlab train --seeds', () => {
     expect(existsSync(join(dataDir, `checkpoints/run-${runs[0].id}/iter-${runs[0].iterations}`))).toBe(true);
     expect(stdout).toMatch(/│ 0 +│ \d+ \(halt-s0\) +│ stopped /);
     expect(stdout).toMatch(/│ 1 +│ - +│ not started /);
+  }, 240_000);
+
+  it('is stopped whole from another process: turnlab stop --group stops the running seed and leaves the queued ones unstarted', async () => {
+    const group = spawnGroup('far', 3);
+    await group.training;
+    // The queue lives in the data folder: any process (the workbench, this one) sees the group's plan.
+    const store = openStore(dataDir);
+    try {
+      expect(await createApi(store, { version: 'test' }).queuedSeedRuns()).toEqual([
+        { group: 'far', seed: 1, name: 'far-s1' },
+        { group: 'far', seed: 2, name: 'far-s2' },
+      ]);
+    } finally {
+      store.close();
+    }
+
+    const stop = await inProcess('stop', '--group', 'far', '--wait');
+    expect(stop.stderr).toBe('');
+    expect(stop.code).toBe(0);
+    expect(stop.stdout).toMatch(/^seed group far: seeds 1, 2 will not start\nrun (\d+) \(far-s0\): asked process \d+ to stop it after its iteration \(a checkpoint is saved\)\nrun \1 \(far-s0\) stopped\n$/);
+    expect(await group.exited).toBe(0);
+    const { stdout, stderr } = group.out;
+    expect(stderr).toMatch(/the group was stopped \(turnlab stop --group, or the workbench\): the seeds not yet started stay unstarted/);
+    expect(stdout).toMatch(/│ 0 +│ \d+ \(far-s0\) +│ stopped /);
+    expect(stdout).toMatch(/│ 1 +│ - +│ not started /);
+    expect(stdout).toMatch(/│ 2 +│ - +│ not started /);
+    const runs = (JSON.parse((await inProcess('runs', '--json')).stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:far'));
+    expect(runs.map((r) => [r.name, r.status])).toEqual([['far-s0', 'stopped']]);
+
+    // Nothing is left to stop, and the queue is empty again.
+    const again = await inProcess('stop', '--group', 'far');
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe('turnlab: seed group far has no seed queued and no run training; nothing to stop\n');
+    const unknown = await inProcess('stop', '--group', 'nope');
+    expect(unknown.stderr).toMatch(/^turnlab: no seed group named nope: /);
+    const reopened = openStore(dataDir);
+    try {
+      expect(reopened.seedQueue.waiting()).toEqual([]);
+    } finally {
+      reopened.close();
+    }
   }, 240_000);
 });

@@ -1,12 +1,13 @@
 // End to end with real training: issue 21, point 11. The New run form starts a group of runs
-// that differ only by seed; the Runs view shows them as one group, and "Compare seeds" opens
-// them in Compare as one mean line with a seed band.
+// that differ only by seed; the Runs view shows them as one group, "Compare seeds" opens
+// them in Compare as one mean line with a seed band, and "Stop group" stops a group whole.
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDto } from '../../preload/contract';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
-import { TINY_OVERRIDES } from '../helpers/turnlab-cli';
+import { repoRoot, TINY_OVERRIDES } from '../helpers/turnlab-cli';
 import { ensureBuilt, hasChromium, launchBrowser, startServe, type OpenBrowser, type Serve } from './harness';
 import { seriousViolations } from './axe';
 import { saveScreenshot, screenshotFolder } from './screenshots';
@@ -117,5 +118,21 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     // Named by the group, not by its first run.
     expect(await summary.innerText()).toMatch(new RegExp(`e2e-seeds: 2 seeds \\(#(${ids[0]}, #${ids[1]}|${ids[1]}, #${ids[0]})\\)`));
     await shot('seeds-compare');
+  }, TEST_MS);
+
+  it('stops a group whose seeds wait in the queue: Stop group stops the running seed, and the others never start', async () => {
+    const overrides = [...TINY_OVERRIDES, 'trainer.total_training_steps=500', 'trainer.test_freq=0'];
+    await call('startRun', { configPath: join(repoRoot, 'configs/bandit.yaml'), overrides, name: 'e2e-halt', seeds: [0, 1, 2], concurrency: 1 });
+    await page.locator('nav .tab', { hasText: 'Runs' }).click();
+    const group = page.locator('.seed-group[data-group="e2e-halt"]');
+    await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 60_000, interval: 300 }).toBe('1 running, 2 queued');
+    expect(await group.locator('.group-size').innerText()).toBe('3 seeds (0, 1, 2)');
+    await group.locator('.stop-group').click();
+    await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 120_000, interval: 300 }).toBe('1 stopped');
+    expect(await group.locator('.stop-group').count()).toBe(0);
+    expect(await page.locator('.action-error').count()).toBe(0);
+    const halted = (await runsBySeed()).filter((r) => r.tags.includes('seeds:e2e-halt'));
+    expect(halted.map((r) => [r.name, r.status])).toEqual([['e2e-halt-s0', 'stopped']]);
+    expect(await call('queuedSeedRuns')).toEqual([]);
   }, TEST_MS);
 });

@@ -29,7 +29,7 @@ describe('the run manager when the app quits mid-run', () => {
     const runId = await group.firstRunId;
 
     manager.dispose();
-    expect(manager.queued()).toEqual([]);
+    expect(store.seedQueue.waiting()).toEqual([]);
     store.close();
     const outcomes = await group.done;
     // The trainer stopped by itself after its iteration, as asked.

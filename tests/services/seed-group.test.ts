@@ -48,7 +48,8 @@ describe('seed groups in the run manager', () => {
     // Two lanes took seeds 3 and 4 at once; 5 waits for a slot.
     expect(await api.queuedSeedRuns()).toEqual([{ group: 'svc', seed: 5, name: 'svc-s5' }]);
     const outcomes = await group.done;
-    expect(manager.queued()).toEqual([]);
+    expect(await api.queuedSeedRuns()).toEqual([]);
+    expect(store.seedQueue.waiting()).toEqual([]);
     expect(mostAlive).toBe(2);
     expect(alive).toBe(0);
     expect(outcomes.map((o) => [o.seed, o.name, o.status])).toEqual([
@@ -75,4 +76,22 @@ describe('seed groups in the run manager', () => {
     await expect(api.startRun({ configPath: bandit, overrides: ['agent_proxy.max_turns=3'], seeds: [0, 1] })).rejects.toThrow(/did you mean.*max_turn/);
     expect(mostAlive).toBe(0);
   });
+
+  it('is stopped through the API while its first trainer is being set up: that run stops once it exists, the queued seed never starts', async () => {
+    const long = [...TINY_OVERRIDES, 'trainer.total_training_steps=500', 'trainer.test_freq=0'];
+    const group = manager.startSeedGroup({ configPath: bandit, overrides: long, name: 'early', seeds: [0, 1] }, { concurrency: 1 });
+    // Seed 0 is taken and its trainer starting; no run row exists yet, so there is no run to stop.
+    expect(store.runs.list().some((r) => r.name === 'early-s0')).toBe(false);
+    expect(await api.stopSeedGroup('early')).toEqual({ group: 'early', cancelledSeeds: [1], stoppedRuns: [] });
+    expect(await api.queuedSeedRuns()).toEqual([]);
+    const outcomes = await group.done;
+    expect(group.wasStopped()).toBe(true);
+    expect(outcomes.map((o) => [o.seed, o.status, o.error])).toEqual([
+      [0, 'stopped', null],
+      [1, 'not started', 'not started: the group was stopped'],
+    ]);
+    expect(store.runs.summary(outcomes[0].runId!)!.iterations ?? 0).toBeLessThan(500);
+    expect(store.seedQueue.has('early')).toBe(false);
+    await expect(api.stopSeedGroup('early')).rejects.toThrow('seed group early has no seed queued and no run training; nothing to stop');
+  }, 240_000);
 });

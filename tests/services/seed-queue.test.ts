@@ -1,87 +1,75 @@
-// The queue a seed group trains through: never more runs at once than asked, every seed in
-// order, and the seeds not yet started left alone once cancelled.
-import { describe, expect, it } from 'vitest';
-import { freshGroupName, parseSeeds, seedGroupOf } from '../../preload/seed-list';
-import { defaultConcurrency, runQueued } from '../../main/trainer-host/work-queue';
+// The seed-group queue of migration 0010 (main/store/repositories/seed-queue.ts) and what the
+// services read from it (main/services/seed-groups.ts): a seed starts only while its row can be
+// taken, a stopped group's seeds never can, and the rows of a process that died are dropped
+// rather than shown as waiting forever.
+import { hostname } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { queuedSeeds, stopSeedGroup } from '../../main/services/seed-groups';
+import { processStartedAt } from '../../main/services/stop-run';
+import { openStore, type Store } from '../../main/store/db';
+import { thisProcessOwner } from '../../main/trainer-host/seed-group';
+import { makeTempDir, type TempDir } from '../helpers/fixtures';
 
-/** A job the test finishes by hand, so how many run at once is read, not timed. */
-interface Job {
-  item: number;
-  finish: () => void;
-}
+let tmp: TempDir;
+let store: Store;
 
-function manualWork() {
-  const running: Job[] = [];
-  const started: number[] = [];
-  let most = 0;
-  const work = (item: number) =>
-    new Promise<number>((resolve) => {
-      started.push(item);
-      const job: Job = { item, finish: () => (running.splice(running.indexOf(job), 1), resolve(item * 10)) };
-      running.push(job);
-      most = Math.max(most, running.length);
-    });
-  return { running, started, work, most: () => most };
-}
-
-/** Lets the queue react to a finished job (its continuation runs on the microtask queue). */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-describe('runQueued', () => {
-  it.each([1, 2, 3])('never runs more than %i at once and finishes every item in order', async (concurrency) => {
-    const items = [0, 1, 2, 3, 4, 5, 6];
-    const w = manualWork();
-    const all = runQueued(items, concurrency, w.work);
-    await settle();
-    while (w.running.length > 0) {
-      expect(w.running.length).toBeLessThanOrEqual(concurrency);
-      w.running[0].finish();
-      await settle();
-    }
-    const outcomes = await all;
-    expect(w.most()).toBe(concurrency);
-    expect(w.started).toEqual(items);
-    expect(outcomes.map((o) => (o?.status === 'fulfilled' ? o.value : null))).toEqual(items.map((i) => i * 10));
-  });
-
-  it('starts nothing more once cancelled, and keeps a failure as that item outcome', async () => {
-    let cancelled = false;
-    const w = manualWork();
-    const all = runQueued([0, 1, 2, 3], 2, (item) => (item === 1 ? Promise.reject(new Error('refused')) : w.work(item)), () => cancelled);
-    await settle();
-    // 0 runs, 1 failed at once, so 2 took its place.
-    expect(w.running.map((j) => j.item)).toEqual([0, 2]);
-    cancelled = true;
-    w.running[0].finish();
-    w.running[0].finish();
-    const outcomes = await all;
-    expect(outcomes[1]).toMatchObject({ status: 'rejected' });
-    expect(outcomes[3]).toBeUndefined();
-    expect(w.started).toEqual([0, 2]);
-  });
-
-  it('refuses a concurrency below one', async () => {
-    await expect(runQueued([1], 0, async () => 1)).rejects.toThrow(/at least 1/);
-  });
-
-  it('defaults to half the cores, at least one', () => {
-    expect([1, 2, 3, 16].map((cores) => defaultConcurrency(cores))).toEqual([1, 1, 1, 8]);
-  });
+beforeEach(() => {
+  tmp = makeTempDir('turnlab-seed-queue-');
+  store = openStore(tmp.dir, { create: true });
 });
 
-describe('seed lists and groups', () => {
-  it('reads a count as 0..n-1 and a list as given', () => {
-    expect(parseSeeds('5')).toEqual([0, 1, 2, 3, 4]);
-    expect(parseSeeds(' 1, 2,3 ')).toEqual([1, 2, 3]);
-    expect(() => parseSeeds('0')).toThrow(/1 to 64/);
-    expect(() => parseSeeds('1,1')).toThrow(/twice/);
-    expect(() => parseSeeds('a')).toThrow(/neither/);
+afterEach(() => {
+  store.close();
+  tmp.cleanup();
+});
+
+const seeds = (group: string, ...list: number[]) => list.map((seed) => ({ seed, runName: `${group}-s${seed}` }));
+
+describe('the seed-group queue', () => {
+  it('starts a seed once, and none after the group is stopped', () => {
+    const owner = thisProcessOwner();
+    store.seedQueue.enqueue('g', seeds('g', 0, 1, 2), owner);
+    expect(store.seedQueue.take('g', 0)).toBe(true);
+    expect(store.seedQueue.take('g', 0)).toBe(false);
+    expect(store.seedQueue.waiting().map((r) => r.seed)).toEqual([1, 2]);
+    expect(store.seedQueue.isStopped('g')).toBe(false);
+    expect(store.seedQueue.stop('g')).toEqual([1, 2]);
+    expect(store.seedQueue.isStopped('g')).toBe(true);
+    expect(store.seedQueue.take('g', 1)).toBe(false);
+    expect(store.seedQueue.waiting()).toEqual([]);
+    store.seedQueue.release(owner, 'g');
+    expect(store.seedQueue.has('g')).toBe(false);
   });
 
-  it('names a group apart from those taken and finds it in tags', () => {
-    expect(freshGroupName('fl', [])).toBe('fl');
-    expect(freshGroupName('fl', ['fl', 'fl#2'])).toBe('fl#3');
-    expect(seedGroupOf(['x', 'seeds:fl#2'])).toBe('fl#2');
-    expect(seedGroupOf(['x'])).toBeNull();
+  it("shows a live process's seeds and drops those of a process that is gone or whose pid was reused", () => {
+    const me = thisProcessOwner();
+    // This process's recorded start agrees with /proc's, within the slack the check allows.
+    const fromProc = processStartedAt(process.pid);
+    if (fromProc !== null) expect(Math.abs(fromProc - me.startedAt)).toBeLessThan(2_000);
+    store.seedQueue.enqueue('mine', seeds('mine', 4), me);
+    store.seedQueue.enqueue('dead', seeds('dead', 0), { pid: 2 ** 22 + 3, host: hostname(), startedAt: me.startedAt });
+    store.seedQueue.enqueue('reused', seeds('reused', 0), { ...me, startedAt: me.startedAt - 3_600_000 });
+    store.seedQueue.enqueue('remote', seeds('remote', 7), { pid: 2 ** 22 + 3, host: 'another-host', startedAt: me.startedAt });
+    expect(queuedSeeds(store)).toEqual([
+      { group: 'mine', seed: 4, name: 'mine-s4' },
+      { group: 'remote', seed: 7, name: 'remote-s7' },
+    ]);
+    expect(store.seedQueue.has('dead')).toBe(false);
+    expect(store.seedQueue.has('reused')).toBe(false);
+  });
+
+  it('stops a group whose runs train in other processes through their pids, and refuses an unknown group', () => {
+    store.seedQueue.enqueue('grp', seeds('grp', 1), thisProcessOwner());
+    const run = store.runs.create({ name: 'grp-s0', config: {}, seed: 0, envTags: ['Bandit'], algorithm: 'grpo', tags: ['seeds:grp'] });
+    // A pid alive here (this test's parent), as a trainer's would be.
+    const alive = process.ppid;
+    store.runs.setTrainerProcess(run.id, alive, 'this-host', Date.now() - 60_000);
+    store.runs.update(run.id, { status: 'running' });
+    const signals: Array<[number, string]> = [];
+    const result = stopSeedGroup(store, 'grp', () => false, { host: 'this-host', kill: (pid, signal) => void signals.push([pid, signal]), startedAt: () => Date.now() - 120_000 });
+    expect(result).toEqual({ group: 'grp', cancelledSeeds: [1], stoppedRuns: [{ runId: run.id, name: 'grp-s0', pid: alive, alreadyStopping: false }] });
+    expect(signals).toEqual([[alive, 'SIGTERM']]);
+    expect(store.runs.get(run.id)!.status).toBe('stopping');
+    expect(() => stopSeedGroup(store, 'nope')).toThrow(/^no seed group named nope: /);
   });
 });

@@ -1,4 +1,4 @@
-// What the Runs view's buttons do: stop, delete, edit and start runs, each refreshing the table
+// What the Runs view's buttons do: stop runs and seed groups, delete, edit and start runs, each refreshing the table
 // and showing the refusal (a run that trains cannot be deleted) above it.
 import { ref } from 'vue';
 import { useRouter } from 'vue-router';
@@ -22,6 +22,7 @@ export function useRunActions(refresh: () => Promise<void>, unselect: (runId: nu
   }
 
   const stopRun = (runId: number) => act(() => api.stopRun(runId));
+  const stopGroup = (group: string) => act(() => api.stopSeedGroup(group));
   const deleteRun = (runId: number) =>
     act(async () => {
       await api.deleteRun(runId);
@@ -45,5 +46,5 @@ export function useRunActions(refresh: () => Promise<void>, unselect: (runId: nu
     void router.push({ path: '/compare', query: { runs: runIds.join(',') } });
   }
 
-  return { actionError, editedRun, stopRun, deleteRun, editRun, openRun, compare };
+  return { actionError, editedRun, stopRun, stopGroup, deleteRun, editRun, openRun, compare };
 }
