@@ -409,7 +409,7 @@ const ROUTES: RouteTable = {
     handle: (store) => queuedSeeds(store),
   },
   stopSeedGroup: {
-    args: z.tuple([z.string().min(1).max(RUN_EDIT_LIMITS.name)]),
+    args: z.tuple([z.string().trim().min(1).max(RUN_EDIT_LIMITS.name)]),
     handle: (store, options, group) => {
       const own = activeRunIds(options);
       return managing(options, () =>

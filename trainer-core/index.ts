@@ -66,3 +66,4 @@ export { BACKENDS } from './backend-names';
 
 // Folders a user names (data folders, export targets), made without Node's recursive mkdir
 export { makeFolder, FolderError } from './make-folder';
+export { closestName } from './closest-name';

@@ -5,7 +5,7 @@ import { InvalidArgumentError } from 'commander';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closest } from 'fastest-levenshtein';
+import { closestName } from '../../trainer-core';
 
 const SHIPPED = fileURLToPath(new URL('../../configs/', import.meta.url));
 
@@ -31,5 +31,5 @@ export function configFileOption(value: string): string {
     process.stderr.write(`--config ${value}: the shipped ${file}\n`);
     return file;
   }
-  throw new InvalidArgumentError(`no file ${resolve(value)}, and no shipped config of that name (did you mean ${closest(name, names)}?); shipped: ${names.join(', ')}`);
+  throw new InvalidArgumentError(`no file ${resolve(value)}, and no shipped config of that name (did you mean ${closestName(name, names)}?); shipped: ${names.join(', ')}`);
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { closest, distance } from 'fastest-levenshtein';
+import { distance } from 'fastest-levenshtein';
+import { closestName } from '../../trainer-core';
 import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunConditionDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto, type UnknownRunColumnDto } from '../../preload/contract';
 import { parseRunConditions } from '../../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
@@ -58,7 +59,7 @@ function parseColumns(text: string | undefined): string[] {
 
 function parseSort(text: string | undefined): RunSortKeyDto | undefined {
   if (text === undefined || isRunSortKey(text)) return text;
-  const near = closest(text, [...RUN_SORT_KEYS]);
+  const near = closestName(text, RUN_SORT_KEYS)!;
   // A config key without its prefix (`lr`) is nearer no built-in column: say how to name it instead.
   const hint = distance(text, near) <= near.length / 2 ? ` (did you mean ${near}?)` : ` (a config key is config:${text.includes('.') ? text : `<path>.${text}`})`;
   throw new UserError(`--sort: '${text}' is not a column; use one of ${RUN_SORT_KEYS.join(', ')}, config:<key> or metric:<name>${hint}`);

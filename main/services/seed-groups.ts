@@ -51,7 +51,7 @@ export function stopSeedGroup(
   const queued = store.seedQueue.has(group);
   const members = store.runs.progress().filter((run) => seedGroupOf(JSON.parse(run.tags) as string[]) === group);
   if (members.length === 0 && !queued) {
-    throw new RunAdminError('NOT_FOUND', `no seed group named ${group}: the Runs view's Seed groups and \`turnlab runs --where tag=seeds:<name>\` show them`);
+    throw new RunAdminError('NOT_FOUND', `no seed group named ${JSON.stringify(group)}: the Runs view's Seed groups and \`turnlab runs --where tag=seeds:<name>\` show them`);
   }
   const wasStopped = store.seedQueue.isStopped(group);
   const cancelledSeeds = queued ? store.seedQueue.stop(group) : [];

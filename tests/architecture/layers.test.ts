@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** Layers inside each area, lowest first: a unit may import only units of lower layers (and itself). */
 const LAYERS: Record<string, Record<string, number>> = {
   'trainer-core': {
-    rng: 0, 'token-ids': 0, 'backend-names': 0, 'dawn-flags': 0, 'make-folder': 0,
+    rng: 0, 'token-ids': 0, 'backend-names': 0, 'dawn-flags': 0, 'make-folder': 0, 'closest-name': 0,
     algo: 1, envs: 1,
     config: 2,
     rollout: 3,

@@ -130,7 +130,7 @@ describe('turnlab train --seeds', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toBe('turnlab: seed group far has no seed queued and no run training; nothing to stop\n');
     const unknown = await inProcess('stop', '--group', 'nope');
-    expect(unknown.stderr).toMatch(/^turnlab: no seed group named nope: /);
+    expect(unknown.stderr).toMatch(/^turnlab: no seed group named "nope": /);
     const reopened = openStore(dataDir);
     try {
       expect(reopened.seedQueue.waiting()).toEqual([]);

@@ -482,8 +482,17 @@ function given(value: unknown, found: Set<string> = new Set(), depth = 0): Set<s
   return found;
 }
 
+/** Every string a call was given, however short. */
+function givenStrings(value: unknown, depth = 0): string[] {
+  if (typeof value === 'string') return [value];
+  if (depth > 6 || value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap((v) => givenStrings(v, depth + 1));
+}
+
 function namesWhatIsWrong(method: string, args: unknown, message: string): boolean {
   if (message.includes(method) || /\bargument/.test(message)) return true;
+  // A value quoted whole names it, even one character long.
+  if (givenStrings(args).some((s) => message.includes(JSON.stringify(s)))) return true;
   // Whole words only: the key `out` is not named by `actor_rollout_ref`, nor the id 2 by `run 23`.
   return [...given(args)].some((g) => new RegExp(`(^|\\W)${g.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\W|$)`).test(message));
 }

@@ -70,6 +70,6 @@ describe('the seed-group queue', () => {
     expect(result).toEqual({ group: 'grp', cancelledSeeds: [1], stoppedRuns: [{ runId: run.id, name: 'grp-s0', pid: alive, alreadyStopping: false }] });
     expect(signals).toEqual([[alive, 'SIGTERM']]);
     expect(store.runs.get(run.id)!.status).toBe('stopping');
-    expect(() => stopSeedGroup(store, 'nope')).toThrow(/^no seed group named nope: /);
+    expect(() => stopSeedGroup(store, 'nope')).toThrow(/^no seed group named "nope": /);
   });
 });

@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closestName } from '../closest-name';
 import { ADVANTAGE_INPUT_TEXT, type AdvantageBatch, type AdvantageEstimator, type EstimatorSettings } from './estimator';
 import { BUILT_IN_ESTIMATORS } from './estimators';
 import type { AdvantageResult } from './types';
@@ -35,7 +35,7 @@ export function estimatorNamed(name: string): AdvantageEstimator {
   const estimator = registry.get(name);
   if (estimator !== undefined) return estimator;
   const names = estimatorNames();
-  throw new RangeError(`unknown adv_estimator '${name}'; choose one of ${names.join(', ')} (did you mean '${closest(name, names)}'?)`);
+  throw new RangeError(`unknown adv_estimator '${name}'; choose one of ${names.join(', ')} (did you mean '${closestName(name, names)}'?)`);
 }
 
 /** An estimator that reads critic values makes the run train a critic. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { closest } from 'fastest-levenshtein';
+import { closestName } from '../closest-name';
 
 /**
  * Finding one's way through a zod schema by key path, so that unknown keys (in a file or in a
@@ -79,7 +79,7 @@ export function findUnknownKey(schema: z.ZodType, path: ReadonlyArray<string | n
 }
 
 export function closestKey(key: string, candidates: readonly string[]): string | undefined {
-  return candidates.length > 0 ? closest(key, [...candidates]) : undefined;
+  return closestName(key, candidates);
 }
 
 /** Walks `path` from `schema` and returns the schema there, or undefined when it leaves the schema. */

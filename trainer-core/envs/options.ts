@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closestName } from '../closest-name';
 import { z } from 'zod';
 import { EnvConfigError } from './errors';
 import type { Env, EnvSpec } from './types';
@@ -21,7 +21,7 @@ export function parseEnvOptions(spec: EnvSpec, raw: Record<string, unknown> | un
     if (issue.code === 'unrecognized_keys') {
       return issue.keys
         .map((key) => {
-          const hint = keys.length > 0 ? `; did you mean '${closest(key, keys)}'? (options: ${keys.join(', ')})` : '';
+          const hint = keys.length > 0 ? `; did you mean '${closestName(key, keys)}'? (options: ${keys.join(', ')})` : '';
           return `unknown option '${key}'${hint}`;
         })
         .join('; ');

@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closestName } from '../closest-name';
 import { isAbsolute, resolve } from 'node:path';
 import { banditRevSpec, banditSpec } from './bandit';
 import { countdownSpec } from './countdown';
@@ -36,7 +36,8 @@ export function getEnvSpec(type: string): EnvSpec {
   const spec = BUILT_IN.find((s) => s.type === canonical);
   if (spec) return spec;
   const names = [...BUILT_IN.map((s) => s.type), ...Object.keys(ALIASES)];
-  const suggestion = ALIASES[closest(type, names)] ?? closest(type, names);
+  const near = closestName(type, names)!;
+  const suggestion = ALIASES[near] ?? near;
   throw new EnvConfigError(`unknown environment '${type}'; did you mean '${suggestion}'?`);
 }
 

@@ -2,7 +2,8 @@
 // (last_iteration and best_val_success are columns since migration 0007), returning only what a
 // row shows. At 10,000 runs the whole list with configs took seconds to build, send and parse.
 import type Database from 'better-sqlite3';
-import { closest, distance } from 'fastest-levenshtein';
+import { distance } from 'fastest-levenshtein';
+import { closestName } from '../../../trainer-core';
 import {
   METRIC_COLUMN_PREFIX,
   RUN_COLUMN_KEY,
@@ -241,7 +242,7 @@ function closestColumn(db: Database.Database, column: string): string | null {
   ];
   if (names.length === 0) return null;
   const suffixed = names.filter((name) => name.endsWith(`.${typed}`) || name.endsWith(`/${typed}`));
-  const near = suffixed.length > 0 ? suffixed.sort((a, b) => a.length - b.length || a.localeCompare(b))[0] : closest(typed, names);
+  const near = suffixed.length > 0 ? suffixed.sort((a, b) => a.length - b.length || a.localeCompare(b))[0] : closestName(typed, names)!;
   if (suffixed.length === 0 && distance(typed, near) > Math.max(2, typed.length / 2)) return null;
   return isMetric ? `${METRIC_COLUMN_PREFIX}${near}` : near;
 }
