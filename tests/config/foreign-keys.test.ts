@@ -43,7 +43,13 @@ describe('keys of verl and RAGEN', () => {
     expect(messageOf(path, ['critic.model.path=Qwen/Qwen2.5-0.5B'])).toContain("unknown key `critic.model.path`: the critic starts from the policy's weights");
     expect(messageOf(path, ['reward_model.enable=false'])).toContain("unknown key `reward_model.enable`: TurnLab's rewards come from the environments");
     expect(messageOf(path, ['trainer.log_val_generations=10'])).toContain('unknown key `trainer.log_val_generations`: every episode and turn is stored');
-        // A misspelt TurnLab key still gets the closest spelling.
+    // RAGEN's top level: its seeds, and Hydra's defaults list and settings.
+    expect(messageOf(path, ['seed.train=10000'])).toContain("unknown key `seed.train`: RAGEN's first train seed: here `es_manager.train.start_seed`");
+    expect(messageOf(path, ['hydra.run.dir=outputs'])).toContain("unknown key `hydra.run.dir`: Hydra's own settings");
+    const hydra = join(dir, 'from-ragen.yaml');
+    writeFileSync(hydra, 'defaults:\n  - ppo_trainer\n  - envs\ntrainer:\n  total_training_steps: 1\n');
+    expect(messageOf(hydra)).toContain(`${hydra} line 1: unknown key \`defaults\`: Hydra's defaults list, which TurnLab does not read`);
+    // A misspelt TurnLab key still gets the closest spelling.
     expect(messageOf(path, ['trainer.totl_training_steps=1'])).toContain('unknown key `trainer.totl_training_steps`; did you mean `trainer.total_training_steps`?');
   });
 
