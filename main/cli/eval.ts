@@ -6,6 +6,7 @@ import { UserError } from './errors';
 import { withStore } from './with-store';
 import { configFileOption } from './config-file';
 import { hydraOverrides } from './hydra-overrides';
+import { selectRuns, WHERE_OPTION } from './runs';
 
 interface EvalOptions {
   model?: string;
@@ -14,6 +15,7 @@ interface EvalOptions {
   seed?: string;
   set?: string[];
   json?: boolean;
+  where?: string[];
 }
 
 /** One wording for every bad count, worded as the evaluator words a count too small for the tags. */
@@ -40,6 +42,7 @@ export function register(program: Command): void {
       "override a key of the run's config (repeatable), e.g. --set actor_rollout_ref.rollout.val_kwargs.do_sample=false for greedy decoding",
       collectSet,
     )
+    .option(WHERE_OPTION.flags, "play the latest checkpoint of every run that meets a condition (e.g. 'tag=seeds:sokoban', a seed group), then print each run's success and their mean ± std; repeatable", WHERE_OPTION.collect, [] as string[])
     .option('--json', 'print JSON')
     .action(async (first: string | undefined, rest: string[], options: EvalOptions, command: Command) => {
       const episodes = parseCount('--episodes', options.episodes, 1);
@@ -53,6 +56,12 @@ export function register(program: Command): void {
       if (options.model !== undefined) {
         if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');
         await evaluateModelFolder(options.model, options.config, { episodes, seed, overrides }, options.json === true);
+        return;
+      }
+      const where = options.where ?? [];
+      if (where.length > 0) {
+        if (ref !== undefined) throw new UserError(`give a checkpoint (${ref}) or --where, not both`);
+        await evaluateSelected(command, where, { episodes, seed, overrides }, options.json === true);
         return;
       }
       if (ref === undefined) {
@@ -83,6 +92,23 @@ export function register(program: Command): void {
 }
 
 const logLine = (line: string) => process.stderr.write(`${line}\n`);
+
+async function evaluateSelected(command: Command, where: string[], options: { episodes?: number; seed?: number; overrides: string[] }, json: boolean): Promise<void> {
+  const { evaluateRuns, renderEvaluationTable } = await import('./eval-runs');
+  await withStore(command, async (store) => {
+    const ids = selectRuns(store, [], false, where, 'evaluate');
+    await evaluating(async () => {
+      const results = await evaluateRuns(store, ids, { ...options, log: logLine });
+      if (results.length === 0) throw new UserError(`none of the ${ids.length} run(s) matching --where has a checkpoint; nothing was evaluated`);
+      if (json) {
+        const rows = results.map((r) => ({ runId: r.runId, name: r.name, seed: r.seed, checkpoint: r.checkpoint.id, iteration: r.checkpoint.iteration, evaluationId: r.evaluationId, episodes: r.episodes, metrics: r.metrics }));
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      } else {
+        process.stdout.write(`${renderEvaluationTable(results)}\n`);
+      }
+    });
+  });
+}
 
 async function evaluateModelFolder(model: string, configPath: string, options: { episodes?: number; seed?: number; overrides: string[] }, json: boolean): Promise<void> {
   const { loadRunConfig } = await import('../../trainer-core');

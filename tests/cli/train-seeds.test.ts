@@ -73,6 +73,22 @@ describe('turnlab train --seeds', () => {
     }
   });
 
+  it("evaluates the group's latest checkpoints on the same episodes: each run's success with its error, then their mean ± std", async () => {
+    const evaluated = await inProcess('eval', '--where', 'tag=seeds:grp', '--episodes', '4');
+    expect(evaluated.code).toBe(0);
+    expect(evaluated.stderr).toMatch(/^run \d+ \(grp-s0\), checkpoint \d+ \(iteration 1\): 4 episodes, stored as evaluation \d+$/m);
+    expect(evaluated.stderr).toMatch(/^run \d+ \(grp-s1\), checkpoint \d+ \(iteration 1\): 4 episodes, stored as evaluation \d+$/m);
+    const lines = evaluated.stdout.split('\n');
+    expect(lines.find((l) => l.includes('run '))).toMatch(/│ run +│ seed +│ iteration +│ episodes +│ Bandit success +│/);
+    expect(lines.find((l) => l.includes('(grp-s0)'))).toMatch(/│ \d+ \(grp-s0\) +│ 0 +│ 1 +│ 4 +│ [01]\.\d{3} ± 0\.\d{3} +│/);
+    expect(lines.find((l) => l.includes('mean ± std'))).toMatch(/│ mean ± std of 2 runs +│ +│ +│ +│ [01]\.\d{3} ± 0\.\d{3} +│/);
+    const json = JSON.parse((await inProcess('eval', '--where', 'tag=seeds:grp', '--episodes', '2', '--json')).stdout) as Array<{ name: string; episodes: number; metrics: Record<string, number> }>;
+    expect(json.map((r) => [r.name, r.episodes])).toEqual([['grp-s0', 2], ['grp-s1', 2]]);
+    expect(json[0].metrics['val/Bandit/success']).toBeGreaterThanOrEqual(0);
+    const both = await inProcess('eval', 'grp-s0', '--where', 'tag=seeds:grp');
+    expect(both.stderr).toBe('turnlab: give a checkpoint (grp-s0) or --where, not both\n');
+  }, 120_000);
+
   it('refuses a bad seed list and a bad config key before any run starts', async () => {
     const bad = await inProcess('train', '--config', join(repo, 'configs/bandit.yaml'), '--seeds', '1,x');
     expect(bad.code).toBe(2);

@@ -1,0 +1,92 @@
+// `turnlab eval --where COND`: the latest checkpoint of each run a condition selects (a seed
+// group's, `tag=seeds:sokoban`), played on the same validation episodes, each stored as an
+// evaluation, then one table: each run's success per environment with its standard error, and
+// the runs' mean ± standard deviation, the figure a seed group is trained for.
+import { resolve } from 'node:path';
+import type { Store } from '../store/db';
+import type { CheckpointRecord } from '../store/types';
+import { renderTable } from './format';
+
+export interface RunEvaluation {
+  runId: number;
+  name: string;
+  seed: number;
+  checkpoint: CheckpointRecord;
+  evaluationId: number;
+  episodes: number;
+  metrics: Record<string, number>;
+}
+
+const SUCCESS = /^val\/(.+)\/success$/;
+
+/** `p ± se` of a success rate over `n` episodes: the binomial standard error. */
+function withError(p: number, n: number): string {
+  return `${p.toFixed(3)} ± ${Math.sqrt((p * (1 - p)) / n).toFixed(3)}`;
+}
+
+/** The table's rows: one a run, then the mean ± standard deviation over the runs (n - 1). */
+export function evaluationTable(results: readonly RunEvaluation[]): { head: string[]; rows: string[][] } {
+  const envs = [...new Set(results.flatMap((r) => Object.keys(r.metrics).flatMap((name) => SUCCESS.exec(name)?.[1] ?? [])))].sort();
+  const head = ['run', 'seed', 'iteration', 'episodes', ...envs.map((env) => `${env} success`)];
+  const rows = results.map((r) => [
+    `${r.runId} (${r.name})`,
+    String(r.seed),
+    String(r.checkpoint.iteration),
+    String(r.episodes),
+    ...envs.map((env) => {
+      const p = r.metrics[`val/${env}/success`];
+      return p === undefined ? '-' : withError(p, r.metrics[`val/${env}/num_episodes`] ?? r.episodes);
+    }),
+  ]);
+  if (results.length > 1) {
+    rows.push([
+      `mean ± std of ${results.length} runs`,
+      '',
+      '',
+      '',
+      ...envs.map((env) => {
+        const values = results.map((r) => r.metrics[`val/${env}/success`]).filter((v): v is number => v !== undefined);
+        if (values.length === 0) return '-';
+        const mean = values.reduce((a, b) => a + b, 0) / values.length;
+        const std = values.length > 1 ? Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1)) : 0;
+        return `${mean.toFixed(3)} ± ${std.toFixed(3)}`;
+      }),
+    ]);
+  }
+  return { head, rows };
+}
+
+export interface EvaluateRunsOptions {
+  episodes?: number;
+  seed?: number;
+  overrides: string[];
+  log: (line: string) => void;
+}
+
+/**
+ * Evaluates the latest checkpoint of each run, one after the other in this process, each stored
+ * as an evaluation. Runs without a checkpoint are named on the log and left out.
+ */
+export async function evaluateRuns(store: Store, runIds: readonly number[], options: EvaluateRunsOptions): Promise<RunEvaluation[]> {
+  const { evaluateCheckpoint } = await import('../../trainer-core/compute');
+  const { recordEvaluation } = await import('../services/stored-evaluation');
+  const results: RunEvaluation[] = [];
+  for (const runId of runIds) {
+    const run = store.runs.get(runId)!;
+    const checkpoint = store.checkpoints.latest(runId);
+    if (!checkpoint) {
+      options.log(`run ${run.id} (${run.name}) has no checkpoint: left out`);
+      continue;
+    }
+    const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes: options.episodes, seed: options.seed, overrides: options.overrides, log: options.log });
+    const stored = recordEvaluation(store, checkpoint, result, { overrides: options.overrides, startSeed: options.seed ?? null });
+    options.log(`run ${run.id} (${run.name}), checkpoint ${checkpoint.id} (iteration ${result.iteration}): ${result.episodes} episodes, stored as evaluation ${stored.id}`);
+    results.push({ runId, name: run.name, seed: run.seed, checkpoint, evaluationId: stored.id, episodes: result.episodes, metrics: result.metrics });
+  }
+  return results;
+}
+
+export function renderEvaluationTable(results: readonly RunEvaluation[]): string {
+  const { head, rows } = evaluationTable(results);
+  return renderTable(head, rows);
+}
