@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { UserError } from './cli/errors';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
+import * as groupsCommand from './cli/groups';
 import * as showCommand from './cli/show';
 import * as diffCommand from './cli/diff';
 import * as manageCommand from './cli/manage';
@@ -18,7 +19,7 @@ import * as bundlesCommand from './cli/bundles';
 import * as sweepCommand from './cli/sweep';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, showCommand, diffCommand, manageCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, groupsCommand, showCommand, diffCommand, manageCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
 
 export function buildProgram(): Command {
   const program = new Command('turnlab')

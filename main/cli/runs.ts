@@ -21,7 +21,7 @@ interface RunsOptions {
   where?: string[];
 }
 
-function successText(value: number | null): string {
+export function successText(value: number | null): string {
   return value === null ? '-' : `${(value * 100).toFixed(1)}%`;
 }
 

@@ -128,6 +128,9 @@ describe('turnlab train --seeds', () => {
       store.close();
     }
 
+    const groups = await inProcess('groups');
+    expect(groups.stdout.split('\n').find((l) => l.includes('│ far '))).toMatch(/^│ far +│ 0, 1, 2 +│ 1 running, 2 queued +│ (-|\d+\.\d%) +│ \d+ +│$/);
+
     const stop = await inProcess('stop', '--group', 'far', '--wait');
     expect(stop.stderr).toBe('');
     expect(stop.code).toBe(0);
@@ -138,6 +141,8 @@ describe('turnlab train --seeds', () => {
     expect(stdout).toMatch(/│ 0 +│ \d+ \(far-s0\) +│ stopped /);
     expect(stdout).toMatch(/│ 1 +│ - +│ not started /);
     expect(stdout).toMatch(/│ 2 +│ - +│ not started /);
+    const listed = JSON.parse((await inProcess('groups', '--json')).stdout) as Array<{ name: string; status: string; queued: unknown[] }>;
+    expect(listed.find((g) => g.name === 'far')).toMatchObject({ status: '1 stopped', queued: [] });
     const runs = (JSON.parse((await inProcess('runs', '--json')).stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:far'));
     expect(runs.map((r) => [r.name, r.status])).toEqual([['far-s0', 'stopped']]);
 

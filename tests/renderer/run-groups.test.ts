@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunDto } from '../../preload/contract';
-import { compareQueryOf, readSeedChoice, runGroupsOf, seedsOf, sharedSeedGroup, statusLine } from '../../renderer/src/stores/run-groups';
+import { runGroupsOf, seedsOf, statusLine } from '../../preload/seed-groups';
+import { compareQueryOf, readSeedChoice, sharedSeedGroup } from '../../renderer/src/stores/run-groups';
 
 function run(id: number, seed: number, tags: string[], status: RunDto['status'] = 'completed'): RunDto {
   return { id, seed, tags, status, envTags: ['Bandit'], name: `r${id}` } as RunDto;

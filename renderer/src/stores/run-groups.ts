@@ -1,58 +1,15 @@
 // Seed groups among the runs (runs started together that differ only by seed, tagged
-// `seeds:<name>`) and the form's choice of one: pure functions for the Runs view and New run.
-import type { QueuedSeedRunDto, RunDto } from '../../../preload/contract';
-import { parseSeeds, seedGroupOf, seedGroupTag } from '../../../preload/seed-list';
-
-/** What a group needs of each of its runs (the Runs table's rows carry it). */
-export type GroupMember = Pick<RunDto, 'id' | 'name' | 'seed' | 'tags' | 'status' | 'envTags' | 'bestValSuccess'>;
-
-export interface RunGroup {
-  name: string;
-  /** The runs' tag, for the Runs view's tag filter. */
-  tag: string;
-  runs: GroupMember[];
-  /** Its runs still waiting for a slot (no run row yet). */
-  queued: QueuedSeedRunDto[];
-}
-
-/** Every seed of the group, started or queued, in order. */
-export function seedsOf(group: RunGroup): number[] {
-  return [...group.runs.map((r) => r.seed), ...group.queued.map((q) => q.seed)].sort((a, b) => a - b);
-}
-
-/** The seed groups of `runs` and of the queue, each with its runs by seed, groups newest first. */
-export function runGroupsOf(runs: readonly GroupMember[], queued: readonly QueuedSeedRunDto[] = []): RunGroup[] {
-  const groups = new Map<string, RunGroup>();
-  const groupNamed = (name: string): RunGroup => {
-    const found = groups.get(name) ?? { name, tag: seedGroupTag(name), runs: [], queued: [] };
-    groups.set(name, found);
-    return found;
-  };
-  for (const run of runs) {
-    const name = seedGroupOf(run.tags);
-    if (name !== null) groupNamed(name).runs.push(run);
-  }
-  for (const entry of queued) groupNamed(entry.group).queued.push(entry);
-  // A group whose runs have not started yet is the newest.
-  const newest = (g: RunGroup) => (g.runs.length === 0 ? Infinity : Math.max(...g.runs.map((r) => r.id)));
-  const all = [...groups.values()];
-  for (const g of all) g.runs.sort((a, b) => a.seed - b.seed);
-  return all.sort((a, b) => newest(b) - newest(a) || a.name.localeCompare(b.name));
-}
+// `seeds:<name>`) and the form's choice of one: pure functions for the Runs view, Compare and New
+// run. Gathering the groups is preload/seed-groups.ts's, shared with `turnlab groups`.
+import type { RunDto } from '../../../preload/contract';
+import type { RunGroup } from '../../../preload/seed-groups';
+import { parseSeeds, seedGroupOf } from '../../../preload/seed-list';
 
 /** The seed group every one of `runs` belongs to, or null when they are not one group. */
 export function sharedSeedGroup(runs: readonly Pick<RunDto, 'tags'>[]): string | null {
   const names = new Set(runs.map((run) => seedGroupOf(run.tags)));
   const [only] = names;
   return names.size === 1 && only !== undefined ? only : null;
-}
-
-/** "2 completed, 1 running, 2 queued": how far the group is. */
-export function statusLine(group: RunGroup): string {
-  const counts = new Map<string, number>();
-  for (const run of group.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
-  if (group.queued.length > 0) counts.set('queued', (counts.get('queued') ?? 0) + group.queued.length);
-  return [...counts.entries()].map(([status, n]) => `${n} ${status}`).join(', ');
 }
 
 /**
