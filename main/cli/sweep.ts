@@ -119,29 +119,45 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 }
 
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
-  const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }] = await Promise.all([
+  const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }] = await Promise.all([
     import('../../preload/sweep-plan'),
     import('../../trainer-core'),
     import('./train-seeds'),
+    import('./sweep-summary'),
   ]);
   const overrides = options.set ?? [];
   const base = options.name ?? loadRunConfigWithSource(options.config, overrides).cfg.trainer.experiment_name;
   const plan = planSweep(base, axes, options.seeds, []);
   for (const run of plan.runs) loadRunConfigWithSource(options.config, [...overrides, ...run.overrides]);
   const settings = expandGrid(axes);
+  const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
   for (const setting of settings) {
-    await trainSeedGroup(store, {
+    const { group, outcomes } = await trainSeedGroup(store, {
       configPath: options.config,
       overrides: [...overrides, ...setting.overrides],
       name: setting.label ? `${base}-${setting.label}` : base,
       seeds: options.seeds,
       concurrency: options.concurrency,
     });
+    trained.push({ group, values: axisValues(axes, setting.overrides), runIds: outcomes.flatMap((o) => (o.runId === null ? [] : [o.runId])) });
   }
+  if (settings.length > 1) process.stdout.write(sweepSummaryText(`sweep ${base}: final validation success by setting, best first`, axes, settingResults(store, trained)));
+}
+
+/** The jobs of a sweep by seed group, each with its setting (read back from the task's `--set` arguments) and its imported runs. */
+function groupsOfJobs(axes: readonly GridAxis[], jobs: readonly ClusterJob[], axisValues: (axes: readonly GridAxis[], overrides: readonly string[]) => string[]): Array<{ group: string; values: string[]; runIds: number[] }> {
+  const groups = new Map<string, { group: string; values: string[]; runIds: number[] }>();
+  for (const job of jobs) {
+    const sets = job.trainArgs.flatMap((arg, i) => (job.trainArgs[i - 1] === '--set' ? [arg] : []));
+    const entry = groups.get(job.seedGroup) ?? { group: job.seedGroup, values: axisValues(axes, sets), runIds: [] };
+    if (job.runId !== null) entry.runIds.push(job.runId);
+    groups.set(job.seedGroup, entry);
+  }
+  return [...groups.values()];
 }
 
 async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
-  const { submitSlurmSweep } = await import('../cluster/slurm-sweep');
+  const [{ submitSlurmSweep }, { axisValues, settingResults, sweepSummaryText }] = await Promise.all([import('../cluster/slurm-sweep'), import('./sweep-summary')]);
   const settings = clusterSettings(options);
   const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
     configPath: options.config,
@@ -159,6 +175,7 @@ async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   }
   const ended = await watchJobs(store, (j) => j.sweep === sweep);
   process.stdout.write(`sweep ${sweep}\n${jobsTable(ended)}\n`);
+  process.stdout.write(sweepSummaryText(`sweep ${sweep}: final validation success by setting, best first`, axes, settingResults(store, groupsOfJobs(axes, ended, axisValues))));
   throwIfNotCompleted(ended);
 }
 

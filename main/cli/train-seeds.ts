@@ -16,9 +16,10 @@ export interface SeedGroupOptions {
 /**
  * `turnlab train --seeds`: the group's runs train as `turnlab train` child processes queued by
  * the run manager, exactly as the workbench starts them; this process prints each run's
- * progress as a line naming its seed, and a summary table once all have ended.
+ * progress as a line naming its seed, and a summary table once all have ended; resolves with
+ * the group's name (fresh: `name#2` when taken) and each run's outcome.
  */
-export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<void> {
+export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<{ group: string; outcomes: SeedRunOutcome[] }> {
   const [{ RunManager }, { nodeTrainerLauncher }, { defaultConcurrency }] = await Promise.all([
     import('../trainer-host/run-manager'),
     import('../trainer-host/trainer-process'),
@@ -75,6 +76,7 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   if (failed.length > 0 && !stopping && !group.wasStopped()) {
     throw new UserError(`${failed.length} of ${outcomes.length} runs did not complete: ${failed.map((o) => `seed ${o.seed} ${o.status}`).join(', ')}`);
   }
+  return { group: group.group, outcomes };
 }
 
 export function summaryTable(outcomes: readonly SeedRunOutcome[]): string {

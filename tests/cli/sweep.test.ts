@@ -18,6 +18,9 @@ describe('turnlab sweep', () => {
   it('trains every setting as a seed group named by the setting that differs', async () => {
     const swept = turnlab('sweep', '--config', config, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--grid', 'algorithm.gamma=0.9,1.0', '--seeds', '1');
     expect(swept.code).toBe(0);
+    expect(swept.stdout).toMatch(/sweep bandit: final validation success by setting, best first\n/);
+    expect(swept.stdout).toMatch(/│ algorithm\.gamma +│ seeds +│ final val success \(mean ± std\) +│ best val success \(mean\) +│ seed group +│/);
+    for (const gamma of ['0.9', '1.0']) expect(swept.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} ± 0\\.000 +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma.replace('.', '\\.')} +│`));
     const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ name: string; status: string; tags: string[]; config: { algorithm: { gamma: number } } }>;
     expect(runs.map((r) => [r.name, r.status, r.tags, r.config.algorithm.gamma]).sort()).toEqual([
       ['bandit-gamma=0.9-s0', 'completed', ['seeds:bandit-gamma=0.9'], 0.9],

@@ -74,6 +74,9 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(sweep.code).toBe(0);
     const script = readFileSync(join(shared, readdirSync(shared)[0], 'sweep.sbatch'), 'utf8');
     expect(script).toMatch(/#SBATCH --array=0-5\n/);
+    // The sweep ends with its settings side by side, each over its three imported seeds.
+    expect(sweep.stdout).toMatch(/sweep bandit-\S+: final validation success by setting, best first\n/);
+    for (const lr of ['1e-3', '3e-4']) expect(sweep.stdout).toMatch(new RegExp(`│ ${lr} +│ 3 +│ [01]\\.\\d{3} ± [01]\\.\\d{3} +│ [01]\\.\\d{3} +│ bandit-lr=${lr} +│`));
 
     const all = await jobs();
     expect(all.map((j) => j.state)).toEqual(Array(6).fill('completed'));
