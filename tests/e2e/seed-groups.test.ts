@@ -130,6 +130,8 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     await group.locator('.stop-group').click();
     await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 120_000, interval: 300 }).toBe('1 stopped');
     expect(await group.locator('.stop-group').count()).toBe(0);
+    // The seeds that never started are no longer part of the group.
+    expect(await group.locator('.group-size').innerText()).toBe('1 seed (0)');
     expect(await page.locator('.action-error').count()).toBe(0);
     const halted = (await runsBySeed()).filter((r) => r.tags.includes('seeds:e2e-halt'));
     expect(halted.map((r) => [r.name, r.status])).toEqual([['e2e-halt-s0', 'stopped']]);
