@@ -11,5 +11,6 @@ export { verifyRunCheckpoint } from './train/checkpoint-check';
 export { expectedModels } from './train/models';
 export { openCheckpointPolicy } from './train/pretrained-models';
 export { isHfModelFolder, openHfModelFolder, loadHfDecoder } from './model/hf/load';
+export { looksLikeHubId } from './model/hf/hub-cache';
 export { generate } from './model/hf/generate';
 export { exportHfFolder } from './model/hf/export';

@@ -30,7 +30,7 @@ export function register(program: Command): void {
   program
     .command('generate')
     .description('continue a prompt with a pretrained model folder (Hugging Face layout); checks that a model loads right')
-    .requiredOption('--model <folder|run|ckpt:ID>', "a Hugging Face model folder (config.json, safetensors, tokenizer.json), or a pretrained run's checkpoint (its trained adapters on its base model)")
+    .requiredOption('--model <folder|run|ckpt:ID>', "a Hugging Face model folder (config.json, safetensors, tokenizer.json) or Hub id in the local cache (Qwen/Qwen2.5-0.5B-Instruct), or a pretrained run's checkpoint (its trained adapters on its base model)")
     .requiredOption('--prompt <text>', 'the prompt text')
     .option('--chat', "render the prompt as a user message with the model's chat template")
     .option('--max-new-tokens <n>', 'tokens to generate at most', '64')
@@ -44,7 +44,7 @@ export function register(program: Command): void {
       const maxNewTokens = number('--max-new-tokens', flags.maxNewTokens, true);
       const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, false);
       const seed = number('--seed', flags.seed, false);
-      const { selectBackend, releaseBackend, isHfModelFolder, openHfModelFolder, loadHfDecoder, generate } = await import('../../trainer-core/compute');
+      const { selectBackend, releaseBackend, isHfModelFolder, looksLikeHubId, openHfModelFolder, loadHfDecoder, generate } = await import('../../trainer-core/compute');
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const run = async (folder: HfModelFolder, model: HfDecoder) => {
         log(`loaded ${flags.model}: ${model.parameterSummary()}`);
@@ -54,8 +54,10 @@ export function register(program: Command): void {
       };
       try {
         // A folder that is not a checkpoint (no state.json) is read as a model folder, so a
-        // wrong one is named as such rather than as an unknown run.
-        if (isHfModelFolder(flags.model) || (existsSync(flags.model) && !existsSync(join(flags.model, 'state.json')))) {
+        // wrong one is named as such rather than as an unknown run; so is a Hub id (`org/name`),
+        // found in the Hugging Face cache or refused with the command that fetches it.
+        const modelFolder = isHfModelFolder(flags.model) || looksLikeHubId(flags.model) || (existsSync(flags.model) && !existsSync(join(flags.model, 'state.json')));
+        if (modelFolder) {
           const folder = await openHfModelFolder(flags.model);
           await selectBackend(flags.backend as never, log);
           // Nothing trains here: a 16-bit checkpoint stays 16-bit where the backend can.

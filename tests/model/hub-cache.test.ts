@@ -70,6 +70,10 @@ describe('the Hugging Face cache', () => {
     expect(fromHub.stderr).not.toMatch(/error/i);
     expect(fromHub.code).toBe(0);
     expect(JSON.parse(fromHub.stdout).output_ids).toEqual(JSON.parse(fromFolder.stdout).output_ids);
+    // An id the cache lacks is named as a model with the command that fetches it, not as an unknown run.
+    const missing = await runTurnlabInProcess(['generate', '--model', 'test-org/missing', ...args], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^turnlab: Model folder test-org\/missing does not exist, and test-org\/missing is not in the Hugging Face cache .*`hf download test-org\/missing`/m);
   });
 
   it('refuses an id the cache lacks, or holds twice without refs/main, naming the cache and the fix', async () => {
