@@ -112,16 +112,18 @@ async function evaluateSelected(command: Command, where: string[], options: { ep
 
 async function evaluateModelFolder(model: string, configPath: string, options: { episodes?: number; seed?: number; overrides: string[] }, json: boolean): Promise<void> {
   const { loadRunConfig } = await import('../../trainer-core');
-  const { evaluatePretrainedModel } = await import('../../trainer-core/compute');
-  const { resolve } = await import('node:path');
+  const { evaluatePretrainedModel, looksLikeHubId } = await import('../../trainer-core/compute');
+  const [{ resolve }, { existsSync }] = await Promise.all([import('node:path'), import('node:fs')]);
+  // A Hub id (`Qwen/Qwen2.5-0.5B-Instruct`) that is no folder here is read from the Hugging Face cache, not as a relative path.
+  const path = looksLikeHubId(model) && !existsSync(model) ? model : resolve(model);
   await evaluating(async () => {
     const cfg = loadRunConfig(configPath, options.overrides);
-    const result = await evaluatePretrainedModel(resolve(model), cfg, { ...options, log: logLine });
+    const result = await evaluatePretrainedModel(path, cfg, { ...options, log: logLine });
     const { episodeReports: _played, config: _config, ...figures } = result;
     if (json) {
-      process.stdout.write(`${JSON.stringify({ model: resolve(model), config: configPath, ...figures }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ model: path, config: configPath, ...figures }, null, 2)}\n`);
     } else {
-      process.stdout.write(`model ${resolve(model)} (untrained) on ${configPath}: ${result.episodes} episodes\n`);
+      process.stdout.write(`model ${path} (untrained) on ${configPath}: ${result.episodes} episodes\n`);
       printMetrics(result.metrics);
     }
   });

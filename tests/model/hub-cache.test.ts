@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { findInHubCache, hubCacheDir, looksLikeHubId } from '../../trainer-core/model/hf/hub-cache';
 import { isHfModelFolder, openHfModelFolder } from '../../trainer-core/model/hf/load';
-import { runTurnlabInProcess } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-hub-cache-'));
 const cache = join(root, 'hub');
@@ -74,6 +74,17 @@ describe('the Hugging Face cache', () => {
     const missing = await runTurnlabInProcess(['generate', '--model', 'test-org/missing', ...args], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^turnlab: Model folder test-org\/missing does not exist, and test-org\/missing is not in the Hugging Face cache .*`hf download test-org\/missing`/m);
+  });
+
+  it('plays the Hub id untrained with turnlab eval --model, read from the cache, not as a relative path', async () => {
+    const env = { HF_HUB_CACHE: cache };
+    const config = join(repoRoot, 'configs/bandit.yaml');
+    const played = await runTurnlabInProcess(['eval', '--model', ID, '--config', config, '--episodes', '2', '--set', 'trainer.backend=wasm', '--json'], { env });
+    expect(played.stderr).not.toMatch(/^turnlab:/m);
+    expect(played.code).toBe(0);
+    expect(JSON.parse(played.stdout)).toMatchObject({ model: ID, episodes: 2 });
+    const missing = await runTurnlabInProcess(['eval', '--model', 'test-org/missing', '--config', config], { env });
+    expect(missing.stderr).toMatch(/^turnlab: Model folder test-org\/missing does not exist, and test-org\/missing is not in the Hugging Face cache /m);
   });
 
   it('refuses an id the cache lacks, or holds twice without refs/main, naming the cache and the fix', async () => {
