@@ -108,6 +108,6 @@ describe('the policy value loss (actor_rollout_ref.actor.aux_value_coef)', () =>
     expect(resumed.result.status).toBe('completed');
     const off = await trainInMemory(tinyBanditConfig(['trainer.total_training_steps=1', 'trainer.test_freq=0']), { checkpointDir: join(tmp.dir, 'off') });
     const fromOff = tinyBanditConfig([...on, 'warm_start.steps=0', `model.path=${off.sink.checkpoints[0].path}`]);
-    await expect(trainInMemory(fromOff, { checkpointDir: join(tmp.dir, 'from-off') })).rejects.toThrow(/valueHead: checkpoint false, config true.*aux_value_coef > 0: set it to 0/);
+    await expect(trainInMemory(fromOff, { checkpointDir: join(tmp.dir, 'from-off') })).rejects.toThrow(/the value head: checkpoint false, config true.*aux_value_coef > 0: set it to 0/);
   });
 });

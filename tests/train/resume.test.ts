@@ -117,7 +117,7 @@ describe('stopping and resuming a run', () => {
 
     const mismatched = tinyBanditConfig(['model.d_model=48', 'trainer.total_training_steps=2']);
     await expect(trainInMemory(mismatched, { checkpointDir: join(tmp.dir, 'x'), resumeFrom: dir })).rejects.toThrow(
-      /does not match the model in the config \(dModel: checkpoint 32, config 48/,
+      /does not match the model in the config \(model\.d_model: checkpoint 32, config 48\); a resumed or forked run keeps its checkpoint's model: leave these keys as the run had them, or train a new run/,
     );
 
     const policy = join(dir, 'policy.safetensors');
@@ -177,7 +177,7 @@ describe('model.path', () => {
     const started = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'from-path') });
     expect(started.result.status).toBe('completed');
     const bad = tinyBanditConfig(['trainer.total_training_steps=1', 'model.n_layer=2', `model.path=${path}`]);
-    await expect(trainInMemory(bad, { checkpointDir: join(tmp.dir, 'bad') })).rejects.toThrow(/nLayers: checkpoint 1, config 2/);
+    await expect(trainInMemory(bad, { checkpointDir: join(tmp.dir, 'bad') })).rejects.toThrow(/model\.n_layer: checkpoint 1, config 2/);
   });
 
   it('keeps the warm-started policy as iter-0 with warm_start.save_checkpoint, and a run started from it validates as it did', async () => {

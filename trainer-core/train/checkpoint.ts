@@ -211,7 +211,7 @@ function checkCheckpoint(dir: string, expect?: CheckpointExpectation): CheckedCh
       // The policy's value head is the one model difference a run setting makes.
       const hint = expect.policy.valueHead !== policy.config.valueHead
         ? `; the policy has a value head exactly when actor_rollout_ref.actor.aux_value_coef > 0: set it ${policy.config.valueHead ? 'above 0' : 'to 0'} as the checkpoint's run did`
-        : '';
+        : "; a resumed or forked run keeps its checkpoint's model: leave these keys as the run had them, or train a new run";
       throw new CheckpointError(`checkpoint ${dir} does not match the model in the config (${mismatch})${hint}`);
     }
     // No critic (a GRPO run forked with a GAE estimator): the trainer starts one from the policy.

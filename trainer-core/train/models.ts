@@ -102,11 +102,26 @@ export function createCriticFromPolicy(cfg: RunConfig, policy: Transformer): Tra
 }
 
 /** Says which setting differs when a checkpoint's model does not match the config. */
+/** Each model field by the config key that sets it, so a mismatch names what to change. */
+const MODEL_FIELD_KEYS = {
+  vocabSize: "the vocabulary (the tokenizer's, from the environments)",
+  contextLength: 'model.context_length',
+  dModel: 'model.d_model',
+  nLayers: 'model.n_layer',
+  nHeads: 'model.n_head',
+  dMlp: 'model.d_ff',
+  tieEmbeddings: 'model.tie_embeddings',
+  positionEncoding: 'model.position_encoding',
+  ropeBase: 'model.rope_base',
+  lmHead: 'the LM head',
+  valueHead: 'the value head',
+} as const;
+
 export function describeModelMismatch(expected: TransformerConfig, actual: Transformer['config']): string | null {
-  const keys = ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dMlp', 'tieEmbeddings', 'positionEncoding', 'ropeBase', 'lmHead', 'valueHead'] as const;
+  const keys = Object.keys(MODEL_FIELD_KEYS) as Array<keyof typeof MODEL_FIELD_KEYS>;
   const diffs = keys
     .filter((k) => expected[k] !== undefined && expected[k] !== actual[k])
-    .map((k) => `${k}: checkpoint ${String(actual[k])}, config ${String(expected[k])}`);
+    .map((k) => `${MODEL_FIELD_KEYS[k]}: checkpoint ${String(actual[k])}, config ${String(expected[k])}`);
   return diffs.length > 0 ? diffs.join('; ') : null;
 }
 
