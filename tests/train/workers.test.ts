@@ -153,6 +153,10 @@ describe('worker threads (trainer.workers)', () => {
     expect(resolveWorkerCount('auto', { backend: 'wasm', cores: 16 })).toEqual({ count: 8, note: null });
     expect(resolveWorkerCount('auto', { backend: 'wasm', cores: 2 })).toEqual({ count: 2, note: null });
     expect(resolveWorkerCount('auto', { backend: 'webgpu', cores: 16 }).count).toBe(1);
-    expect(resolveWorkerCount(3, { backend: 'wasm', cores: 2 })).toEqual({ count: 3, note: null });
+    // More than the cores is kept (the same count, the same run) and said to cost without paying.
+    const over = resolveWorkerCount(3, { backend: 'wasm', cores: 2 });
+    expect(over.count).toBe(3);
+    expect(over.note).toMatch(/^workers: 3 on 2 cores: each thread holds its own copy of the models .*trainer\.workers=auto uses the cores\)$/);
+    expect(resolveWorkerCount(2, { backend: 'wasm', cores: 2 })).toEqual({ count: 2, note: null });
   });
 });
