@@ -35,10 +35,14 @@ export interface SeedGroupPlan {
 export function planSeedGroup(store: Store, request: SeedGroupRequest): SeedGroupPlan {
   const overrides = request.overrides ?? [];
   const base = request.name ?? loadRunConfigWithSource(request.configPath, overrides).cfg.trainer.experiment_name;
-  const taken = store.runs.progress().flatMap((r) => {
-    const group = seedGroupOf(JSON.parse(r.tags) as string[]);
-    return group === null ? [] : [group];
-  });
+  // A group still waiting to start its first run has no run yet, only its queue's rows.
+  const taken = [
+    ...store.runs.progress().flatMap((r) => {
+      const group = seedGroupOf(JSON.parse(r.tags) as string[]);
+      return group === null ? [] : [group];
+    }),
+    ...store.seedQueue.groups(),
+  ];
   const group = freshGroupName(base, taken);
   const runs = request.seeds.map((seed) => {
     const name = seedRunName(base, seed);

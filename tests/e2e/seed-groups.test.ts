@@ -121,13 +121,16 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
   }, TEST_MS);
 
   it('stops a group whose seeds wait in the queue: Stop group stops the running seed, and the others never start', async () => {
-    const overrides = [...TINY_OVERRIDES, 'trainer.total_training_steps=500', 'trainer.test_freq=0'];
+    // Far more iterations than the test waits for: only the stop ends the first run.
+    const overrides = [...TINY_OVERRIDES, 'trainer.total_training_steps=100000', 'trainer.test_freq=0'];
     await call('startRun', { configPath: join(repoRoot, 'configs/bandit.yaml'), overrides, name: 'e2e-halt', seeds: [0, 1, 2], concurrency: 1 });
-    await page.locator('nav .tab', { hasText: 'Runs' }).click();
+    await page.goto(serve.url);
     const group = page.locator('.seed-group[data-group="e2e-halt"]');
     await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 60_000, interval: 300 }).toBe('1 running, 2 queued');
     expect(await group.locator('.group-size').innerText()).toBe('3 seeds (0, 1, 2)');
+    const answered = page.waitForResponse((response) => response.url().includes('/api/stopSeedGroup'));
     await group.locator('.stop-group').click();
+    expect(await (await answered).json()).toMatchObject({ result: { group: 'e2e-halt', cancelledSeeds: [1, 2], stoppedRuns: [{ name: 'e2e-halt-s0' }] } });
     await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 120_000, interval: 300 }).toBe('1 stopped');
     expect(await group.locator('.stop-group').count()).toBe(0);
     // The seeds that never started are no longer part of the group.

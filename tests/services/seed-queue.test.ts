@@ -3,12 +3,14 @@
 // taken, a stopped group's seeds never can, and the rows of a process that died are dropped
 // rather than shown as waiting forever.
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { queuedSeeds, stopSeedGroup } from '../../main/services/seed-groups';
 import { processStartedAt } from '../../main/services/stop-run';
 import { openStore, type Store } from '../../main/store/db';
-import { thisProcessOwner } from '../../main/trainer-host/seed-group';
+import { planSeedGroup, thisProcessOwner } from '../../main/trainer-host/seed-group';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
+import { repoRoot } from '../helpers/turnlab-cli';
 
 let tmp: TempDir;
 let store: Store;
@@ -39,6 +41,11 @@ describe('the seed-group queue', () => {
     expect(store.seedQueue.waiting()).toEqual([]);
     store.seedQueue.release(owner, 'g');
     expect(store.seedQueue.has('g')).toBe(false);
+  });
+
+  it('names a group after one that has only queued seeds, so the two queues stay apart', () => {
+    store.seedQueue.enqueue('svc', seeds('svc', 0, 1), thisProcessOwner());
+    expect(planSeedGroup(store, { configPath: join(repoRoot, 'configs/bandit.yaml'), name: 'svc', seeds: [0] }).group).toBe('svc#2');
   });
 
   it("shows a live process's seeds and drops those of a process that is gone or whose pid was reused", () => {

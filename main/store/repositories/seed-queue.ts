@@ -91,6 +91,11 @@ export class SeedQueueRepository {
     }));
   }
 
+  /** The name of every group with rows, waiting or started. */
+  groups(): string[] {
+    return (this.db.prepare('SELECT DISTINCT group_name FROM seed_group_queue').all() as Array<{ group_name: string }>).map((r) => r.group_name);
+  }
+
   /** Every process that holds rows. */
   owners(): SeedQueueOwner[] {
     const rows = this.db.prepare('SELECT DISTINCT owner_pid, owner_host, owner_started_at FROM seed_group_queue').all() as RawRow[];
