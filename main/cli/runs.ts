@@ -151,6 +151,14 @@ export function register(program: Command): void {
         else if (runs.length === 0) process.stdout.write(`no runs yet in ${store.dataDir}\n`);
         else process.stdout.write(`${runsTable(runs)}\n`);
         if (options.json) return;
+        // Seeds of groups still waiting for a slot have no run yet: say so, or the table looks complete.
+        const { queuedSeeds } = await import('../services/seed-groups');
+        const waiting = new Map<string, number[]>();
+        for (const q of queuedSeeds(store)) waiting.set(q.group, [...(waiting.get(q.group) ?? []), q.seed]);
+        if (waiting.size > 0) {
+          const groups = [...waiting].map(([group, seeds]) => `${group} (seed${seeds.length === 1 ? '' : 's'} ${seeds.join(', ')})`).join('; ');
+          process.stdout.write(`queued, not started yet: ${groups}; turnlab groups lists the groups, turnlab stop --group stops one\n`);
+        }
         // Runs of sweeps sent to a cluster, with the scheduler's state as last polled (turnlab jobs polls).
         const { ClusterJobs } = await import('../cluster/jobs');
         const jobs = new ClusterJobs(store).list();

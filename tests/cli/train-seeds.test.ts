@@ -129,6 +129,7 @@ describe('turnlab train --seeds', () => {
       store.close();
     }
 
+    expect((await inProcess('runs')).stdout).toMatch(/\nqueued, not started yet: far \(seeds 1, 2\); turnlab groups lists the groups, turnlab stop --group stops one\n$/);
     const groups = await inProcess('groups');
     expect(groups.stdout.split('\n').find((l) => l.includes('│ far '))).toMatch(/^│ far +│ 0, 1, 2 +│ 1 running, 2 queued +│ (-|\d+\.\d%) +│ \d+ +│$/);
 
