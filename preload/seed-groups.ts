@@ -48,3 +48,9 @@ export function statusLine(group: RunGroup): string {
   if (group.queued.length > 0) counts.set('queued', (counts.get('queued') ?? 0) + group.queued.length);
   return [...counts.entries()].map(([status, n]) => `${n} ${status}`).join(', ');
 }
+
+/** The mean over the group's runs of each one's best validation success; null when none validated. */
+export function meanBestValSuccess(group: Pick<RunGroup, 'runs'>): number | null {
+  const values = group.runs.map((r) => r.bestValSuccess).filter((v): v is number => v !== null);
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import type { Store } from '../store/db';
 import type { CheckpointRecord } from '../store/types';
 import { renderTable } from './format';
+import { meanStd } from './mean-std';
 
 export interface RunEvaluation {
   runId: number;
@@ -45,11 +46,8 @@ export function evaluationTable(results: readonly RunEvaluation[]): { head: stri
       '',
       '',
       ...envs.map((env) => {
-        const values = results.map((r) => r.metrics[`val/${env}/success`]).filter((v): v is number => v !== undefined);
-        if (values.length === 0) return '-';
-        const mean = values.reduce((a, b) => a + b, 0) / values.length;
-        const std = values.length > 1 ? Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1)) : 0;
-        return `${mean.toFixed(3)} ± ${std.toFixed(3)}`;
+        const stats = meanStd(results.map((r) => r.metrics[`val/${env}/success`]));
+        return stats === null ? '-' : `${stats.mean.toFixed(3)} ± ${stats.std.toFixed(3)}`;
       }),
     ]);
   }

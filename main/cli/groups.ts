@@ -2,16 +2,11 @@
 // seeds still waiting for a slot in whichever process queued them, so a group started under
 // nohup can be followed (and stopped with `turnlab stop --group`) from another shell.
 import type { Command } from 'commander';
-import { runGroupsOf, seedsOf, statusLine, type RunGroup } from '../../preload/seed-groups';
+import { meanBestValSuccess, runGroupsOf, seedsOf, statusLine } from '../../preload/seed-groups';
 import { markAbandonedRuns } from '../services/run-owner';
 import { renderTable } from './format';
 import { successText } from './runs';
 import { withStore } from './with-store';
-
-function meanBest(group: RunGroup): number | null {
-  const values = group.runs.map((r) => r.bestValSuccess).filter((v): v is number => v !== null);
-  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
-}
 
 export function register(program: Command): void {
   program
@@ -26,7 +21,7 @@ export function register(program: Command): void {
           markAbandonedRuns(store);
           const groups = runGroupsOf(store.runs.list(), queuedSeeds(store));
           if (options.json) {
-            const rows = groups.map((g) => ({ name: g.name, tag: g.tag, seeds: seedsOf(g), status: statusLine(g), meanBestValSuccess: meanBest(g), runs: g.runs.map((r) => ({ id: r.id, name: r.name, seed: r.seed, status: r.status })), queued: g.queued.map((q) => ({ seed: q.seed, name: q.name })) }));
+            const rows = groups.map((g) => ({ name: g.name, tag: g.tag, seeds: seedsOf(g), status: statusLine(g), meanBestValSuccess: meanBestValSuccess(g), runs: g.runs.map((r) => ({ id: r.id, name: r.name, seed: r.seed, status: r.status })), queued: g.queued.map((q) => ({ seed: q.seed, name: q.name })) }));
             process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
             return;
           }
@@ -34,7 +29,7 @@ export function register(program: Command): void {
             process.stdout.write(`no seed groups in ${store.dataDir} (turnlab train --seeds N starts one)\n`);
             return;
           }
-          const rows = groups.map((g) => [g.name, seedsOf(g).join(', '), statusLine(g), successText(meanBest(g)), g.runs.map((r) => r.id).join(', ') || '-']);
+          const rows = groups.map((g) => [g.name, seedsOf(g).join(', '), statusLine(g), successText(meanBestValSuccess(g)), g.runs.map((r) => r.id).join(', ') || '-']);
           process.stdout.write(`${renderTable(['group', 'seeds', 'status', 'mean best val success', 'runs'], rows)}\n`);
         },
         { reader: true },

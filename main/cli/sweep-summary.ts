@@ -4,6 +4,7 @@ import type { GridAxis } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
 import { finalValSuccess } from '../trainer-host/seed-group';
 import { renderTable } from './format';
+import { meanStd } from './mean-std';
 
 /** What each run of one setting reached; null where it logged no validation success. */
 export interface SettingResult {
@@ -30,14 +31,6 @@ export function settingResults(store: Store, groups: ReadonlyArray<{ group: stri
     final: runIds.map((id) => finalValSuccess(store, id)),
     best: runIds.map((id) => store.runs.summary(id)?.bestValSuccess ?? null),
   }));
-}
-
-function meanStd(values: ReadonlyArray<number | null>): { mean: number; std: number; n: number } | null {
-  const xs = values.filter((v): v is number => v !== null);
-  if (xs.length === 0) return null;
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const std = xs.length > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return { mean, std, n: xs.length };
 }
 
 /** Head and rows, the best final mean first (settings without any last). */
