@@ -617,8 +617,9 @@ export interface SweepStartedDto {
   /** The seed groups, one per setting. */
   groups: string[];
   runs: number;
-  /** slurm: the sweep's name and its array job. */
-  sweep: string | null;
+  /** The sweep's name: its runs carry the tag `sweep:<name>`. */
+  sweep: string;
+  /** slurm: the array job. */
   arrayJobId: string | null;
 }
 

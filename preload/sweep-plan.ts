@@ -88,6 +88,33 @@ export function planSweep(base: string, axes: readonly GridAxis[], seeds: readon
   return { groups, runs };
 }
 
+/** Runs of one sweep carry this tag, followed by the sweep's name, beside their seed group's tag. */
+export const SWEEP_TAG_PREFIX = 'sweep:';
+
+export function sweepTag(sweep: string): string {
+  return `${SWEEP_TAG_PREFIX}${sweep}`;
+}
+
+/** The sweep a run's tags place it in, or null. */
+export function sweepOf(tags: readonly string[]): string | null {
+  const tag = tags.find((t) => t.startsWith(SWEEP_TAG_PREFIX));
+  return tag === undefined ? null : tag.slice(SWEEP_TAG_PREFIX.length);
+}
+
+/**
+ * A sweep's name: its base and when it started (`lr-20261130-192600`), so that the same grid
+ * swept twice gives two sweeps; `.2` when one of that name exists already (the same second). A folder name as well: a Slurm
+ * sweep's bundles lie in a folder of that name.
+ */
+export function sweepName(base: string, startedAt: Date, taken: Iterable<string>): string {
+  const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const name = `${folderName(base)}-${stamp}`;
+  const used = new Set(taken);
+  let n = 1;
+  while (used.has(n === 1 ? name : `${name}.${n}`)) n += 1;
+  return n === 1 ? name : `${name}.${n}`;
+}
+
 /** A run name as a folder name on any filesystem. */
 export function folderName(name: string): string {
   return name.replace(/[^A-Za-z0-9._=+-]/g, '_');

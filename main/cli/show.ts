@@ -3,6 +3,8 @@ import type { LatestMetric, RunSummary } from '../store/types';
 import { formatTime, formatValue, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
 import { withStore } from './with-store';
+import { UserError } from './errors';
+import type { Store } from '../store/db';
 
 function describeRun(run: RunSummary): string {
   const lines = [
@@ -30,6 +32,22 @@ function metricsTable(metrics: LatestMetric[]): string {
   );
 }
 
+async function followCommand(store: Store, ref: string): Promise<void> {
+  const { followRun } = await import('./follow-run');
+  const runId = store.runs.resolve(ref).id;
+  const stop = new AbortController();
+  const onSigint = () => stop.abort();
+  process.on('SIGINT', onSigint);
+  try {
+    const ended = await followRun(store, runId, { write: (line) => process.stdout.write(`${line}\n`), signal: stop.signal });
+    if (ended === null && stop.signal.aborted) process.stderr.write(`stopped following; run ${runId} goes on (turnlab stop ${runId} stops it)\n`);
+    // A script waiting on a run (`turnlab show 7 --follow && ...`) learns that it did not end well.
+    if (ended === 'failed' || ended === 'interrupted') throw new UserError(`run ${runId} ${ended}`);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
 export function register(program: Command): void {
   program
     .command('show')
@@ -38,7 +56,14 @@ export function register(program: Command): void {
     .option('--json', 'print {run, latestMetrics} as JSON')
     .option('--config', 'print only the resolved config, as YAML that `turnlab train --config` reads (train --config run:<run> does it in one step)')
     .option('--log', "print only the lines the run's trainers logged (the backend, warnings), with their times")
-    .action(async (ref: string, options: { json?: boolean; config?: boolean; log?: boolean }, command: Command) => {
+    .option('--follow', 'follow a run training elsewhere (the workbench, another terminal): a line per iteration and its log, from its latest iteration until it ends; Ctrl-C stops following, not the run')
+    .action(async (ref: string, options: { json?: boolean; config?: boolean; log?: boolean; follow?: boolean }, command: Command) => {
+      if (options.follow) {
+        const others = (['json', 'config', 'log'] as const).filter((o) => options[o]);
+        if (others.length > 0) throw new UserError(`--follow prints lines as the run goes; leave out --${others.join(' and --')}`);
+        await withStore(command, (store) => followCommand(store, ref), { reader: true });
+        return;
+      }
       const { stringify: toYaml } = await import('yaml');
       const { runConfigYaml } = await import('../services/run-config-file');
       await withStore(command, (store) => {

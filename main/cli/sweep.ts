@@ -119,17 +119,20 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 }
 
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
-  const [{ planSweep, expandGrid }, { loadRunConfigWithSource }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }] = await Promise.all([
+  const [{ planSweep, expandGrid, sweepTag }, { loadRunConfigWithSource }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName }] = await Promise.all([
     import('../../preload/sweep-plan'),
     import('../../trainer-core'),
     import('./train-seeds'),
     import('./sweep-summary'),
+    import('../cluster/sweep-name'),
   ]);
   const overrides = options.set ?? [];
   const base = options.name ?? loadRunConfigWithSource(options.config, overrides).cfg.trainer.experiment_name;
   const plan = planSweep(base, axes, options.seeds, []);
   for (const run of plan.runs) loadRunConfigWithSource(options.config, [...overrides, ...run.overrides]);
   const settings = expandGrid(axes);
+  const sweep = newSweepName(store, base);
+  process.stderr.write(`sweep ${sweep}: ${plan.runs.length} runs in ${settings.length} seed groups, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
   const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
   for (const setting of settings) {
     const { group, outcomes } = await trainSeedGroup(store, {
@@ -138,10 +141,11 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
       name: setting.label ? `${base}-${setting.label}` : base,
       seeds: options.seeds,
       concurrency: options.concurrency,
+      tags: [sweepTag(sweep)],
     });
     trained.push({ group, values: axisValues(axes, setting.overrides), runIds: outcomes.flatMap((o) => (o.runId === null ? [] : [o.runId])) });
   }
-  if (settings.length > 1) process.stdout.write(sweepSummaryText(`sweep ${base}: final validation success by setting, best first`, axes, settingResults(store, trained)));
+  if (settings.length > 1) process.stdout.write(sweepSummaryText(`sweep ${sweep}: final validation success by setting, best first`, axes, settingResults(store, trained)));
 }
 
 /** The jobs of a sweep by seed group, each with its setting (read back from the task's `--set` arguments) and its imported runs. */

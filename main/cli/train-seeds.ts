@@ -11,6 +11,8 @@ export interface SeedGroupOptions {
   name?: string;
   seeds: number[];
   concurrency?: number;
+  /** More tags for every run (a sweep's). */
+  tags?: string[];
 }
 
 /**
@@ -36,7 +38,7 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   const out = process.stderr;
   manager.onProgress((m) => out.write(`[seed ${seedOf.get(m.runId) ?? '?'} run ${m.runId}] ${progressLine(m.iteration, m.total, m.metrics)}\n`));
   const group = manager.startSeedGroup(
-    { configPath: options.configPath, overrides: options.overrides, name: options.name, seeds: options.seeds },
+    { configPath: options.configPath, overrides: options.overrides, name: options.name, seeds: options.seeds, tags: options.tags },
     {
       concurrency,
       onRunCreated: (seed, runId, name) => {

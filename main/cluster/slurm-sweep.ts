@@ -11,7 +11,8 @@ import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, shellQuote, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
-import { folderName, planSweep, type GridAxis } from '../../preload/sweep-plan';
+import { folderName, planSweep, sweepTag, type GridAxis } from '../../preload/sweep-plan';
+import { newSweepName } from './sweep-name';
 
 /**
  * The Slurm executor of `turnlab sweep`: one `sbatch --array` per sweep, each task training one
@@ -47,10 +48,6 @@ export function defaultTurnlabCommand(): string {
   return `${shellQuote(process.execPath)} ${shellQuote(resolve(import.meta.dirname, '../../bin/turnlab.js'))}`;
 }
 
-function sweepStamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-}
-
 export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest, shell: Shell = createShell(request.loginHost)): Promise<{ sweep: string; arrayJobId: string; jobs: ClusterJob[] }> {
   const configPath = resolve(request.configPath);
   const base = request.name ?? loadRunConfigWithSource(configPath, request.overrides).cfg.trainer.experiment_name;
@@ -62,7 +59,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
   const plan = planSweep(base, request.axes, request.seeds, taken);
   // Every run's config is read here, so a bad key or value refuses the sweep before anything is submitted.
   const configs = plan.runs.map((run) => loadRunConfigWithSource(configPath, [...request.overrides, ...run.overrides]).cfg);
-  const sweep = `${folderName(base)}-${sweepStamp(new Date())}`;
+  const sweep = newSweepName(store, base);
   const localRoot = join(resolve(request.localDir ?? request.remoteDir), sweep);
   const remoteRoot = join(request.remoteDir, sweep);
   if (existsSync(localRoot)) throw new SlurmError(`${localRoot} exists already; wait a second or choose another --remote-dir`);
@@ -71,7 +68,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
     run,
     local: join(localRoot, folderName(run.name)),
     remote: join(remoteRoot, folderName(run.name)),
-    args: ['train', '--config', configPath, ...[...request.overrides, ...run.overrides].flatMap((o) => ['--set', o]), '--name', run.name, '--tag', run.tag],
+    args: ['train', '--config', configPath, ...[...request.overrides, ...run.overrides].flatMap((o) => ['--set', o]), '--name', run.name, '--tag', run.tag, '--tag', sweepTag(sweep)],
   }));
   let rows: ClusterJob[] = [];
   try {

@@ -4,7 +4,8 @@ import { loadRunConfigWithSource } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { RunManager } from '../trainer-host/run-manager';
 import { submitSlurmSweep } from './slurm-sweep';
-import { expandGrid, parseGridAxis, planSweep } from '../../preload/sweep-plan';
+import { expandGrid, parseGridAxis, planSweep, sweepTag } from '../../preload/sweep-plan';
+import { newSweepName } from './sweep-name';
 
 /**
  * A sweep started from the New run form, as `turnlab sweep` starts it: locally the seed groups
@@ -37,12 +38,13 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   const plan = planSweep(base, axes, request.seeds, []);
   for (const run of plan.runs) loadRunConfigWithSource(configPath, [...overrides, ...run.overrides]);
   const settings = expandGrid(axes);
+  const sweep = newSweepName(store, base);
   const groups: string[] = [];
   // Each group starts when the one before has ended, so the machine trains `concurrency` at a time.
   const startGroup = (index: number): Promise<void> => {
     const setting = settings[index];
     const group = manager.startSeedGroup(
-      { configPath, overrides: [...overrides, ...setting.overrides], name: setting.label ? `${base}-${setting.label}` : base, seeds: request.seeds },
+      { configPath, overrides: [...overrides, ...setting.overrides], name: setting.label ? `${base}-${setting.label}` : base, seeds: request.seeds, tags: [sweepTag(sweep)] },
       { concurrency: request.concurrency },
     );
     groups.push(group.group);
@@ -50,5 +52,5 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
     return group.firstRunId.then(() => undefined);
   };
   await startGroup(0);
-  return { groups: settings.map((s, i) => groups[i] ?? (s.label ? `${base}-${s.label}` : base)), runs: plan.runs.length, sweep: null, arrayJobId: null };
+  return { groups: settings.map((s, i) => groups[i] ?? (s.label ? `${base}-${s.label}` : base)), runs: plan.runs.length, sweep, arrayJobId: null };
 }

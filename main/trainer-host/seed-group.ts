@@ -17,6 +17,8 @@ export interface SeedGroupRequest {
   /** Base of the run names and of the group's name; the config's experiment name by default. */
   name?: string;
   seeds: number[];
+  /** More tags for every run of the group (a sweep's), after the group's own. */
+  tags?: string[];
 }
 
 export interface SeedRunPlan {
@@ -47,7 +49,7 @@ export function planSeedGroup(store: Store, request: SeedGroupRequest): SeedGrou
   const runs = request.seeds.map((seed) => {
     const name = seedRunName(base, seed);
     const sets = [...overrides, `trainer.seed=${seed}`].flatMap((o) => ['--set', o]);
-    return { seed, name, args: ['train', '--config', request.configPath, ...sets, '--name', name, '--tag', seedGroupTag(group)] };
+    return { seed, name, args: ['train', '--config', request.configPath, ...sets, '--name', name, ...[seedGroupTag(group), ...(request.tags ?? [])].flatMap((t) => ['--tag', t])] };
   });
   return { group, runs };
 }

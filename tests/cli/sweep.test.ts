@@ -18,14 +18,20 @@ describe('turnlab sweep', () => {
   it('trains every setting as a seed group named by the setting that differs', async () => {
     const swept = turnlab('sweep', '--config', config, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--grid', 'algorithm.gamma=0.9,1.0', '--seeds', '1');
     expect(swept.code).toBe(0);
-    expect(swept.stdout).toMatch(/sweep bandit: final validation success by setting, best first\n/);
+    // The sweep is named by its base and start, and its runs carry its tag beside their group's.
+    const sweep = /^sweep (bandit-\d{8}-\d{6}): 2 runs in 2 seed groups, one group after the other; its runs are tagged sweep:\1 \(turnlab runs --where tag=sweep:\1\)$/m.exec(swept.stderr)?.[1];
+    expect(sweep, swept.stderr).toBeDefined();
+    expect(swept.stdout).toContain(`sweep ${sweep}: final validation success by setting, best first\n`);
     expect(swept.stdout).toMatch(/│ algorithm\.gamma +│ seeds +│ final val success \(mean ± std\) +│ best val success \(mean\) +│ seed group +│/);
     for (const gamma of ['0.9', '1.0']) expect(swept.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} ± 0\\.000 +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma.replace('.', '\\.')} +│`));
     const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ name: string; status: string; tags: string[]; config: { algorithm: { gamma: number } } }>;
     expect(runs.map((r) => [r.name, r.status, r.tags, r.config.algorithm.gamma]).sort()).toEqual([
-      ['bandit-gamma=0.9-s0', 'completed', ['seeds:bandit-gamma=0.9'], 0.9],
-      ['bandit-gamma=1.0-s0', 'completed', ['seeds:bandit-gamma=1.0'], 1],
+      ['bandit-gamma=0.9-s0', 'completed', ['seeds:bandit-gamma=0.9', `sweep:${sweep}`], 0.9],
+      ['bandit-gamma=1.0-s0', 'completed', ['seeds:bandit-gamma=1.0', `sweep:${sweep}`], 1],
     ]);
+    const ofSweep = async (tag: string) => (JSON.parse((await inProcess('runs', '--json', '--where', `tag=${tag}`)).stdout) as Array<{ name: string }>).map((r) => r.name).sort();
+    expect(await ofSweep(`sweep:${sweep}`)).toEqual(['bandit-gamma=0.9-s0', 'bandit-gamma=1.0-s0']);
+    expect(await ofSweep('sweep:bandit')).toEqual([]);
   }, 180_000);
 
   it('refuses a bad grid key before anything is submitted, and slurm without a shared folder', async () => {

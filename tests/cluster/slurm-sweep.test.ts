@@ -70,7 +70,8 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
       'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=2',
       '--grid', 'actor_rollout_ref.actor.optim.lr=1e-3,3e-4', '--seeds', '0,1,2', '--executor', 'slurm', '--remote-dir', shared,
     );
-    expect(sweep.stderr).toMatch(/sweep bandit-\S+: 6 runs in 2 seed groups \(bandit-lr=1e-3, bandit-lr=3e-4\), sbatch array job \d+/);
+    const name = /sweep (bandit-\S+): 6 runs in 2 seed groups \(bandit-lr=1e-3, bandit-lr=3e-4\), sbatch array job \d+/.exec(sweep.stderr)?.[1];
+    expect(name, sweep.stderr).toBeDefined();
     expect(sweep.code).toBe(0);
     const script = readFileSync(join(shared, readdirSync(shared)[0], 'sweep.sbatch'), 'utf8');
     expect(script).toMatch(/#SBATCH --array=0-5\n/);
@@ -83,7 +84,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     const local = await runs();
     expect(local).toHaveLength(6);
     expect(local.map((r) => [r.name, r.status, r.tags]).sort()).toEqual(
-      ['1e-3', '3e-4'].flatMap((lr) => [0, 1, 2].map((s) => [`bandit-lr=${lr}-s${s}`, 'completed', [`seeds:bandit-lr=${lr}`]])),
+      ['1e-3', '3e-4'].flatMap((lr) => [0, 1, 2].map((s) => [`bandit-lr=${lr}-s${s}`, 'completed', [`seeds:bandit-lr=${lr}`, `sweep:${name}`]])),
     );
     for (const job of all) {
       expect(job.runId).not.toBeNull();

@@ -1,7 +1,7 @@
 // Expanding a sweep and reading Slurm's answers back: pure functions, checked without a cluster.
 import { describe, expect, it } from 'vitest';
 import { arrayScript, jobStateOf, parseScontrol } from '../../main/cluster/slurm';
-import { parseGridAxis, planSweep } from '../../preload/sweep-plan';
+import { parseGridAxis, planSweep, sweepName, sweepOf, sweepTag } from '../../preload/sweep-plan';
 
 describe('sweep plans', () => {
   it('names each seed group by the settings that differ and each run by its seed', () => {
@@ -25,6 +25,16 @@ describe('sweep plans', () => {
     expect(() => planSweep('b', [parseGridAxis('a=1,2'), parseGridAxis('a=3')], [0], [])).toThrow(/names a twice/);
     const big = parseGridAxis(`a=${Array.from({ length: 100 }, (_, i) => i).join(',')}`);
     expect(() => planSweep('b', [big], [0, 1, 2], [])).toThrow(/300 runs; at most 256/);
+  });
+
+  it('names a sweep by its base and start, a folder name, apart from the sweeps already taken', () => {
+    const at = new Date('2026-11-30T19:26:05.123Z');
+    expect(sweepName('bandit', at, [])).toBe('bandit-20261130-192605');
+    expect(sweepName('my lr/sweep', at, [])).toBe('my_lr_sweep-20261130-192605');
+    expect(sweepName('bandit', at, ['bandit-20261130-192605', 'bandit-20261130-192605.2'])).toBe('bandit-20261130-192605.3');
+    expect(sweepTag('bandit-20261130-192605')).toBe('sweep:bandit-20261130-192605');
+    expect(sweepOf(['seeds:bandit-gamma=0.9', 'sweep:bandit-20261130-192605'])).toBe('bandit-20261130-192605');
+    expect(sweepOf(['seeds:bandit', 'sweeps'])).toBeNull();
   });
 });
 

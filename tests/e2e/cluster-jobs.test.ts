@@ -99,9 +99,12 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
       expect(await row(name).locator('.job-state').textContent()).toMatch(/completed/);
     }
     const runs = JSON.parse(runTurnlab(['runs', '--json'], { dataDir }).stdout) as Array<{ name: string; status: string; tags: string[] }>;
+    // Both of the sweep's runs carry its tag: the one sweep of this base.
+    const [sweepTag] = new Set(runs.filter((r) => r.name.startsWith('form-')).flatMap((r) => r.tags.filter((t) => t.startsWith('sweep:'))));
+    expect(sweepTag).toMatch(/^sweep:form-\d{8}-\d{6}$/);
     expect(runs.filter((r) => r.name.startsWith('form-')).map((r) => [r.name, r.status, r.tags]).sort()).toEqual([
-      ['form-gamma=0.9-s0', 'completed', ['seeds:form-gamma=0.9']],
-      ['form-gamma=1.0-s0', 'completed', ['seeds:form-gamma=1.0']],
+      ['form-gamma=0.9-s0', 'completed', ['seeds:form-gamma=0.9', sweepTag]],
+      ['form-gamma=1.0-s0', 'completed', ['seeds:form-gamma=1.0', sweepTag]],
     ]);
   }, 300_000);
 });

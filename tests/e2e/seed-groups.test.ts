@@ -1,6 +1,7 @@
 // End to end with real training: issue 21, point 11. The New run form starts a group of runs
 // that differ only by seed; the Runs view shows them as one group, "Compare seeds" opens
-// them in Compare as one mean line with a seed band, and "Stop group" stops a group whole.
+// them in Compare as one mean line with a seed band, "Stop group" stops a group whole, and a
+// sweep started here shows its runs by its tag.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -118,6 +119,30 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     // Named by the group, not by its first run.
     expect(await summary.innerText()).toMatch(new RegExp(`e2e-seeds: 2 seeds \\(#(${ids[0]}, #${ids[1]}|${ids[1]}, #${ids[0]})\\)`));
     await shot('seeds-compare');
+  }, TEST_MS);
+
+  it('starts a sweep here from the New run form and shows its runs, by the sweep\'s tag', async () => {
+    await page.goto(serve.url);
+    await page.locator('.new-run-button').click();
+    await page.locator('select[name=config]').selectOption({ label: 'bandit' });
+    await page.locator('input[name=runName]').fill('e2e-sweep');
+    await page.locator('input[name=totalIterations]').fill('1');
+    await page.locator('textarea[name=extra]').fill(TINY.join('\n'));
+    await page.locator('input[name=seeds]').fill('1');
+    await page.locator('textarea[name=grid]').fill('algorithm.gamma=0.9,1.0');
+    const start = page.locator('button.start');
+    await expect.poll(() => start.isEnabled(), { timeout: 30_000, interval: 200 }).toBe(true);
+    await start.click();
+    // The table narrows to the sweep: its first group's run at once, the second's when it starts.
+    await expect.poll(() => page.locator('select[name=tag]').inputValue(), { timeout: 60_000 }).toMatch(/^sweep:e2e-sweep-\d{8}-\d{6}$/);
+    const tag = await page.locator('select[name=tag]').inputValue();
+    await expect.poll(() => page.locator('.run-row').count(), { timeout: 240_000, interval: 500 }).toBe(2);
+    await expect
+      .poll(async () => (await call<RunDto[]>('listRuns')).filter((r) => r.tags.includes(tag)).map((r) => [r.name, r.status, r.tags]).sort(), { timeout: 240_000, interval: 500 })
+      .toEqual([
+        ['e2e-sweep-gamma=0.9-s0', 'completed', ['seeds:e2e-sweep-gamma=0.9', tag]],
+        ['e2e-sweep-gamma=1.0-s0', 'completed', ['seeds:e2e-sweep-gamma=1.0', tag]],
+      ]);
   }, TEST_MS);
 
   it('stops a group whose seeds wait in the queue: Stop group stops the running seed, and the others never start', async () => {

@@ -67,6 +67,13 @@ export class MetricsRepository {
     return rows as SeriesPoint[];
   }
 
+  /** Every value logged after `afterIteration`, by iteration then name: what a follower has not yet seen. */
+  after(runId: number, afterIteration: number): Array<{ name: string; iteration: number; value: number | null }> {
+    return this.db
+      .prepare('SELECT name, iteration, value FROM metrics WHERE run_id = ? AND iteration > ? ORDER BY iteration, name')
+      .all(runId, afterIteration) as Array<{ name: string; iteration: number; value: number | null }>;
+  }
+
   /** The value at the highest iteration of every metric of a run, by name. */
   latest(runId: number): LatestMetric[] {
     // SQLite takes the bare columns of an aggregate query from the row that holds the MAX.
