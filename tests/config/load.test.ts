@@ -161,6 +161,21 @@ describe('validation errors', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('names an alias to no anchor at its line, and refuses aliases that expand past the limit', () => {
+    const dangling = file('trainer:\n  total_training_steps: 3\n  seed: *nope\n');
+    expect(errorOf(() => loadRunConfig(dangling)).message).toBe(
+      `${dangling} line 3: the alias *nope names no anchor set before it; write &nope on an earlier value, or write the value itself`,
+    );
+    // An anchor used before it is set is the same mistake.
+    const early = file('trainer:\n  seed: *s\n  total_training_steps: &s 3\n');
+    expect(errorOf(() => loadRunConfig(early)).message).toMatch(new RegExp(`^${early} line 2: the alias \\*s names no anchor`));
+    const list = (name: string, of: string) => `${name}: &${name} [${Array(10).fill(of).join(', ')}]\n`;
+    const bomb = file(`${list('a', '1')}${list('b', '*a')}${list('c', '*b')}${list('d', '*c')}`);
+    expect(errorOf(() => loadRunConfig(bomb)).message).toBe(`${bomb}: cannot read the file as a config: Excessive alias count indicates a resource exhaustion attack`);
+    // Aliases to anchors set before them still read.
+    expect(loadRunConfig(file('trainer:\n  seed: &s 4\n  total_training_steps: *s\n')).trainer.total_training_steps).toBe(4);
+  });
+
   it('reports a missing file', () => {
     expect(errorOf(() => loadRunConfig(join(dir, 'nope.yaml'))).message).toContain('file not found');
   });

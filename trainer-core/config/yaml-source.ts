@@ -1,4 +1,4 @@
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document } from 'yaml';
 import { ConfigError } from './errors';
 import { locateYamlError } from './yaml-errors';
 
@@ -20,8 +20,29 @@ export class YamlSource {
     }
   }
 
+  /**
+   * The plain value. The parser accepts an alias to an anchor defined nowhere before it (`*x`) and
+   * leaves it to this step, which would throw a bare ReferenceError: named here with its line.
+   */
   toJS(): unknown {
-    return this.doc.toJS();
+    let dangling: { name: string; offset?: number } | undefined;
+    visit(this.doc, {
+      Alias: (_, alias) => {
+        if (alias.resolve(this.doc) !== undefined) return undefined;
+        dangling = { name: alias.source, offset: alias.range?.[0] };
+        return visit.BREAK;
+      },
+    });
+    if (dangling) {
+      const message = `the alias *${dangling.name} names no anchor set before it; write &${dangling.name} on an earlier value, or write the value itself`;
+      throw new ConfigError([{ path: [], message, line: dangling.offset === undefined ? undefined : this.line(dangling.offset) }], this.name);
+    }
+    try {
+      return this.doc.toJS();
+    } catch (error) {
+      // Aliases that expand past the parser's limit (a YAML bomb) and the like.
+      throw new ConfigError([{ path: [], message: `cannot read the file as a config: ${error instanceof Error ? error.message : String(error)}` }], this.name);
+    }
   }
 
   /** True when the file holds no value: nothing, blank lines, comments, a bare `---` or `~`. */

@@ -18,5 +18,10 @@ export function applyOverrides(text: string, overrides: readonly string[]): stri
     }
     doc.setIn(override.slice(0, eq).split('.'), value);
   }
-  return doc.toString();
+  try {
+    return doc.toString();
+  } catch {
+    // An alias to no anchor parses but cannot be written back: kept as typed, as above.
+    return text;
+  }
 }
