@@ -6,11 +6,12 @@ import { withStore } from './with-store';
 import { UserError } from './errors';
 import type { Store } from '../store/db';
 
-function describeRun(run: RunSummary): string {
+function describeRun(run: RunSummary, code: string | null): string {
   const lines = [
     `run ${run.id}: ${run.name} (${run.status})`,
     `env: ${run.envTags.join(', ') || '-'}   algorithm: ${run.algorithm}   seed: ${run.seed}`,
     `backend: ${run.backend ?? '-'}   device: ${run.device ?? '-'}   config hash: ${run.configHash.slice(0, 12)}`,
+    `code: ${code ?? '- (trained before TurnLab recorded it)'}`,
     `created ${formatTime(run.createdAt)}   started ${formatTime(run.startedAt)}   finished ${formatTime(run.finishedAt)}`,
   ];
   if (run.parentRunId !== null) {
@@ -66,6 +67,7 @@ export function register(program: Command): void {
       }
       const { stringify: toYaml } = await import('yaml');
       const { runConfigYaml } = await import('../services/run-config-file');
+      const { lastCodeVersion } = await import('../services/code-version');
       await withStore(command, (store) => {
         markAbandonedRuns(store);
         const run = store.runs.summary(store.runs.resolve(ref).id)!;
@@ -88,7 +90,7 @@ export function register(program: Command): void {
           return;
         }
         process.stdout.write(
-          `${describeRun(run)}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n`,
+          `${describeRun(run, lastCodeVersion(store, run.id))}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n`,
         );
       }, { reader: true });
     });

@@ -12,6 +12,7 @@ import { runFolder } from './tensorboard-folders';
 import { TensorBoardLog } from './tfevents';
 import { prepareRun, type PreparedRun } from './prepare-run';
 import { runLogger } from './run-log';
+import { codeVersionLine } from './code-version';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
 
 /**
@@ -186,6 +187,13 @@ async function runTraining(
       throw describeWriteError(error, store.file);
     }
   };
+  // Not printed: the terminal knows what it ran; the run's log keeps it for whoever reads it
+  // later. A store that cannot take it (a full disk) fails the run at its first write, below.
+  try {
+    store.logs.append(run.id, [codeVersionLine()]);
+  } catch {
+    // See above.
+  }
   const sink: TrainingSink = {
     backendSelected: (info) => write(() => storeSink.backendSelected(info)),
     runStarted: async (info) => {

@@ -165,6 +165,8 @@ describe('turnlab show', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^run 2: sokoban-ppo \(failed\)/);
     expect(result.stdout).toContain('error: Error: loss became NaN');
+    // The fixture's runs were not trained by a trainer that logged its code.
+    expect(result.stdout).toContain('\ncode: - (trained before TurnLab recorded it)\n');
     const yamlText = result.stdout.split('\nconfig:\n')[1].split('\n\nlatest metrics:\n')[0];
     expect(parseYaml(yamlText)).toEqual(data.runs[1].run.config);
     const metricsTable = result.stdout.split('\n\nlatest metrics:\n')[1];

@@ -36,8 +36,15 @@ describe('run logs', () => {
     const after = store.logs.list(1).map((l) => l.line);
     expect(after.slice(0, lines.length)).toEqual(lines);
     expect(after.slice(lines.length)[0]).toMatch(/^backend: wasm on CPU/);
-    // What the terminal printed is what was kept, and `turnlab show --log` prints it back.
-    for (const line of after.slice(lines.length)) expect(resumed.stderr).toContain(line);
+    // What the terminal printed is what was kept, and `turnlab show --log` prints it back; the
+    // code each trainer ran is kept, once a start, without being printed.
+    const code = /^code: turnlab \d+\.\d+\.\d+, (git [0-9a-f]{12}( with uncommitted changes)?|not a git checkout), Node v\d+\.\d+\.\d+, \w+ \w+, host \S+$/;
+    expect(lines.filter((l) => l.startsWith('code: '))).toEqual([expect.stringMatching(code)]);
+    expect(after.slice(lines.length).filter((l) => l.startsWith('code: '))).toEqual([expect.stringMatching(code)]);
+    for (const line of after.slice(lines.length)) if (!line.startsWith('code: ')) expect(resumed.stderr).toContain(line);
+    expect(resumed.stderr).not.toContain('code: ');
+    // `turnlab show` names the code of the latest start.
+    expect((await runTurnlabInProcess(['show', '1'], { dataDir: data.dir })).stdout).toContain(`\n${after.filter((l) => l.startsWith('code: ')).at(-1)}\n`);
     const shown = await runTurnlabInProcess(['show', '1', '--log'], { dataDir: data.dir });
     expect(shown.stdout.trimEnd().split('\n').map((l) => l.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''))).toEqual(after);
   }, 120_000);
