@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
 import { UserError } from './cli/errors';
+import { commandHint } from './cli/command-hints';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
 import * as groupsCommand from './cli/groups';
@@ -21,9 +23,14 @@ import * as sweepCommand from './cli/sweep';
 // Each command lives in its own module under cli/ and adds itself to the program.
 const commandModules: Array<{ register(program: Command): void }> = [runsCommand, groupsCommand, showCommand, diffCommand, manageCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, serveCommand];
 
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('turnlab')
     .description('TurnLab: train and study multi-turn RL agents; every run lives in one SQLite file')
+    .version(packageVersion(), '--version', "print TurnLab's version")
     .option('--data-dir <dir>', 'data folder (default: the desktop app folder; env TURNLAB_DATA_DIR)')
     .showHelpAfterError(false)
     .exitOverride()
@@ -40,7 +47,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0; // --help, --version
-      process.stderr.write(`turnlab: ${error.message.replace(/^error: /, '')}\n`);
+      const unknown = error.code === 'commander.unknownCommand' ? /unknown command '([^']*)'/.exec(error.message)?.[1] : undefined;
+      const hint = unknown === undefined ? null : commandHint(unknown);
+      // Commander puts its suggestion on a line of its own: one line, as every refusal here.
+      const message = error.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)$/, '; did you mean $1?');
+      process.stderr.write(`turnlab: ${hint ? `unknown command '${unknown}'; ${hint}` : message}\n`);
       return 2;
     }
     if (error instanceof UserError) {
