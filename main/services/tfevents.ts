@@ -9,7 +9,7 @@ import { closeSync, createWriteStream, existsSync, openSync, readdirSync, rename
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import crc32c from 'crc-32/crc32c';
+import crc32c from 'crc-32/crc32c.js';
 import protobuf from 'protobufjs';
 import { FolderError, makeFolder } from '../../trainer-core';
 import type { Store } from '../store/db';

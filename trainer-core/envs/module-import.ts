@@ -45,9 +45,18 @@ const HOOK_URL = `data:text/javascript,${encodeURIComponent(HOOK_SOURCE)}`;
 
 const hooked = new Set<string>();
 
+/** Set by bin/turnlab.js: 'bundle' when it runs the bundle without tsx. */
+const CLI_LOADER = Symbol.for('turnlab.cli-loader');
+
 /** Imports the module at an absolute path as an ES module, wherever it lies. */
 export async function importEnvModule(absolute: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(absolute).href;
+  // The CLI run from its bundle (bin/turnlab.js) has no TypeScript loader until a module needs one.
+  const cli = globalThis as { [key: symbol]: unknown };
+  if (cli[CLI_LOADER] === 'bundle') {
+    (await import('tsx/esm/api')).register();
+    cli[CLI_LOADER] = 'tsx';
+  }
   // module.register exists from Node 20.6; under other hosts (a bundler's runner) plain import.
   if (typeof register === 'function' && !hooked.has(url)) {
     register(HOOK_URL, { data: { entry: url, publicEntry: PUBLIC_ENTRY_URL } });
