@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UserError } from './cli/errors';
-import { commandHint } from './cli/command-hints';
+import { commandHint, misspeltOption } from './cli/command-hints';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
 import * as groupsCommand from './cli/groups';
@@ -49,6 +49,11 @@ export async function main(argv: string[]): Promise<number> {
       if (error.exitCode === 0) return 0; // --help, --version
       const unknown = error.code === 'commander.unknownCommand' ? /unknown command '([^']*)'/.exec(error.message)?.[1] : undefined;
       const hint = unknown === undefined ? null : commandHint(unknown);
+      const misspelt = error.code === 'commander.missingMandatoryOptionValue' ? misspeltOption(program, argv) : null;
+      if (misspelt) {
+        process.stderr.write(`turnlab: ${misspelt}\n`);
+        return 2;
+      }
       // Commander puts its suggestion on a line of its own: one line, as every refusal here.
       const message = error.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)$/, '; did you mean $1?');
       process.stderr.write(`turnlab: ${hint ? `unknown command '${unknown}'; ${hint}` : message}\n`);

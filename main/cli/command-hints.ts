@@ -1,3 +1,6 @@
+import type { Command } from 'commander';
+import { distance } from 'fastest-levenshtein';
+
 /**
  * What a researcher types first, from other tools (git, docker, W&B, Slurm, Hydra), mapped to the
  * TurnLab command that does it: an unknown command names the right one instead of failing bare
@@ -25,4 +28,26 @@ const HINTS: ReadonlyArray<[readonly string[], string]> = [
 export function commandHint(word: string): string | null {
   const lower = word.toLowerCase();
   return HINTS.find(([words]) => words.includes(lower))?.[1] ?? null;
+}
+
+/**
+ * Commander checks a command's required options before its unknown ones, so `train --confg x`
+ * said that --config was missing. The unknown option the user typed, with the known one it is
+ * nearest to (within a third of its length), or null when there is none.
+ */
+export function misspeltOption(program: Command, argv: readonly string[]): string | null {
+  const global = new Set(program.options.map((o) => o.long));
+  let i = 0;
+  while (i < argv.length && argv[i].startsWith('-')) i += global.has(argv[i].split('=')[0]) && !argv[i].includes('=') ? 2 : 1;
+  const command = program.commands.find((c) => c.name() === argv[i] || c.aliases().includes(argv[i] ?? ''));
+  if (!command) return null;
+  const known = [...command.options, ...program.options].flatMap((o) => (o.long ? [o.long] : []));
+  for (const token of argv.slice(i + 1)) {
+    if (token === '--') break;
+    const typed = token.split('=')[0];
+    if (!typed.startsWith('--') || known.includes(typed) || typed === '--help') continue;
+    const near = known.map((name) => ({ name, d: distance(typed.toLowerCase(), name) })).sort((a, b) => a.d - b.d)[0];
+    return `unknown option '${typed}'${near && near.d <= Math.max(2, Math.floor(near.name.length / 3)) ? `; did you mean ${near.name}?` : ''}`;
+  }
+  return null;
 }

@@ -1,5 +1,6 @@
 // The words researchers type first from other tools (list, logs, compare, run, kill, ui...) name
-// the TurnLab command that does it; misspellings get Commander's suggestion on the same line.
+// the TurnLab command that does it; misspellings get Commander's suggestion on the same line, and
+// a misspelt required option is named as the unknown option it is, not as a missing one.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runTurnlab, runTurnlabInProcess } from '../helpers/turnlab-cli';
@@ -33,6 +34,19 @@ describe('unknown commands', () => {
     }
     // A hint never shadows a real command.
     for (const command of commands) expect(commandHint(command), command).toBeNull();
+  });
+
+  it.each([
+    [['train', '--confg', 'x'], "turnlab: unknown option '--confg'; did you mean --config?"],
+    [['--data-dir', '/tmp/nowhere', 'train', '--confg=x'], "turnlab: unknown option '--confg'; did you mean --config?"],
+    [['sweep', '--seeds', '2', '--Config', 'x'], "turnlab: unknown option '--Config'; did you mean --config?"],
+    [['generate', '--modle', 'x', '--prompt', 'hi'], "turnlab: unknown option '--modle'; did you mean --model?"],
+    [['train', '--zzzzzz'], "turnlab: unknown option '--zzzzzz'"],
+    [['train', '--set', 'a=b'], "turnlab: required option '--config <file>' not specified"],
+  ])('names a misspelt required option as the unknown one it is: %j', async (argv, line) => {
+    const result = await runTurnlabInProcess(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(line);
   });
 
   it('prints the version with --version, as a real process', () => {
