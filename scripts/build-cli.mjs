@@ -32,7 +32,8 @@ const keepImportMeta = {
 const startedAt = Date.now();
 await rm(staging, { recursive: true, force: true });
 const result = await build({
-  entryPoints: { cli: join(root, 'main', 'cli.ts') },
+  // The worker threads' module too (trainer-core/workers/worker-entry.mjs runs it while current).
+  entryPoints: { cli: join(root, 'main', 'cli.ts'), worker: join(root, 'trainer-core', 'workers', 'worker-thread.ts') },
   outdir: staging,
   outExtension: { '.js': '.mjs' },
   bundle: true,
@@ -53,7 +54,7 @@ await writeFile(join(staging, 'sources.json'), `${JSON.stringify({ root, builtAt
 // entry and the list of sources, which say the bundle is current, come last.
 await mkdir(target, { recursive: true });
 const built = await readdir(staging);
-const last = ['cli.mjs', 'sources.json'];
+const last = ['cli.mjs', 'worker.mjs', 'sources.json'];
 for (const name of [...built.filter((n) => !last.includes(n)), ...last]) await rename(join(staging, name), join(target, name));
 await rm(staging, { recursive: true, force: true });
 const weekAgo = Date.now() - 7 * 24 * 3600 * 1000;

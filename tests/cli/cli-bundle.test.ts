@@ -46,7 +46,10 @@ describe('the CLI bundle', () => {
   it('is current in a checkout that `npm run build` built (CI), and answers as the sources do', () => {
     const current = freshBundle(pathToFileURL(join(repoRoot, 'out', 'cli/')), repoRoot);
     // `npm test` builds before the tests run; a developer's `npx vitest` may run beside an older bundle.
-    if (process.env.CI === 'true') expect(current, 'out/cli/ is missing or older than the sources: npm run build').not.toBeNull();
+    if (process.env.CI === 'true') {
+      expect(current, 'out/cli/ is missing or older than the sources: npm run build').not.toBeNull();
+      expect(freshBundle(pathToFileURL(join(repoRoot, 'out', 'cli/')), repoRoot, 'worker.mjs'), "the worker threads' module").not.toBeNull();
+    }
     const run = (env: Record<string, string>) =>
       spawnSync(process.execPath, [join(repoRoot, 'bin/turnlab.js'), 'envs'], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
     const bundled = run({});
