@@ -17,6 +17,9 @@ export interface AppInfo {
 // The stored shapes are defined once, here (runs, checkpoints, metric points) or in the trainer's
 // reports (episodes, turns); main/store/types.ts names them as the store's records.
 
+/** A run's log holds one line starting so at each trainer start: the code that trained it (main/services/code-version.ts). */
+export const CODE_LOG_PREFIX = 'code: ';
+
 export const RUN_STATUSES = ['queued', 'running', 'stopping', 'stopped', 'completed', 'failed', 'interrupted'] as const;
 export type RunStatusDto = (typeof RUN_STATUSES)[number];
 export const SPLITS = ['train', 'val'] as const satisfies ReadonlyArray<EpisodeReport['split']>;

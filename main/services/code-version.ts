@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { CODE_LOG_PREFIX } from '../../preload/contract';
 import type { Store } from '../store/db';
 
-/** The prefix of the log line that names the code a trainer ran, one line each time a trainer starts. */
-export const CODE_LINE_PREFIX = 'code: ';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -29,7 +28,7 @@ export function codeVersionLine(): string {
   const commit = git(['rev-parse', '--short=12', 'HEAD']);
   const changed = commit === null ? null : git(['status', '--porcelain', '--untracked-files=no']);
   const source = commit === null ? 'not a git checkout' : `git ${commit}${changed ? ' with uncommitted changes' : ''}`;
-  cached = `${CODE_LINE_PREFIX}turnlab ${version}, ${source}, Node ${process.version}, ${process.platform} ${process.arch}, host ${hostname()}`;
+  cached = `${CODE_LOG_PREFIX}turnlab ${version}, ${source}, Node ${process.version}, ${process.platform} ${process.arch}, host ${hostname()}`;
   return cached;
 }
 
@@ -39,7 +38,7 @@ export function lastCodeVersion(store: Store, runId: number): string | null {
   for (let after = 0; ; ) {
     const page = store.logs.list(runId, after);
     if (page.length === 0) return found;
-    for (const entry of page) if (entry.line.startsWith(CODE_LINE_PREFIX)) found = entry.line.slice(CODE_LINE_PREFIX.length);
+    for (const entry of page) if (entry.line.startsWith(CODE_LOG_PREFIX)) found = entry.line.slice(CODE_LOG_PREFIX.length);
     after = page[page.length - 1].id;
   }
 }

@@ -116,6 +116,9 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     await page.locator('.run-log summary').click();
     await expect.poll(() => page.locator('.run-log pre').innerText()).toMatch(/^\d\d:\d\d:\d\d backend: wasm on CPU/);
     expect(await page.locator('.run-log summary').innerText()).toMatch(/^Log \(\d+ lines\)$/);
+    // The code its trainer ran, from the same log, among the run's facts.
+    const code = page.locator('.facts div', { has: page.locator('dt', { hasText: /^code$/ }) }).locator('dd');
+    await expect.poll(() => code.innerText()).toMatch(/^turnlab \d+\.\d+\.\d+, (git [0-9a-f]{12}( with uncommitted changes)?|not a git checkout), Node v\d+/);
     await shot('run');
   }, TEST_MS);
 
