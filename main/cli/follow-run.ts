@@ -1,10 +1,7 @@
 import type { Store } from '../store/db';
-import type { RunStatus } from '../store/types';
+import { UNFINISHED_STATUSES, type RunStatus } from '../store/types';
 import { abandonedReason, markAbandonedRuns } from '../services/run-owner';
 import { progressLine } from './progress';
-
-/** Statuses after which nothing more is logged (a resume is a new trainer, followed anew). */
-const ENDED: readonly RunStatus[] = ['stopped', 'completed', 'failed', 'interrupted'];
 
 export interface FollowOptions {
   write(line: string): void;
@@ -53,7 +50,8 @@ export async function followRun(store: Store, runId: number, options: FollowOpti
       options.write(`run ${runId} was left ${run.status} and ${gone}`);
       return 'interrupted';
     }
-    const live = !ENDED.includes(run.status);
+    // An ended run logs nothing more (a resume is a new trainer, followed anew).
+    const live = UNFINISHED_STATUSES.has(run.status);
     // The trainer logs the warm start's progress itself; a queued run with one under way is in it.
     const status = run.status === 'queued' && run.warmStartProgress ? 'warming up' : run.status;
     if (live && status !== lastStatus) options.write(`status: ${status}`);
