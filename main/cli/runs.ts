@@ -74,11 +74,11 @@ export function parseWhere(texts: readonly string[]): RunConditionDto[] {
   }
 }
 
-/** A condition's column no run has: a misspelt key, which would otherwise list no runs and say nothing. */
-function unknownColumnError(unknown: UnknownRunColumnDto): UserError {
+/** A column no run has: a misspelt key, which would otherwise list no runs (or a column of `-`) and say nothing. */
+function unknownColumnError(unknown: UnknownRunColumnDto, option = '--where'): UserError {
   const what = unknown.column.startsWith(METRIC_COLUMN_PREFIX) ? 'logged the metric' : 'has the config key';
   const hint = unknown.closest === null ? '' : ` (did you mean ${unknown.closest}?)`;
-  return new UserError(`--where: no run ${what} '${unknown.column.replace(METRIC_COLUMN_PREFIX, '')}'${hint}`);
+  return new UserError(`${option}: no run ${what} '${unknown.column.replace(METRIC_COLUMN_PREFIX, '')}'${hint}`);
 }
 
 /** The option `--where` as `runs` and `export` take it: repeatable. */
@@ -135,6 +135,9 @@ export function register(program: Command): void {
       await withStore(command, async (store) => {
         // A run whose trainer is gone reads `interrupted`, decided as the app decides it.
         markAbandonedRuns(store);
+        // A column no run has would be a column of `-`: a misspelt key, said as --where says it.
+        const [unknown] = columns.length > 0 && store.runs.page({ limit: 1 }).total > 0 ? store.runs.unknownColumns(columns) : [];
+        if (unknown !== undefined) throw unknownColumnError(unknown, '--columns');
         if (columns.length > 0 || sort !== undefined || options.desc || where.length > 0) {
           const rows = pagedRuns(store, { columns, sort, descending: options.desc === true, where });
           if (options.json) {

@@ -247,10 +247,14 @@ function closestColumn(db: Database.Database, column: string): string | null {
   return isMetric ? `${METRIC_COLUMN_PREFIX}${near}` : near;
 }
 
+/** The columns (config keys, `metric:<name>`) no run has, each with the nearest one some run has. */
+export function unknownColumnsOf(db: Database.Database, columns: readonly string[]): UnknownRunColumnDto[] {
+  return [...new Set(columns)].filter((column) => !someRunHas(db, column)).map((column) => ({ column, closest: closestColumn(db, column) }));
+}
+
 /** The conditions' columns no run has (a misspelt key or metric reads NULL everywhere and matches nothing). */
 function unknownColumns(db: Database.Database, conditions: readonly RunConditionDto[]): UnknownRunColumnDto[] {
-  const columns = [...new Set(conditions.map((c) => c.column))];
-  return columns.filter((column) => !someRunHas(db, column)).map((column) => ({ column, closest: closestColumn(db, column) }));
+  return unknownColumnsOf(db, conditions.map((c) => c.column));
 }
 
 /** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
-import type { RunPageDto, RunPageQueryDto } from '../../../preload/contract';
-import { runPage } from './run-page';
+import type { RunPageDto, RunPageQueryDto, UnknownRunColumnDto } from '../../../preload/contract';
+import { runPage, unknownColumnsOf } from './run-page';
 import { storedJson, storedValue } from '../text';
 import {
   RUN_STATUSES,
@@ -159,6 +159,11 @@ export class RunsRepository {
   }
 
   /** One page of the Runs table, filtered and sorted in SQL (see run-page.ts). */
+  /** Of `columns` (config keys, `metric:<name>`), those no run has, each with its nearest. */
+  unknownColumns(columns: readonly string[]): UnknownRunColumnDto[] {
+    return unknownColumnsOf(this.db, columns);
+  }
+
   page(query: RunPageQueryDto): RunPageDto {
     return runPage(this.db, query);
   }
