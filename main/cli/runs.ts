@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { distance } from 'fastest-levenshtein';
 import { closestName } from '../../trainer-core';
-import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, RUN_SORT_KEYS, type RunConditionDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto, type UnknownRunColumnDto } from '../../preload/contract';
+import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, sortColumn, RUN_SORT_KEYS, type RunConditionDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto, type UnknownRunColumnDto } from '../../preload/contract';
 import { parseRunConditions } from '../../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
 import type { Store } from '../store/db';
@@ -135,9 +135,12 @@ export function register(program: Command): void {
       await withStore(command, async (store) => {
         // A run whose trainer is gone reads `interrupted`, decided as the app decides it.
         markAbandonedRuns(store);
-        // A column no run has would be a column of `-`: a misspelt key, said as --where says it.
-        const [unknown] = columns.length > 0 && store.runs.page({ limit: 1 }).total > 0 ? store.runs.unknownColumns(columns) : [];
-        if (unknown !== undefined) throw unknownColumnError(unknown, '--columns');
+        // A column no run has would be a column of `-` (a sort by it, the runs in id order): a
+        // misspelt key, said as --where says it.
+        const sorted = sort === undefined ? null : sortColumn(sort);
+        const asked = [...columns.map((column) => ({ column, option: '--columns' })), ...(sorted === null ? [] : [{ column: sorted, option: '--sort' }])];
+        const [unknown] = asked.length > 0 && store.runs.page({ limit: 1 }).total > 0 ? store.runs.unknownColumns(asked.map((a) => a.column)) : [];
+        if (unknown !== undefined) throw unknownColumnError(unknown, asked.find((a) => a.column === unknown.column)!.option);
         if (columns.length > 0 || sort !== undefined || options.desc || where.length > 0) {
           const rows = pagedRuns(store, { columns, sort, descending: options.desc === true, where });
           if (options.json) {

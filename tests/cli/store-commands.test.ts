@@ -108,6 +108,7 @@ describe('turnlab runs', () => {
     expectUserError(await turnlab(['runs', '--columns', 'a b']), /--columns: 'a b' is neither a dotted config key/);
     // A column no run has would be a column of `-`: named, with the nearest one, as --where names it.
     expectUserError(await turnlab(['runs', '--columns', 'algorithm.adv_estimater']), /^turnlab: --columns: no run has the config key 'algorithm\.adv_estimater' \(did you mean algorithm\.adv_estimator\?\)$/);
+    expectUserError(await turnlab(['runs', '--sort', 'config:algorithm.adv_estimater']), /^turnlab: --sort: no run has the config key 'algorithm\.adv_estimater' \(did you mean algorithm\.adv_estimator\?\)$/);
     expectUserError(await turnlab(['runs', '--columns', 'algorithm.adv_estimator,metric:train/reward/meen', '--json']), /^turnlab: --columns: no run logged the metric 'train\/reward\/meen' \(did you mean metric:train\/reward\/mean\?\)$/);
   });
 
