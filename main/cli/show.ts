@@ -54,14 +54,17 @@ export function register(program: Command): void {
     .command('show')
     .description("print a run's config and latest metrics")
     .argument('<run>', 'run id or unique run name')
-    .option('--json', 'print {run, latestMetrics} as JSON')
+    .option('--json', 'print {run, latestMetrics} as JSON (with --log, the lines as [{at, line}])')
     .option('--config', 'print only the resolved config, as YAML that `turnlab train --config` reads (train --config run:<run> does it in one step)')
     .option('--log', "print only the lines the run's trainers logged (the backend, warnings), with their times")
     .option('--follow', 'follow a run training elsewhere (the workbench, another terminal): a line per iteration and its log, from its latest iteration until it ends; Ctrl-C stops following, not the run')
     .action(async (ref: string, options: { json?: boolean; config?: boolean; log?: boolean; follow?: boolean }, command: Command) => {
+      // Each prints a view of its own; only the log's also reads as JSON.
+      const views = (['config', 'log', 'follow'] as const).filter((o) => options[o]);
+      if (views.length > 1) throw new UserError(`--${views.join(' and --')} each print a view of their own; give one`);
+      if (options.json && options.config) throw new UserError('--config prints YAML to train from; `turnlab show <run> --json` holds the config as JSON');
       if (options.follow) {
-        const others = (['json', 'config', 'log'] as const).filter((o) => options[o]);
-        if (others.length > 0) throw new UserError(`--follow prints lines as the run goes; leave out --${others.join(' and --')}`);
+        if (options.json) throw new UserError('--follow prints lines as the run goes; leave out --json');
         await withStore(command, (store) => followCommand(store, ref), { reader: true });
         return;
       }
@@ -76,12 +79,16 @@ export function register(program: Command): void {
           return;
         }
         if (options.log) {
+          const lines: Array<{ at: string; line: string }> = [];
           for (let after = 0; ; ) {
             const page = store.logs.list(run.id, after);
             if (page.length === 0) break;
-            process.stdout.write(page.map((entry) => `${new Date(entry.at).toISOString()} ${entry.line}\n`).join(''));
+            const read = page.map((entry) => ({ at: new Date(entry.at).toISOString(), line: entry.line }));
+            if (options.json) lines.push(...read);
+            else process.stdout.write(read.map((entry) => `${entry.at} ${entry.line}\n`).join(''));
             after = page[page.length - 1].id;
           }
+          if (options.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
           return;
         }
         const latestMetrics = store.metrics.latest(run.id);

@@ -178,6 +178,12 @@ describe('turnlab show', () => {
     expect(metricsTable).toMatch(/│ train\/kl\s+│ 8\s+│ NaN/);
   });
 
+  it('prints one view at a time: --config, --log or --follow, and JSON only of the run or its log', async () => {
+    expectUserError(await turnlab(['show', '3', '--config', '--log']), /^turnlab: --config and --log each print a view of their own; give one$/);
+    expectUserError(await turnlab(['show', '3', '--log', '--follow']), /^turnlab: --log and --follow each print a view of their own; give one$/);
+    expectUserError(await turnlab(['show', '3', '--config', '--json']), /^turnlab: --config prints YAML to train from; `turnlab show <run> --json` holds the config as JSON$/);
+  });
+
   it('prints the run and its latest metrics as JSON, by id', async () => {
     const result = await turnlab(['show', '3', '--json']);
     expect(result.code).toBe(0);

@@ -43,6 +43,10 @@ describe('run logs', () => {
     expect(after.slice(lines.length).filter((l) => l.startsWith('code: '))).toEqual([expect.stringMatching(code)]);
     for (const line of after.slice(lines.length)) if (!line.startsWith('code: ')) expect(resumed.stderr).toContain(line);
     expect(resumed.stderr).not.toContain('code: ');
+    // The same lines as JSON, for scripts.
+    const json = JSON.parse((await runTurnlabInProcess(['show', '1', '--log', '--json'], { dataDir: data.dir })).stdout) as Array<{ at: string; line: string }>;
+    expect(json.map((entry) => entry.line)).toEqual(after);
+    expect(json[0].at).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
     // `turnlab show` names the code of the latest start.
     expect((await runTurnlabInProcess(['show', '1'], { dataDir: data.dir })).stdout).toContain(`\n${after.filter((l) => l.startsWith('code: ')).at(-1)}\n`);
     const shown = await runTurnlabInProcess(['show', '1', '--log'], { dataDir: data.dir });
