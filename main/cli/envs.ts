@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { describeEnvOptions, listEnvSpecs } from '../../trainer-core';
+import { closestName, describeEnvOptions, listEnvSpecs } from '../../trainer-core';
+import { UserError } from './errors';
 import { renderTable } from './format';
 
 function formatDefault(value: unknown): string {
@@ -10,9 +11,15 @@ export function register(program: Command): void {
   program
     .command('envs')
     .description('list the built-in environments and their options')
+    .argument('[env]', 'only this environment (its env_type, e.g. sokoban)')
     .option('--json', 'print a JSON array instead of tables')
-    .action((options: { json?: boolean }) => {
-      const specs = listEnvSpecs().map((spec) => ({
+    .action((only: string | undefined, options: { json?: boolean }) => {
+      const all = listEnvSpecs();
+      if (only !== undefined && !all.some((spec) => spec.type === only)) {
+        const types = all.map((spec) => spec.type);
+        throw new UserError(`unknown environment '${only}'; did you mean '${closestName(only, types)}'? (${types.join(', ')}; a custom one is a module path in a config)`);
+      }
+      const specs = all.filter((spec) => only === undefined || spec.type === only).map((spec) => ({
         type: spec.type,
         description: spec.description,
         multiAction: spec.multiAction,
@@ -30,7 +37,7 @@ export function register(program: Command): void {
         );
         return `${spec.type}: ${spec.description} (${turn})\n${table}`;
       });
-      blocks.push('Custom environments: give a module path instead of a type, e.g. examples/custom-env/guess-number.ts');
+      if (only === undefined) blocks.push('Custom environments: give a module path instead of a type, e.g. examples/custom-env/guess-number.ts');
       process.stdout.write(`${blocks.join('\n\n')}\n`);
     });
 }

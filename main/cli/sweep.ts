@@ -40,6 +40,12 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
+/** The options that only a Slurm sweep reads, with their flags. */
+const SLURM_FLAGS: ReadonlyArray<[keyof SweepOptions, string]> = [
+  ['cluster', '--cluster'], ['remoteDir', '--remote-dir'], ['localDir', '--local-dir'], ['ssh', '--ssh'], ['partition', '--partition'], ['time', '--time'],
+  ['cpusPerTask', '--cpus-per-task'], ['gres', '--gres'], ['sbatch', '--sbatch'], ['turnlab', '--turnlab'], ['detach', '--detach'],
+];
+
 /** Keys of a `--cluster` file: the flags' names in snake case. */
 const CLUSTER_KEYS = ['ssh', 'remote_dir', 'local_dir', 'partition', 'time', 'cpus_per_task', 'gres', 'sbatch', 'turnlab'] as const;
 
@@ -217,8 +223,10 @@ export function register(program: Command): void {
       } catch (error) {
         throw new UserError((error as Error).message);
       }
-      if (options.executor === 'local' && (options.remoteDir || options.ssh || options.cluster || options.detach)) {
-        throw new UserError('--remote-dir, --ssh, --cluster and --detach apply to --executor slurm');
+      if (options.executor === 'local') {
+        // Silently dropped, a --partition or --time would read as applied to a sweep that ignored them.
+        const slurmOnly = SLURM_FLAGS.filter(([key]) => options[key] !== undefined && !(Array.isArray(options[key]) && options[key].length === 0));
+        if (slurmOnly.length > 0) throw new UserError(`${slurmOnly.map(([, flag]) => flag).join(', ')} ${slurmOnly.length === 1 ? 'applies' : 'apply'} to --executor slurm; this sweep trains here (--executor local)`);
       }
       if (options.executor === 'slurm' && options.concurrency !== undefined) throw new UserError('--concurrency applies to --executor local; the scheduler decides for slurm');
       await withStore(

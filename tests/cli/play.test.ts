@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const bin = fileURLToPath(new URL('../../bin/turnlab.js', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -139,5 +140,16 @@ describe('turnlab envs', () => {
     const listed = JSON.parse(result.stdout) as Array<{ type: string; options: Array<{ key: string }> }>;
     expect(listed.map((e) => e.type)).toEqual(['frozen_lake', 'sokoban', 'countdown', 'bandit', 'bandit_rev', 'metamathqa']);
     expect(listed[1].options.map((o) => o.key)).toEqual(['dim_room', 'dim_x', 'dim_y', 'num_boxes', 'max_steps', 'search_depth', 'outer_wall']);
+  });
+
+  it('shows one environment when named, and names the closest for a misspelt one', async () => {
+    const one = await runTurnlabInProcess(['envs', 'sokoban', '--json']);
+    expect((JSON.parse(one.stdout) as Array<{ type: string }>).map((e) => e.type)).toEqual(['sokoban']);
+    const table = await runTurnlabInProcess(['envs', 'bandit']);
+    expect(table.stdout).toMatch(/^bandit: /);
+    expect(table.stdout).not.toContain('Custom environments');
+    const wrong = await runTurnlabInProcess(['envs', 'sokobon']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^turnlab: unknown environment 'sokobon'; did you mean 'sokoban'\? \(frozen_lake, sokoban,/);
   });
 });

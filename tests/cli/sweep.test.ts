@@ -43,6 +43,10 @@ describe('turnlab sweep', () => {
     const malformed = await inProcess('sweep', '--config', config, '--grid', 'gamma', '--seeds', '2');
     expect(malformed.stderr).toMatch(/^turnlab: --grid 'gamma' is not key=value1,value2/);
     expect(malformed.code).toBe(2);
+    // Slurm's settings on a sweep trained here would be silently dropped: refused, named.
+    const local = await inProcess('sweep', '--config', config, '--seeds', '2', '--partition', 'gpu', '--time', '01:00:00');
+    expect(local.stderr).toMatch(/^turnlab: --partition, --time apply to --executor slurm; this sweep trains here \(--executor local\)$/m);
+    expect(local.code).toBe(2);
     const noDir = await inProcess('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm');
     expect(noDir.stderr).toMatch(/^turnlab: --executor slurm needs --remote-dir/);
     expect(noDir.code).toBe(2);
