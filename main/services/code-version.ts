@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { CODE_LOG_PREFIX } from '../../preload/contract';
 import type { Store } from '../store/db';
 
-
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `git` in the checkout, or null where there is none (an installed app, no git on PATH, a timeout). */
