@@ -35,6 +35,8 @@ const result = await build({
   // The worker threads' module too (trainer-core/workers/worker-entry.mjs runs it while current).
   entryPoints: { cli: join(root, 'main', 'cli.ts'), worker: join(root, 'trainer-core', 'workers', 'worker-thread.ts') },
   outdir: staging,
+  // The metafile's paths are relative to this, wherever the script is run from.
+  absWorkingDir: root,
   outExtension: { '.js': '.mjs' },
   bundle: true,
   splitting: true,
