@@ -17,6 +17,7 @@ import { Rng, deriveSeed } from '../trainer-core/rng';
 import { parseHfConfig } from '../trainer-core/model/hf/config';
 import { expectedShapes } from '../trainer-core/model/hf/decoder';
 import { bf16RoundBits, writeHfSafetensors, type HfHalfTensor, type HfTensor } from '../trainer-core/model/hf/weights';
+import { qwenTokenizerFiles } from './qwen-tokenizer-subset';
 
 /** The Qwen BPE (151,643 merges' vocabulary plus 26 added tokens) and its chat template. */
 export function qwenTokenizerDir(): string {
@@ -31,7 +32,13 @@ const QWEN_VOCAB = 151936;
 const IM_END = 151645;
 const END_OF_TEXT = 151643;
 
-/** config.json of each preset; tiny ones keep the real vocabulary and special-token ids. */
+/**
+ * Tiny models over 4,096 ids (the Qwen tokenizer cut to its first merges, scripts/qwen-tokenizer-subset.ts)
+ * for tests that do not check the 151,936-id head: it was nearly all of their time.
+ */
+const SMALL_VOCAB = 4096;
+
+/** config.json of each preset; the `tiny-` ones keep the real vocabulary, the `small-` ones 4,096 ids. */
 export const PRESETS: Record<string, Record<string, unknown>> = {
   'tiny-qwen2': {
     architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', vocab_size: QWEN_VOCAB, hidden_size: 64, intermediate_size: 128,
@@ -50,6 +57,9 @@ export const PRESETS: Record<string, Record<string, unknown>> = {
     rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 },
     max_position_embeddings: 4096, tie_word_embeddings: false, attention_bias: false, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
   },
+  'small-qwen2': { model_type: 'qwen2', vocab_size: SMALL_VOCAB },
+  'small-qwen3': { model_type: 'qwen3', vocab_size: SMALL_VOCAB },
+  'small-llama': { model_type: 'llama', vocab_size: SMALL_VOCAB },
   'qwen2.5-0.5b': {
     architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', vocab_size: QWEN_VOCAB, hidden_size: 896, intermediate_size: 4864,
     num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, rms_norm_eps: 1e-6, rope_theta: 1000000,
@@ -62,6 +72,9 @@ export const PRESETS: Record<string, Record<string, unknown>> = {
     max_position_embeddings: 8192, tie_word_embeddings: true, hidden_act: 'silu', bos_token_id: END_OF_TEXT, eos_token_id: IM_END, torch_dtype: 'bfloat16',
   },
 };
+
+// The small presets are the tiny ones with fewer ids; their special-token ids are the cut tokenizer's.
+for (const arch of ['qwen2', 'qwen3', 'llama']) PRESETS[`small-${arch}`] = { ...PRESETS[`tiny-${arch}`], ...PRESETS[`small-${arch}`] };
 
 export interface RandomModelOptions {
   seed?: number;
@@ -124,8 +137,13 @@ export async function writeRandomHfModel(dir: string, configJson: Record<string,
   await mkdir(dir, { recursive: true });
   const tensors = randomHfTensors(configJson, options.seed ?? 0);
   const dtype = options.dtype ?? 'BF16';
-  await writeFile(join(dir, 'config.json'), `${JSON.stringify({ ...configJson, torch_dtype: dtype === 'BF16' ? 'bfloat16' : 'float32' }, null, 2)}\n`);
-  await writeFile(join(dir, 'generation_config.json'), `${JSON.stringify({ bos_token_id: END_OF_TEXT, eos_token_id: [IM_END, END_OF_TEXT], pad_token_id: END_OF_TEXT, do_sample: true, temperature: 0.7, top_p: 0.8 }, null, 2)}\n`);
+  const vocabSize = Number(configJson.vocab_size);
+  const cut = vocabSize < QWEN_VOCAB ? await qwenTokenizerFiles(qwenTokenizerDir(), vocabSize) : undefined;
+  const endOfText = cut?.endOfText ?? END_OF_TEXT;
+  const imEnd = cut?.imEnd ?? IM_END;
+  const config = { ...configJson, bos_token_id: endOfText, eos_token_id: imEnd, torch_dtype: dtype === 'BF16' ? 'bfloat16' : 'float32' };
+  await writeFile(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  await writeFile(join(dir, 'generation_config.json'), `${JSON.stringify({ bos_token_id: endOfText, eos_token_id: [imEnd, endOfText], pad_token_id: endOfText, do_sample: true, temperature: 0.7, top_p: 0.8 }, null, 2)}\n`);
   const shards = options.shards ?? 1;
   if (shards <= 1) {
     await writeHfSafetensors(join(dir, 'model.safetensors'), tensors, dtype);
@@ -146,7 +164,12 @@ export async function writeRandomHfModel(dir: string, configJson: Record<string,
     const totalSize = Object.values(tensors).reduce((n, t) => n + t.data.length * (dtype === 'BF16' ? 2 : 4), 0);
     await writeFile(join(dir, 'model.safetensors.index.json'), `${JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap }, null, 2)}\n`);
   }
-  for (const file of ['tokenizer.json', 'tokenizer_config.json']) await copyFile(join(qwenTokenizerDir(), file), join(dir, file));
+  if (cut) {
+    await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(cut.tokenizer));
+    await writeFile(join(dir, 'tokenizer_config.json'), `${JSON.stringify(cut.tokenizerConfig, null, 2)}\n`);
+  } else {
+    for (const file of ['tokenizer.json', 'tokenizer_config.json']) await copyFile(join(qwenTokenizerDir(), file), join(dir, file));
+  }
   return dir;
 }
 

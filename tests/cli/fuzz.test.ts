@@ -115,7 +115,7 @@ beforeAll(async () => {
   expect(trained.code, trained.stderr).toBe(0);
   checkpoint = join(trainedDir, 'checkpoints/run-1/iter-1');
   for (const name of readdirSync(checkpoint)) checkpointFiles.set(name, readFileSync(join(checkpoint, name)));
-  modelDir = await writeRandomHfModel(join(tmp.dir, 'model'), PRESETS['tiny-qwen2'], { seed: 1 });
+  modelDir = await writeRandomHfModel(join(tmp.dir, 'model'), PRESETS['small-qwen2'], { seed: 1 });
   safetensors = readFileSync(join(modelDir, 'model.safetensors'));
 }, 300_000);
 afterAll(() => store.cleanup());

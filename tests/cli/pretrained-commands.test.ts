@@ -17,7 +17,7 @@ const root = mkdtempSync(join(tmpdir(), 'turnlab-cli-pretrained-'));
 const dataDir = join(root, 'data');
 let modelDir: string;
 beforeAll(async () => {
-  modelDir = await writeRandomHfModel(join(root, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 9 });
+  modelDir = await writeRandomHfModel(join(root, 'tiny-qwen2'), PRESETS['small-qwen2'], { seed: 9 });
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -134,7 +134,7 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
   });
 
   it('takes a pretrained model folder, checked on the server as the trainer opens it', async () => {
-    const tiny = await writeRandomHfModel(join(models.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2']);
+    const tiny = await writeRandomHfModel(join(models.dir, 'tiny-qwen2'), PRESETS['small-qwen2']);
     const empty = join(models.dir, 'empty');
     mkdirSync(empty);
     const missing = join(models.dir, 'missing');

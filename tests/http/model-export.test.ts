@@ -44,7 +44,7 @@ async function call(method: string, ...args: unknown[]): Promise<{ status: numbe
 
 beforeAll(async () => {
   tmp = makeTempDir('turnlab-model-export-');
-  modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 4 });
+  modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['small-qwen2'], { seed: 4 });
   const trained = await turnlab(
     'train', '--config', join(repo, 'configs/frozenlake-nonslip.yaml'), '--name', 'qwen-lora',
     ...sets([

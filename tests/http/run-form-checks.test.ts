@@ -26,7 +26,7 @@ beforeAll(async () => {
   store = openStore(join(tmp.dir, 'data'), { create: true });
   manager = new RunManager(store, nodeTrainerLauncher({ execPath: process.execPath, binPath: join(repo, 'bin/turnlab.js'), env: process.env }));
   api = createApi(store, { version: 'test', configsDir: join(repo, 'configs'), runManager: manager });
-  modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2']);
+  modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['small-qwen2']);
 });
 
 afterAll(() => {

@@ -22,7 +22,7 @@ const lora = { rank: 4, alpha: 8, targetModules: resolveTargetModules('all-linea
 beforeAll(async () => {
   await selectBackend('wasm');
   temp = makeTempDir('turnlab-half-');
-  folder = await openHfModelFolder(await writeRandomHfModel(join(temp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 5, dtype: 'BF16' }));
+  folder = await openHfModelFolder(await writeRandomHfModel(join(temp.dir, 'tiny-qwen2'), PRESETS['small-qwen2'], { seed: 5, dtype: 'BF16' }));
   ids = folder.tokenizer.encode('<|im_start|>user\nPush the box onto the target.<|im_end|>\n<|im_start|>assistant\n<answer>Up || Left</answer>');
 });
 afterAll(() => temp.cleanup());
@@ -40,7 +40,7 @@ describe('a BF16 folder with LoRA on wasm', () => {
     expect(half.parameterSummary()).toMatch(/15 base matrices 16-bit/);
     // The matrices are nearly all of the weights: the model holds a little over half the bytes.
     expect(halfBytes / wideBytes).toBeGreaterThan(0.5);
-    expect(halfBytes / wideBytes).toBeLessThan(0.51);
+    expect(halfBytes / wideBytes).toBeLessThan(0.52);
     expect(half.weightBytes()).toBe(halfBytes);
 
     await setAdapters([half, wide], 2);

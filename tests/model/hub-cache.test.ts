@@ -18,9 +18,9 @@ const snapshot = join(repo, 'snapshots', '0123abcd');
 let plainDir: string;
 
 beforeAll(async () => {
-  plainDir = await writeRandomHfModel(join(root, 'plain'), PRESETS['tiny-qwen2'], { seed: 4 });
+  plainDir = await writeRandomHfModel(join(root, 'plain'), PRESETS['small-qwen2'], { seed: 4 });
   // The cache's layout: each file a blob, the snapshot's entries links to them.
-  const staged = await writeRandomHfModel(join(root, 'staged'), PRESETS['tiny-qwen2'], { seed: 4 });
+  const staged = await writeRandomHfModel(join(root, 'staged'), PRESETS['small-qwen2'], { seed: 4 });
   mkdirSync(join(repo, 'blobs'), { recursive: true });
   mkdirSync(snapshot, { recursive: true });
   mkdirSync(join(repo, 'refs'));
@@ -53,7 +53,7 @@ describe('the Hugging Face cache', () => {
       const folder = await openHfModelFolder(ID);
       expect(folder.dir).toBe(snapshot);
       expect(folder.hubId).toBe(ID);
-      expect(folder.config.vocabSize).toBe(PRESETS['tiny-qwen2'].vocab_size);
+      expect(folder.config.vocabSize).toBe(PRESETS['small-qwen2'].vocab_size);
       // A folder given as such is itself, with no Hub id.
       expect((await openHfModelFolder(plainDir)).hubId).toBeUndefined();
     } finally {

@@ -29,7 +29,7 @@ afterAll(() => temp.cleanup());
 
 describe('PPO update on a LoRA Qwen2 policy', () => {
   it('trains the adapters only, leaves the adapters-off reference unchanged, and trains a value-head critic', async () => {
-    const folder = await openHfModelFolder(await writeRandomHfModel(join(temp.dir, 'qwen2'), PRESETS['tiny-qwen2'], { seed: 6 }));
+    const folder = await openHfModelFolder(await writeRandomHfModel(join(temp.dir, 'qwen2'), PRESETS['small-qwen2'], { seed: 6 }));
     const lora = { rank: 4, alpha: 8, targetModules: resolveTargetModules(['q_proj', 'v_proj']) };
     const policy = await loadHfDecoder(folder, { lora, seed: 1 });
     const reference = policy.withoutAdapters();
@@ -40,7 +40,7 @@ describe('PPO update on a LoRA Qwen2 policy', () => {
     for (const seed of [11, 11, 12, 12]) {
       const env = createEnv(frozenLakeSpec, { is_slippery: false, size: 4 });
       const observation = env.reset(seed);
-      // Short messages: scoring forms [rows, tokens, 151,936] logits, which dominates the cost.
+      // Short messages: scoring forms [rows, tokens, vocabulary] logits, which dominates the cost.
       const text = folder.template!.render(
         [
           { role: 'system', content: 'Reach G, avoid O.' },

@@ -13,7 +13,7 @@ afterAll(() => tmp.cleanup());
 
 describe("a pretrained folder's max_position_embeddings below model.context_length", () => {
   it('ends the episodes at the model’s positions and says which key limits them', async () => {
-    const modelDir = await writeRandomHfModel(join(tmp.dir, 'short-qwen2'), { ...PRESETS['tiny-qwen2'], max_position_embeddings: 16 }, { seed: 2 });
+    const modelDir = await writeRandomHfModel(join(tmp.dir, 'short-qwen2'), { ...PRESETS['small-qwen2'], max_position_embeddings: 16 }, { seed: 2 });
     const config = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
       ...tinyPretrainedLake(modelDir),
       'actor_rollout_ref.model.lora_rank=4',
