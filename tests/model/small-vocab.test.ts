@@ -35,8 +35,8 @@ describe('a tiny Qwen2 folder over 4,096 ids', () => {
 
   it("renders Qwen's chat template as the full tokenizer does", () => {
     const messages = [
-      { role: 'system', content: 'You are a Sokoban player.' },
-      { role: 'user', content: 'Turn 1: where do you push?' },
+      { role: 'system' as const, content: 'You are a Sokoban player.' },
+      { role: 'user' as const, content: 'Turn 1: where do you push?' },
     ];
     expect(small.template!.render(messages, { addGenerationPrompt: true })).toBe(full.template!.render(messages, { addGenerationPrompt: true }));
   });
