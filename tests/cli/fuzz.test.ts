@@ -215,10 +215,10 @@ const GENERATORS: Array<[string, number, (rng: Rng, i: number) => Input]> = [
     3,
     (rng, i) => {
       const words = [
-        'runs', 'show', 'diff', 'export', 'envs', 'eval', 'resume', 'train', 'generate', 'export-model', 'backends', 'delete', 'stop', 'tag', 'rename', 'note', 'groups', 'help',
+        'runs', 'show', 'diff', 'export', 'envs', 'eval', 'resume', 'train', 'generate', 'export-model', 'backends', 'delete', 'stop', 'tag', 'rename', 'note', 'groups', 'sweeps', 'help',
         '--json', '--all', '--what', '--format', '--out', '--force', '--where', '--columns', '--sort', 'tfevents', 'metric:train/kl>0', 'x.y<', '--episodes', '--seed', '--set', '--name', '--tag', '--seeds', '--wait', '--group', '--add', '--remove', '--follow', '--log',
         '--concurrency', '--fork', '--model', '--prompt', '--config', '--merged', '--dtype', '--max-new-tokens', '--temperature',
-        '1', '2', '3', '99', '-1', '0', 'ckpt:1', 'ckpt:99', 'ckpt:x', 'runs', 'turns', 'metrics', 'episodes', 'csv', 'jsonl', 'xml',
+        '1', '2', '3', '99', '-1', '0', 'sweep:x', 'ckpt:1', 'ckpt:99', 'ckpt:x', 'runs', 'turns', 'metrics', 'episodes', 'csv', 'jsonl', 'xml',
         'bf16', 'f64', '1,2,x', '1e9', 'NaN', '', ' ', join(tmp.dir, `out-${i}`), join(tmp.dir, 'missing', 'file'), '/proc/x', '/dev/full',
         join(repoRoot, 'README.md'), 'frozen_lake', 'a=b', '=', '--', '-x', '--no-such-flag',
       ];

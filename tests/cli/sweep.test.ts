@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../main/store/db';
 import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-sweep-'));
@@ -32,7 +33,31 @@ describe('turnlab sweep', () => {
     const ofSweep = async (tag: string) => (JSON.parse((await inProcess('runs', '--json', '--where', `tag=${tag}`)).stdout) as Array<{ name: string }>).map((r) => r.name).sort();
     expect(await ofSweep(`sweep:${sweep}`)).toEqual(['bandit-gamma=0.9-s0', 'bandit-gamma=1.0-s0']);
     expect(await ofSweep('sweep:bandit')).toEqual([]);
+
+    // Later, from another shell: the sweeps of the folder, and this one's table again, its
+    // setting read back from the runs' configs.
+    const listed = await inProcess('sweeps');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`│ ${sweep} +│ \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +│ 2 settings x 1 seed +│ algorithm\\.gamma +│ 2 completed +│ gamma=(0\\.9|1) +│ [01]\\.\\d{3} ± 0\\.000 +│`));
+    for (const name of [sweep!, `sweep:${sweep}`]) {
+      const table = await inProcess('sweeps', name);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toContain(`sweep ${sweep}: 2 settings x 1 seed, 2 completed; final validation success by setting, best first (its runs: turnlab runs --where tag=sweep:${sweep})\n`);
+      for (const gamma of ['0.9', '1']) expect(table.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} ± 0\\.000 +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma === '1' ? '1\\.0' : '0\\.9'} +│`));
+    }
+    const json = JSON.parse((await inProcess('sweeps', sweep!, '--json')).stdout) as { axes: string[]; settings: Array<{ setting: Record<string, string>; finalValSuccess: number[] }> };
+    expect(json.axes).toEqual(['algorithm.gamma']);
+    expect(json.settings.map((s) => s.setting['algorithm.gamma']).sort()).toEqual(['0.9', '1']);
+    const unknown = await inProcess('sweeps', 'bandit');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(`turnlab: no sweep named bandit in ${dataDir}; the sweeps are: ${sweep} (turnlab sweeps)\n`);
   }, 180_000);
+
+  it('says where no sweep is', async () => {
+    openStore(join(root, 'empty'), { create: true }).close();
+    const empty = await runTurnlabInProcess(['sweeps'], { dataDir: join(root, 'empty') });
+    expect(empty.stdout).toBe(`no sweeps in ${join(root, 'empty')} (turnlab sweep --grid key=a,b starts one)\n`);
+  });
 
   it('refuses a bad grid key before anything is submitted, and slurm without a shared folder', async () => {
     const shared = join(root, 'shared');
