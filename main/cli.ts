@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UserError } from './cli/errors';
-import { commandHint, misspeltOption } from './cli/command-hints';
+import { commandHint, configFlagHint, misspeltOption } from './cli/command-hints';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
 import * as groupsCommand from './cli/groups';
@@ -50,7 +50,13 @@ export async function main(argv: string[]): Promise<number> {
       if (error.exitCode === 0) return 0; // --help, --version
       const unknown = error.code === 'commander.unknownCommand' ? /unknown command '([^']*)'/.exec(error.message)?.[1] : undefined;
       const hint = unknown === undefined ? null : commandHint(unknown);
-      const misspelt = error.code === 'commander.missingMandatoryOptionValue' ? misspeltOption(program, argv) : null;
+      const unknownOption = error.code === 'commander.unknownOption' ? /unknown option '([^']*)'/.exec(error.message)?.[1] : undefined;
+      const flagHint = unknownOption === undefined ? null : await configFlagHint(program, argv, unknownOption);
+      if (flagHint) {
+        process.stderr.write(`turnlab: ${flagHint}\n`);
+        return 2;
+      }
+      const misspelt = error.code === 'commander.missingMandatoryOptionValue' || (error.code === 'commander.unknownOption' && error.message.includes('=')) ? misspeltOption(program, argv) : null;
       if (misspelt) {
         process.stderr.write(`turnlab: ${misspelt}\n`);
         return 2;

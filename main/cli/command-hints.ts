@@ -30,17 +30,24 @@ export function commandHint(word: string): string | null {
   return HINTS.find(([words]) => words.includes(lower))?.[1] ?? null;
 }
 
+/** The command argv names, past the program's own options, and where it stands. */
+function commandOf(program: Command, argv: readonly string[]): { command: Command; at: number } | null {
+  const global = new Set(program.options.map((o) => o.long));
+  let i = 0;
+  while (i < argv.length && argv[i].startsWith('-')) i += global.has(argv[i].split('=')[0]) && !argv[i].includes('=') ? 2 : 1;
+  const command = program.commands.find((c) => c.name() === argv[i] || c.aliases().includes(argv[i] ?? ''));
+  return command ? { command, at: i } : null;
+}
+
 /**
  * Commander checks a command's required options before its unknown ones, so `train --confg x`
  * said that --config was missing. The unknown option the user typed, with the known one it is
  * nearest to (within a third of its length), or null when there is none.
  */
 export function misspeltOption(program: Command, argv: readonly string[]): string | null {
-  const global = new Set(program.options.map((o) => o.long));
-  let i = 0;
-  while (i < argv.length && argv[i].startsWith('-')) i += global.has(argv[i].split('=')[0]) && !argv[i].includes('=') ? 2 : 1;
-  const command = program.commands.find((c) => c.name() === argv[i] || c.aliases().includes(argv[i] ?? ''));
-  if (!command) return null;
+  const found = commandOf(program, argv);
+  if (!found) return null;
+  const { command, at: i } = found;
   const known = [...command.options, ...program.options].flatMap((o) => (o.long ? [o.long] : []));
   for (const token of argv.slice(i + 1)) {
     if (token === '--') break;
@@ -50,4 +57,57 @@ export function misspeltOption(program: Command, argv: readonly string[]): strin
     return `unknown option '${typed}'${near && near.d <= Math.max(2, Math.floor(near.name.length / 3)) ? `; did you mean ${near.name}?` : ''}`;
   }
   return null;
+}
+
+/** Flags researchers bring from other trainers' scripts, and the config key each one means. */
+const FLAG_KEYS: Readonly<Record<string, string>> = {
+  steps: 'trainer.total_training_steps',
+  iterations: 'trainer.total_training_steps',
+  iters: 'trainer.total_training_steps',
+  total_steps: 'trainer.total_training_steps',
+  max_steps: 'trainer.total_training_steps',
+  num_steps: 'trainer.total_training_steps',
+  training_steps: 'trainer.total_training_steps',
+  lr: 'actor_rollout_ref.actor.optim.lr',
+  learning_rate: 'actor_rollout_ref.actor.optim.lr',
+  epochs: 'actor_rollout_ref.actor.ppo_epochs',
+  backend: 'trainer.backend',
+  device: 'trainer.backend',
+  workers: 'trainer.workers',
+  threads: 'trainer.workers',
+  estimator: 'algorithm.adv_estimator',
+  algorithm: 'algorithm.adv_estimator',
+  algo: 'algorithm.adv_estimator',
+  seed: 'trainer.seed',
+  model: 'actor_rollout_ref.model.path',
+  model_path: 'actor_rollout_ref.model.path',
+  max_turns: 'agent_proxy.max_turn',
+  turns: 'agent_proxy.max_turn',
+};
+
+/** Commands whose run config takes `key=value` overrides after the command. */
+const CONFIG_COMMANDS = new Set(['train', 'resume', 'sweep', 'eval']);
+
+/**
+ * `turnlab train --config bandit --steps 5`: a config key typed as a flag, as other trainers'
+ * scripts take them. Commander offered the nearest flag (`--seeds`), which trains something else;
+ * the line names the config key instead, with the value given. Null for any other unknown option.
+ */
+export async function configFlagHint(program: Command, argv: readonly string[], typed: string): Promise<string | null> {
+  const command = commandOf(program, argv)?.command;
+  if (!command || !CONFIG_COMMANDS.has(command.name())) return null;
+  const flag = typed.split('=')[0];
+  const word = flag.replace(/^-+/, '').replace(/-/g, '_');
+  const [{ defaultRunConfigInput }, { flattenConfig }] = await Promise.all([import('../../trainer-core/config/defaults'), import('../../preload/config-diff')]);
+  const keys = Object.keys(flattenConfig(defaultRunConfigInput()));
+  const isKey = (key: string) => keys.some((k) => k === key || k.startsWith(`${key}.`));
+  const matches = word.includes('.') ? (isKey(word) ? [word] : []) : FLAG_KEYS[word] ? [FLAG_KEYS[word]] : keys.filter((k) => k.split('.').pop() === word);
+  if (matches.length === 0) return null;
+  const at = argv.findIndex((a) => a === typed || a.startsWith(`${flag}=`));
+  const value = typed.includes('=') ? typed.slice(typed.indexOf('=') + 1) : argv[at + 1] !== undefined && !argv[at + 1].startsWith('-') && at >= 0 ? argv[at + 1] : '<value>';
+  const [key, ...others] = matches;
+  const set = command.options.some((o) => o.long === '--set') ? ` (or --set ${key}=${value})` : '';
+  const also = others.length > 0 ? `; or ${others.slice(0, 3).join(', ')}` : '';
+  const seeds = word === 'seed' && command.options.some((o) => o.long === '--seeds') ? `; --seeds 3 trains a group of seeds 0..2` : '';
+  return `${flag} is no option of turnlab ${command.name()}; config keys are set as key=value after the command: ${key}=${value}${set}${also}${seeds}`;
 }

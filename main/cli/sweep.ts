@@ -11,7 +11,7 @@ import { collectSet } from './play';
 import { seedsOption } from './train';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
-import { configFileOption } from './config-file';
+import { configFileOption, configFromArguments } from './config-file';
 import { multirunArguments } from './hydra-overrides';
 
 interface SweepOptions {
@@ -193,8 +193,8 @@ export function register(program: Command): void {
   program
     .command('sweep')
     .description('a grid of settings x seeds: one seed group per setting, trained here (--executor local) or on a Slurm cluster (--executor slurm)')
-    .argument('[overrides...]', "as Hydra's multirun writes them: key=v1,v2 is an axis of the grid (as --grid), key=value an override of every run (as --set)")
-    .requiredOption('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
+    .argument('[overrides...]', "as Hydra's multirun writes them: key=v1,v2 is an axis of the grid (as --grid), key=value an override of every run (as --set); without --config the first argument is the config")
+    .option('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
     .option('--set <key=value>', 'override a config key for every run (repeatable)', collectSet)
     .option('--grid <key=v1,v2>', 'a config key and its values to sweep (repeatable: the grid is every combination)', collectSet)
     .requiredOption('--seeds <n|list>', 'seeds of each setting: 3 means 0..2, 0,1,2 those seeds', seedsOption)
@@ -212,11 +212,12 @@ export function register(program: Command): void {
     .option('--sbatch <line>', 'slurm: an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)', collectSet)
     .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
     .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
-    .action(async (positional: string[], flags: SweepOptions, command: Command) => {
+    .action(async (args: string[], flags: Omit<SweepOptions, 'config'> & { config?: string }, command: Command) => {
       const { parseGridAxis } = await import('../../preload/sweep-plan');
+      const { config, args: positional } = configFromArguments('sweep', flags.config, args);
       // Arguments after the command join the flags they stand for: key=value --set, key=v1,v2 --grid.
       const multirun = multirunArguments(positional);
-      const options: SweepOptions = { ...flags, set: [...(flags.set ?? []), ...multirun.overrides], grid: [...(flags.grid ?? []), ...multirun.grid] };
+      const options: SweepOptions = { ...flags, config, set: [...(flags.set ?? []), ...multirun.overrides], grid: [...(flags.grid ?? []), ...multirun.grid] };
       let axes: GridAxis[];
       try {
         axes = (options.grid ?? []).map(parseGridAxis);

@@ -7,7 +7,7 @@ import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 import { createProgressReporter } from './progress';
-import { configFileOption } from './config-file';
+import { configFileOption, configFromArguments } from './config-file';
 import { validationSummary } from './run-summary';
 
 interface TrainOptions {
@@ -43,15 +43,17 @@ export function register(program: Command): void {
   program
     .command('train')
     .description('train a run from a YAML config; Ctrl-C ends the current iteration, saves a checkpoint and marks the run stopped')
-    .argument('[overrides...]', 'config overrides as verl and Hydra write them: trainer.total_training_steps=50 (the same as --set, applied after it)')
-    .requiredOption('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
+    .argument('[overrides...]', 'config overrides as verl and Hydra write them: trainer.total_training_steps=50 (the same as --set, applied after it); without --config the first argument is the config: turnlab train configs/bandit.yaml')
+    .option('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
     .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=50', collectSet)
     .option('--name <name>', 'run name (default: trainer.experiment_name); with --seeds, the base of `<name>-s<seed>`')
     .option('--tag <tag>', 'tag the run (repeatable)', collectSet)
     .option('--seeds <n|list>', 'a group of runs differing only by trainer.seed: 5 means seeds 0..4, 1,2,3 those seeds', seedsOption)
     .option('--concurrency <n>', 'with --seeds, runs trained at once (default: half the cores)', concurrencyOption)
-    .action(async (positional: string[], options: TrainOptions, command: Command) => {
-      if (options.concurrency !== undefined && !options.seeds) throw new UserError('--concurrency applies to a seed group; add --seeds');
+    .action(async (args: string[], flags: Omit<TrainOptions, 'config'> & { config?: string }, command: Command) => {
+      if (flags.concurrency !== undefined && !flags.seeds) throw new UserError('--concurrency applies to a seed group; add --seeds');
+      const { config, args: positional } = configFromArguments('train', flags.config, args);
+      const options: TrainOptions = { ...flags, config };
       const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
       await withStore(
         command,

@@ -42,8 +42,24 @@ describe('unknown commands', () => {
     [['sweep', '--seeds', '2', '--Config', 'x'], "turnlab: unknown option '--Config'; did you mean --config?"],
     [['generate', '--modle', 'x', '--prompt', 'hi'], "turnlab: unknown option '--modle'; did you mean --model?"],
     [['train', '--zzzzzz'], "turnlab: unknown option '--zzzzzz'"],
-    [['train', '--set', 'a=b'], "turnlab: required option '--config <file>' not specified"],
+    [['train', '--set', 'a=b'], 'turnlab: train needs a run config: --config <file> (a shipped one by name: --config bandit), or the file first: turnlab train configs/bandit.yaml'],
+    [['sweep', '--config', 'bandit'], "turnlab: required option '--seeds <n|list>' not specified"],
   ])('names a misspelt required option as the unknown one it is: %j', async (argv, line) => {
+    const result = await runTurnlabInProcess(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(line);
+  });
+
+  it.each([
+    // Commander's nearest flag for --steps was --seeds, which trains something else.
+    [['train', '--config', 'bandit', '--steps', '5'], 'turnlab: --steps is no option of turnlab train; config keys are set as key=value after the command: trainer.total_training_steps=5 (or --set trainer.total_training_steps=5)'],
+    [['--data-dir', '/tmp/x', 'resume', '1', '--lr=1e-4'], 'turnlab: --lr is no option of turnlab resume; config keys are set as key=value after the command: actor_rollout_ref.actor.optim.lr=1e-4 (or --set actor_rollout_ref.actor.optim.lr=1e-4)'],
+    [['train', 'bandit', '--seed', '3'], 'turnlab: --seed is no option of turnlab train; config keys are set as key=value after the command: trainer.seed=3 (or --set trainer.seed=3); --seeds 3 trains a group of seeds 0..2'],
+    [['sweep', 'bandit', '--seeds', '2', '--algorithm.gamma', '0.9'], 'turnlab: --algorithm.gamma is no option of turnlab sweep; config keys are set as key=value after the command: algorithm.gamma=0.9 (or --set algorithm.gamma=0.9)'],
+    [['train', 'bandit', '--top_k'], 'turnlab: --top_k is no option of turnlab train; config keys are set as key=value after the command: actor_rollout_ref.rollout.top_k=<value> (or --set actor_rollout_ref.rollout.top_k=<value>); or actor_rollout_ref.rollout.val_kwargs.top_k'],
+    [['train', 'bandit', '--nothing-like-a-key', '1'], "turnlab: unknown option '--nothing-like-a-key'"],
+    [['runs', '--steps', '2'], "turnlab: unknown option '--steps'"],
+  ])('names the config key a flag stands for: %j', async (argv, line) => {
     const result = await runTurnlabInProcess(argv);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(line);

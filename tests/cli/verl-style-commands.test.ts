@@ -2,7 +2,8 @@
 // command (Hydra's key=value) for train, resume and eval: the same as --set, applied after it; what
 // Hydra has and TurnLab does not (deleting a key) and what is no override (a stray word) are
 // refused before anything is stored. A config by its name (`--config bandit`, as RAGEN's
-// `--config-name`) from outside the checkout is the shipped one. A sweep reads them as Hydra's
+// `--config-name`) from outside the checkout is the shipped one, and so is the first argument
+// without --config (`turnlab train configs/bandit.yaml key=value`). A sweep reads them as Hydra's
 // multirun: `key=v1,v2` is an axis of the grid, a list `[4]` a value.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,18 @@ describe('a config by name', () => {
       const misspelt = await turnlab('train', '--config', 'configs/sokobn.yaml');
       expect(misspelt.code).toBe(2);
       expect(misspelt.stderr).toMatch(/argument 'configs\/sokobn\.yaml' is invalid\. no file .*sokobn\.yaml, and no shipped config of that name \(did you mean sokoban\?\); shipped: bandit, base, countdown, .*sokoban-rl\n$/);
+
+      // The config as the first argument, as verl's and RAGEN's scripts are often started.
+      const positional = await turnlab('train', 'bandit', ...TINY_OVERRIDES, 'trainer.total_training_steps=1', 'trainer.experiment_name=positional');
+      expect(positional.code).toBe(0);
+      expect(positional.stderr).toContain(`bandit: the shipped ${CONFIG}\n`);
+      expect(positional.stdout).toMatch(/\(positional\) completed at iteration 1/);
+      const typo = await turnlab('train', 'configs/sokobn.yaml', 'trainer.total_training_steps=1');
+      expect(typo.stderr).toMatch(/^turnlab: configs\/sokobn\.yaml: no file .*sokobn\.yaml, and no shipped config of that name \(did you mean sokoban\?\)/);
+      expect(typo.code).toBe(2);
+      const none = await turnlab('train', 'trainer.total_training_steps=1');
+      expect(none.stderr).toBe('turnlab: train needs a run config: --config <file> (a shipped one by name: --config bandit), or the file first: turnlab train configs/bandit.yaml\n');
+      expect(none.code).toBe(2);
     } finally {
       process.chdir(cwd);
     }
@@ -89,7 +102,7 @@ describe("a sweep's arguments as Hydra's multirun", () => {
     try {
       // TINY_OVERRIDES holds lists (`n_groups=[4]`): values, not axes.
       const swept = await runTurnlabInProcess(
-        ['sweep', '--config', CONFIG, '--seeds', '1', '--name', 'mr', ...TINY_OVERRIDES, 'trainer.total_training_steps=1', 'actor_rollout_ref.actor.optim.lr=1e-3,2e-3'],
+        ['sweep', CONFIG, '--seeds', '1', '--name', 'mr', ...TINY_OVERRIDES, 'trainer.total_training_steps=1', 'actor_rollout_ref.actor.optim.lr=1e-3,2e-3'],
         { dataDir: sweepDir },
       );
       expect(swept.stderr).not.toMatch(/turnlab: /);
