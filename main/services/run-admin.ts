@@ -48,7 +48,8 @@ export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
   if (name !== undefined && name.length > RUN_EDIT_LIMITS.name) throw new RunAdminError('REFUSED', `a run name holds at most ${RUN_EDIT_LIMITS.name} characters (this one has ${name.length})`);
   const tags = edit.tags === undefined ? undefined : normaliseTags(edit.tags);
   const long = tags?.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);
-  if (long !== undefined) throw new RunAdminError('REFUSED', `a tag holds at most ${RUN_EDIT_LIMITS.tag} characters ('${long.slice(0, 20)}...' has ${long.length})`);
+  // The preview by code points: a cut inside an emoji's surrogate pair would print a broken character.
+  if (long !== undefined) throw new RunAdminError('REFUSED', `each of the tags holds at most ${RUN_EDIT_LIMITS.tag} characters ('${[...long].slice(0, 20).join('')}...' has ${long.length})`);
   if (tags && tags.length > RUN_EDIT_LIMITS.tags) throw new RunAdminError('REFUSED', `a run holds at most ${RUN_EDIT_LIMITS.tags} tags (this would make ${tags.length})`);
   if (edit.notes !== undefined && edit.notes.length > RUN_EDIT_LIMITS.notes) {
     throw new RunAdminError('REFUSED', `a run's notes hold at most ${RUN_EDIT_LIMITS.notes} characters (these have ${edit.notes.length})`);
