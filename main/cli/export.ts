@@ -136,7 +136,7 @@ export function register(program: Command): void {
     .option('--all', 'export every run')
     .option(WHERE_OPTION.flags, "export the runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'algorithm.adv_estimator=grpo'); repeatable", WHERE_OPTION.collect, [] as string[])
     .addOption(
-      new Option('--what <kind>', 'what to export').choices(EXPORT_KINDS as unknown as string[]).makeOptionMandatory(),
+      new Option('--what <kind>', 'what to export').choices(EXPORT_KINDS as unknown as string[]).default('metrics'),
     )
     .addOption(new Option('--format <format>', 'output format (tfevents: a folder of TensorBoard event files, one run a folder)').choices(CLI_FORMATS as unknown as string[]).default('csv'))
     .option('--out <file>', 'write to FILE instead of stdout (with --format tfevents, a folder)')

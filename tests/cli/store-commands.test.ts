@@ -239,11 +239,15 @@ describe('turnlab export', () => {
     expect(runs.map((r) => r.name)).toEqual(['frozenlake-grpo', 'sokoban-ppo']);
   });
 
-  it('refuses to start without runs, with both runs and --all, or with a bad --what', async () => {
+  it('refuses to start without runs, with both runs and --all, or with a bad --what, and exports metrics without one', async () => {
     expectUserError(await turnlab(['export', '--what', 'runs']), /name the runs to export .*, pass --all, or select them with --where$/);
     expectUserError(await turnlab(['export', '1', '--all', '--what', 'runs']), /not both/);
     expectUserError(await turnlab(['export', '1', '--what', 'tokens']), /'--what <kind>' argument 'tokens' is invalid/);
-    expectUserError(await turnlab(['export', '1']), /required option '--what <kind>'/);
+    // Without --what, the metrics: what a researcher exporting a run wants first.
+    const metrics = await turnlab(['export', '1']);
+    expect(metrics.code).toBe(0);
+    expect(metrics.stdout.split('\r\n')[0]).toBe('run_id,run_name,name,iteration,value,wall_time');
+    expect(metrics.stdout.split('\r\n').length).toBeGreaterThan(2);
     const out = join(scratch.dir, 'missing-folder', 'x.csv');
     expectUserError(await turnlab(['export', '1', '--what', 'runs', '--out', out]), /its folder does not exist/);
   });
