@@ -92,11 +92,32 @@ export interface OpenBrowser {
   close(): Promise<void>;
 }
 
-/** Launches headless Chromium with one page in a fresh context. */
+const SHARED_CHROMIUM = Symbol.for('turnlab.e2e.chromium');
+
+/**
+ * One Chromium for all the browser test files a test worker runs (they share its process): each
+ * file gets a context of its own (storage, cookies, viewport, downloads), not a browser of its
+ * own, whose start cost some 2 CPU s a file on the 2-core machine. Playwright ends it with the
+ * worker's process; one that died is launched again.
+ */
+async function sharedChromium(): Promise<Browser> {
+  const holder = globalThis as unknown as Record<symbol, Promise<Browser> | undefined>;
+  const running = holder[SHARED_CHROMIUM];
+  if (running) {
+    const browser = await running.catch(() => null);
+    if (browser?.isConnected()) return browser;
+  }
+  const launching = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  holder[SHARED_CHROMIUM] = launching;
+  return launching;
+}
+
+/** Headless Chromium with one page in a fresh context; close() closes the context. */
 export async function launchBrowser(options: BrowserContextOptions): Promise<OpenBrowser> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-  const page = await (await browser.newContext(options)).newPage();
-  return { browser, page, close: () => browser.close() };
+  const browser = await sharedChromium();
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  return { browser, page, close: () => context.close() };
 }
 
 export interface OpenWorkbench {
