@@ -21,6 +21,7 @@ export {
   trainStageTags,
 } from './config';
 export { formatPath } from './config/errors';
+export { defaultRunConfigInput } from './config/defaults';
 export { YamlSource } from './config/yaml-source';
 export { TEMPLATES, customEnvSchema, type StoredRunConfig } from './config/schema';
 export { LORA_MODULES, resolveTargetModules, type LoraModule } from './config/lora-targets';

@@ -98,7 +98,7 @@ export async function configFlagHint(program: Command, argv: readonly string[], 
   if (!command || !CONFIG_COMMANDS.has(command.name())) return null;
   const flag = typed.split('=')[0];
   const word = flag.replace(/^-+/, '').replace(/-/g, '_');
-  const [{ defaultRunConfigInput }, { flattenConfig }] = await Promise.all([import('../../trainer-core/config/defaults'), import('../../preload/config-diff')]);
+  const [{ defaultRunConfigInput }, { flattenConfig }] = await Promise.all([import('../../trainer-core'), import('../../preload/config-diff')]);
   const keys = Object.keys(flattenConfig(defaultRunConfigInput()));
   const isKey = (key: string) => keys.some((k) => k === key || k.startsWith(`${key}.`));
   const matches = word.includes('.') ? (isKey(word) ? [word] : []) : FLAG_KEYS[word] ? [FLAG_KEYS[word]] : keys.filter((k) => k.split('.').pop() === word);
