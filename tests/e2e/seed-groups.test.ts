@@ -143,6 +143,24 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
         ['e2e-sweep-gamma=0.9-s0', 'completed', ['seeds:e2e-sweep-gamma=0.9', tag]],
         ['e2e-sweep-gamma=1.0-s0', 'completed', ['seeds:e2e-sweep-gamma=1.0', tag]],
       ]);
+
+    // The sweep has a line of its own above its seed groups: its grid read back from the runs'
+    // configs, how far it is, its best setting, and the way into Compare by setting.
+    const name = tag.slice('sweep:'.length);
+    const sweep = page.locator(`.sweep[data-sweep="${name}"]`);
+    await expect.poll(() => sweep.locator('.group-status').innerText(), { timeout: 30_000, interval: 300 }).toBe('2 completed');
+    expect(await sweep.locator('.sweep-shape').innerText()).toBe('2 settings x 1 seed');
+    expect(await sweep.locator('.sweep-keys').innerText()).toBe('algorithm.gamma');
+    expect(await sweep.locator('.sweep-best').innerText()).toMatch(/^best gamma=(0\.9|1) \(\d+\.\d%\)$/);
+    await page.locator('select[name=tag]').selectOption('');
+    await sweep.locator('.filter-sweep').click();
+    await expect.poll(() => page.locator('select[name=tag]').inputValue()).toBe(tag);
+    const ids = (await call<RunDto[]>('listRuns')).filter((r) => r.tags.includes(tag)).map((r) => r.id);
+    await sweep.locator('.compare-sweep').click();
+    await page.waitForURL(/#\/compare\?/);
+    const query = new URLSearchParams(page.url().split('?')[1]);
+    expect(query.get('runs')!.split(',').map(Number).sort()).toEqual(ids.sort());
+    expect(query.get('group')).toBe('1');
   }, TEST_MS);
 
   it('stops a group whose seeds wait in the queue: Stop group stops the running seed, and the others never start', async () => {

@@ -20,6 +20,7 @@ import {
 } from '../../../preload/contract';
 import { flattenConfig } from '../../../preload/config-diff';
 import { SEED_GROUP_PREFIX } from '../../../preload/seed-list';
+import { sweepOf } from '../../../preload/sweep-plan';
 
 type SqlParams = Record<string, string | number>;
 
@@ -257,6 +258,15 @@ function unknownColumns(db: Database.Database, conditions: readonly RunCondition
   return unknownColumnsOf(db, conditions.map((c) => c.column));
 }
 
+/**
+ * A sweep's line in the Runs view reads its grid back from its runs' configs (preload/sweeps.ts):
+ * the rows of a sweep's runs carry their whole config, not the table's slice of it.
+ */
+function withSweepConfigs(db: Database.Database, rows: RunRowDto[]): RunRowDto[] {
+  const configOf = db.prepare('SELECT config FROM runs WHERE id = ?').pluck();
+  return rows.map((row) => (sweepOf(row.tags) === null ? row : { ...row, config: JSON.parse(configOf.get(row.id) as string) as RunRowDto['config'] }));
+}
+
 /** One page of runs as `query` filters and sorts them; unknown values (null) sort last either way. */
 export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageDto {
   const sql = runPageSql(query);
@@ -268,5 +278,5 @@ export function runPage(db: Database.Database, query: RunPageQueryDto): RunPageD
   const grouped = db
     .prepare(`${rowSql([])} WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) j WHERE substr(j.value, 1, ${SEED_GROUP_PREFIX.length}) = @prefix) ORDER BY id`)
     .all({ prefix: SEED_GROUP_PREFIX }) as RowRaw[];
-  return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: grouped.map(toRow), ...unknown };
+  return { rows: rows.map(toRow), total, choices: filterChoices(db), seedGroupRuns: withSweepConfigs(db, grouped.map(toRow)), ...unknown };
 }
