@@ -173,12 +173,12 @@ export async function writeRandomHfModel(dir: string, configJson: Record<string,
   return dir;
 }
 
-/** The three tiny folders the tests use (Qwen3's weights in two shards, to read an index). */
-export async function writeTinyHfModels(root: string): Promise<{ qwen2: string; qwen3: string; llama: string }> {
+/** The three tiny folders the tests use (Qwen3's weights in two shards, to read an index); `small` over 4,096 ids. */
+export async function writeTinyHfModels(root: string, size: 'tiny' | 'small' = 'tiny'): Promise<{ qwen2: string; qwen3: string; llama: string }> {
   return {
-    qwen2: await writeRandomHfModel(join(root, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 1 }),
-    qwen3: await writeRandomHfModel(join(root, 'tiny-qwen3'), PRESETS['tiny-qwen3'], { seed: 2, shards: 2 }),
-    llama: await writeRandomHfModel(join(root, 'tiny-llama'), PRESETS['tiny-llama'], { seed: 3 }),
+    qwen2: await writeRandomHfModel(join(root, `${size}-qwen2`), PRESETS[`${size}-qwen2`], { seed: 1 }),
+    qwen3: await writeRandomHfModel(join(root, `${size}-qwen3`), PRESETS[`${size}-qwen3`], { seed: 2, shards: 2 }),
+    llama: await writeRandomHfModel(join(root, `${size}-llama`), PRESETS[`${size}-llama`], { seed: 3 }),
   };
 }
 

@@ -15,7 +15,7 @@ import { readHfSafetensors } from '../../trainer-core/model/hf/weights';
 import { sampleTokens } from '../../trainer-core/model/sampler';
 import { scoreTokens } from '../../trainer-core/model/scoring';
 import { Rng } from '../../trainer-core/rng';
-import { PRESETS, writeTinyHfModels } from '../../scripts/hf-random-model';
+import { PRESETS, writeRandomHfModel, writeTinyHfModels } from '../../scripts/hf-random-model';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { hasNumpy, NUMPY_NOTE, referenceLogprobs } from '../helpers/hf-reference';
 import { runTurnlabInProcess } from '../helpers/turnlab-cli';
@@ -24,7 +24,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/turnlab.js');
 
 let temp: TempDir;
-let folders: { qwen2: string; qwen3: string; llama: string };
+/** The three families over 4,096 ids, for the decoders; Qwen's full vocabulary where its ids are what is checked. */
+let small: { qwen2: string; qwen3: string; llama: string };
+let qwen2Full: string;
 
 const numpy = hasNumpy();
 
@@ -36,7 +38,8 @@ async function turnlab(args: string[]): Promise<{ code: number | null; stdout: s
 beforeAll(async () => {
   await selectBackend('wasm');
   temp = makeTempDir('turnlab-hf-');
-  folders = await writeTinyHfModels(temp.dir);
+  qwen2Full = await writeRandomHfModel(join(temp.dir, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 1 });
+  small = await writeTinyHfModels(temp.dir, 'small');
 });
 
 afterAll(() => temp.cleanup());
@@ -44,7 +47,7 @@ afterAll(() => temp.cleanup());
 describe('the Qwen tokenizer and chat template of a model folder', () => {
   let folder: HfModelFolder;
   beforeAll(async () => {
-    folder = await openHfModelFolder(folders.qwen2);
+    folder = await openHfModelFolder(qwen2Full);
   });
 
   it('encodes to the published Qwen ids and decodes back', () => {
@@ -126,11 +129,11 @@ describe('safetensors weights', () => {
 describe.each(['qwen2', 'qwen3', 'llama'] as const)('the %s decoder', (family) => {
   it('matches an independent float64 implementation on every position', async ({ skip }) => {
     if (!numpy) skip(NUMPY_NOTE);
-    const folder = await openHfModelFolder(folders[family]);
+    const folder = await openHfModelFolder(small[family]);
     const model = await loadHfDecoder(folder);
     const ids = folder.tokenizer.encode(folder.template!.render([{ role: 'user', content: 'Which way to the goal? Left, Down, Right or Up.' }], { addGenerationPrompt: true }));
     const ours = tf.tidy(() => scoreTokens(asPolicy(model), [ids]).logprobs!.arraySync()[0].slice(1));
-    const theirs = referenceLogprobs(folders[family], [ids])[0];
+    const theirs = referenceLogprobs(small[family], [ids])[0];
     expect(ours).toHaveLength(theirs.length);
     const worst = Math.max(...ours.map((v, i) => Math.abs(v - theirs[i])));
     expect(worst).toBeLessThan(1e-3);
@@ -140,15 +143,15 @@ describe.each(['qwen2', 'qwen3', 'llama'] as const)('the %s decoder', (family) =
   });
 
   it('generates with the KV cache exactly what full forward passes give', async () => {
-    const folder = await openHfModelFolder(folders[family]);
+    const folder = await openHfModelFolder(small[family]);
     const model = await loadHfDecoder(folder);
     const prompts = [folder.tokenizer.encode('Hello world'), folder.tokenizer.encode('<|im_start|>user\nA longer prompt, with more tokens in it.')];
-    const options = { maxNewTokens: 8, temperature: 0.9, stopIds: [151645], padId: 151643 };
+    const options = { maxNewTokens: 8, temperature: 0.9, stopIds: folder.tokenizer.stopIds, padId: folder.tokenizer.padId };
     const cached = await sampleTokens(asPolicy(model), prompts, { ...options, rng: new Rng(5) });
     const uncached = await sampleTokens(asPolicy(model), prompts, { ...options, rng: new Rng(5), useCache: false });
     expect(cached.tokens).toEqual(uncached.tokens);
     cached.logprobs.forEach((row, i) => row.forEach((lp, t) => expect(lp).toBeCloseTo(uncached.logprobs[i][t], 5)));
-    // The scorer's float32 log-softmax over 151,936 logits is off by about 2e-4 (the sampler
+    // The scorer's float32 log-softmax over 151,936 logits was off by about 2e-4 (the sampler
     // normalises in float64), hence the looser bound against it.
     const rows = prompts.map((p, i) => [...p, ...cached.tokens[i]]);
     const full = tf.tidy(() => scoreTokens(asPolicy(model), rows, { temperature: 0.9 }).logprobs!.arraySync());
@@ -163,21 +166,21 @@ describe.each(['qwen2', 'qwen3', 'llama'] as const)('the %s decoder', (family) =
 describe('turnlab generate', () => {
   it('prints prompt ids, output ids and temperature-1 logprobs that the independent implementation reproduces', async ({ skip }) => {
     if (!numpy) skip(NUMPY_NOTE);
-    const result = await turnlab(['generate', '--model', folders.qwen2, '--prompt', 'Hello world', '--chat', '--max-new-tokens', '6', '--temperature', '0.7', '--seed', '3', '--backend', 'wasm', '--json']);
+    const result = await turnlab(['generate', '--model', qwen2Full, '--prompt', 'Hello world', '--chat', '--max-new-tokens', '6', '--temperature', '0.7', '--seed', '3', '--backend', 'wasm', '--json']);
     expect(result.stderr).toContain('Qwen2ForCausalLM: 9,798,208 parameters');
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout) as { prompt_ids: number[]; output_ids: number[]; logprobs: number[]; text: string };
     expect(out.prompt_ids).toEqual([151644, 872, 198, 9707, 1879, 151645, 198, 151644, 77091, 198]);
     expect(out.output_ids.length).toBeGreaterThan(0);
     expect(out.logprobs).toHaveLength(out.output_ids.length);
-    const theirs = referenceLogprobs(folders.qwen2, [[...out.prompt_ids, ...out.output_ids]])[0].slice(out.prompt_ids.length - 1);
+    const theirs = referenceLogprobs(qwen2Full, [[...out.prompt_ids, ...out.output_ids]])[0].slice(out.prompt_ids.length - 1);
     out.logprobs.forEach((lp, i) => expect(Math.abs(lp - theirs[i])).toBeLessThan(1e-3));
   });
 
   it('decodes greedily without a seed mattering', async () => {
     // Through main() in this process: the generation above ran as a real `turnlab` process.
-    const a = await runTurnlabInProcess(['generate', '--model', folders.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '1', '--backend', 'wasm', '--json']);
-    const b = await runTurnlabInProcess(['generate', '--model', folders.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '2', '--backend', 'wasm', '--json']);
+    const a = await runTurnlabInProcess(['generate', '--model', small.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '1', '--backend', 'wasm', '--json']);
+    const b = await runTurnlabInProcess(['generate', '--model', small.llama, '--prompt', 'Hello', '--greedy', '--max-new-tokens', '4', '--seed', '2', '--backend', 'wasm', '--json']);
     expect(a.code).toBe(0);
     expect(JSON.parse(a.stdout).output_ids).toEqual(JSON.parse(b.stdout).output_ids);
   });
