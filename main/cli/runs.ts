@@ -99,6 +99,25 @@ export function pagedRuns(store: Store, query: RunPageQueryDto): RunRowDto[] {
   }
 }
 
+/** The fields whose values the runs here can be listed for, as the Runs view's filters list them. */
+const LISTED_FIELDS = ['status', 'algorithm', 'env', 'tag'] as const;
+
+/**
+ * Why --where matched nothing, where one `field=value` names a status, algorithm, env or tag no
+ * run has (`status=done`, `status=finished`): the values the runs here have. Empty otherwise.
+ */
+export function whereMissNote(store: Store, where: readonly RunConditionDto[]): string {
+  const choices = store.runs.page({ limit: 1, withChoices: true }).choices;
+  if (!choices) return '';
+  for (const condition of where) {
+    const field = LISTED_FIELDS.find((f) => f === condition.column);
+    if (!field || condition.op !== '=' || choices[field].includes(String(condition.value))) continue;
+    const have = choices[field];
+    return `: no run has ${field}=${condition.value}${have.length > 0 ? `; ${field} here is one of ${have.slice(0, 8).join(', ')}${have.length > 8 ? ', ...' : ''}` : ''}`;
+  }
+  return '';
+}
+
 /**
  * The runs a command acts on: those named (ids or names), every run (`--all`, where the command
  * has it), or those `--where` selects, as `turnlab runs --where` lists them; each once.
@@ -112,7 +131,7 @@ export function selectRuns(store: Store, refs: readonly string[], all: boolean, 
   }
   if (where.length > 0) {
     const ids = pagedRuns(store, { where }).map((run) => run.id);
-    if (ids.length === 0) throw new UserError(`no run in ${store.dataDir} matches --where; nothing to ${verb}`);
+    if (ids.length === 0) throw new UserError(`no run in ${store.dataDir} matches --where${whereMissNote(store, where)}; nothing to ${verb}`);
     return ids;
   }
   const ids = all ? store.runs.allIds() : refs.map((ref) => store.runs.resolve(ref).id);
@@ -147,7 +166,7 @@ export function register(program: Command): void {
             const withColumns = rows.map(({ columnValues, ...row }) => ({ ...row, columns: Object.fromEntries(columns.map((c, i) => [c, columnValues?.[i] ?? null])) }));
             process.stdout.write(`${JSON.stringify(withColumns, null, 2)}\n`);
           } else {
-            const none = where.length > 0 ? `no run in ${store.dataDir} matches --where` : `no runs yet in ${store.dataDir}`;
+            const none = where.length > 0 ? `no run in ${store.dataDir} matches --where${whereMissNote(store, where)}` : `no runs yet in ${store.dataDir}`;
             process.stdout.write(rows.length === 0 ? `${none}\n` : `${runsTable(rows, columns)}\n`);
           }
           return;

@@ -125,6 +125,11 @@ describe('turnlab runs', () => {
     const none = await turnlab(['runs', '--where', 'algorithm.gamma>1000000']);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe(`no run in ${data.dir} matches --where\n`);
+    // A status (or algorithm, env, tag) no run has: the ones the runs here have.
+    const statuses = [...new Set((JSON.parse((await turnlab(['runs', '--json'])).stdout) as Array<{ status: string }>).map((r) => r.status))].sort();
+    const finished = await turnlab(['runs', '--where', 'status=finished']);
+    expect(finished.stdout).toBe(`no run in ${data.dir} matches --where: no run has status=finished; status here is one of ${statuses.join(', ')}\n`);
+    expectUserError(await turnlab(['export', '--where', 'algorithm=dpo', '--what', 'runs']), /^turnlab: no run in .* matches --where: no run has algorithm=dpo; algorithm here is one of grpo, ppo; nothing to export$/);
     expectUserError(await turnlab(['runs', '--where', 'algorithm.adv_estimater=grpo']), /--where: no run has the config key 'algorithm\.adv_estimater' \(did you mean algorithm\.adv_estimator\?\)$/);
     expectUserError(await turnlab(['runs', '--where', 'metric:train/reward/meen<1']), /--where: no run logged the metric 'train\/reward\/meen' \(did you mean metric:train\/reward\/mean\?\)$/);
     expectUserError(await turnlab(['runs', '--where', 'lr']), /--where: 'lr' has no operator \(a condition is/);
