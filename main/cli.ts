@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UserError } from './cli/errors';
-import { commandHint, configFlagHint, misspeltOption } from './cli/command-hints';
+import { commandHint, configFlagHint, misspeltOption, usageHint } from './cli/command-hints';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
 import * as groupsCommand from './cli/groups';
@@ -62,7 +62,8 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
       }
       // Commander puts its suggestion on a line of its own: one line, as every refusal here.
-      const message = error.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)$/, '; did you mean $1?');
+      let message = error.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)$/, '; did you mean $1?');
+      if (error.code === 'commander.missingArgument') message += usageHint(program, argv, /argument '([^']*)'/.exec(error.message)?.[1] ?? '');
       process.stderr.write(`turnlab: ${hint ? `unknown command '${unknown}'; ${hint}` : message}\n`);
       return 2;
     }

@@ -111,3 +111,13 @@ export async function configFlagHint(program: Command, argv: readonly string[], 
   const seeds = word === 'seed' && command.options.some((o) => o.long === '--seeds') ? `; --seeds 3 trains a group of seeds 0..2` : '';
   return `${flag} is no option of turnlab ${command.name()}; config keys are set as key=value after the command: ${key}=${value}${set}${also}${seeds}`;
 }
+
+/**
+ * `turnlab show` without its run: the command's usage after Commander's "missing required
+ * argument 'run'", and where a run's id comes from when a run is what is missing.
+ */
+export function usageHint(program: Command, argv: readonly string[], missing: string): string {
+  const command = commandOf(program, argv)?.command;
+  if (!command) return '';
+  return `: turnlab ${command.name()} ${command.usage()}${/^run/.test(missing) ? ' (`turnlab runs` lists the runs)' : ''}`;
+}

@@ -59,7 +59,10 @@ describe('unknown commands', () => {
     [['train', 'bandit', '--top_k'], 'turnlab: --top_k is no option of turnlab train; config keys are set as key=value after the command: actor_rollout_ref.rollout.top_k=<value> (or --set actor_rollout_ref.rollout.top_k=<value>); or actor_rollout_ref.rollout.val_kwargs.top_k'],
     [['train', 'bandit', '--nothing-like-a-key', '1'], "turnlab: unknown option '--nothing-like-a-key'"],
     [['runs', '--steps', '2'], "turnlab: unknown option '--steps'"],
-  ])('names the config key a flag stands for: %j', async (argv, line) => {
+    // A missing argument: the command's usage, and where run ids come from when a run is missing.
+    [['show'], "turnlab: missing required argument 'run': turnlab show [options] <run> (`turnlab runs` lists the runs)"],
+    [['note', '1'], "turnlab: missing required argument 'text': turnlab note [options] <run> <text>"],
+  ])('names the config key a flag stands for, and the usage of a command missing an argument: %j', async (argv, line) => {
     const result = await runTurnlabInProcess(argv);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(line);
