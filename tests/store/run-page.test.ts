@@ -206,7 +206,9 @@ describe('runs page', () => {
 
   it('names the columns of an empty answer that no run has, with the nearest one the newest run has', () => {
     const run = store.runs.get(4)!;
-    store.connection.prepare('UPDATE runs SET config = ? WHERE id = ?').run(JSON.stringify({ ...run.config, actor_rollout_ref: { actor: { optim: { lr: 1e-3 } } } }), run.id);
+    // Three keys end in `lr`: the policy's is the one meant, not the shorter warm start's.
+    const config = { ...run.config, warm_start: { lr: 3e-4 }, critic: { optim: { lr: 1e-2 } }, actor_rollout_ref: { actor: { optim: { lr: 1e-3 } } } };
+    store.connection.prepare('UPDATE runs SET config = ? WHERE id = ?').run(JSON.stringify(config), run.id);
     store.metrics.insert(points(4, 2, () => 0.4));
     const page = store.runs.page({ where: parseRunConditions('lr<1e-2 and metric:val/Bandit/sucess>0 and trainer.total_training_steps>5 and zzz.qqq=1'), withChoices: true });
     expect(page.total).toBe(0);

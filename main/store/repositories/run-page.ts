@@ -243,7 +243,9 @@ function closestColumn(db: Database.Database, column: string): string | null {
   ];
   if (names.length === 0) return null;
   const suffixed = names.filter((name) => name.endsWith(`.${typed}`) || name.endsWith(`/${typed}`));
-  const near = suffixed.length > 0 ? suffixed.sort((a, b) => a.length - b.length || a.localeCompare(b))[0] : closestName(typed, names)!;
+  // `lr` is the policy's rate to a reader of verl's configs, not the warm start's or the critic's.
+  const policyFirst = (key: string) => (key.startsWith('actor_rollout_ref.actor.') ? 0 : 1);
+  const near = suffixed.length > 0 ? suffixed.sort((a, b) => policyFirst(a) - policyFirst(b) || a.length - b.length || a.localeCompare(b))[0] : closestName(typed, names)!;
   if (suffixed.length === 0 && distance(typed, near) > Math.max(2, typed.length / 2)) return null;
   return isMetric ? `${METRIC_COLUMN_PREFIX}${near}` : near;
 }
