@@ -3,12 +3,12 @@
 // with the Runs view.
 import type { Command } from 'commander';
 import { statusLine } from '../../preload/seed-groups';
-import { sweepTag, type GridAxis } from '../../preload/sweep-plan';
+import { SWEEP_TAG_PREFIX, sweepTag, type GridAxis } from '../../preload/sweep-plan';
 import { settingLabel, sweepAxes, sweepShape, sweepsOf, type Sweep } from '../../preload/sweeps';
 import type { Store } from '../store/db';
 import { markAbandonedRuns } from '../services/run-owner';
 import { UserError } from './errors';
-import { renderTable } from './format';
+import { formatTime, renderTable } from './format';
 import { meanStd } from './mean-std';
 import { settingResults, sweepSummary, type SettingResult } from './sweep-summary';
 import { withStore } from './with-store';
@@ -33,10 +33,6 @@ function bestSetting(axes: readonly GridAxis[], results: readonly SettingResult[
   return { setting, final: `${final.mean.toFixed(3)} ± ${final.std.toFixed(3)}` };
 }
 
-function dateText(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
-}
-
 export function register(program: Command): void {
   program
     .command('sweeps')
@@ -50,7 +46,7 @@ export function register(program: Command): void {
           markAbandonedRuns(store);
           const sweeps = sweepsOf(store.runs.list());
           if (name !== undefined) {
-            const wanted = name.startsWith('sweep:') ? name.slice('sweep:'.length) : name;
+            const wanted = name.startsWith(SWEEP_TAG_PREFIX) ? name.slice(SWEEP_TAG_PREFIX.length) : name;
             const sweep = sweeps.find((s) => s.name === wanted);
             if (!sweep) {
               const known = sweeps.map((s) => s.name);
@@ -79,7 +75,7 @@ export function register(program: Command): void {
             process.stdout.write(`no sweeps in ${store.dataDir} (turnlab sweep --grid key=a,b starts one)\n`);
             return;
           }
-          const rows = listed.map(({ sweep, axes, best }) => [sweep.name, dateText(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', statusOf(sweep), best.setting, best.final]);
+          const rows = listed.map(({ sweep, axes, best }) => [sweep.name, formatTime(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', statusOf(sweep), best.setting, best.final]);
           process.stdout.write(`${renderTable(['sweep', 'started', 'grid', 'keys swept', 'status', 'best setting', 'final val success (mean ± std)'], rows)}\n`);
         },
         { reader: true },
