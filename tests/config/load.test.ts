@@ -62,6 +62,14 @@ describe('validation errors', () => {
     expect(error.issues[0].path).toEqual(['agent_proxy', 'max_turns']);
   });
 
+  it("names, for a key written without its sections, the path that ends in it, the policy's first", () => {
+    // `lr` also ends warm_start.lr and critic.optim.lr; a reader of verl's configs means the policy's.
+    const path = file('trainer:\n  seed: 1\nlr: 1e-3\n');
+    expect(errorOf(() => loadRunConfig(path)).message).toBe(`${path} line 3: unknown key \`lr\`; did you mean \`actor_rollout_ref.actor.optim.lr\`?`);
+    expect(errorOf(() => loadRunConfig(file('trainer:\n  seed: 1\n'), ['gamma=0.9'])).message).toMatch(/--set gamma=0\.9: unknown key `gamma`; did you mean `algorithm\.gamma`\?$/);
+    expect(errorOf(() => loadRunConfig(file('trainer:\n  seed: 1\n'), ['actor_rollout_ref.ppo_epochs=2'])).message).toMatch(/unknown key `actor_rollout_ref\.ppo_epochs`; did you mean `actor_rollout_ref\.actor\.ppo_epochs`\?$/);
+  });
+
   it('names a wrong type with its path and the expected type', () => {
     const path = file('agent_proxy:\n  max_turn: five\n  enable_think: 1\n');
     const error = errorOf(() => loadRunConfig(path));

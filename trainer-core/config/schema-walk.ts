@@ -71,11 +71,36 @@ export function findUnknownKey(schema: z.ZodType, path: ReadonlyArray<string | n
     const lookup = childSchema(current, path[i]);
     if (lookup.kind === 'opaque') return null;
     if (lookup.kind === 'unknown') {
-      return { path: path.slice(0, i + 1), suggestion: closestKey(String(path[i]), lookup.validKeys) };
+      return { path: path.slice(0, i + 1), suggestion: keySuggestion(current, String(path[i]), lookup.validKeys) };
     }
     current = lookup.schema;
   }
   return null;
+}
+
+/**
+ * What to suggest for `key`, unknown in the object `schema` among `valid` keys: the path below it
+ * that ends in `key` (`lr` -> `actor_rollout_ref.actor.optim.lr`), else the closest valid key.
+ */
+export function keySuggestion(schema: z.ZodType, key: string, valid: readonly string[]): string | undefined {
+  const nested = nestedPaths(schema, key);
+  return nested.length > 0 ? policyFirst(nested) : closestKey(key, valid);
+}
+
+/** Dotted paths below `schema` that end in `key`: a key typed without its sections (`lr`, `ppo_epochs`). */
+function nestedPaths(schema: z.ZodType, key: string, prefix: readonly string[] = []): string[] {
+  if (prefix.length > 6) return [];
+  return (objectKeys(schema) ?? []).flatMap((child) => {
+    const lookup = childSchema(schema, child);
+    const here = child === key && prefix.length > 0 ? [[...prefix, child].join('.')] : [];
+    return lookup.kind === 'schema' ? [...here, ...nestedPaths(lookup.schema, key, [...prefix, child])] : here;
+  });
+}
+
+/** `lr` is the policy's rate to a reader of verl's configs, not the warm start's or the critic's; else the shortest. */
+function policyFirst(paths: readonly string[]): string {
+  const rank = (path: string) => (path.split('.').includes('actor') ? 0 : 1);
+  return [...paths].sort((a, b) => rank(a) - rank(b) || a.length - b.length || a.localeCompare(b))[0];
 }
 
 export function closestKey(key: string, candidates: readonly string[]): string | undefined {

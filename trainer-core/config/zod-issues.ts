@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatPath, type ConfigIssue } from './errors';
 import { foreignValueAdvice, unknownKeyMessage } from './foreign-keys';
-import { closestKey, objectKeys, schemaAt } from './schema-walk';
+import { closestKey, keySuggestion, objectKeys, schemaAt } from './schema-walk';
 
 /** Turns one zod issue into messages that name the full key path, what was expected and what was found. */
 export function describeZodIssue(
@@ -16,9 +16,10 @@ export function describeZodIssue(
   const actual = valueAt(root, local);
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const valid = objectKeys(schemaAt(schema, local) ?? schema) ?? [];
+      const level = schemaAt(schema, local) ?? schema;
+      const valid = objectKeys(level) ?? [];
       return issue.keys.map((key) => {
-        const hint = closestKey(key, valid);
+        const hint = keySuggestion(level, key, valid);
         return {
           path: [...path, key],
           message: unknownKeyMessage([...path, key], hint),
