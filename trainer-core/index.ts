@@ -22,6 +22,7 @@ export {
 } from './config';
 export { formatPath } from './config/errors';
 export { defaultRunConfigInput } from './config/defaults';
+export { policyFirst } from './config/schema-walk';
 export { YamlSource } from './config/yaml-source';
 export { TEMPLATES, customEnvSchema, type StoredRunConfig } from './config/schema';
 export { LORA_MODULES, resolveTargetModules, type LoraModule } from './config/lora-targets';

@@ -97,8 +97,11 @@ function nestedPaths(schema: z.ZodType, key: string, prefix: readonly string[] =
   });
 }
 
-/** `lr` is the policy's rate to a reader of verl's configs, not the warm start's or the critic's; else the shortest. */
-function policyFirst(paths: readonly string[]): string {
+/**
+ * Of dotted paths that end alike, the one a reader means: `lr` is the policy's rate to a reader
+ * of verl's configs, not the warm start's or the critic's; else the shortest.
+ */
+export function policyFirst(paths: readonly string[]): string {
   const rank = (path: string) => (path.split('.').includes('actor') ? 0 : 1);
   return [...paths].sort((a, b) => rank(a) - rank(b) || a.length - b.length || a.localeCompare(b))[0];
 }

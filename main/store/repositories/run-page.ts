@@ -3,7 +3,7 @@
 // row shows. At 10,000 runs the whole list with configs took seconds to build, send and parse.
 import type Database from 'better-sqlite3';
 import { distance } from 'fastest-levenshtein';
-import { closestName } from '../../../trainer-core';
+import { closestName, policyFirst } from '../../../trainer-core';
 import {
   METRIC_COLUMN_PREFIX,
   RUN_COLUMN_KEY,
@@ -243,9 +243,7 @@ function closestColumn(db: Database.Database, column: string): string | null {
   ];
   if (names.length === 0) return null;
   const suffixed = names.filter((name) => name.endsWith(`.${typed}`) || name.endsWith(`/${typed}`));
-  // `lr` is the policy's rate to a reader of verl's configs, not the warm start's or the critic's.
-  const policyFirst = (key: string) => (key.startsWith('actor_rollout_ref.actor.') ? 0 : 1);
-  const near = suffixed.length > 0 ? suffixed.sort((a, b) => policyFirst(a) - policyFirst(b) || a.length - b.length || a.localeCompare(b))[0] : closestName(typed, names)!;
+  const near = suffixed.length > 0 ? policyFirst(suffixed) : closestName(typed, names)!;
   if (suffixed.length === 0 && distance(typed, near) > Math.max(2, typed.length / 2)) return null;
   return isMetric ? `${METRIC_COLUMN_PREFIX}${near}` : near;
 }
