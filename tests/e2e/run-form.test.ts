@@ -119,8 +119,10 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     await page.locator('.new-run-button').click();
     await page.locator('select[name=config]').selectOption({ label: 'bandit' });
     const select = page.locator('select[name=backend]');
-    // The probe runs once in a process of its own; the select fills when it answers.
-    await expect.poll(() => select.locator('option[value=cpu]').count(), { timeout: 60_000 }).toBe(1);
+    // The probe runs once in a process of its own; until it answers the select offers every
+    // backend, so the check waits for its answer, not for an option.
+    await expect.poll(() => select.getAttribute('data-probed'), { timeout: 60_000 }).toBe('yes');
+    expect(await select.locator('option[value=cpu]').count()).toBe(1);
     const offered = await select.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
     expect(offered.slice(0, 2)).toEqual(['', 'auto']);
     for (const name of ['tensorflow', 'webgpu', 'wasm', 'cpu']) {
