@@ -42,7 +42,7 @@ export function runGroupsOf(runs: readonly GroupMember[], queued: readonly Queue
 }
 
 /** "2 completed, 1 running, 2 queued": how far the group is. */
-export function statusLine(group: RunGroup): string {
+export function statusLine(group: Pick<RunGroup, 'runs' | 'queued'>): string {
   const counts = new Map<string, number>();
   for (const run of group.runs) counts.set(run.status, (counts.get(run.status) ?? 0) + 1);
   if (group.queued.length > 0) counts.set('queued', (counts.get('queued') ?? 0) + group.queued.length);

@@ -4,7 +4,7 @@
 // setting's values are the keys on which the sweep's seed groups' configs differ.
 import { configTable } from './config-diff';
 import type { RunDto } from './contract';
-import { runGroupsOf, type GroupMember, type RunGroup } from './seed-groups';
+import { runGroupsOf, statusLine, type GroupMember, type RunGroup } from './seed-groups';
 import { sweepOf, type GridAxis } from './sweep-plan';
 
 /** What a sweep needs of each of its runs (the Runs table's rows carry it). */
@@ -60,4 +60,9 @@ export function sweepShape(sweep: Sweep): string {
 /** A setting as its axes' last key parts and values: `lr=0.001 gamma=0.9`; the group's name without axes. */
 export function settingLabel(axes: readonly GridAxis[], values: readonly string[], group: string): string {
   return axes.length === 0 ? group : axes.map((a, i) => `${a.key.split('.').pop()}=${values[i]}`).join(' ');
+}
+
+/** "6 completed, 2 running": how far the sweep's runs are. */
+export function sweepStatus(sweep: Sweep): string {
+  return statusLine({ runs: sweep.groups.flatMap((g) => g.runs), queued: [] });
 }

@@ -2,9 +2,8 @@
 // sweep printed when it ended (W&B's sweep page); gathering them is preload/sweeps.ts's, shared
 // with the Runs view.
 import type { Command } from 'commander';
-import { statusLine } from '../../preload/seed-groups';
 import { SWEEP_TAG_PREFIX, sweepTag, type GridAxis } from '../../preload/sweep-plan';
-import { settingLabel, sweepAxes, sweepShape, sweepsOf, type Sweep } from '../../preload/sweeps';
+import { settingLabel, sweepAxes, sweepShape, sweepStatus, sweepsOf, type Sweep } from '../../preload/sweeps';
 import type { Store } from '../store/db';
 import { markAbandonedRuns } from '../services/run-owner';
 import { UserError } from './errors';
@@ -17,10 +16,6 @@ function sweepResults(store: Store, sweep: Sweep): { axes: GridAxis[]; results: 
   const { axes, values } = sweepAxes(sweep);
   const results = settingResults(store, sweep.groups.map((g, i) => ({ group: g.name, values: values[i], runIds: g.runs.map((r) => r.id) })));
   return { axes, results };
-}
-
-function statusOf(sweep: Sweep): string {
-  return statusLine({ name: sweep.name, tag: '', runs: sweep.groups.flatMap((g) => g.runs), queued: [] });
 }
 
 /** The setting whose seeds' final validation success is highest on average, with that mean ± std. */
@@ -59,7 +54,7 @@ export function register(program: Command): void {
               return;
             }
             const { head, rows } = sweepSummary(axes, results);
-            process.stdout.write(`sweep ${sweep.name}: ${sweepShape(sweep)}, ${statusOf(sweep)}; final validation success by setting, best first (its runs: turnlab runs --where tag=${sweepTag(sweep.name)})\n${renderTable(head, rows)}\n`);
+            process.stdout.write(`sweep ${sweep.name}: ${sweepShape(sweep)}, ${sweepStatus(sweep)}; final validation success by setting, best first (its runs: turnlab runs --where tag=${sweepTag(sweep.name)})\n${renderTable(head, rows)}\n`);
             return;
           }
           const listed = sweeps.map((sweep) => {
@@ -67,7 +62,7 @@ export function register(program: Command): void {
             return { sweep, axes, best: bestSetting(axes, results) };
           });
           if (options.json) {
-            const rows = listed.map(({ sweep, axes, best }) => ({ sweep: sweep.name, tag: sweepTag(sweep.name), createdAt: sweep.createdAt, axes: axes.map((a) => a.key), groups: sweep.groups.map((g) => ({ name: g.name, runs: g.runs.map((r) => r.id) })), status: statusOf(sweep), best }));
+            const rows = listed.map(({ sweep, axes, best }) => ({ sweep: sweep.name, tag: sweepTag(sweep.name), createdAt: sweep.createdAt, axes: axes.map((a) => a.key), groups: sweep.groups.map((g) => ({ name: g.name, runs: g.runs.map((r) => r.id) })), status: sweepStatus(sweep), best }));
             process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
             return;
           }
@@ -75,7 +70,7 @@ export function register(program: Command): void {
             process.stdout.write(`no sweeps in ${store.dataDir} (turnlab sweep --grid key=a,b starts one)\n`);
             return;
           }
-          const rows = listed.map(({ sweep, axes, best }) => [sweep.name, formatTime(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', statusOf(sweep), best.setting, best.final]);
+          const rows = listed.map(({ sweep, axes, best }) => [sweep.name, formatTime(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', sweepStatus(sweep), best.setting, best.final]);
           process.stdout.write(`${renderTable(['sweep', 'started', 'grid', 'keys swept', 'status', 'best setting', 'final val success (mean ± std)'], rows)}\n`);
         },
         { reader: true },

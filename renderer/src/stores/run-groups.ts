@@ -13,10 +13,11 @@ export function sharedSeedGroup(runs: readonly Pick<RunDto, 'tags'>[]): string |
 }
 
 /**
- * Compare's address for the group: its runs drawn as one mean line with a seed band, on a panel
- * of validation success per env (the figure a seed group is run for).
+ * Compare's address for the group (or a sweep's groups together): its runs drawn as one mean
+ * line with a seed band per seed group, on a panel of validation success per env (the figure a
+ * seed group is run for).
  */
-export function compareQueryOf(group: RunGroup): Record<string, string | string[]> {
+export function compareQueryOf(group: Pick<RunGroup, 'runs'>): Record<string, string | string[]> {
   const envs = [...new Set(group.runs.flatMap((r) => r.envTags))];
   return { runs: group.runs.map((r) => r.id).join(','), group: '1', metric: envs.map((env) => `val/${env}/success`) };
 }
