@@ -107,8 +107,7 @@ const LISTED_FIELDS = ['status', 'algorithm', 'env', 'tag'] as const;
  * run has (`status=done`, `status=finished`): the values the runs here have. Empty otherwise.
  */
 export function whereMissNote(store: Store, where: readonly RunConditionDto[]): string {
-  const choices = store.runs.page({ limit: 1, withChoices: true }).choices;
-  if (!choices) return '';
+  const choices = store.runs.filterChoices();
   for (const condition of where) {
     const field = LISTED_FIELDS.find((f) => f === condition.column);
     if (!field || condition.op !== '=' || choices[field].includes(String(condition.value))) continue;

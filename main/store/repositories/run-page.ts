@@ -184,7 +184,7 @@ function distinct(db: Database.Database, sql: string): string[] {
   return (db.prepare(sql).all() as Array<{ v: string }>).map((r) => r.v);
 }
 
-function filterChoices(db: Database.Database): RunFilterChoicesDto {
+export function filterChoices(db: Database.Database): RunFilterChoicesDto {
   return {
     status: distinct(db, 'SELECT DISTINCT status AS v FROM runs ORDER BY v'),
     env: distinct(db, 'SELECT DISTINCT j.value AS v FROM runs, json_each(runs.env_tags) j ORDER BY v'),

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
-import type { RunPageDto, RunPageQueryDto, UnknownRunColumnDto } from '../../../preload/contract';
-import { runPage, unknownColumnsOf } from './run-page';
+import type { RunFilterChoicesDto, RunPageDto, RunPageQueryDto, UnknownRunColumnDto } from '../../../preload/contract';
+import { filterChoices, runPage, unknownColumnsOf } from './run-page';
 import { storedJson, storedValue } from '../text';
 import {
   RUN_STATUSES,
@@ -162,6 +162,11 @@ export class RunsRepository {
   /** Of `columns` (config keys, `metric:<name>`), those no run has, each with its nearest. */
   unknownColumns(columns: readonly string[]): UnknownRunColumnDto[] {
     return unknownColumnsOf(this.db, columns);
+  }
+
+  /** The statuses, envs, algorithms and tags the runs have (the Runs view's filter choices). */
+  filterChoices(): RunFilterChoicesDto {
+    return filterChoices(this.db);
   }
 
   page(query: RunPageQueryDto): RunPageDto {
