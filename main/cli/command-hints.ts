@@ -98,14 +98,16 @@ export async function configFlagHint(program: Command, argv: readonly string[], 
   if (!command || !CONFIG_COMMANDS.has(command.name())) return null;
   const flag = typed.split('=')[0];
   const word = flag.replace(/^-+/, '').replace(/-/g, '_');
-  const [{ defaultRunConfigInput }, { flattenConfig }] = await Promise.all([import('../../trainer-core'), import('../../preload/config-diff')]);
+  const [{ defaultRunConfigInput, policyFirst }, { flattenConfig }] = await Promise.all([import('../../trainer-core'), import('../../preload/config-diff')]);
   const keys = Object.keys(flattenConfig(defaultRunConfigInput()));
   const isKey = (key: string) => keys.some((k) => k === key || k.startsWith(`${key}.`));
   const matches = word.includes('.') ? (isKey(word) ? [word] : []) : FLAG_KEYS[word] ? [FLAG_KEYS[word]] : keys.filter((k) => k.split('.').pop() === word);
   if (matches.length === 0) return null;
   const at = argv.findIndex((a) => a === typed || a.startsWith(`${flag}=`));
   const value = typed.includes('=') ? typed.slice(typed.indexOf('=') + 1) : argv[at + 1] !== undefined && !argv[at + 1].startsWith('-') && at >= 0 ? argv[at + 1] : '<value>';
-  const [key, ...others] = matches;
+  // The key a short name means, as the config's own suggestions pick it (the policy's first).
+  const key = policyFirst(matches);
+  const others = matches.filter((m) => m !== key);
   const set = command.options.some((o) => o.long === '--set') ? ` (or --set ${key}=${value})` : '';
   const also = others.length > 0 ? `; or ${others.slice(0, 3).join(', ')}` : '';
   const seeds = word === 'seed' && command.options.some((o) => o.long === '--seeds') ? `; --seeds 3 trains a group of seeds 0..2` : '';
