@@ -539,7 +539,7 @@ const ROUTES: RouteTable = {
         if (model.kind !== 'pretrained') {
           throw new ApiError(
             'REFUSED',
-            `checkpoint ${checkpoint.id} of run ${checkpoint.runId} trains TurnLab's own transformer from scratch, which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path`,
+            `checkpoint ${checkpoint.id} of run ${checkpoint.runId} trains TurnLab's own transformer from scratch, which has no Hugging Face form; export-model takes a run started from actor_rollout_ref.model.path`,
           );
         }
         const launcher = requireManager(options, 'exportCheckpointModel').launcher;

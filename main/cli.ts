@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { distance } from 'fastest-levenshtein';
+import { closestName } from '../trainer-core';
 import { UserError } from './cli/errors';
 import { commandHint, configFlagHint, misspeltOption, usageHint } from './cli/command-hints';
 import * as exportCommand from './cli/export';
@@ -40,6 +42,12 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** The command `turnlab help <command>` asked about, if the arguments are that. */
+function helpTopic(argv: readonly string[]): string | undefined {
+  const words = argv.filter((word, i) => !word.startsWith('-') && argv[i - 1] !== '--data-dir');
+  return words[0] === 'help' ? words[1] : undefined;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
@@ -48,6 +56,14 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0; // --help, --version
+      // No command (the help went to stdout), or `help` of a command that does not exist.
+      if (error.code === 'commander.help') {
+        const named = helpTopic(argv);
+        const near = named === undefined ? undefined : closestName(named, program.commands.map((c) => c.name()));
+        const hint = named === undefined ? null : (commandHint(named) ?? (near !== undefined && distance(named, near) <= near.length / 2 ? `did you mean ${near}?` : null));
+        process.stderr.write(named === undefined ? 'turnlab: name a command (above); turnlab help <command> shows its options\n' : `turnlab: unknown command '${named}'${hint ? `; ${hint}` : ''}\n`);
+        return 2;
+      }
       const unknown = error.code === 'commander.unknownCommand' ? /unknown command '([^']*)'/.exec(error.message)?.[1] : undefined;
       const hint = unknown === undefined ? null : commandHint(unknown);
       const unknownOption = error.code === 'commander.unknownOption' ? /unknown option '([^']*)'/.exec(error.message)?.[1] : undefined;

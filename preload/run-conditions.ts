@@ -2,7 +2,7 @@
 // (`metric:val/Bandit/success >= 0.9 and algorithm.adv_estimator = grpo and status = completed`):
 // a run's field, a config key or `metric:<name>` (its last value), an operator, a value; all must hold. Pure, so the CLI's
 // `--where`, the Runs view's field and its address read a condition the same way.
-import { isRunColumn, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
+import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
 
 /** Most conditions one query holds. */
 export const RUN_CONDITIONS_MAX = 16;
@@ -12,10 +12,12 @@ const OPS_LONGEST_FIRST = [...RUN_CONDITION_OPS].sort((a, b) => b.length - a.len
 
 const FORM = 'a condition is <config key or metric:name> <op> <value> with op one of = != < <= > >=, e.g. metric:val/Bandit/success>=0.9 or algorithm.adv_estimator=grpo';
 
+const QUOTED = /^(["'])(.*)\1$/s;
+
 /** A value as typed: quoted is text, `true`/`false` a flag, a number a number, anything else text. */
 function valueOf(text: string, condition: string): RunConditionDto['value'] {
   if (text === '') throw new RangeError(`'${condition}' has no value after its operator (${FORM})`);
-  const quoted = /^(["'])(.*)\1$/s.exec(text);
+  const quoted = QUOTED.exec(text);
   if (quoted) return quoted[2];
   if (text === 'true' || text === 'false') return text === 'true';
   const number = Number(text);
@@ -37,6 +39,13 @@ export function parseRunCondition(text: string): RunConditionDto {
   if (!isRunColumn(column)) throw new RangeError(`'${condition}': '${column}' is neither a dotted config key (algorithm.adv_estimator) nor metric:<name> (metric:val/Bandit/success)`);
   const valueText = rest.slice(op.length).trim();
   if (/^[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' begins with an operator (${FORM})`);
+  // Unquoted, a value holding another condition is a second condition joined by something other
+  // than `and` (`status!=completed or name=child`): read as one value it would select the wrong
+  // runs, and `delete --where` would delete them.
+  if (!QUOTED.test(valueText)) {
+    if (/(^|\s)(or|\|\|)(\s|$)|\|\|/i.test(valueText)) throw new RangeError(`'${condition}': conditions join with 'and' only, all of them holding; for runs matching either of two, run the query once for each (a value that holds ' or ' goes in quotes: name="rock or roll")`);
+    if (/[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' holds an operator; join conditions with 'and', or quote a value that holds one (name="a=b")`);
+  }
   const parsed = { column, op: op as RunConditionOp, value: valueOf(valueText, condition) };
   const problem = conditionProblem(parsed);
   if (problem !== null) throw new RangeError(`'${condition}': ${problem}`);
@@ -47,6 +56,10 @@ export function parseRunCondition(text: string): RunConditionDto {
 export function conditionProblem(condition: RunConditionDto): string | null {
   const ordered = condition.op !== '=' && condition.op !== '!=';
   if (ordered && typeof condition.value === 'boolean') return 'true and false compare with = or != only';
+  // A metric's last value is a number: compared with text it would match no run, silently.
+  if (condition.column.startsWith(METRIC_COLUMN_PREFIX) && typeof condition.value !== 'number') {
+    return `${condition.column} is a number (the metric's last value); compare it with a number, not ${JSON.stringify(condition.value)}`;
+  }
   if (ordered && RUN_CONDITION_LIST_FIELDS.includes(condition.column)) {
     return `${condition.column} is a list of the run's ${condition.column === 'env' ? 'env tags' : 'tags'}; it compares with = (one of them is) or != (none is) only`;
   }
@@ -69,7 +82,8 @@ export function parseRunConditions(text: string): RunConditionDto[] {
       continue;
     }
     if (char === '"' || char === "'") quote = char;
-    const joiner = /^\s+and\s+/i.exec(text.slice(i));
+    // `&&` as a shell or JavaScript user writes `and`.
+    const joiner = /^\s+and\s+|^\s*&&\s*/i.exec(text.slice(i));
     if (joiner) {
       parts.push(current);
       current = '';
@@ -87,7 +101,7 @@ export function parseRunConditions(text: string): RunConditionDto[] {
 /** A condition as parseRunCondition reads it back: text that would read as another type is quoted. */
 export function formatRunCondition(condition: RunConditionDto): string {
   const { value } = condition;
-  const plain = typeof value !== 'string' || (value !== '' && value === value.trim() && !/\s+and\s+|^["']/i.test(value) && valueOf(value, '') === value);
+  const plain = typeof value !== 'string' || (value !== '' && value === value.trim() && !/\s+and\s+|^["']|[=!<>]|&&|\|\||(^|\s)or(\s|$)/i.test(value) && valueOf(value, '') === value);
   const text = plain ? String(value) : `"${value}"`;
   return `${condition.column}${condition.op}${text}`;
 }

@@ -85,6 +85,16 @@ const FLAG_KEYS: Readonly<Record<string, string>> = {
   turns: 'agent_proxy.max_turn',
 };
 
+/** Hydra's own flags (verl's scripts pass them), and what does their work here. */
+const HYDRA_FLAGS: Readonly<Record<string, string>> = {
+  config_name: 'the config is a file or shipped name after the command (turnlab train sokoban) or --config FILE',
+  cn: 'the config is a file or shipped name after the command (turnlab train sokoban) or --config FILE',
+  config_path: 'give the file itself: turnlab train path/to/config.yaml (or --config path/to/config.yaml)',
+  cp: 'give the file itself: turnlab train path/to/config.yaml (or --config path/to/config.yaml)',
+  multirun: 'a grid of settings is turnlab sweep CONFIG --grid key=v1,v2 [--seeds 0,1,2]',
+  m: 'a grid of settings is turnlab sweep CONFIG --grid key=v1,v2 [--seeds 0,1,2]',
+};
+
 /** Commands whose run config takes `key=value` overrides after the command. */
 const CONFIG_COMMANDS = new Set(['train', 'resume', 'sweep', 'eval']);
 
@@ -98,6 +108,8 @@ export async function configFlagHint(program: Command, argv: readonly string[], 
   if (!command || !CONFIG_COMMANDS.has(command.name())) return null;
   const flag = typed.split('=')[0];
   const word = flag.replace(/^-+/, '').replace(/-/g, '_');
+  const hydra = HYDRA_FLAGS[word];
+  if (hydra) return `${flag} is Hydra's; ${hydra}`;
   const [{ defaultRunConfigInput, policyFirst }, { flattenConfig }] = await Promise.all([import('../../trainer-core'), import('../../preload/config-diff')]);
   const keys = Object.keys(flattenConfig(defaultRunConfigInput()));
   const isKey = (key: string) => keys.some((k) => k === key || k.startsWith(`${key}.`));

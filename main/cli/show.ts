@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { LatestMetric, RunSummary } from '../store/types';
+import type { CheckpointRecord, LatestMetric, RunSummary } from '../store/types';
 import { formatTime, formatValue, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
 import { withStore } from './with-store';
@@ -23,6 +23,15 @@ function describeRun(run: RunSummary, code: string | null): string {
   if (run.notes) lines.push(`notes: ${run.notes}`);
   if (run.error) lines.push(`error: ${run.error}`);
   return lines.join('\n');
+}
+
+/** The run's checkpoints as `resume`, `eval` and `export-model` name them (ckpt:<id>: the store's id, not the iteration). */
+function checkpointsTable(checkpoints: readonly CheckpointRecord[]): string {
+  if (checkpoints.length === 0) return 'none saved (trainer.save_freq; warm_start.save_checkpoint for a warm start alone)';
+  return renderTable(
+    ['checkpoint', 'iteration', 'saved', 'folder'],
+    checkpoints.map((c) => [`ckpt:${c.id}`, c.iteration, formatTime(c.createdAt), c.path]),
+  );
 }
 
 function metricsTable(metrics: LatestMetric[]): string {
@@ -54,7 +63,7 @@ export function register(program: Command): void {
     .command('show')
     .description("print a run's config and latest metrics")
     .argument('<run>', 'run id or unique run name')
-    .option('--json', 'print {run, latestMetrics} as JSON (with --log, the lines as [{at, line}])')
+    .option('--json', 'print {run, latestMetrics, checkpoints} as JSON (with --log, the lines as [{at, line}])')
     .option('--config', 'print only the resolved config, as YAML that `turnlab train --config` reads (train --config run:<run> does it in one step)')
     .option('--log', "print only the lines the run's trainers logged (the backend, warnings), with their times")
     .option('--follow', 'follow a run training elsewhere (the workbench, another terminal): a line per iteration and its log, from its latest iteration until it ends; Ctrl-C stops following, not the run')
@@ -92,12 +101,13 @@ export function register(program: Command): void {
           return;
         }
         const latestMetrics = store.metrics.latest(run.id);
+        const checkpoints = store.checkpoints.listByRun(run.id);
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ run, latestMetrics }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ run, latestMetrics, checkpoints }, null, 2)}\n`);
           return;
         }
         process.stdout.write(
-          `${describeRun(run, lastCodeVersion(store, run.id))}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n`,
+          `${describeRun(run, lastCodeVersion(store, run.id))}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n\ncheckpoints:\n${checkpointsTable(checkpoints)}\n`,
         );
       }, { reader: true });
     });

@@ -9,6 +9,8 @@ import { withStore } from './with-store';
 import { createProgressReporter } from './progress';
 import { configFileOption, configFromArguments } from './config-file';
 import { validationSummary } from './run-summary';
+import type { Store } from '../store/db';
+import type { CheckpointRecord } from '../store/types';
 
 interface TrainOptions {
   config: string;
@@ -37,6 +39,20 @@ interface ResumeOptions {
   fork?: boolean;
   set?: string[];
   name?: string;
+  discardLater?: boolean;
+}
+
+/**
+ * Resuming an earlier checkpoint of a run continues that run from it, deleting what it saved
+ * later: refused unless asked for by name (the workbench asks the same question before it).
+ */
+function refuseLostCheckpoints(store: Store, checkpoint: CheckpointRecord, ref: string): void {
+  const later = store.checkpoints.listByRun(checkpoint.runId).filter((c) => c.iteration > checkpoint.iteration);
+  if (later.length === 0) return;
+  const named = later.map((c) => `ckpt:${c.id} (iteration ${c.iteration})`).join(', ');
+  throw new UserError(
+    `${ref} is checkpoint ${checkpoint.id} at iteration ${checkpoint.iteration} of run ${checkpoint.runId}; resuming it continues that run from there and deletes what it recorded after iteration ${checkpoint.iteration}, with its later checkpoints ${named}. Pass --discard-later to do that, or --fork to train a child run from it and keep them`,
+  );
 }
 
 export function register(program: Command): void {
@@ -88,10 +104,15 @@ export function register(program: Command): void {
     .option('--fork', 'start a child run from the checkpoint, linked to its parent')
     .option('--set <key=value>', 'override a config key (repeatable)', collectSet)
     .option('--name <name>', 'name of the forked run')
+    .option('--discard-later', "resume an earlier checkpoint of a run in place, deleting the iterations and checkpoints it recorded after it (without it, that is refused; --fork keeps them)")
     .action(async (ref: string, positional: string[], options: ResumeOptions, command: Command) => {
       const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
+      // The same run keeps its name: `turnlab rename` renames it.
+      if (options.name !== undefined && !options.fork) throw new UserError(`--name names the child run of --fork; to rename run ${ref} itself: turnlab rename ${ref} ${JSON.stringify(options.name)}`);
+      if (options.discardLater && options.fork) throw new UserError('--fork keeps every checkpoint of the run it starts from; leave out --discard-later');
       await withStore(command, async (store) => {
-        const { resumeFromCheckpoint } = await import('../services/training');
+        const { resumeFromCheckpoint, resolveCheckpoint } = await import('../services/training');
+        if (!options.fork && !options.discardLater) refuseLostCheckpoints(store, resolveCheckpoint(store, ref), ref);
         await stampBundle(store.dataDir);
         await runWithProgress(
           (hooks) => resumeFromCheckpoint(store, ref, { fork: options.fork, overrides, name: options.name, ...hooks }),

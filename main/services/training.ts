@@ -143,6 +143,16 @@ function checkContinuable(cfg: RunConfig, checkpoint: CheckpointRecord, folder: 
   }
 }
 
+/** The run `ref` names; a path that names no run and no folder is said to be a missing folder, not an unknown run. */
+function runOrMissingFolder(store: Store, ref: string): RunRecord {
+  try {
+    return store.runs.resolve(ref);
+  } catch (error) {
+    if (!/[/\\]/.test(ref)) throw error;
+    throw new StoreError('RUN_NOT_FOUND', `no folder ${resolve(ref)} (a checkpoint is named by its folder, ckpt:<id> from 'turnlab show <run>', or a run id or name for its latest)`);
+  }
+}
+
 /** A checkpoint named by run, `ckpt:<id>`, or folder path. */
 export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
   const idMatch = /^ckpt:(\d+)$/.exec(ref.trim());
@@ -160,9 +170,15 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
     }
     throw new StoreError('RUN_NOT_FOUND', `folder ${ref} is not a checkpoint of this data folder (${store.dataDir})`);
   }
-  const run = store.runs.resolve(ref);
+  const run = runOrMissingFolder(store, ref);
   const latest = store.checkpoints.latest(run.id);
-  if (!latest) throw new StoreError('RUN_NOT_FOUND', `run ${run.id} (${run.name}) has no checkpoint to resume from`);
+  if (!latest) {
+    // A run stopped before its first save, or a warm start alone (steps 0) that kept none.
+    throw new StoreError(
+      'RUN_NOT_FOUND',
+      `run ${run.id} (${run.name}) saved no checkpoint (trainer.save_freq; a warm start alone keeps one with warm_start.save_checkpoint=true); turnlab train --config run:${run.id} trains it again`,
+    );
+  }
   return latest;
 }
 

@@ -62,6 +62,13 @@ describe('unknown commands', () => {
     // A missing argument: the command's usage, and where run ids come from when a run is missing.
     [['show'], "turnlab: missing required argument 'run': turnlab show [options] <run> (`turnlab runs` lists the runs)"],
     [['note', '1'], "turnlab: missing required argument 'text': turnlab note [options] <run> <text>"],
+    // Hydra's own flags, as verl's scripts pass them.
+    [['train', '--config-name', 'bandit'], "turnlab: --config-name is Hydra's; the config is a file or shipped name after the command (turnlab train sokoban) or --config FILE"],
+    [['train', 'bandit', '--multirun', 'trainer.seed=1,2'], "turnlab: --multirun is Hydra's; a grid of settings is turnlab sweep CONFIG --grid key=v1,v2 [--seeds 0,1,2]"],
+    // No command, or help of one that does not exist: one line after the help, no library code.
+    [[], 'turnlab: name a command (above); turnlab help <command> shows its options'],
+    [['help', 'rnus'], "turnlab: unknown command 'rnus'; did you mean runs?"],
+    [['--data-dir', '', 'runs'], "turnlab: --data-dir is empty (an unset shell variable?); name a folder, or leave the option out for TURNLAB_DATA_DIR or the desktop app's folder"],
   ])('names the config key a flag stands for, and the usage of a command missing an argument: %j', async (argv, line) => {
     const result = await runTurnlabInProcess(argv);
     expect(result.code).toBe(2);

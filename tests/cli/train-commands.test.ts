@@ -62,6 +62,25 @@ describe('turnlab train, resume and eval', () => {
     const misspelt = await inProcess('eval', '1', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sampling=false');
     expect(misspelt.code).toBe(2);
     expect(misspelt.stderr).toMatch(/do_sampling.*did you mean.*do_sample/);
+
+    // The checkpoints by the ids resume and eval take; an earlier one resumed in place would
+    // delete the later one, so that is asked for by name.
+    const shown = await inProcess('show', '1');
+    expect(shown.stdout).toMatch(/checkpoints:\n[^]*│ ckpt:1 +│ 2 +│[^\n]*│ checkpoints\/run-1\/iter-2 +│/);
+    expect(JSON.parse((await inProcess('show', '1', '--json')).stdout).checkpoints.map((c: { id: number; iteration: number }) => [c.id, c.iteration])).toEqual([[1, 2], [2, 3]]);
+    const inPlace = await inProcess('resume', 'ckpt:1', 'trainer.total_training_steps=4');
+    expect(inPlace.code).toBe(2);
+    expect(inPlace.stderr).toMatch(/ckpt:1 is checkpoint 1 at iteration 2 of run 1; .*deletes what it recorded after iteration 2, with its later checkpoints ckpt:2 \(iteration 3\)\. Pass --discard-later .* or --fork/);
+    expect(existsSync(join(dataDir, 'checkpoints/run-1/iter-3'))).toBe(true);
+    const missing = await inProcess('eval', '/nonexistent/iter-2');
+    expect(missing.stderr).toMatch(/^turnlab: no folder \/nonexistent\/iter-2 \(a checkpoint is named by its folder, ckpt:<id> from 'turnlab show <run>', or a run id or name for its latest\)\n$/);
+    const renaming = await inProcess('resume', '1', '--name', 'other');
+    expect(renaming.code).toBe(2);
+    expect(renaming.stderr).toMatch(/--name names the child run of --fork; to rename run 1 itself: turnlab rename 1 "other"/);
+    const discarded = await inProcess('resume', 'ckpt:1', '--discard-later', 'trainer.total_training_steps=3');
+    expect(discarded.code).toBe(0);
+    expect(existsSync(join(dataDir, 'checkpoints/run-1/iter-3'))).toBe(true);
+    expect(JSON.parse((await inProcess('show', '1', '--json')).stdout).checkpoints.map((c: { iteration: number }) => c.iteration)).toEqual([2, 3]);
   });
 
   it('refuses a bad config key with the closest valid one, and unknown runs, with exit code 2', async () => {

@@ -222,6 +222,15 @@ describe('--set overrides', () => {
     expect(error.message).toBe('--set agent_proxy.max_turn=lots: `agent_proxy.max_turn` must be an integer, got the string "lots"');
   });
 
+  it('says what a Python or Hydra spelling of a value means here (None, a multirun list)', () => {
+    expect(errorOf(() => loadRunConfig(file('{}'), ['agent_proxy.max_turn=None'])).message).toBe(
+      '--set agent_proxy.max_turn=None: `agent_proxy.max_turn` must be an integer, got the string "None" (YAML writes no value as null)',
+    );
+    expect(errorOf(() => loadRunConfig(file('{}'), ['actor_rollout_ref.actor.optim.lr=1e-3,3e-4'])).message).toBe(
+      '--set actor_rollout_ref.actor.optim.lr=1e-3,3e-4: `actor_rollout_ref.actor.optim.lr` must be a number, got the string "1e-3,3e-4"; several values to try are a sweep: turnlab sweep CONFIG --grid actor_rollout_ref.actor.optim.lr=1e-3,3e-4',
+    );
+  });
+
   it('takes text that is not YAML literally', () => {
     expect(parseOverrideOnly('trainer.experiment_name=@x').trainer.experiment_name).toBe('@x');
   });

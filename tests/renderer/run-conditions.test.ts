@@ -40,8 +40,24 @@ describe('run conditions', () => {
     expect(() => parseRunConditions(Array.from({ length: RUN_CONDITIONS_MAX + 1 }, (_, i) => `trainer.seed!=${i}`).join(' and '))).toThrow(/at most 16 conditions/);
   });
 
+  it('refuses a value that holds a second condition, so delete --where never selects runs it was not asked for', () => {
+    // Read as one value, `completed or name=child` made status!= true of every run.
+    expect(() => parseRunConditions('status!=completed or name=child')).toThrow(/conditions join with 'and' only/);
+    expect(() => parseRunConditions('name=child || name=bandit')).toThrow(/conditions join with 'and' only/);
+    expect(() => parseRunConditions('name=a b=c')).toThrow(/its value 'a b=c' holds an operator; join conditions with 'and', or quote/);
+    expect(parseRunConditions('name="rock or roll"')).toEqual([{ column: 'name', op: '=', value: 'rock or roll' }]);
+    expect(parseRunConditions("name='a=b'")).toEqual([{ column: 'name', op: '=', value: 'a=b' }]);
+    // `&&` is read as `and`.
+    expect(parseRunConditions('name=child && status=completed')).toEqual([
+      { column: 'name', op: '=', value: 'child' },
+      { column: 'status', op: '=', value: 'completed' },
+    ]);
+    // A metric is a number: text matched no run and said nothing.
+    expect(() => parseRunCondition('metric:val/Bandit/success>=abc')).toThrow(/metric:val\/Bandit\/success is a number \(the metric's last value\); compare it with a number, not "abc"/);
+  });
+
   it('writes conditions back as text that reads the same', () => {
-    for (const text of ['algorithm.adv_estimator=grpo and metric:val/Bandit/success>=0.9', 'a.b="12" and a.c="true" and a.d="x and y" and a.e=false and a.f!=-3.5']) {
+    for (const text of ['algorithm.adv_estimator=grpo and metric:val/Bandit/success>=0.9', 'a.b="12" and a.c="true" and a.d="x and y" and a.e=false and a.f!=-3.5 and a.g="x or y" and a.h="p=q"']) {
       const conditions = parseRunConditions(text);
       expect(formatRunConditions(conditions)).toBe(text);
       expect(parseRunConditions(formatRunConditions(conditions))).toEqual(conditions);

@@ -3,6 +3,17 @@ import { formatPath, type ConfigIssue } from './errors';
 import { foreignValueAdvice, unknownKeyMessage } from './foreign-keys';
 import { closestKey, keySuggestion, objectKeys, schemaAt } from './schema-walk';
 
+/**
+ * Python's and Hydra's spellings of a value where a typed one was wanted: `None` is YAML's null,
+ * and `a,b` is Hydra's multirun sweep, which TurnLab runs as `turnlab sweep --grid`.
+ */
+function typedValueHint(path: ReadonlyArray<string | number>, actual: unknown): string {
+  if (typeof actual !== 'string') return '';
+  if (/^none$/i.test(actual.trim())) return ' (YAML writes no value as null)';
+  if (actual.includes(',') && !actual.trim().startsWith('[')) return `; several values to try are a sweep: turnlab sweep CONFIG --grid ${formatPath(path)}=${actual}`;
+  return '';
+}
+
 /** Turns one zod issue into messages that name the full key path, what was expected and what was found. */
 export function describeZodIssue(
   issue: z.core.$ZodIssue,
@@ -30,7 +41,7 @@ export function describeZodIssue(
       const target = schemaAt(schema, local);
       const expected = issue.expected === 'number' && target instanceof z.ZodNumber && target.isInt ? 'int' : issue.expected;
       if (actual === undefined) return [{ path, message: `${where} is missing; it must be ${expectedText(expected)}` }];
-      return [{ path, message: `${where} must be ${expectedText(expected)}, got ${describeValue(actual)}` }];
+      return [{ path, message: `${where} must be ${expectedText(expected)}, got ${describeValue(actual)}${typedValueHint(path, actual)}` }];
     }
     case 'invalid_value': {
       const options = issue.values.map(String);

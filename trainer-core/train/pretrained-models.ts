@@ -140,7 +140,7 @@ export async function openPretrainedModels(
 export async function openCheckpointPolicy(dir: string): Promise<PretrainedModels & { iteration: number }> {
   const cfg = parseRunConfig(parseYaml(readCheckpointConfig(dir)), `${dir}/config.yaml`);
   if (!usesPretrainedModel(cfg)) {
-    throw new HfModelError(`checkpoint ${dir} is of a model trained from scratch (TurnLab's own transformer), which has no Hugging Face form; export-model needs a run started from actor_rollout_ref.model.path`);
+    throw new HfModelError(`checkpoint ${dir} is of a model trained from scratch (TurnLab's own transformer), which has no Hugging Face form; export-model and generate take a run started from actor_rollout_ref.model.path (turnlab eval plays this one's policy)`);
   }
   verifyPretrainedCheckpoint(dir, cfg, { critic: false });
   const base = readCheckpointBase(dir);
