@@ -2,7 +2,7 @@
 // (`metric:val/Bandit/success >= 0.9 and algorithm.adv_estimator = grpo and status = completed`):
 // a run's field, a config key or `metric:<name>` (its last value), an operator, a value; all must hold. Pure, so the CLI's
 // `--where`, the Runs view's field and its address read a condition the same way.
-import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
+import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_CONDITION_FIELDS, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
 
 /** Most conditions one query holds. */
 export const RUN_CONDITIONS_MAX = 16;
@@ -30,7 +30,9 @@ export function parseRunCondition(text: string): RunConditionDto {
   // The column ends at the first operator character: config keys and metric names hold none.
   const at = condition.search(/[=!<>]/);
   if (at <= 0) throw new RangeError(`'${condition}' has ${at === 0 ? 'no column before its operator' : 'no operator'} (${FORM})`);
-  const column = condition.slice(0, at).trim();
+  // `config:<key>` as --sort spells a config column; a field as the JSON names it (bestValSuccess).
+  const typed = condition.slice(0, at).trim().replace(/^config:/, '');
+  const column = (RUN_CONDITION_FIELDS as readonly string[]).find((f) => f.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) === typed) ?? typed;
   // Python's `==` reads as `=`.
   const rest = condition.slice(at).replace(/^==/, '=');
   const op = OPS_LONGEST_FIRST.find((o) => rest.startsWith(o));
@@ -44,6 +46,7 @@ export function parseRunCondition(text: string): RunConditionDto {
   // runs, and `delete --where` would delete them.
   if (!QUOTED.test(valueText)) {
     if (/(^|\s)(or|\|\|)(\s|$)|\|\|/i.test(valueText)) throw new RangeError(`'${condition}': conditions join with 'and' only, all of them holding; for runs matching either of two, run the query once for each (a value that holds ' or ' goes in quotes: name="rock or roll")`);
+    if (/\s(and|&&)$/i.test(valueText)) throw new RangeError(`'${condition}' ends with '${/(and|&&)$/i.exec(valueText)![1]}' and no condition after it`);
     if (/[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' holds an operator; join conditions with 'and', or quote a value that holds one (name="a=b")`);
   }
   const parsed = { column, op: op as RunConditionOp, value: valueOf(valueText, condition) };

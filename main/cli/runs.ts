@@ -50,8 +50,11 @@ export function runsTable(runs: TableRun[], columns: readonly string[] = []): st
 }
 
 /** `--columns` as the Runs table's columns: config keys and `metric:<name>`, each checked. */
+/** A config column as --sort spells it (`config:trainer.seed`) is the same column bare. */
+const withoutConfigPrefix = (column: string) => (column.startsWith('config:') ? column.slice('config:'.length) : column);
+
 function parseColumns(text: string | undefined): string[] {
-  const columns = (text ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const columns = (text ?? '').split(',').map((c) => withoutConfigPrefix(c.trim())).filter((c) => c !== '');
   const bad = columns.find((c) => !isRunColumn(c));
   if (bad !== undefined) throw new UserError(`--columns: '${bad}' is neither a dotted config key (algorithm.adv_estimator) nor metric:<name> (metric:val/Bandit/success)`);
   return columns;
@@ -59,6 +62,10 @@ function parseColumns(text: string | undefined): string[] {
 
 function parseSort(text: string | undefined): RunSortKeyDto | undefined {
   if (text === undefined || isRunSortKey(text)) return text;
+  // As --where and --json name them (best_val_success, created_at), and a config key as --columns takes it.
+  const camel = text.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  if ((RUN_SORT_KEYS as readonly string[]).includes(camel)) return camel as RunSortKeyDto;
+  if (text.includes('.') && isRunSortKey(`config:${text}`)) return `config:${text}`;
   const near = closestName(text, RUN_SORT_KEYS)!;
   // A config key without its prefix (`lr`) is nearer no built-in column: say how to name it instead.
   const hint = distance(text, near) <= near.length / 2 ? ` (did you mean ${near}?)` : ` (a config key is config:${text.includes('.') ? text : `<path>.${text}`})`;

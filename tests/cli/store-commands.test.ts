@@ -102,6 +102,10 @@ describe('turnlab runs', () => {
       expect(row.columns['metric:train/reward/mean']).toBe(lastReward?.value);
       expect(typeof lastReward?.value).toBe('number');
     }
+    // Each option takes the others' spellings: config:<key> in --columns, a bare key and snake_case in --sort.
+    const spelt = await turnlab(['runs', '--columns', 'config:algorithm.adv_estimator', '--sort', 'algorithm.adv_estimator', '--desc', '--json']);
+    expect((JSON.parse(spelt.stdout) as typeof rows).map((r) => [r.id, r.columns['algorithm.adv_estimator']])).toEqual([[2, 'ppo'], [1, 'grpo'], [3, 'grpo']]);
+    expect((await turnlab(['runs', '--sort', 'best_val_success'])).code).toBe(0);
     const table = await turnlab(['runs', '--columns', 'algorithm.adv_estimator']);
     expect(table.stdout.split('\n')[1]).toMatch(/│ algorithm\.adv_estimator │$/);
     expectUserError(await turnlab(['runs', '--sort', 'lr']), /--sort: 'lr' is not a column; .* \(a config key is config:<path>\.lr\)$/);

@@ -222,6 +222,12 @@ describe('--set overrides', () => {
     expect(error.message).toBe('--set agent_proxy.max_turn=lots: `agent_proxy.max_turn` must be an integer, got the string "lots"');
   });
 
+  it('blames the override for a check across keys it failed, not the line of the key the check is filed under', () => {
+    const yaml = 'model:\n  d_model: 64\n  n_head: 2\n';
+    expect(errorOf(() => loadRunConfig(file(yaml), ['model.d_model=33'])).message).toBe('--set model.d_model=33: `model.d_model` (33) must be a multiple of `model.n_head` (2)');
+    expect(errorOf(() => loadRunConfig(file(yaml), ['model.n_head=3'])).message).toBe('--set model.n_head=3: `model.d_model` (64) must be a multiple of `model.n_head` (3)');
+  });
+
   it('says what a Python or Hydra spelling of a value means here (None, a multirun list)', () => {
     expect(errorOf(() => loadRunConfig(file('{}'), ['agent_proxy.max_turn=None'])).message).toBe(
       '--set agent_proxy.max_turn=None: `agent_proxy.max_turn` must be an integer, got the string "None" (YAML writes no value as null)',

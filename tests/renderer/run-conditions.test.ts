@@ -47,6 +47,12 @@ describe('run conditions', () => {
     expect(() => parseRunConditions('name=a b=c')).toThrow(/its value 'a b=c' holds an operator; join conditions with 'and', or quote/);
     expect(parseRunConditions('name="rock or roll"')).toEqual([{ column: 'name', op: '=', value: 'rock or roll' }]);
     expect(parseRunConditions("name='a=b'")).toEqual([{ column: 'name', op: '=', value: 'a=b' }]);
+    expect(() => parseRunConditions('status=completed and')).toThrow(/'status=completed and' ends with 'and' and no condition after it/);
+    // A column as --sort spells it, a field as the JSON names it.
+    expect(parseRunConditions('config:trainer.seed=1 and bestValSuccess>0.5')).toEqual([
+      { column: 'trainer.seed', op: '=', value: 1 },
+      { column: 'best_val_success', op: '>', value: 0.5 },
+    ]);
     // `&&` is read as `and`.
     expect(parseRunConditions('name=child && status=completed')).toEqual([
       { column: 'name', op: '=', value: 'child' },

@@ -122,7 +122,7 @@ function envConfigsIssues(cfg: RunConfig, path: Array<string | number>, envConfi
   if (tags.length !== n_groups.length) {
     issues.push({
       path: [...path, 'n_groups'],
-      message: `\`${key}.n_groups\` has ${n_groups.length} entries but \`tags\` has ${tags.length}; give one group count per tag`,
+      message: `\`${key}.n_groups\` has ${n_groups.length} entries but \`${key}.tags\` has ${tags.length}; give one group count per tag`,
     });
   }
   const total = n_groups.reduce((sum, n) => sum + n, 0);

@@ -141,10 +141,18 @@ function foldCopiedIssues(issues: ConfigIssue[], copies: Map<string, string>): C
 
 function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins: Map<string, string>): ConfigIssue {
   if (issue.origin || issue.line !== undefined) return issue;
-  for (let n = issue.path.length; n > 0; n--) {
-    const origin = origins.get(formatPath(issue.path.slice(0, n)));
-    if (origin) return { ...issue, origin };
-  }
+  const originOf = (path: ReadonlyArray<string | number>) => {
+    for (let n = path.length; n > 0; n--) {
+      const origin = origins.get(formatPath(path.slice(0, n)));
+      if (origin) return origin;
+    }
+    return undefined;
+  };
+  // A check across keys is filed under one of them; where another key it names (in backticks)
+  // came from an override, that override is what made it fail, not the file's line.
+  const named = [...issue.message.matchAll(/`([A-Za-z_][\w-]*(?:\.[\w-]+)+)`/g)].map((m) => m[1].split('.'));
+  const origin = originOf(issue.path) ?? named.map(originOf).find((o) => o !== undefined);
+  if (origin) return { ...issue, origin };
   const line = source?.lineOf(issue.path, issue.message.startsWith('unknown key'));
   return line === undefined ? issue : { ...issue, line };
 }
