@@ -115,6 +115,12 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
       const listed = await page.locator(`.fork-panel .backends-unavailable li[data-backend="${name}"]`).count();
       expect((offered.includes(name) ? 1 : 0) + listed).toBe(1);
     }
+    // The server's refusal stays on the view (the reload after an action once cleared it, so a
+    // refused fork said nothing). This fixture's checkpoints are rows without folders: that is
+    // what the server refuses here.
+    await page.locator('.fork-panel .start-fork').click();
+    await expect.poll(() => page.locator('p.error').first().innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/^checkpoint folder not found: /);
+    expect(await page.locator('.fork-panel').count()).toBe(1);
   });
 
   it('resumes a completed run for more iterations and shows the new total', async () => {

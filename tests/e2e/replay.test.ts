@@ -140,6 +140,12 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
 
     const shot = await saveScreenshot(page, shots.dir, 'replay', { fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(1000);
+
+    // Filtered by outcome, a group header counts what is listed, not "k of k succeeded".
+    await page.locator('select.filter-outcome').selectOption('failure');
+    await expect.poll(async () => (await page.locator('.episode-group .group-header').allInnerTexts()).every((h) => /: \d+ episodes? that failed \(outcome filter\)$/.test(h))).toBe(true);
+    await page.locator('select.filter-outcome').selectOption('');
+    await expect.poll(() => page.locator('.episode-group .group-header').first().innerText()).toMatch(/^train group 0: \d of 2 succeeded$/);
   });
 
   it('opens the replay at an iteration when a chart point is clicked', async () => {

@@ -47,14 +47,17 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
     busy.value = label;
     error.value = null;
     message.value = null;
+    let failed: string | null = null;
     try {
       await work();
     } catch (caught) {
-      error.value = caught instanceof Error ? caught.message : String(caught);
+      failed = caught instanceof Error ? caught.message : String(caught);
     } finally {
       busy.value = null;
     }
     await load();
+    // The reload clears the view's error when it succeeds: the action's refusal is what to show.
+    if (failed !== null) error.value = failed;
   }
 
   function askResume(checkpoint: CheckpointDto): void {
