@@ -82,6 +82,14 @@ describe.skipIf(!hasChromium)('config columns in the Runs table', () => {
     await expect.poll(() => page.locator('.compare-button').innerText()).toBe(`Compare (${matching.length})`);
     await selectShown.uncheck();
     await expect.poll(() => page.locator('.compare-button').innerText()).toBe('Compare');
+    // Away to a run and back through the top bar's Runs link: the same table, as W&B keeps it.
+    const listed = page.url();
+    await page.locator(`.run-row[data-run-id="${matching[0]}"]`).click();
+    await page.waitForURL((url) => url.hash.startsWith(`#/runs/${matching[0]}`));
+    await page.locator('nav .runs-tab').click();
+    await page.waitForURL((url) => url.hash.startsWith('#/runs?'));
+    expect(page.url()).toBe(listed);
+    await expect.poll(() => page.locator('.run-row').count()).toBe(matching.length);
   });
 
   it('says what does not read, and offers the nearest key for one no run has', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { minMaxIndices } from '../../preload/min-max-downsample';
 import { buildPlot, downsamplePlot, xExtent, type PlotOptions, type RunSeries } from '../../renderer/src/compare/plot';
 import { PLOT_CSV_COLUMNS, plotToCsv } from '../../renderer/src/compare/plot-csv';
-import { buildChartOption, tooltipHtml, zoomWindow } from '../../renderer/src/compare/chart-option';
+import { buildChartOption, formatSeconds, tooltipHtml, zoomWindow } from '../../renderer/src/compare/chart-option';
 import { defaultDirection, summarize } from '../../renderer/src/compare/summary';
 import type { SeriesPointDto } from '../../preload/contract';
 
@@ -229,5 +229,18 @@ describe('fork lineage', () => {
     expect(lineage.color).toBe(own.color);
     expect(lineage.lineStyle.opacity).toBeLessThan(1);
     expect(plotToCsv('actor/entropy', 'iteration', lines)).toContain('parent_run_before_fork');
+  });
+
+  it('times the parent back from the fork point on the relative axis, however long after it the fork started', () => {
+    const parent = series(6, (i) => i / 10);
+    // Forked a day after the parent's sixth iteration.
+    const fork: RunSeries = { runId: 2, label: 'fork', points: series(4, (i) => 0.6 + i / 10, 1_000_000 + 86_400_000).map((p) => ({ ...p, iteration: p.iteration + 6 })), lineage: { parentRunId: 1, upTo: 6, points: parent } };
+    const [own, lineage] = buildPlot([fork], { ...options, xAxis: 'relative' });
+    expect(own.x).toEqual([0, 2, 4, 6]);
+    expect(lineage.x).toEqual([-10, -8, -6, -4, -2, 0]);
+  });
+
+  it('writes a negative time with its sign once', () => {
+    expect([formatSeconds(-1049), formatSeconds(-30), formatSeconds(3725)]).toEqual(['-17:29', '-30 s', '1:02:05']);
   });
 });

@@ -198,6 +198,8 @@ export function buildSeries(lines: PlotLine[]): LineSeriesOption[] {
 /** Seconds since the start as "14.8 s", "2:05" or "1:02:05", never 14.831999999999999. */
 export function formatSeconds(seconds: number): string {
   if (Math.abs(seconds) < 60) return `${Number(seconds.toFixed(1))} s`;
+  // A fork's parent lies at negative times: the sign once, before the clock.
+  if (seconds < 0) return `-${formatSeconds(-seconds)}`;
   const total = Math.round(seconds);
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);

@@ -130,6 +130,12 @@ function xOfPoint(kind: XAxisKind, start: number, xPoints?: readonly SeriesPoint
   return (p) => at(p.iteration);
 }
 
+function endOf(points: readonly SeriesPointDto[]): number {
+  let end = -Infinity;
+  for (const p of points) if (p.wallTime > end) end = p.wallTime;
+  return Number.isFinite(end) ? end : 0;
+}
+
 function startOf(points: SeriesPointDto[]): number {
   let start = Infinity;
   for (const p of points) if (p.wallTime < start) start = p.wallTime;
@@ -232,7 +238,9 @@ function rawTwin(line: PlotLine, smoothed: PlotLine, options: PlotOptions): Plot
 
 /**
  * Each fork's parent's curve up to the fork point, by the fork's line id. On the relative time
- * axis the parent's points fall before the fork's start (negative seconds).
+ * axis the parent's points fall before the fork's start (negative seconds), timed back from the
+ * fork point: a fork made days after its parent trained would otherwise push the parent days to
+ * the left and squeeze both curves to the axis's ends.
  */
 function lineageLines(lines: PlotLine[], runs: Map<number, RunSeries>, options: PlotOptions): Map<string, PlotLine> {
   const out = new Map<string, PlotLine>();
@@ -240,7 +248,7 @@ function lineageLines(lines: PlotLine[], runs: Map<number, RunSeries>, options: 
     const run = line.kind === 'run' && !line.member ? runs.get(line.runIds[0]) : undefined;
     const lineage = run?.lineage;
     if (!run || !lineage || lineage.points.length === 0) continue;
-    const xOf = xOfPoint(options.xAxis, startOf(run.points.length > 0 ? run.points : lineage.points), lineage.xPoints);
+    const xOf = xOfPoint(options.xAxis, options.xAxis === 'relative' ? endOf(lineage.points) : startOf(run.points.length > 0 ? run.points : lineage.points), lineage.xPoints);
     const points = placed(lineage.points, xOf, options);
     out.set(line.id, {
       id: `${line.id}-lineage`,

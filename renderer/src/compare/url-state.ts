@@ -4,8 +4,8 @@
 // gaussian picks a smoothing other than the EMA), so a comparison is a link to share or
 // bookmark. The last one is remembered, so the top "Compare" link brings it back instead of an
 // empty view.
-import { ref } from 'vue';
 import type { LocationQuery } from 'vue-router';
+import { lastQuery } from '../stores/last-query';
 import type { BandMode } from './seed-groups';
 import type { XAxisKind } from './plot';
 import { isSmoothingKind, NO_SMOOTHING, SMOOTHERS, smoothingOff, type Smoothing } from './smoothers';
@@ -87,38 +87,9 @@ export function settingToQuery<K extends keyof CompareSettings>(key: K, value: C
   }
 }
 
-/** A query value the address can hold: one text, or several (the repeated `metric` of panels). */
-type QueryValue = string | string[];
-
-function isQueryValue(value: unknown): value is QueryValue {
-  return typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
-}
-
-function readLast(): Record<string, QueryValue> {
-  try {
-    const parsed: unknown = JSON.parse(localStorage.getItem(LAST_KEY) ?? '{}');
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, QueryValue] => isQueryValue(e[1])));
-    }
-  } catch {
-    // A damaged entry starts an empty comparison.
-  }
-  return {};
-}
+const last = lastQuery(LAST_KEY);
 
 /** The last comparison's query, for the top "Compare" link. */
-export const lastCompareQuery = ref<Record<string, QueryValue>>(readLast());
+export const lastCompareQuery = last.query;
 
-export function rememberCompareQuery(query: LocationQuery): void {
-  const plain = Object.fromEntries(
-    Object.entries(query)
-      .map(([key, value]) => [key, Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : value] as const)
-      .filter((e): e is [string, QueryValue] => isQueryValue(e[1])),
-  );
-  lastCompareQuery.value = plain;
-  try {
-    localStorage.setItem(LAST_KEY, JSON.stringify(plain));
-  } catch {
-    // Storage disabled: the link still works within this page.
-  }
-}
+export const rememberCompareQuery = last.remember;

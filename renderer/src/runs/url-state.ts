@@ -1,11 +1,18 @@
 // The Runs view's filters, sort and columns live in the address (#/runs?status=failed&sort=name
 // &desc=1&cols=algorithm.adv_estimator,metric:val/Bandit/success&where=algorithm.adv_estimator%3Dgrpo), so going back from a run
 // returns to the same table, and a filtered list can be shared.
-import { computed } from 'vue';
+import { computed, watch } from 'vue';
 import { useRoute, useRouter, type LocationQuery } from 'vue-router';
 import { replaceQueryAt } from '../address';
 import { columnSortKey, isRunColumn, RUN_COLUMNS_MAX, RUN_SORT_KEYS, sortColumn } from '../../../preload/contract';
 import { emptyFilters, type RunFilters, type SortKey } from '../stores/run-table';
+import { lastQuery } from '../stores/last-query';
+
+// `newFrom` opens the New run form once: not a setting of the table to bring back.
+const last = lastQuery('turnlab.runs.lastQuery', ['newFrom']);
+
+/** The Runs table's last query, for the top "Runs" link. */
+export const lastRunsQuery = last.query;
 
 const FILTER_KEYS = ['search', 'status', 'env', 'algorithm', 'tag', 'where'] as const;
 
@@ -41,6 +48,8 @@ export function useRunsUrlState() {
     for (const [key, value] of Object.entries({ ...route.query, ...patch })) if (typeof value === 'string' && value !== '') query[key] = value;
     replaceQueryAt(router, '/runs', query);
   }
+
+  watch(() => route.query, last.remember, { immediate: true });
 
   const filters = computed(() => filtersFromQuery(route.query));
   const sort = computed(() => sortFromQuery(route.query));
