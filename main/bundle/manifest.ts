@@ -76,6 +76,7 @@ export function newManifest(fields: Partial<Omit<BundleManifest, 'format' | 'ver
 /** Reads and checks a bundle's manifest; refuses a missing, damaged or newer one naming the file. */
 export function readManifest(dir: string): BundleManifest {
   const file = manifestPath(dir);
+  if (!existsSync(dir)) throw new BundleError(`no folder ${dir} (a run bundle is the folder turnlab export-run writes, or a cluster sweep's remote folder)`);
   if (!existsSync(file)) throw new BundleError(`${dir} is not a TurnLab run bundle (${BUNDLE_MANIFEST} not found)`);
   let raw: unknown;
   try {

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Store } from '../store/db';
 import type { CheckpointRecord } from '../store/types';
 import { renderTable } from './format';
-import { meanStd } from './mean-std';
+import { formatMeanStd, meanStd } from './mean-std';
 
 export interface RunEvaluation {
   runId: number;
@@ -47,7 +47,7 @@ export function evaluationTable(results: readonly RunEvaluation[]): { head: stri
       '',
       ...envs.map((env) => {
         const stats = meanStd(results.map((r) => r.metrics[`val/${env}/success`]));
-        return stats === null ? '-' : `${stats.mean.toFixed(3)} ± ${stats.std.toFixed(3)}`;
+        return formatMeanStd(stats);
       }),
     ]);
   }

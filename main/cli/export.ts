@@ -35,7 +35,8 @@ const WRITE_REASONS: Record<string, string> = {
   EACCES: 'this user may not write it; choose another --out',
   EPERM: 'the system does not allow writing it; choose another --out',
   EISDIR: 'it is a folder; give --out a file name',
-  ENOENT: 'its folder does not exist',
+  ENOENT: 'its folder does not exist; create it first (mkdir -p) or choose another --out',
+  ENOTDIR: 'a part of its path is a file, not a folder; choose another --out',
   EIO: 'the disk reported an input/output error',
 };
 

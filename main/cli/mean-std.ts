@@ -6,3 +6,9 @@ export function meanStd(values: ReadonlyArray<number | null | undefined>): { mea
   const std = xs.length > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1)) : 0;
   return { mean, std, n: xs.length };
 }
+
+/** `mean ± std` to 3 decimals; one value has no spread to show (not `± 0.000`), none is `-`. */
+export function formatMeanStd(stats: { mean: number; std: number; n: number } | null): string {
+  if (stats === null) return '-';
+  return stats.n === 1 ? `${stats.mean.toFixed(3)} (one run)` : `${stats.mean.toFixed(3)} ± ${stats.std.toFixed(3)}`;
+}

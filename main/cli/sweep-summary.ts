@@ -4,7 +4,7 @@ import type { GridAxis } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
 import { finalValSuccess } from '../trainer-host/seed-group';
 import { renderTable } from './format';
-import { meanStd } from './mean-std';
+import { formatMeanStd, meanStd } from './mean-std';
 
 /** What each run of one setting reached; null where it logged no validation success. */
 export interface SettingResult {
@@ -41,7 +41,7 @@ export function sweepSummary(axes: readonly GridAxis[], results: readonly Settin
   const rows = scored.map(({ r, final, best }) => [
     ...r.values,
     String(r.final.length),
-    final === null ? '-' : `${final.mean.toFixed(3)} ± ${final.std.toFixed(3)}${final.n < r.final.length ? ` (${final.n} of ${r.final.length})` : ''}`,
+    final === null ? '-' : `${formatMeanStd(final)}${final.n < r.final.length ? ` (${final.n} of ${r.final.length})` : ''}`,
     best === null ? '-' : best.mean.toFixed(3),
     r.group,
   ]);

@@ -8,7 +8,7 @@ import type { Store } from '../store/db';
 import { markAbandonedRuns } from '../services/run-owner';
 import { UserError } from './errors';
 import { formatTime, renderTable } from './format';
-import { meanStd } from './mean-std';
+import { formatMeanStd, meanStd } from './mean-std';
 import { settingResults, sweepSummary, type SettingResult } from './sweep-summary';
 import { withStore } from './with-store';
 
@@ -25,7 +25,7 @@ function bestSetting(axes: readonly GridAxis[], results: readonly SettingResult[
   const final = best ? meanStd(best.final) : null;
   if (!best || final === null) return { setting: '-', final: '-' };
   const setting = settingLabel(axes, best.values, best.group);
-  return { setting, final: `${final.mean.toFixed(3)} ± ${final.std.toFixed(3)}` };
+  return { setting, final: formatMeanStd(final) };
 }
 
 export function register(program: Command): void {

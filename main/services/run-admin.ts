@@ -45,6 +45,8 @@ export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
   requireRun(store, runId);
   const name = edit.name?.trim();
   if (name !== undefined && name.length === 0) throw new RunAdminError('REFUSED', 'a run name cannot be empty');
+  // Commands name a run by id or name, and a checkpoint as ckpt:<id>: such a name would address another.
+  if (name !== undefined && /^(\d+|ckpt:\d+)$/.test(name)) throw new RunAdminError('REFUSED', `a run name cannot be '${name}': commands would read it as ${name.startsWith('ckpt:') ? 'a checkpoint' : 'a run id'}; add a word (run-${name.replace('ckpt:', '')})`);
   if (name !== undefined && name.length > RUN_EDIT_LIMITS.name) throw new RunAdminError('REFUSED', `a run name holds at most ${RUN_EDIT_LIMITS.name} characters (this one has ${name.length})`);
   const tags = edit.tags === undefined ? undefined : normaliseTags(edit.tags);
   const long = tags?.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);

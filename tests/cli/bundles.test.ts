@@ -126,5 +126,7 @@ describe('turnlab export-run / import', () => {
     const notBundle = await turnlab(['import', root], { dataDir: home });
     expect(notBundle.code).toBe(2);
     expect(notBundle.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\)/);
+    const missing = await turnlab(['import', join(root, 'no-such-bundle')], { dataDir: home });
+    expect(missing.stderr).toMatch(/^turnlab: no folder .*no-such-bundle \(a run bundle is the folder turnlab export-run writes/);
   }, SLOW);
 });

@@ -184,6 +184,9 @@ describe('turnlab delete, tag, rename and note', () => {
 
     expect((await turnlab(['rename', String(run.id), 'baseline-a'])).stdout).toBe(`run ${run.id} renamed from ${run.name} to baseline-a\n`);
     expect((await turnlab(['rename', 'baseline-a', ' '])).stderr).toBe('turnlab: a run name cannot be empty\n');
+    // A name commands would read as an id or a checkpoint could never address the run.
+    expect((await turnlab(['rename', 'baseline-a', '7'])).stderr).toBe("turnlab: a run name cannot be '7': commands would read it as a run id; add a word (run-7)\n");
+    expect((await turnlab(['rename', 'baseline-a', 'ckpt:2'])).stderr).toBe("turnlab: a run name cannot be 'ckpt:2': commands would read it as a checkpoint; add a word (run-2)\n");
     // The workbench's limits hold on the command line too, and a refused edit changes nothing.
     expect((await turnlab(['rename', 'baseline-a', 'n'.repeat(201)])).stderr).toBe('turnlab: a run name holds at most 200 characters (this one has 201)\n');
     expect((await turnlab(['tag', 'baseline-a', '--add', 't'.repeat(101)])).stderr).toBe(`turnlab: each of the tags holds at most 100 characters ('${'t'.repeat(20)}...' has 101)\n`);

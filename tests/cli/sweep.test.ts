@@ -24,7 +24,7 @@ describe('turnlab sweep', () => {
     expect(sweep, swept.stderr).toBeDefined();
     expect(swept.stdout).toContain(`sweep ${sweep}: final validation success by setting, best first\n`);
     expect(swept.stdout).toMatch(/│ algorithm\.gamma +│ seeds +│ final val success \(mean ± std\) +│ best val success \(mean\) +│ seed group +│/);
-    for (const gamma of ['0.9', '1.0']) expect(swept.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} ± 0\\.000 +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma.replace('.', '\\.')} +│`));
+    for (const gamma of ['0.9', '1.0']) expect(swept.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} \\(one run\\) +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma.replace('.', '\\.')} +│`));
     const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ name: string; status: string; tags: string[]; config: { algorithm: { gamma: number } } }>;
     expect(runs.map((r) => [r.name, r.status, r.tags, r.config.algorithm.gamma]).sort()).toEqual([
       ['bandit-gamma=0.9-s0', 'completed', ['seeds:bandit-gamma=0.9', `sweep:${sweep}`], 0.9],
@@ -38,12 +38,12 @@ describe('turnlab sweep', () => {
     // setting read back from the runs' configs.
     const listed = await inProcess('sweeps');
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`│ ${sweep} +│ \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +│ 2 settings x 1 seed +│ algorithm\\.gamma +│ 2 completed +│ gamma=(0\\.9|1) +│ [01]\\.\\d{3} ± 0\\.000 +│`));
+    expect(listed.stdout).toMatch(new RegExp(`│ ${sweep} +│ \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +│ 2 settings x 1 seed +│ algorithm\\.gamma +│ 2 completed +│ gamma=(0\\.9|1) +│ [01]\\.\\d{3} \\(one run\\) +│`));
     for (const name of [sweep!, `sweep:${sweep}`]) {
       const table = await inProcess('sweeps', name);
       expect(table.code).toBe(0);
       expect(table.stdout).toContain(`sweep ${sweep}: 2 settings x 1 seed, 2 completed; final validation success by setting, best first (its runs: turnlab runs --where tag=sweep:${sweep})\n`);
-      for (const gamma of ['0.9', '1']) expect(table.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} ± 0\\.000 +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma === '1' ? '1\\.0' : '0\\.9'} +│`));
+      for (const gamma of ['0.9', '1']) expect(table.stdout).toMatch(new RegExp(`│ ${gamma.replace('.', '\\.')} +│ 1 +│ [01]\\.\\d{3} \\(one run\\) +│ [01]\\.\\d{3} +│ bandit-gamma=${gamma === '1' ? '1\\.0' : '0\\.9'} +│`));
     }
     const json = JSON.parse((await inProcess('sweeps', sweep!, '--json')).stdout) as { axes: string[]; settings: Array<{ setting: Record<string, string>; finalValSuccess: number[] }> };
     expect(json.axes).toEqual(['algorithm.gamma']);
