@@ -149,4 +149,15 @@ describe.skipIf(!hasChromium)('Compare with several metric panels', () => {
       store.close();
     }
   });
+
+  it('says under a panel which runs do not log its metric, rather than drawing empty axes', async () => {
+    const ids = runs.map((r) => r.id);
+    await page.goto(serve.at(`/compare?runs=${ids.join(',')}&metric=no/such/metric`));
+    await expect.poll(() => page.locator('.panel-chart .metric-missing').innerText().catch(() => '')).toBe(
+      `Runs ${ids.map((id) => `#${id}`).join(', ')} do not log no/such/metric: pick a metric they log.`,
+    );
+    await page.goto(serve.at(`/compare?runs=${ids.join(',')}&metric=${encodeURIComponent(REWARD)}`));
+    await page.locator('.panel-chart canvas').first().waitFor();
+    expect(await page.locator('.metric-missing').count()).toBe(0);
+  });
 });

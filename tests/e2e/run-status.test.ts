@@ -60,6 +60,11 @@ describe.skipIf(!hasChromium)('status of a run waiting for its trainer', () => {
     await page.locator('.run-progress').waitFor();
     expect(await page.locator('.bar .status').innerText()).toBe('resuming');
     expect(await page.locator('.time-left').count()).toBe(0);
+
+    // Compare's run list says it as the Runs table does, not the stored `queued`.
+    await page.goto(wb.serve.at(`/compare?runs=${warming},${resuming}`));
+    await expect.poll(() => page.locator('.picker .status').allInnerTexts()).toEqual(expect.arrayContaining(['warming up', 'resuming']));
+    expect(await page.locator('.picker .status').allInnerTexts()).not.toContain('queued');
   });
 
   it("shows how far a warm start is, in the Runs view and the Run view", async () => {
