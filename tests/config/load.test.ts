@@ -153,6 +153,16 @@ describe('validation errors', () => {
     expect(errorOf(() => loadRunConfig(path)).message).toBe(`${path} line ${line}: not valid YAML: ${message}`);
   });
 
+  it.each([
+    ['a key without its colon', 'trainer:\n  total_training_steps 2\n  seed: 1\n', 2, "Implicit keys need to be on a single line (column 3); is a ':' missing after the key? Each setting is written key: value"],
+    ['a line indented too deep, at that line', 'trainer:\n  total_training_steps: 2\n   seed: 1\n', 3, "Nested mappings are not allowed in compact mappings: this line is indented deeper than the key above it, whose value is already given; indent it as that key's siblings"],
+    ['a key indented less than its siblings', 'trainer:\n  total_training_steps: 2\n seed: 1\n', 3, 'All mapping items must start at the same column (column 1); indent it as the other keys of its section, at the same column'],
+    ['a tab', 'trainer:\n\tseed: 1\n', 2, 'Tabs are not allowed as indentation (column 1); YAML indents with spaces; replace the tab with spaces'],
+  ])('says how to fix %s', (_what, text, line, message) => {
+    const path = file(text);
+    expect(errorOf(() => loadRunConfig(path)).message).toBe(`${path} line ${line}: not valid YAML: ${message}`);
+  });
+
   it('reports other YAML errors at their own line and column, in one line', () => {
     const path = file('trainer:\n  seed: 1\n  experiment_name: "a"b\n  total_training_steps: 3\n');
     expect(errorOf(() => loadRunConfig(path)).message).toBe(`${path} line 3: not valid YAML: Unexpected scalar at node end (column 23)`);

@@ -18,8 +18,26 @@ export function locateYamlError(text: string, problem: YAMLError, lines: LineCou
     return { line, message: `not valid YAML: ${opened} at column ${col} is never closed; add the closing ${close}` };
   }
   const pos = problem.linePos?.[0];
-  return { line: pos?.line, message: `not valid YAML: ${what}${pos ? ` (column ${pos.col})` : ''}` };
+  // The parser's wording names its grammar, not the slip; the common slips and their fixes.
+  if (problem.code === 'BLOCK_AS_IMPLICIT_KEY' && pos) {
+    // Reported at the end of the line before: the line that is indented too deep is the next.
+    return { line: pos.line + 1, message: `not valid YAML: ${what}: this line is indented deeper than the key above it, whose value is already given; indent it as that key's siblings` };
+  }
+  const advice = YAML_ADVICE[problem.code];
+  return { line: pos?.line, message: `not valid YAML: ${what}${pos ? ` (column ${pos.col})` : ''}${advice ? `; ${advice}` : ''}` };
 }
+
+/** The parser's errors less those that restate another: a line indented too deep is also read as a key running over two lines. */
+export function distinctYamlErrors(errors: readonly YAMLError[]): YAMLError[] {
+  const deep = new Set(errors.filter((e) => e.code === 'BLOCK_AS_IMPLICIT_KEY').map((e) => e.pos[0]));
+  return errors.filter((e) => !(e.code === 'MULTILINE_IMPLICIT_KEY' && deep.has(e.pos[0])));
+}
+
+const YAML_ADVICE: Partial<Record<YAMLError['code'], string>> = {
+  MULTILINE_IMPLICIT_KEY: "is a ':' missing after the key? Each setting is written key: value",
+  BAD_INDENT: 'indent it as the other keys of its section, at the same column',
+  TAB_AS_INDENT: 'YAML indents with spaces; replace the tab with spaces',
+};
 
 // The lexer's markers for a document start, a flow error end and a plain scalar: not in the text.
 const ZERO_WIDTH = new Set(['\x02', '\x18', '\x1f']);

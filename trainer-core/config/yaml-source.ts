@@ -1,6 +1,6 @@
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, visit, type Document } from 'yaml';
 import { ConfigError } from './errors';
-import { locateYamlError } from './yaml-errors';
+import { distinctYamlErrors, locateYamlError } from './yaml-errors';
 
 /** A parsed YAML config that still knows where each key and value sits in the file. */
 export class YamlSource {
@@ -14,7 +14,7 @@ export class YamlSource {
     this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: true, uniqueKeys: true });
     if (this.doc.errors.length > 0) {
       // The earliest place among the errors: one unclosed quote often yields several.
-      const located = this.doc.errors.map((problem) => locateYamlError(text, problem, this.lines));
+      const located = distinctYamlErrors(this.doc.errors).map((problem) => locateYamlError(text, problem, this.lines));
       const first = located.reduce((best, issue) => ((issue.line ?? Infinity) < (best.line ?? Infinity) ? issue : best));
       throw new ConfigError([{ path: [], ...first }], name);
     }
