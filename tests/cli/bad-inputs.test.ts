@@ -130,6 +130,14 @@ describe('configs refused before a run exists', () => {
     await expectNoRuns(dataDir);
   });
 
+  it('refuses a context too short for one demonstrated reply before the run exists (the trainer found it only once started)', async () => {
+    const dataDir = join(tmp.dir, 'context');
+    const result = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--set', 'model.context_length=8'], { dataDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(/^turnlab: no warm-start demonstration fits the model's context of 8 tokens \(they need up to \d+, and not one first reply fits\): raise model\.context_length/);
+    await expectNoRuns(dataDir);
+  });
+
   it('bounds trainer.total_training_steps: at most a million, and 0 only with a warm start', async () => {
     const dataDir = join(tmp.dir, 'steps');
     expectRefused(
