@@ -14,6 +14,9 @@ const FORM = 'a condition is <config key or metric:name> <op> <value> with op on
 
 const QUOTED = /^(["'])(.*)\1$/s;
 
+/** `best_val_success` as the JSON and the table's sort keys spell it: `bestValSuccess`. */
+export const camelOf = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
 /** A value as typed: quoted is text, `true`/`false` a flag, a number a number, anything else text. */
 function valueOf(text: string, condition: string): RunConditionDto['value'] {
   if (text === '') throw new RangeError(`'${condition}' has no value after its operator (${FORM})`);
@@ -32,7 +35,7 @@ export function parseRunCondition(text: string): RunConditionDto {
   if (at <= 0) throw new RangeError(`'${condition}' has ${at === 0 ? 'no column before its operator' : 'no operator'} (${FORM})`);
   // `config:<key>` as --sort spells a config column; a field as the JSON names it (bestValSuccess).
   const typed = condition.slice(0, at).trim().replace(/^config:/, '');
-  const column = (RUN_CONDITION_FIELDS as readonly string[]).find((f) => f.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) === typed) ?? typed;
+  const column = (RUN_CONDITION_FIELDS as readonly string[]).find((f) => camelOf(f) === typed) ?? typed;
   // Python's `==` reads as `=`.
   const rest = condition.slice(at).replace(/^==/, '=');
   const op = OPS_LONGEST_FIRST.find((o) => rest.startsWith(o));
@@ -45,7 +48,7 @@ export function parseRunCondition(text: string): RunConditionDto {
   // than `and` (`status!=completed or name=child`): read as one value it would select the wrong
   // runs, and `delete --where` would delete them.
   if (!QUOTED.test(valueText)) {
-    if (/(^|\s)(or|\|\|)(\s|$)|\|\|/i.test(valueText)) throw new RangeError(`'${condition}': conditions join with 'and' only, all of them holding; for runs matching either of two, run the query once for each (a value that holds ' or ' goes in quotes: name="rock or roll")`);
+    if (/(^|\s)or(\s|$)|\|\|/i.test(valueText)) throw new RangeError(`'${condition}': conditions join with 'and' only, all of them holding; for runs matching either of two, run the query once for each (a value that holds ' or ' goes in quotes: name="rock or roll")`);
     if (/\s(and|&&)$/i.test(valueText)) throw new RangeError(`'${condition}' ends with '${/(and|&&)$/i.exec(valueText)![1]}' and no condition after it`);
     if (/[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' holds an operator; join conditions with 'and', or quote a value that holds one (name="a=b")`);
   }

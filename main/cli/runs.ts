@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { distance } from 'fastest-levenshtein';
 import { closestName } from '../../trainer-core';
 import { isRunColumn, isRunSortKey, METRIC_COLUMN_PREFIX, sortColumn, RUN_SORT_KEYS, type RunConditionDto, type RunPageQueryDto, type RunRowDto, type RunSortKeyDto, type UnknownRunColumnDto } from '../../preload/contract';
-import { parseRunConditions } from '../../preload/run-conditions';
+import { camelOf, parseRunConditions } from '../../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
 import type { Store } from '../store/db';
 import type { RunSummary } from '../store/types';
@@ -63,7 +63,7 @@ function parseColumns(text: string | undefined): string[] {
 function parseSort(text: string | undefined): RunSortKeyDto | undefined {
   if (text === undefined || isRunSortKey(text)) return text;
   // As --where and --json name them (best_val_success, created_at), and a config key as --columns takes it.
-  const camel = text.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  const camel = camelOf(text);
   if ((RUN_SORT_KEYS as readonly string[]).includes(camel)) return camel as RunSortKeyDto;
   if (text.includes('.') && isRunSortKey(`config:${text}`)) return `config:${text}`;
   const near = closestName(text, RUN_SORT_KEYS)!;
