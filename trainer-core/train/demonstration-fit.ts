@@ -75,6 +75,11 @@ export function fitDemonstrations(demonstrations: readonly Demonstration[], cont
   return { demonstrations: kept, cut, emptied, longest };
 }
 
+/** Whether a cut left some demonstration with a reply to imitate (none cut, or one kept a reply). */
+export function keepsAReply(fit: DemonstrationFit): boolean {
+  return fit.cut === 0 || fit.demonstrations.some((d) => d.sequence.lossMask.some((m) => m === 1));
+}
+
 const HOW_TO_FIX = 'raise model.context_length, or shorten the episodes (agent_proxy.max_turn, agent_proxy.max_context_window, the env\'s prompt)';
 
 /** The one line a cut says, or null when nothing was cut. */

@@ -89,6 +89,19 @@ export function toDemonstrations(
   return out;
 }
 
+/**
+ * The warm start's rounds of demonstrations, each a call of `play`, from seeds past any training
+ * seed; with `warm_start.episodes`, the train split's groups played as groups of one. `envs`: the
+ * demonstrations a round plays at most.
+ */
+export function demonstrationRounds(options: { cfg: RunConfig; cm: ContextManager; tokenizer: Tokenizer; rng: Rng; resolveSpec?: EnvSpecResolver }): { play: () => Demonstration[]; envs: number } {
+  const { cfg, cm, tokenizer, rng } = options;
+  const playCfg = cfg.warm_start.episodes === null ? cfg : distinctStartsConfig(cfg);
+  const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
+  es.restoreState({ resetCount: 1_000_000 });
+  return { play: () => playDemonstrations({ cfg: playCfg, es, cm, tokenizer, mode: cfg.warm_start.mode as DemonstrationMode, rng }), envs: es.entries.length };
+}
+
 /** Rollout count of the warm start when `warm_start.episodes` is null (its figures predate the key). */
 const DEFAULT_ROUNDS = 4;
 
@@ -106,19 +119,16 @@ export function collectDemonstrations(options: {
   rng: Rng;
   resolveSpec?: EnvSpecResolver;
 }): Demonstration[] {
-  const { cfg, cm, tokenizer, rng } = options;
+  const { cfg } = options;
   const wanted = cfg.warm_start.episodes;
-  const playCfg = wanted === null ? cfg : distinctStartsConfig(cfg);
-  const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
-  es.restoreState({ resetCount: 1_000_000 });
-  const play = () => playDemonstrations({ cfg: playCfg, es, cm, tokenizer, mode: cfg.warm_start.mode as DemonstrationMode, rng });
+  const { play, envs } = demonstrationRounds(options);
   const out: Demonstration[] = [];
   if (wanted === null) {
     for (let round = 0; round < DEFAULT_ROUNDS; round++) out.push(...play());
     return out;
   }
   // A solver that fails on most start states must not loop forever: give up after 4x the rounds.
-  const maxRounds = 4 * Math.ceil(wanted / es.entries.length);
+  const maxRounds = 4 * Math.ceil(wanted / envs);
   for (let round = 0; round < maxRounds && out.length < wanted; round++) out.push(...play());
   return out.slice(0, wanted);
 }

@@ -5,7 +5,7 @@ import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
 import { learningRateAt } from '../algo/lr-schedule';
 import type { Demonstration } from './demonstrations';
-import { demonstrationFitWarning, fitDemonstrations, noDemonstrationFits } from './demonstration-fit';
+import { demonstrationFitWarning, fitDemonstrations, keepsAReply, noDemonstrationFits } from './demonstration-fit';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 import { microBatchGradients, type MicroBatch } from '../model/micro-batch-loss';
@@ -51,7 +51,7 @@ export async function warmStart(options: {
   let warned = false;
   const fitted = (played: readonly Demonstration[], first = false) => {
     const fit = fitDemonstrations(played, contextLength);
-    if (first && fit.cut > 0 && !fit.demonstrations.some(trainable)) throw noDemonstrationFits(fit, contextLength);
+    if (first && !keepsAReply(fit)) throw noDemonstrationFits(fit, contextLength);
     const warning = demonstrationFitWarning(fit, played.length, contextLength);
     if (warning && !warned) options.log?.(warning);
     warned ||= warning !== null;
