@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { distance } from 'fastest-levenshtein';
 import { closestName } from '../trainer-core';
-import { UserError } from './cli/errors';
+import { INTERRUPTED_EXIT_CODE, UserError, wasInterrupted } from './cli/errors';
 import { commandHint, configFlagHint, misspeltOption, usageHint } from './cli/command-hints';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
@@ -52,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return wasInterrupted() ? INTERRUPTED_EXIT_CODE : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0; // --help, --version

@@ -80,11 +80,13 @@ export interface BundleRunRow {
   trainer_heartbeat_at: number | null;
   seed: number;
   tags: string;
+  created_at: number;
+  config_hash: string | null;
 }
 
 export function bundleRuns(bundle: OpenBundle): BundleRunRow[] {
   try {
-    return bundle.db.prepare('SELECT id, name, status, parent_run_id, trainer_heartbeat_at, seed, tags FROM runs ORDER BY id').all() as BundleRunRow[];
+    return bundle.db.prepare('SELECT id, name, status, parent_run_id, trainer_heartbeat_at, seed, tags, created_at, config_hash FROM runs ORDER BY id').all() as BundleRunRow[];
   } catch (error) {
     throw describeSqliteError(bundle.file, error);
   }

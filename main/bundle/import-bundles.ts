@@ -16,7 +16,11 @@ import { copyRun, runFingerprint } from './copy-run';
  * nothing, and a run that changed since (a task resumed in the same bundle) replaces its rows.
  */
 
-export type ImportAction = 'added' | 'updated' | 'unchanged' | 'live';
+/**
+ * `present`: the run is in this data folder already, not by an import (a bundle exported from
+ * here, or from a copy of this folder): adding it again would list every run twice.
+ */
+export type ImportAction = 'added' | 'updated' | 'unchanged' | 'live' | 'present';
 
 export interface ImportedRun {
   bundle: string;
@@ -46,6 +50,9 @@ export function importBundles(store: Store, folders: string[], options: { now?: 
     const moves = new Map<number, string>();
     const db = store.connection;
     const findImport = db.prepare('SELECT run_id, fingerprint FROM run_imports WHERE source = ?');
+    // A run is created once, so its creation time to the millisecond and its config name it
+    // across data folders; an id does not (a bundle numbers its runs from 1).
+    const findSameRun = db.prepare('SELECT id FROM runs WHERE created_at = ? AND config_hash IS ? ORDER BY id LIMIT 1');
     const saveImport = db.prepare(
       `INSERT INTO run_imports (run_id, source, bundle_path, fingerprint, imported_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (run_id) DO UPDATE SET bundle_path = excluded.bundle_path, fingerprint = excluded.fingerprint, imported_at = excluded.imported_at`,
@@ -65,13 +72,16 @@ export function importBundles(store: Store, folders: string[], options: { now?: 
               continue;
             }
             const fingerprint = runFingerprint(bundle.db, run.id);
-            if (known && known.fingerprint === fingerprint) {
-              runIds.set(run.id, known.run_id);
-              for (const c of db.prepare('SELECT id, iteration FROM checkpoints WHERE run_id = ?').all(known.run_id) as Array<{ id: number; iteration: number }>) {
+            const here = known ? undefined : (findSameRun.get(run.created_at, run.config_hash) as { id: number } | undefined);
+            const kept = known && known.fingerprint === fingerprint ? known.run_id : here?.id;
+            if (kept !== undefined) {
+              // Runs forked from this one in the same bundle link to the local copy.
+              runIds.set(run.id, kept);
+              for (const c of db.prepare('SELECT id, iteration FROM checkpoints WHERE run_id = ?').all(kept) as Array<{ id: number; iteration: number }>) {
                 const sourceCheckpoint = bundle.db.prepare('SELECT id FROM checkpoints WHERE run_id = ? AND iteration = ?').get(run.id, c.iteration) as { id: number } | undefined;
                 if (sourceCheckpoint) checkpointIds.set(sourceCheckpoint.id, c.id);
               }
-              results.push({ ...result, runId: known.run_id, action: 'unchanged' });
+              results.push({ ...result, runId: kept, action: here ? 'present' : 'unchanged' });
               continue;
             }
             const runId = copyRun(bundle.db, db, run.id, {

@@ -25,6 +25,15 @@ export function register(program: Command): void {
         const { exportRunBundle } = await import('../bundle/export-bundle');
         const { dir, runs } = await asUser(() => exportRunBundle(store, ref, options.bundle));
         process.stdout.write(`wrote ${dir}: ${runs.map((r) => `run ${r.id} (${r.name})`).join(', ')}\n`);
+        const { isHeld } = await import('../services/run-owner');
+        for (const run of runs) {
+          const info = store.runs.processInfo(run.id);
+          if (!info || !isHeld(info)) continue;
+          const iteration = store.runs.summary(run.id)?.iterations ?? 0;
+          process.stderr.write(
+            `run ${run.id} (${run.name}) is still training: the bundle holds it ${iteration === 0 ? 'before its first iteration' : `up to iteration ${iteration}`} and imports as interrupted; export it again once it has ended for the whole run\n`,
+          );
+        }
       });
     });
 
@@ -41,7 +50,7 @@ export function register(program: Command): void {
           process.stdout.write(
             `${renderTable(
               ['bundle', 'run', 'local run', 'import'],
-              outcomes.map((o) => [o.bundle, `${o.sourceRunId} (${o.name})`, o.runId ?? '-', o.action === 'live' ? 'still training: not imported' : o.action]),
+              outcomes.map((o) => [o.bundle, `${o.sourceRunId} (${o.name})`, o.runId ?? '-', o.action === 'live' ? 'still training: not imported' : o.action === 'present' ? 'already here: not imported' : o.action]),
             )}\n`,
           );
         },

@@ -9,3 +9,20 @@ export class UserError extends Error {
     this.name = 'UserError';
   }
 }
+
+/** The shell's code for a command ended by Ctrl-C (128 + SIGINT). */
+export const INTERRUPTED_EXIT_CODE = 130;
+let interrupted = false;
+
+/**
+ * A command that stopped cleanly on Ctrl-C (a run stopped with its checkpoint) still did not do
+ * what was asked, so `turnlab train ... && turnlab eval ...` must not go on: the command prints
+ * as usual and the CLI exits 130, as a process killed by the signal would.
+ */
+export function noteInterrupted(): void {
+  interrupted = true;
+}
+
+export function wasInterrupted(): boolean {
+  return interrupted;
+}

@@ -5,7 +5,7 @@ import type { ClusterJob } from '../cluster/jobs';
 import type { SlurmResources } from '../cluster/slurm';
 import type { GridAxis } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
-import { UserError } from './errors';
+import { noteInterrupted, UserError, wasInterrupted } from './errors';
 import { renderTable } from './format';
 import { collectSet } from './play';
 import { seedsOption } from './train';
@@ -100,6 +100,7 @@ async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Prom
   let interrupted = false;
   const onSigint = () => {
     interrupted = true;
+    noteInterrupted();
     process.stderr.write('stopped following; the jobs go on (turnlab jobs --watch follows them again)\n');
   };
   process.on('SIGINT', onSigint);
@@ -125,9 +126,10 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 }
 
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
-  const [{ planSweep, expandGrid, sweepTag }, { loadRunConfigWithSource }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName }] = await Promise.all([
+  const [{ planSweep, expandGrid, sweepTag }, { loadRunConfigWithSource }, { loadSweepRunConfigs }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName }] = await Promise.all([
     import('../../preload/sweep-plan'),
     import('../../trainer-core'),
+    import('../cluster/sweep-configs'),
     import('./train-seeds'),
     import('./sweep-summary'),
     import('../cluster/sweep-name'),
@@ -135,13 +137,13 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   const overrides = options.set ?? [];
   const base = options.name ?? loadRunConfigWithSource(options.config, overrides).cfg.trainer.experiment_name;
   const plan = planSweep(base, axes, options.seeds, []);
-  for (const run of plan.runs) loadRunConfigWithSource(options.config, [...overrides, ...run.overrides]);
+  loadSweepRunConfigs(options.config, overrides, plan.runs, axes);
   const settings = expandGrid(axes);
   const sweep = newSweepName(store, base);
   process.stderr.write(`sweep ${sweep}: ${plan.runs.length} runs in ${settings.length} seed groups, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
   const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
-  for (const setting of settings) {
-    const { group, outcomes } = await trainSeedGroup(store, {
+  for (const [index, setting] of settings.entries()) {
+    const { group, outcomes, stoppedHere } = await trainSeedGroup(store, {
       configPath: options.config,
       overrides: [...overrides, ...setting.overrides],
       name: setting.label ? `${base}-${setting.label}` : base,
@@ -150,6 +152,12 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
       tags: [sweepTag(sweep)],
     });
     trained.push({ group, values: axisValues(axes, setting.overrides), runIds: outcomes.flatMap((o) => (o.runId === null ? [] : [o.runId])) });
+    const left = settings.length - index - 1;
+    // Ctrl-C or a SIGTERM stops the sweep, not only the group it reached.
+    if (stoppedHere && left > 0) {
+      process.stderr.write(`sweep ${sweep} stopped: ${left} of ${settings.length} settings not started\n`);
+      break;
+    }
   }
   if (settings.length > 1) process.stdout.write(sweepSummaryText(`sweep ${sweep}: final validation success by setting, best first`, axes, settingResults(store, trained)));
 }
@@ -186,7 +194,7 @@ async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   const ended = await watchJobs(store, (j) => j.sweep === sweep);
   process.stdout.write(`sweep ${sweep}\n${jobsTable(ended)}\n`);
   process.stdout.write(sweepSummaryText(`sweep ${sweep}: final validation success by setting, best first`, axes, settingResults(store, groupsOfJobs(axes, ended, axisValues))));
-  throwIfNotCompleted(ended);
+  if (!wasInterrupted()) throwIfNotCompleted(ended);
 }
 
 export function register(program: Command): void {
@@ -298,7 +306,7 @@ export function register(program: Command): void {
         if (options.watch) {
           const [ended] = await watchJobs(store, (j) => j.id === job.id);
           process.stdout.write(`${jobsTable([ended])}\n`);
-          throwIfNotCompleted([ended]);
+          if (!wasInterrupted()) throwIfNotCompleted([ended]);
         }
       });
     });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../store/db';
 import type { SeedRunOutcome } from '../trainer-host/run-manager';
-import { UserError } from './errors';
+import { INTERRUPTED_EXIT_CODE, noteInterrupted, UserError } from './errors';
 import { renderTable } from './format';
 import { progressLine } from './progress';
 
@@ -21,7 +21,7 @@ export interface SeedGroupOptions {
  * progress as a line naming its seed, and a summary table once all have ended; resolves with
  * the group's name (fresh: `name#2` when taken) and each run's outcome.
  */
-export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<{ group: string; outcomes: SeedRunOutcome[] }> {
+export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<{ group: string; outcomes: SeedRunOutcome[]; stoppedHere: boolean }> {
   const [{ RunManager }, { nodeTrainerLauncher }, { defaultConcurrency }] = await Promise.all([
     import('../trainer-host/run-manager'),
     import('../trainer-host/trainer-process'),
@@ -56,8 +56,9 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   // abort. A SIGTERM reaches this process alone, so it asks the trainers to stop. Either way the
   // seeds not yet started stay unstarted.
   const onStop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
+    if (stopping) process.exit(INTERRUPTED_EXIT_CODE);
     stopping = true;
+    if (signal === 'SIGINT') noteInterrupted();
     out.write('stopping the group: running runs stop after this iteration; press Ctrl-C again to abort\n');
     group.cancel();
     if (signal === 'SIGTERM') manager.dispose();
@@ -78,7 +79,7 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   if (failed.length > 0 && !stopping && !group.wasStopped()) {
     throw new UserError(`${failed.length} of ${outcomes.length} runs did not complete: ${failed.map((o) => `seed ${o.seed} ${o.status}`).join(', ')}`);
   }
-  return { group: group.group, outcomes };
+  return { group: group.group, outcomes, stoppedHere: stopping };
 }
 
 export function summaryTable(outcomes: readonly SeedRunOutcome[]): string {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseSeeds } from '../../preload/seed-list';
 import { connectToHost } from '../trainer-host/channel';
-import { UserError } from './errors';
+import { INTERRUPTED_EXIT_CODE, noteInterrupted, UserError } from './errors';
 import { hydraOverrides } from './hydra-overrides';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
@@ -144,8 +144,13 @@ async function runWithProgress(
   const host = connectToHost();
   let runId = 0;
   let stopRequested = false;
+  let interruptedByUser = false;
+  const onCtrlC = () => {
+    interruptedByUser = true;
+    onSigint();
+  };
   const onSigint = () => {
-    if (stopRequested) process.exit(130);
+    if (stopRequested) process.exit(INTERRUPTED_EXIT_CODE);
     stopRequested = true;
     progress.note('stopping after this iteration (a checkpoint will be saved); press Ctrl-C again to abort');
   };
@@ -153,7 +158,7 @@ async function runWithProgress(
     if (!stopRequested) onSigint();
   });
   // SIGTERM too: the desktop app stops a trainer in a utilityProcess with kill(), a SIGTERM.
-  process.on('SIGINT', onSigint);
+  process.on('SIGINT', onCtrlC);
   process.on('SIGTERM', onSigint);
   let failed = false;
   try {
@@ -176,6 +181,7 @@ async function runWithProgress(
     const warmOnly = stored?.trainer?.total_training_steps === 0 ? ` (${before} alone: trainer.total_training_steps is 0)` : '';
     process.stdout.write(`run ${outcome.run.id} (${outcome.run.name}) ${outcome.run.status} at iteration ${outcome.result.lastIteration}${warmOnly}\n`);
     for (const line of summarize?.(outcome.run.id) ?? []) process.stdout.write(`  ${line}\n`);
+    if (interruptedByUser && outcome.run.status === 'stopped') noteInterrupted();
   } catch (error) {
     failed = true;
     progress.finish();
@@ -185,7 +191,7 @@ async function runWithProgress(
     throw userError;
   } finally {
     host?.close();
-    process.off('SIGINT', onSigint);
+    process.off('SIGINT', onCtrlC);
     process.off('SIGTERM', onSigint);
     const { releaseBackend } = await import('../../trainer-core/compute');
     // After an out-of-memory the backend may fail to release as well; the run's own error is the

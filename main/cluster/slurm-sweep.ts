@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { FolderError, loadRunConfigWithSource, makeFolder } from '../../trainer-core';
+import { loadSweepRunConfigs } from './sweep-configs';
 import { bundleRuns, openBundle } from '../bundle/bundle-file';
 import { importBundles } from '../bundle/import-bundles';
 import { BundleError, newManifest, writeManifest } from '../bundle/manifest';
@@ -58,7 +59,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
   ];
   const plan = planSweep(base, request.axes, request.seeds, taken);
   // Every run's config is read here, so a bad key or value refuses the sweep before anything is submitted.
-  const configs = plan.runs.map((run) => loadRunConfigWithSource(configPath, [...request.overrides, ...run.overrides]).cfg);
+  const configs = loadSweepRunConfigs(configPath, request.overrides, plan.runs, request.axes);
   const sweep = newSweepName(store, base);
   const localRoot = join(resolve(request.localDir ?? request.remoteDir), sweep);
   const remoteRoot = join(request.remoteDir, sweep);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { StartSweepRequest, SweepStartedDto } from '../../preload/contract';
 import { loadRunConfigWithSource } from '../../trainer-core';
+import { loadSweepRunConfigs } from './sweep-configs';
 import type { Store } from '../store/db';
 import type { RunManager } from '../trainer-host/run-manager';
 import { submitSlurmSweep } from './slurm-sweep';
@@ -36,7 +37,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   const configPath = resolve(request.configPath);
   const base = request.name ?? loadRunConfigWithSource(configPath, overrides).cfg.trainer.experiment_name;
   const plan = planSweep(base, axes, request.seeds, []);
-  for (const run of plan.runs) loadRunConfigWithSource(configPath, [...overrides, ...run.overrides]);
+  loadSweepRunConfigs(configPath, overrides, plan.runs, axes);
   const settings = expandGrid(axes);
   const sweep = newSweepName(store, base);
   const groups: string[] = [];

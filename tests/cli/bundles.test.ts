@@ -4,7 +4,7 @@
 // naming the file with nothing written. The first export and import run as real `turnlab`
 // processes; the trainings and the other commands through its entry point in this process.
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,10 +85,14 @@ describe('turnlab export-run / import', () => {
     ok(await turnlab(['resume', '3', '--fork', '--name', 'grandchild', '--set', 'trainer.total_training_steps=6'], { dataDir: home }));
   }, SLOW);
 
-  it('adds nothing when the same bundle is imported again', async () => {
+  it('adds nothing when the same bundle is imported again, or into the folder it came from', async () => {
     const before = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(home, t));
     expect(ok(await turnlab(['import', bundle], { dataDir: home }))).toMatch(/origin\).*unchanged[\s\S]*child\).*unchanged/);
     expect(['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(home, t))).toEqual(before);
+    // Nor into the data folder it was exported from, where its runs are not imports.
+    const there = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(away, t));
+    expect(ok(await turnlab(['import', bundle], { dataDir: away }))).toMatch(/1 \(origin\).*│ 1 +│ already here: not imported[\s\S]*2 \(child\).*│ 2 +│ already here: not imported/);
+    expect(['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations'].map((t) => count(away, t))).toEqual(there);
   }, SLOW);
 
   it('brings a bundle that grew since (its run resumed inside it) up to date in place', async () => {
@@ -128,5 +132,15 @@ describe('turnlab export-run / import', () => {
     expect(notBundle.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\)/);
     const missing = await turnlab(['import', join(root, 'no-such-bundle')], { dataDir: home });
     expect(missing.stderr).toMatch(/^turnlab: no folder .*no-such-bundle \(a run bundle is the folder turnlab export-run writes/);
+  }, SLOW);
+
+  it('says when the run it exports is still training: the bundle is a snapshot', async () => {
+    // A trainer holds the run: this process, as a trainer started here would.
+    const db = new Database(sqlite(away));
+    db.prepare("UPDATE runs SET status = 'running', trainer_pid = ?, trainer_host = ?, trainer_heartbeat_at = ? WHERE name = 'origin'").run(process.pid, hostname(), Date.now());
+    db.close();
+    const snapshot = await turnlab(['export-run', 'origin', '--bundle', join(root, 'snapshot')], { dataDir: away });
+    expect(snapshot.code).toBe(0);
+    expect(snapshot.stderr).toBe('run 1 (origin) is still training: the bundle holds it up to iteration 4 and imports as interrupted; export it again once it has ended for the whole run\n');
   }, SLOW);
 });

@@ -63,8 +63,12 @@ describe('turnlab sweep', () => {
     const shared = join(root, 'shared');
     const bad = await inProcess('sweep', '--config', config, '--grid', 'algorithm.gama=0.9,1.0', '--seeds', '2', '--executor', 'slurm', '--remote-dir', shared);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/gama.*did you mean.*gamma/);
+    // The flag to fix is the --grid the user wrote, not a --set the sweep made of it.
+    expect(bad.stderr).toBe('turnlab: --grid algorithm.gama=0.9,1.0 (the value 0.9): unknown key `algorithm.gama`; did you mean `algorithm.gamma`?\n');
     expect(existsSync(shared) ? readdirSync(shared) : []).toEqual([]);
+    const badValue = await inProcess('sweep', '--config', config, '--grid', 'algorithm.gamma=0.9,high', '--seeds', '2');
+    expect(badValue.stderr).toMatch(/^turnlab: --grid algorithm.gamma=0.9,high \(the value high\): `algorithm.gamma` must be a number/);
+    expect(badValue.code).toBe(2);
     const malformed = await inProcess('sweep', '--config', config, '--grid', 'gamma', '--seeds', '2');
     expect(malformed.stderr).toMatch(/^turnlab: --grid 'gamma' is not key=value1,value2/);
     expect(malformed.code).toBe(2);

@@ -93,7 +93,7 @@ describe('turnlab train, resume and eval', () => {
   });
 
   it('stops gracefully on SIGTERM (how the app stops a trainer): checkpoint saved, run stopped', async () => {
-    const { code, stdout } = await trainUntilSigterm('sigterm', ['--set', 'trainer.total_training_steps=50', '--set', 'trainer.save_freq=0'], /iteration 1\/50/);
+    const { code, stdout } = await trainUntilSignal('sigterm', ['--set', 'trainer.total_training_steps=50', '--set', 'trainer.save_freq=0'], /iteration 1\/50/);
     expect(code).toBe(0);
     expect(stdout).toMatch(/\(sigterm\) stopped at iteration \d+/);
     const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; name: string; status: string; iterations: number }>;
@@ -102,9 +102,9 @@ describe('turnlab train, resume and eval', () => {
     expect(existsSync(join(dataDir, `checkpoints/run-${run.id}/iter-${run.iterations}`))).toBe(true);
   });
 
-  it('stops during a long warm start too, instead of finishing it first', async () => {
-    const { code, stdout, stderr } = await trainUntilSigterm('warm-stop', ['--set', 'warm_start.steps=1000000'], /run \d+ \(warm-stop\)/);
-    expect(code).toBe(0);
+  it('stops on Ctrl-C during a long warm start, instead of finishing it first, and exits 130 so `train && eval` goes no further', async () => {
+    const { code, stdout, stderr } = await trainUntilSignal('warm-stop', ['--set', 'warm_start.steps=1000000'], /run \d+ \(warm-stop\)/, 'SIGINT');
+    expect(code).toBe(130);
     expect(stderr).toMatch(/stopped during the warm start, after step \d+ of 1000000; no checkpoint is saved/);
     expect(stdout).toMatch(/\(warm-stop\) stopped at iteration 0/);
     const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; name: string; status: string }>;
@@ -114,8 +114,8 @@ describe('turnlab train, resume and eval', () => {
   });
 });
 
-/** Trains the tiny bandit as run `name`, sends SIGTERM once stderr matches `when`, and waits for the exit. */
-async function trainUntilSigterm(name: string, args: string[], when: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Trains the tiny bandit as run `name`, sends `signal` once stderr matches `when`, and waits for the exit. */
+async function trainUntilSignal(name: string, args: string[], when: RegExp, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', dataDir, 'train', '--config', join(repo, 'configs/bandit.yaml'), '--name', name, ...tiny, ...args], {
     cwd: tmpdir(),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -126,7 +126,7 @@ async function trainUntilSigterm(name: string, args: string[], when: RegExp): Pr
   const code = await new Promise<number | null>((resolveExit) => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (when.test(stderr) && !child.killed) child.kill('SIGTERM');
+      if (when.test(stderr) && !child.killed) child.kill(signal);
     });
     child.on('close', (exitCode) => resolveExit(exitCode));
   });
