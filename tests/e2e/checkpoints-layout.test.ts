@@ -144,8 +144,11 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
     expect(await total.inputValue()).toBe('12');
     await total.fill('2');
     expect(await last.locator('.continue-run').isDisabled()).toBe(true);
+    // Why it is disabled is on the page, not only in a tooltip.
+    expect(await last.locator('.continue-problem').innerText()).toBe('iterations: a whole number above 2');
     await total.fill('4');
     expect(await last.locator('.continue-run').isDisabled()).toBe(false);
+    expect(await last.locator('.continue-problem').count()).toBe(0);
     const box = (await last.locator('.continue-run').boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(1024);
     // Another run's fork panel does not follow to this one.

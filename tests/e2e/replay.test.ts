@@ -117,6 +117,7 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     // The group view: every episode's boards from the start to after its last action, with the actions.
     await page.locator('button.group-toggle').click();
     await expect.poll(() => page.locator('.group-card').count()).toBe(2);
+    await expect.poll(() => page.url()).toMatch(/[?&]view=group(&|$)/);
     for (const card of await page.locator('.group-card').all()) {
       const id = Number(await card.getAttribute('data-episode-id'));
       const turns = await page.locator(`.episode-row[data-episode-id="${id}"] td:nth-child(5)`).innerText();
@@ -144,7 +145,13 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     // Filtered by outcome, a group header counts what is listed, not "k of k succeeded".
     await page.locator('select.filter-outcome').selectOption('failure');
     await expect.poll(async () => (await page.locator('.episode-group .group-header').allInnerTexts()).every((h) => /: \d+ episodes? that failed \(outcome filter\)$/.test(h))).toBe(true);
+    // The filter is in the address: a reload (or the link shared) lists the same episodes.
+    await expect.poll(() => page.url()).toMatch(/[?&]outcome=failure(&|$)/);
+    await page.reload();
+    await expect.poll(() => page.locator('select.filter-outcome').inputValue()).toBe('failure');
+    await expect.poll(async () => (await page.locator('.episode-group .group-header').allInnerTexts()).every((h) => /that failed \(outcome filter\)$/.test(h))).toBe(true);
     await page.locator('select.filter-outcome').selectOption('');
+    await expect.poll(() => page.url()).not.toMatch(/outcome=/);
     await expect.poll(() => page.locator('.episode-group .group-header').first().innerText()).toMatch(/^train group 0: \d of 2 succeeded$/);
   });
 
@@ -159,6 +166,12 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     expect(page.url()).toMatch(new RegExp(`#/runs/${runId}/replay\\?iteration=2`));
     await page.locator('.grid-tiles svg rect.tile').first().waitFor();
     expect(await page.locator('.iteration-picker').inputValue()).toBe('2');
+
+    // An iteration with no episodes shows the nearest, and says so after the address is rewritten to it.
+    await page.goto(serve.at(`/runs/${runId}/replay?iteration=999`));
+    await page.waitForURL(/[?&]episode=\d+/);
+    expect(page.url()).toMatch(/[?&]iteration=2(&|$)/);
+    await expect.poll(() => page.locator('p.note').first().innerText()).toBe('No episodes stored at iteration 999; showing iteration 2, the nearest.');
   });
 
   it('shows the agent on the goal after the last action of a successful episode', async ({ skip }) => {

@@ -242,6 +242,7 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     expect(await page.locator('input[name=continueTo]').inputValue()).toBe('12');
     await page.locator('input[name=continueTo]').fill('2');
     expect(await page.locator('.continue-run').isDisabled()).toBe(true);
+    expect(await page.locator('.continue-problem').innerText()).toBe('iterations: a whole number above 2');
     await page.locator('input[name=continueTo]').fill('4');
     await page.locator('.continue-run').click();
     await expect.poll(() => page.locator('.progress-text').innerText(), { timeout: 180_000 }).toMatch(/^iteration 4( \/ 4)?$/);

@@ -50,4 +50,12 @@ describe('log x', () => {
     expect(hi).toBeCloseTo(10_000, 6);
     expect(zoomWindow({ start: 50, end: 100 }, [1, 10_001])).toEqual([5001, 10_001]);
   });
+
+  it('labels an iteration axis at whole iterations only: a zoomed window edge (2.822) gets no tick label', () => {
+    const lines = buildPlot([{ runId: 1, label: 'a', points: series(5, (i) => i) }], options);
+    const axis = buildChartOption(lines, { xAxis: 'iteration', logScale: false, extent: [1, 5] }).xAxis as { axisLabel?: { formatter?: (v: number) => string } };
+    const label = axis.axisLabel!.formatter!;
+    expect([2.822, 3, 2500].map(label)).toEqual(['', '3', '2,500']);
+    expect((buildChartOption(lines, { xAxis: 'iteration', logScale: false, logX: true, extent: [1, 5] }).xAxis as { axisLabel?: unknown }).axisLabel).toBeUndefined();
+  });
 });

@@ -143,7 +143,8 @@ describe('chart option and zoom', () => {
     expect(option.xAxis).toMatchObject({ min: 1, max: 10 });
     expect(option.yAxis).toMatchObject({ type: 'log' });
     // No `axisLabel: undefined`: it would replace ECharts' defaults and hide the tick labels.
-    expect(Object.keys(option.xAxis as object)).not.toContain('axisLabel');
+    expect(Object.keys(buildChartOption(lines, { xAxis: 'wall', logScale: false, extent: null }).xAxis as object)).not.toContain('axisLabel');
+    expect(option.xAxis).toHaveProperty('axisLabel.formatter');
     expect(buildChartOption(lines, { xAxis: 'relative', logScale: false, extent: null }).xAxis).toHaveProperty('axisLabel.formatter');
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { episodesByGroup, groupEpisodes, groupMember } from '../../renderer/src/replay/group';
 import { clampTurn, stepperCommand } from '../../renderer/src/replay/keys';
-import { evaluationReplayLocation, readReplayQuery, replayLocation, replayQuery } from '../../renderer/src/replay/route';
+import { evaluationReplayLocation, NO_FILTERS, readReplayQuery, replayLocation, replayQuery } from '../../renderer/src/replay/route';
 import { isGridState, stateText, tileLayout, type GridState } from '../../renderer/src/replay/state';
 import type { EpisodeDto, TurnDto } from '../../preload/contract';
 import { createEnv, frozenLakeSpec, sokobanSpec } from '../../trainer-core/envs';
@@ -58,9 +58,15 @@ describe('stepper keys', () => {
 
 describe('replay route query', () => {
   it('round-trips iteration, episode and turn, and drops junk', () => {
-    expect(readReplayQuery(replayQuery({ iteration: 0, episode: 41, turn: 2 }))).toEqual({ iteration: 0, episode: 41, turn: 2, evaluation: null });
-    expect(readReplayQuery({ iteration: 'x', episode: '-3' })).toEqual({ iteration: null, episode: null, turn: 0, evaluation: null });
-    expect(readReplayQuery(replayQuery({ evaluation: 5, episode: 9 }))).toEqual({ iteration: null, episode: 9, turn: 0, evaluation: 5 });
+    const plain = { filters: NO_FILTERS, showGroup: false };
+    expect(readReplayQuery(replayQuery({ iteration: 0, episode: 41, turn: 2 }))).toEqual({ iteration: 0, episode: 41, turn: 2, evaluation: null, ...plain });
+    expect(readReplayQuery({ iteration: 'x', episode: '-3' })).toEqual({ iteration: null, episode: null, turn: 0, evaluation: null, ...plain });
+    expect(readReplayQuery(replayQuery({ evaluation: 5, episode: 9 }))).toEqual({ iteration: null, episode: 9, turn: 0, evaluation: 5, ...plain });
+    // The list's filters and the group view travel in the address too; what no filter can be is none.
+    const filtered = { split: 'val', outcome: 'failure', group: '3', tag: 'SimpleSokoban' } as const;
+    expect(replayQuery({ iteration: 4, filters: filtered, showGroup: true })).toEqual({ iteration: '4', split: 'val', outcome: 'failure', group: '3', tag: 'SimpleSokoban', view: 'group' });
+    expect(readReplayQuery(replayQuery({ iteration: 4, filters: filtered, showGroup: true }))).toMatchObject({ filters: filtered, showGroup: true });
+    expect(readReplayQuery({ split: 'test', outcome: 'won', group: 'x', view: 'list' })).toMatchObject(plain);
     expect(evaluationReplayLocation(7, 5)).toEqual({ path: '/runs/7/replay', query: { evaluation: '5' } });
     expect(replayLocation(7, 3)).toEqual({ path: '/runs/7/replay', query: { iteration: '3' } });
   });

@@ -252,10 +252,16 @@ export function buildChartOption(lines: PlotLine[], settings: ChartOptionSetting
       // Left out rather than undefined: an explicit `axisLabel: undefined` replaces ECharts'
       // defaults and hides every tick label.
       ...(settings.xAxis === 'relative' ? { axisLabel: { formatter: (value: number) => formatSeconds(value) } } : {}),
+      // A zoomed window's edges are fractions (2.822) that ECharts labels like ticks; iterations are whole.
+      ...(settings.xAxis === 'iteration' && !settings.logX ? { axisLabel: { formatter: iterationTick } } : {}),
     },
     yAxis: yAxisOption(settings.logScale, settings.range),
     series: buildSeries(lines),
   };
+}
+
+export function iterationTick(value: number): string {
+  return Number.isInteger(value) ? value.toLocaleString('en-US') : '';
 }
 
 /**

@@ -2,9 +2,10 @@
 // selected episode's turns and replay settings, its re-run for the state after the last action,
 // an explicit re-simulation, and the other members of its group.
 import { computed, ref, watch } from 'vue';
-import type { EpisodeDto, EpisodeFilterDto, ReplaySettingsDto, ResimulationDto, SplitDto, TurnDto } from '../../../preload/contract';
+import type { EpisodeDto, EpisodeFilterDto, ReplaySettingsDto, ResimulationDto, TurnDto } from '../../../preload/contract';
 import { api } from '../api';
 import { groupEpisodes, groupMember, type GroupMember } from './group';
+import type { ReplayFilters } from './route';
 import { describeError, type ReplaySource } from './use-source';
 
 export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
@@ -14,7 +15,8 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
   const turns = ref<TurnDto[]>([]);
   const settings = ref<ReplaySettingsDto | null>(null);
   const settingsNote = ref<string | null>(null);
-  const showGroup = ref(false);
+  // The filters and the group view live in the address, as the episode shown does.
+  const showGroup = computed({ get: () => query.value.showGroup, set: (on: boolean) => navigate({ showGroup: on }) });
   const groupMembers = ref<GroupMember[]>([]);
   const resimulation = ref<ResimulationDto | null>(null);
   const resimulating = ref(false);
@@ -25,7 +27,12 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
    */
   const ending = ref<ResimulationDto | null>(null);
   const endingError = ref<string | null>(null);
-  const filters = { split: ref<'' | SplitDto>(''), outcome: ref<'' | 'success' | 'failure'>(''), group: ref(''), tag: ref('') };
+  const filter = <K extends keyof ReplayFilters>(key: K) =>
+    computed({
+      get: () => query.value.filters[key],
+      set: (value: ReplayFilters[K]) => navigate({ filters: { ...query.value.filters, [key]: value } }),
+    });
+  const filters = { split: filter('split'), outcome: filter('outcome'), group: filter('group'), tag: filter('tag') };
 
   const selectedEpisode = computed(() => episodes.value.find((e) => e.id === query.value.episode) ?? null);
 
@@ -144,7 +151,8 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
     episodes.value = [];
     turns.value = [];
   });
-  watch([iteration, evaluationId, filters.split, filters.outcome, filters.group, filters.tag], () => void loadEpisodes());
+  // An address without an episode (a link to an iteration, followed in the open view) selects the first again.
+  watch([iteration, evaluationId, filters.split, filters.outcome, filters.group, filters.tag, () => query.value.episode === null], () => void loadEpisodes());
   watch(selectedEpisode, (episode, previous) => {
     if (episode?.id !== previous?.id) void loadEpisode(episode);
   });

@@ -34,8 +34,18 @@ export function useReplaySource(runId: () => number) {
   const iteration = computed<number | null>(() =>
     evaluationId.value !== null ? (evaluation.value?.iteration ?? null) : nearestIteration(iterations.value, query.value.iteration),
   );
+  // The address is rewritten to the iteration shown as soon as its episodes load, so the one asked
+  // for (a link's, a chart point's) is kept here until another is picked, for the note.
+  const missedIteration = ref<number | null>(null);
+  watch(
+    [() => query.value.iteration, iterations],
+    ([wanted, stored]) => {
+      if (wanted !== null && evaluationId.value === null && stored.length > 0 && !stored.includes(wanted)) missedIteration.value = wanted;
+    },
+    { immediate: true },
+  );
   const iterationNote = computed(() => {
-    const wanted = query.value.iteration;
+    const wanted = missedIteration.value;
     return wanted !== null && iteration.value !== null && wanted !== iteration.value
       ? `No episodes stored at iteration ${wanted}; showing iteration ${iteration.value}, the nearest.`
       : null;
@@ -47,6 +57,7 @@ export function useReplaySource(runId: () => number) {
 
   async function loadRun(id: number): Promise<void> {
     error.value = null;
+    missedIteration.value = null;
     run.value = null;
     iterations.value = [];
     try {
@@ -71,9 +82,15 @@ export function useReplaySource(runId: () => number) {
   return {
     runs, run, iterations, evaluations, error, query, evaluationId, evaluation, iteration, iterationNote, navigate,
     pickRun: (id: number) => void router.push({ path: `/runs/${id}/replay` }),
-    pickIteration: (it: number) => navigate({ iteration: it, episode: null, turn: 0 }),
+    pickIteration: (it: number) => {
+      missedIteration.value = null;
+      navigate({ iteration: it, episode: null, turn: 0 });
+    },
     /** null for the run's own episodes, else a stored evaluation's id. */
-    pickSource: (evaluationShown: number | null) => navigate({ evaluation: evaluationShown, iteration: null, episode: null, turn: 0 }),
+    pickSource: (evaluationShown: number | null) => {
+      missedIteration.value = null;
+      navigate({ evaluation: evaluationShown, iteration: null, episode: null, turn: 0 });
+    },
     pickEpisode: (id: number) => navigate({ episode: id, turn: 0 }),
   };
 }
