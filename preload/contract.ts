@@ -150,6 +150,9 @@ export interface UnknownRunColumnDto {
 }
 
 /** One page of the Runs table: filtered, sorted and cut on the server. */
+/** The most rows one page of the Runs table returns. */
+export const RUN_PAGE_MAX_LIMIT = 1000;
+
 export interface RunPageQueryDto {
   /** Case-insensitive substring of the id, name, notes, algorithm, tags or env tags. */
   search?: string;
@@ -165,7 +168,7 @@ export interface RunPageQueryDto {
   /** Columns to return with each row, as `columnValues` in this order: config keys or `metric:<name>` (isRunColumn, at most RUN_COLUMNS_MAX). */
   columns?: string[];
   offset?: number;
-  /** Rows to return (default 200, at most 1,000). */
+  /** Rows to return (default 200, at most RUN_PAGE_MAX_LIMIT). */
   limit?: number;
   /** Also return the filter choices and the seed groups' runs (the first page of a visit). */
   withChoices?: boolean;

@@ -52,6 +52,29 @@ describe.skipIf(!hasChromium)('small things', () => {
     await saveScreenshot(page, shots.dir, 'export-metrics-run');
   });
 
+  it('exports the Runs table as shown: its rows, a column per added config key and metric, ISO times', async () => {
+    const runs = wb.fixture.runs.map((r) => r.run);
+    await page.goto(serve.at('/runs?sort=id&desc=1&cols=algorithm.adv_estimator,metric:train/reward/mean'));
+    await page.reload(); // no run left selected by the test before
+    await page.locator('.run-row').first().waitFor();
+    await page.locator('select[name=exportWhat]').selectOption('table');
+    expect(await page.locator('.export-panel button').innerText()).toBe('Export the table');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.export-panel button').click()]);
+    expect(download.suggestedFilename()).toBe('turnlab-runs-table.csv');
+    const text = readFileSync((await download.path())!, 'utf8');
+    expect(text.split('\r\n', 1)[0]).toBe(
+      'id,name,status,env_tags,algorithm,seed,iterations,total_iterations,best_val_success,created,parent_run_id,parent_iteration,tags,notes,algorithm.adv_estimator,metric:train/reward/mean',
+    );
+    const rows = parse(text, { columns: true }) as Array<Record<string, string>>;
+    // Every run, newest first as the table sorts them, not one page of it.
+    expect(rows.map((row) => Number(row.id))).toEqual(runs.map((r) => r.id).sort((a, b) => b - a));
+    for (const row of rows) {
+      expect(row.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(row['algorithm.adv_estimator']).toMatch(/^[a-z_]+$/);
+    }
+    expect(rows.some((row) => Number.isFinite(Number(row['metric:train/reward/mean'])) && row['metric:train/reward/mean'] !== '')).toBe(true);
+  });
+
   it('has a favicon', async () => {
     const href = await page.locator('link[rel="icon"]').getAttribute('href');
     expect(href).toMatch(/^data:image\/svg\+xml,/);

@@ -10,6 +10,7 @@ import {
   RUN_CONDITION_FIELDS,
   RUN_CONDITION_LIST_FIELDS,
   RUN_CONDITION_OPS,
+  RUN_PAGE_MAX_LIMIT,
   type RunConditionDto,
   type RunFilterChoicesDto,
   type RunPageDto,
@@ -25,7 +26,7 @@ import { sweepOf } from '../../../preload/sweep-plan';
 type SqlParams = Record<string, string | number>;
 
 export const RUN_PAGE_DEFAULT_LIMIT = 200;
-export const RUN_PAGE_MAX_LIMIT = 1000;
+export { RUN_PAGE_MAX_LIMIT };
 
 /** A metric's last logged value for the row's run (a seek on the metrics key). */
 const lastMetric = (param: string) => `(SELECT value FROM metrics WHERE run_id = runs.id AND name = @${param} ORDER BY iteration DESC LIMIT 1)`;
