@@ -227,7 +227,8 @@ const ROUTES: RouteTable = {
   startSweep: {
     args: z.tuple([
       z.strictObject({
-        configPath: yamlPath,
+        configPath: yamlPath.optional(),
+        yaml: z.string().min(1).max(200_000).optional(),
         overrides,
         name: runName,
         grid: z.array(z.string().min(1).max(2000)).max(8),
@@ -246,11 +247,15 @@ const ROUTES: RouteTable = {
             turnlab: z.string().min(1).max(1000).optional(),
           })
           .optional(),
-      }),
+      }).refine((r) => (r.configPath === undefined) !== (r.yaml === undefined), 'give exactly one of configPath and yaml'),
     ]),
     handle: async (store, options, request) => {
       try {
-        return await startSweep(store, request.executor === 'local' ? requireManager(options, 'startSweep') : options.runManager, request);
+        const manager = request.executor === 'local' ? requireManager(options, 'startSweep') : options.runManager;
+        if (request.yaml === undefined) return await startSweep(store, manager, { ...request, configPath: request.configPath! });
+        const { yaml, ...rest } = request;
+        const configPath = writeEditedConfig(store, yaml);
+        return await withoutEditedFile(configPath, EDITED_TEXT_NAME, startSweep(store, manager, { ...rest, configPath }));
       } catch (error) {
         // The user's to fix: a bad grid or config key, sbatch refusing, a missing shared folder.
         throw error instanceof ApiError || !(error instanceof Error) ? error : new ApiError('REFUSED', error.message.replace(/\n/g, '; '));

@@ -606,7 +606,9 @@ export interface TurnLabApi {
 }
 
 export interface StartSweepRequest {
-  configPath: string;
+  /** A config file; or, with `yaml`, none: the edited text is written to the data folder's configs/ first. */
+  configPath?: string;
+  yaml?: string;
   overrides?: string[];
   name?: string;
   /** `key=v1,v2` axes; the grid is every combination. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { FolderError, loadRunConfigWithSource, makeFolder } from '../../trainer-core';
 import { loadSweepRunConfigs } from './sweep-configs';
@@ -51,6 +51,10 @@ export function defaultTurnlabCommand(): string {
 
 export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest, shell: Shell = createShell(request.loginHost)): Promise<{ sweep: string; arrayJobId: string; jobs: ClusterJob[] }> {
   const configPath = resolve(request.configPath);
+  // Relative, the nodes (over ssh, from the login node's home) and this machine would read two folders.
+  for (const [dir, flag] of [[request.remoteDir, '--remote-dir (remote_dir)'], [request.localDir, '--local-dir (local_dir)']] as const) {
+    if (dir !== undefined && !isAbsolute(dir)) throw new SlurmError(`${flag} '${dir}' must be an absolute path, e.g. /shared/sweeps: the shared folder as the cluster nodes see it`);
+  }
   const base = request.name ?? loadRunConfigWithSource(configPath, request.overrides).cfg.trainer.experiment_name;
   const jobsTable = new ClusterJobs(store);
   const taken = [

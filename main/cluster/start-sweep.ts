@@ -13,7 +13,7 @@ import { newSweepName } from './sweep-name';
  * queue one after the other on the run manager (each at most `concurrency` at once), on Slurm
  * one array job is submitted. Every run's config is read before anything starts.
  */
-export async function startSweep(store: Store, manager: RunManager | undefined, request: StartSweepRequest): Promise<SweepStartedDto> {
+export async function startSweep(store: Store, manager: RunManager | undefined, request: StartSweepRequest & { configPath: string }): Promise<SweepStartedDto> {
   const axes = request.grid.map(parseGridAxis);
   const overrides = request.overrides ?? [];
   if (request.executor === 'slurm') {

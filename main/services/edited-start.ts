@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, sep } from 'node:path';
 
 /**
  * A start from edited text that is refused leaves nothing behind: the file written for it is
@@ -10,7 +10,10 @@ export async function withoutEditedFile<T>(path: string, name: string, started: 
     return await started;
   } catch (error) {
     rmSync(path, { force: true });
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(message.split(path).join(name).split(basename(path)).join(name));
+    const message = (error instanceof Error ? error.message : String(error)).split(path).join(name).split(basename(path)).join(name);
+    // A file named relative to the text (a custom env's `module: ./env.ts`) was looked for beside
+    // the saved copy, a folder the user never chose.
+    const beside = message.includes(`${dirname(path)}${sep}`) ? `; a relative path in edited text is read from ${dirname(path)}, where the text is saved: give it as an absolute path` : '';
+    throw new Error(message + beside);
   }
 }

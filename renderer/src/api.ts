@@ -1,6 +1,7 @@
 // The renderer's one way to the main side: the Electron preload bridge when the page runs in
 // the desktop app, else HTTP to `turnlab serve` with the token the printed URL carried.
 import { API_METHODS, type ApiMethod, type TurnLabApi } from '../../preload/contract';
+import { withoutApiNames } from './api-messages';
 
 const TOKEN_KEY = 'turnlab.token';
 
@@ -45,8 +46,20 @@ function httpApi(): TurnLabApi {
 }
 
 function createClient(): TurnLabApi {
-  const bridge = (window as unknown as { turnlab?: TurnLabApi }).turnlab;
-  return bridge ?? httpApi();
+  const client = (window as unknown as { turnlab?: TurnLabApi }).turnlab ?? httpApi();
+  return Object.fromEntries(
+    API_METHODS.map((method) => [
+      method,
+      async (...args: unknown[]) => {
+        try {
+          return await (client[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+        } catch (error) {
+          if (error instanceof Error) error.message = withoutApiNames(error.message);
+          throw error;
+        }
+      },
+    ]),
+  ) as unknown as TurnLabApi;
 }
 
 export const api: TurnLabApi = createClient();

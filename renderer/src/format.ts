@@ -12,6 +12,17 @@ export function formatMetricValue(value: number | null): string {
   return value === null ? '-' : Number.isInteger(value) ? String(value) : value.toPrecision(4);
 }
 
+/**
+ * A mean ± std as a reader quotes it: the std to three significant digits and the mean to the
+ * same decimal place (`0.500 ± 0.707`, as `turnlab sweeps` prints it), not each to five.
+ */
+export function formatMeanStd(value: { mean: number; std: number } | null): string {
+  if (value === null) return '–';
+  if (!Number.isFinite(value.std) || value.std === 0) return `${String(Number(value.mean.toPrecision(5)))} ± 0`;
+  const decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(value.std)))));
+  return `${value.mean.toFixed(decimals)} ± ${value.std.toFixed(decimals)}`;
+}
+
 export function formatPercent(value: number | null): string {
   return value === null ? '-' : `${(value * 100).toFixed(1)}%`;
 }

@@ -78,6 +78,9 @@ describe('turnlab sweep', () => {
     expect(local.code).toBe(2);
     const noDir = await inProcess('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm');
     expect(noDir.stderr).toMatch(/^turnlab: --executor slurm needs --remote-dir/);
+    const relative = await inProcess('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm', '--remote-dir', 'sweeps');
+    expect(relative.stderr).toBe("turnlab: --remote-dir (remote_dir) 'sweeps' must be an absolute path, e.g. /shared/sweeps: the shared folder as the cluster nodes see it\n");
+    expect(relative.code).toBe(2);
     expect(noDir.code).toBe(2);
     expect(JSON.parse((await inProcess('jobs', '--json')).stdout)).toEqual([]);
   }, 180_000);

@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)('seed groups in Compare', () => {
     const groupRows = page.locator('.summary-table tr.group-summary');
     await expect.poll(() => groupRows.count()).toBe(2);
     expect(await groupRows.first().innerText()).toBe(
-      `lr=0.001: 2 seeds (#${ids[0]}, #${ids[1]})\tfinal 0.75 ± 0.35355 · best 0.75 ± 0.35355`,
+      `lr=0.001: 2 seeds (#${ids[0]}, #${ids[1]})\tfinal 0.750 ± 0.354 · best 0.750 ± 0.354`,
     );
   });
 

@@ -103,6 +103,22 @@ describe.skipIf(!hasChromium)('Compare view in a browser', () => {
     await page.locator('.differing-toggle').check();
     await expect.poll(async () => (await keys()).length).toBe(2);
 
+    // Every run at 1024 px: the config table scrolls inside its panel; the page keeps its width and
+    // the key column stays readable (it was squeezed to three letters a line).
+    const every = fixture.runs.map((r) => r.run.id).concat(seedRuns);
+    address.hash = `#/compare?runs=${every.join(',')}&metric=${encodeURIComponent(METRIC)}`;
+    await page.setViewportSize({ width: 1024, height: 1000 });
+    await page.goto(address.toString());
+    await expect.poll(() => page.locator('.config-table thead th').count()).toBe(every.length + 1);
+    const pageWidth = () => page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+    expect(await pageWidth()).toBeLessThanOrEqual(1024);
+    expect((await page.locator('.config-table td.key').first().boundingBox())!.width).toBeGreaterThanOrEqual(200);
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    address.hash = `#/compare?runs=${ids.join(',')}&metric=${encodeURIComponent(METRIC)}`;
+    await page.goto(address.toString());
+    await page.locator(`.run-pick[data-run-id="${first}"]`).click();
+    await expect.poll(keys).toEqual(['es_manager.train.start_seed', 'trainer.seed']);
+
     // Summary: final and best of the reward for each run.
     await expect.poll(() => page.locator('.summary-table tbody tr').count()).toBe(2);
     // Best is the highest reward until "lower is better" is picked for the metric; unticking

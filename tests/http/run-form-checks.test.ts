@@ -3,6 +3,7 @@
 // trainer opens it, refused edited text leaving no file and no file name behind, and the
 // backends probed in a process of their own.
 import { mkdirSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, type Api } from '../../main/api';
@@ -65,8 +66,15 @@ describe('checking a run config before it starts', () => {
     const empty = join(tmp.dir, 'empty-folder');
     mkdirSync(empty);
     expect(await check(empty)).toEqual([{ key: 'actor_rollout_ref.model.path', message: `${empty} has no config.json: not a Hugging Face model folder` }]);
+    // What a shell would have done for a path, said where TurnLab does not.
+    expect(await check(join(modelDir, 'config.json'))).toEqual([{ key: 'actor_rollout_ref.model.path', message: `Model folder ${join(modelDir, 'config.json')} is a file, not a folder: give the folder that holds it, ${modelDir}` }]);
+    expect((await check('~/models/qwen'))[0].message).toBe(`Model folder ~/models/qwen does not exist: ~ is not expanded here; write the full path, ${join(homedir(), 'models/qwen')}`);
+    expect((await check('./qwen-small'))[0].message).toBe(`Model folder ./qwen-small does not exist (read as ${resolve('qwen-small')}, from the folder TurnLab runs in); give an absolute path`);
     const rank = await api.checkRunConfig({ configPath: bandit, overrides: ['actor_rollout_ref.model.lora_rank=-1'] });
     expect(rank.map((p) => p.key)).toEqual(['actor_rollout_ref.model.lora_rank']);
+    // A rank without a folder would train TurnLab's own model whole, the rank ignored: said at the field.
+    const noFolder = await api.checkRunConfig({ configPath: bandit, overrides: ['actor_rollout_ref.model.lora_rank=8'] });
+    expect(noFolder).toEqual([{ key: 'actor_rollout_ref.model.lora_rank', message: expect.stringMatching(/adds LoRA adapters to a pretrained Hugging Face model, and `actor_rollout_ref.model.path` is null .*set the model folder, or lora_rank to 0$/) }]);
   });
 });
 
@@ -89,6 +97,23 @@ describe('starting from edited text that the trainer refuses', () => {
     expect(error!.message).toMatch(/the config text/);
     expect(error!.message).not.toMatch(/edited-|\.yaml/);
     expect(existsConfigs()).toEqual([]);
+  });
+
+  it('says where a relative module path of edited text was looked for, and how to give it', async () => {
+    const yaml = 'custom_envs:\n  Guess: {env_type: custom, module: ./guess-number.ts}\nes_manager:\n  train: {env_configs: {tags: [Guess]}}\n  val: {env_configs: {tags: [Guess]}}\n';
+    const error = (await api.startRunFromText({ yaml }).then(() => null, (e: unknown) => e)) as Error | null;
+    const configs = join(store.dataDir, 'configs');
+    expect(error!.message).toMatch(new RegExp(`file not found.*; a relative path in edited text is read from ${configs}, where the text is saved: give it as an absolute path$`));
+    expect(existsConfigs()).toEqual([]);
+  });
+
+  it('sweeps edited text as it starts a run from it: a refusal names the grid and leaves no file', async () => {
+    const sweep = api.startSweep({ yaml: 'trainer:\n  total_training_steps: 2\n', grid: ['algorithm.gama=0.9,1.0'], seeds: [0], executor: 'local' });
+    const error = (await sweep.then(() => null, (e: unknown) => e)) as Error | null;
+    expect(error!.message).toBe('--grid algorithm.gama=0.9,1.0 (the value 0.9): unknown key `algorithm.gama`; did you mean `algorithm.gamma`?');
+    expect(existsConfigs()).toEqual([]);
+    const both = await api.call('startSweep', [{ yaml: 'trainer: {}', configPath: bandit, grid: [], seeds: [0], executor: 'local' }]).then(() => null, (e: unknown) => e);
+    expect((both as Error).message).toMatch(/give exactly one of configPath and yaml/);
   });
 });
 

@@ -17,6 +17,15 @@ export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
         'keep one: null `model.path` to start from the pretrained model',
     });
   }
+  if (cfg.actor_rollout_ref.model.lora_rank > 0 && cfg.actor_rollout_ref.model.path === null) {
+    // Silently ignored otherwise: the run would train every weight of TurnLab's own model.
+    issues.push({
+      path: ['actor_rollout_ref', 'model', 'lora_rank'],
+      message:
+        '`actor_rollout_ref.model.lora_rank` adds LoRA adapters to a pretrained Hugging Face model, and `actor_rollout_ref.model.path` is null (TurnLab\'s own model, which trains every weight); ' +
+        'set the model folder, or lora_rank to 0',
+    });
+  }
   if (cfg.actor_rollout_ref.actor.aux_value_coef > 0 && cfg.actor_rollout_ref.model.path !== null) {
     issues.push({
       path: ['actor_rollout_ref', 'actor', 'aux_value_coef'],

@@ -44,7 +44,9 @@ export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
   const cpus = choice.cpusPerTask.trim();
   const problem = !remoteDir
     ? 'a Slurm sweep needs a shared folder: where the nodes write the run bundles'
-    : cpus && !/^[1-9]\d*$/.test(cpus)
+    : !remoteDir.startsWith('/')
+      ? `the shared folder '${remoteDir}' must be an absolute path as the nodes see it (e.g. /shared/sweeps): a relative one would be read from the login node's home and from here differently`
+      : cpus && !/^[1-9]\d*$/.test(cpus)
       ? `cpus per task '${cpus}' is not a whole number of 1 or more`
       : null;
   return {

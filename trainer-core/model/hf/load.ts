@@ -4,7 +4,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ChatTemplate } from './chat-template';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from './config';
 import { HfDecoder, type HfDecoderOptions } from './decoder';
@@ -34,10 +35,19 @@ export function isHfModelFolder(path: string): boolean {
 /** The folder `path` names: itself, or for a Hub id that is no folder here, its snapshot in the Hugging Face cache. */
 export function resolveModelFolder(path: string): string {
   if (existsSync(path)) return path;
-  if (!looksLikeHubId(path)) throw new HfModelError(`Model folder ${path} does not exist`);
+  if (!looksLikeHubId(path)) throw missingFolder(path);
   const lookup = findInHubCache(path);
   if (lookup.found) return lookup.dir;
   throw new HfModelError(`Model folder ${path} does not exist, and ${lookup.reason}; TurnLab does not download: \`hf download ${path}\` (huggingface_hub) puts it there, or give a folder`);
+}
+
+/** A path that names nothing, with what a shell would have done for it that TurnLab does not. */
+function missingFolder(path: string): HfModelError {
+  if (path === '~' || path.startsWith('~/')) {
+    return new HfModelError(`Model folder ${path} does not exist: ~ is not expanded here; write the full path, ${join(homedir(), path.slice(1))}`);
+  }
+  if (!isAbsolute(path)) return new HfModelError(`Model folder ${path} does not exist (read as ${resolve(path)}, from the folder TurnLab runs in); give an absolute path`);
+  return new HfModelError(`Model folder ${path} does not exist`);
 }
 
 /** The folder as a log line names it: a Hub id with the cache's snapshot it was read from. */
@@ -49,7 +59,7 @@ export function modelFolderName(folder: Pick<HfModelFolder, 'dir' | 'hubId'>): s
 export async function openHfModelFolder(path: string): Promise<HfModelFolder> {
   const dir = resolveModelFolder(path);
   const hubId = dir === path ? undefined : path;
-  if (!statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} does not exist`);
+  if (!statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} is a file, not a folder: give the folder that holds it, ${dirname(dir)}`);
   const configPath = join(dir, 'config.json');
   if (!existsSync(configPath)) throw new HfModelError(`${dir} has no config.json: not a Hugging Face model folder`);
   let configJson: Record<string, unknown>;

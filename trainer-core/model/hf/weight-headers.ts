@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HfModelError, type HfDecoderConfig } from './config';
+import { HfModelError, noWeights, type HfDecoderConfig } from './config';
 import { expectedShapes } from './decoder';
 
 interface HeaderEntry {
@@ -94,7 +94,7 @@ function declaredShapes(dir: string): Map<string, { shape: number[]; file: strin
       files.push(join(dir, file));
     }
   } else {
-    throw new HfModelError(`${dir} has neither model.safetensors nor model.safetensors.index.json`);
+    throw noWeights(dir);
   }
   const shapes = new Map<string, { shape: number[]; file: string }>();
   for (const file of files) {

@@ -1,0 +1,16 @@
+// The New run form's sweep fields: what they refuse before Start, in the words the form shows.
+import { describe, expect, it } from 'vitest';
+import { readSweepChoice, type SweepChoice } from '../../renderer/src/stores/sweep-choice';
+
+const slurm = (patch: Partial<SweepChoice>): SweepChoice => ({
+  gridText: 'algorithm.gamma=0.9,1.0', executor: 'slurm', remoteDir: '/shared/sweeps', ssh: '', partition: '', time: '', gres: '', cpusPerTask: '', turnlab: '', ...patch,
+});
+
+describe('sweep fields', () => {
+  it('takes an absolute shared folder and refuses a relative one, which the nodes and this machine would read apart', () => {
+    expect(readSweepChoice(slurm({}))).toMatchObject({ active: true, settings: 2, problem: null, request: { executor: 'slurm', slurm: { remoteDir: '/shared/sweeps' } } });
+    expect(readSweepChoice(slurm({ remoteDir: 'sweeps' })).problem).toMatch(/^the shared folder 'sweeps' must be an absolute path as the nodes see it/);
+    expect(readSweepChoice(slurm({ remoteDir: ' ' })).problem).toBe('a Slurm sweep needs a shared folder: where the nodes write the run bundles');
+    expect(readSweepChoice(slurm({ cpusPerTask: '0' })).problem).toBe("cpus per task '0' is not a whole number of 1 or more");
+  });
+});
