@@ -143,7 +143,7 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   process.stderr.write(`sweep ${sweep}: ${plan.runs.length} runs in ${settings.length} seed groups, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
   const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
   for (const [index, setting] of settings.entries()) {
-    const { group, outcomes, stoppedHere } = await trainSeedGroup(store, {
+    const { group, outcomes, stopped } = await trainSeedGroup(store, {
       configPath: options.config,
       overrides: [...overrides, ...setting.overrides],
       name: setting.label ? `${base}-${setting.label}` : base,
@@ -153,8 +153,8 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
     });
     trained.push({ group, values: axisValues(axes, setting.overrides), runIds: outcomes.flatMap((o) => (o.runId === null ? [] : [o.runId])) });
     const left = settings.length - index - 1;
-    // Ctrl-C or a SIGTERM stops the sweep, not only the group it reached.
-    if (stoppedHere && left > 0) {
+    // A stop (Ctrl-C here, turnlab stop or the workbench elsewhere) stops the sweep, not only the group it reached.
+    if (stopped && left > 0) {
       process.stderr.write(`sweep ${sweep} stopped: ${left} of ${settings.length} settings not started\n`);
       break;
     }

@@ -21,7 +21,7 @@ export interface SeedGroupOptions {
  * progress as a line naming its seed, and a summary table once all have ended; resolves with
  * the group's name (fresh: `name#2` when taken) and each run's outcome.
  */
-export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<{ group: string; outcomes: SeedRunOutcome[]; stoppedHere: boolean }> {
+export async function trainSeedGroup(store: Store, options: SeedGroupOptions): Promise<{ group: string; outcomes: SeedRunOutcome[]; stopped: boolean }> {
   const [{ RunManager }, { nodeTrainerLauncher }, { defaultConcurrency }] = await Promise.all([
     import('../trainer-host/run-manager'),
     import('../trainer-host/trainer-process'),
@@ -79,7 +79,8 @@ export async function trainSeedGroup(store: Store, options: SeedGroupOptions): P
   if (failed.length > 0 && !stopping && !group.wasStopped()) {
     throw new UserError(`${failed.length} of ${outcomes.length} runs did not complete: ${failed.map((o) => `seed ${o.seed} ${o.status}`).join(', ')}`);
   }
-  return { group: group.group, outcomes, stoppedHere: stopping };
+  // Here (Ctrl-C, SIGTERM) or from elsewhere (turnlab stop, the workbench): a sweep goes no further.
+  return { group: group.group, outcomes, stopped: stopping || group.wasStopped() || outcomes.some((o) => o.status === 'stopped') };
 }
 
 export function summaryTable(outcomes: readonly SeedRunOutcome[]): string {

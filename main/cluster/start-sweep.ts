@@ -49,7 +49,10 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
       { concurrency: request.concurrency },
     );
     groups.push(group.group);
-    if (index + 1 < settings.length) void group.done.then(() => startGroup(index + 1));
+    // A group stopped (Stop on the sweep, its group or a run, turnlab stop) stops the sweep: the
+    // settings after it never start, as a sweep in a terminal stops whole on Ctrl-C.
+    const stopped = (outcomes: ReadonlyArray<{ status: string }>) => group.wasStopped() || outcomes.some((o) => o.status === 'stopped');
+    if (index + 1 < settings.length) void group.done.then((outcomes) => (stopped(outcomes) ? undefined : startGroup(index + 1)));
     return group.firstRunId.then(() => undefined);
   };
   await startGroup(0);

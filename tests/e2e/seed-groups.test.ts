@@ -183,4 +183,19 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     expect(halted.map((r) => [r.name, r.status])).toEqual([['e2e-halt-s0', 'stopped']]);
     expect(await call('queuedSeedRuns')).toEqual([]);
   }, TEST_MS);
+
+  it('stops a whole sweep: Stop sweep stops its running group, and the settings after it never start', async () => {
+    const overrides = [...TINY_OVERRIDES, 'trainer.total_training_steps=100000', 'trainer.test_freq=0'];
+    const started = await call<{ sweep: string }>('startSweep', { configPath: join(repoRoot, 'configs/bandit.yaml'), overrides, name: 'e2e-long', grid: ['algorithm.gamma=0.9,1.0'], seeds: [0], executor: 'local', concurrency: 1 });
+    await page.goto(serve.url);
+    const sweep = page.locator(`.sweep[data-sweep="${started.sweep}"]`);
+    await expect.poll(() => sweep.locator('.group-status').innerText(), { timeout: 60_000, interval: 300 }).toBe('1 running');
+    await sweep.locator('.stop-sweep').click();
+    await expect.poll(() => sweep.locator('.group-status').innerText(), { timeout: 120_000, interval: 300 }).toBe('1 stopped');
+    expect(await sweep.locator('.stop-sweep').count()).toBe(0);
+    // Past the moment the next setting would have started: still the one run.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const swept = (await call<RunDto[]>('listRuns')).filter((r) => r.tags.includes(`sweep:${started.sweep}`));
+    expect(swept.map((r) => [r.name, r.status])).toEqual([['e2e-long-gamma=0.9-s0', 'stopped']]);
+  }, TEST_MS);
 });
