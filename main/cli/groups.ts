@@ -30,7 +30,7 @@ export function register(program: Command): void {
             return;
           }
           const rows = groups.map((g) => [g.name, seedsOf(g).join(', '), statusLine(g), successText(meanBestValSuccess(g)), g.runs.map((r) => r.id).join(', ') || '-']);
-          process.stdout.write(`${renderTable(['group', 'seeds', 'status', 'mean best val success', 'runs'], rows)}\n`);
+          process.stdout.write(`${renderTable(['group', 'seeds', 'status', 'mean best val success', 'run ids'], rows)}\n`);
         },
         { reader: true },
       );

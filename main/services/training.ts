@@ -88,6 +88,13 @@ export async function resumeFromCheckpoint(
   verifyRunCheckpoint(folder, cfg, checkpoint.iteration);
   checkContinuable(cfg, checkpoint, folder);
   const logger = runLogger(store, options.log);
+  const trainedOn = checkpointRunConfig(folder, []).cfg.actor_rollout_ref.model.path;
+  const loads = cfg.actor_rollout_ref.model.path;
+  if (trainedOn !== null && loads !== null && resolve(trainedOn) !== resolve(loads)) {
+    // Allowed (a folder moved, a copy elsewhere), but the weights under the checkpoint's training
+    // are the user's to vouch for: a merged export of the same run would count its adapters twice.
+    logger.log(`note: the checkpoint was trained on the model folder ${trainedOn}; this run loads ${loads} under it, which must hold the same weights`);
+  }
   const prepared = await prepareRun(cfg, process.cwd(), { log: logger.log, resuming: true });
   let run: RunRecord;
   if (options.fork) {

@@ -73,6 +73,14 @@ describe('turnlab with a pretrained model', () => {
     const again = await inProcess('export-model', 'qwen-lora', '--out', out);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/not empty/);
+    // The checkpoint fixes the adapters' rank: a fork at another says which rank to keep.
+    const otherRank = await inProcess('resume', 'qwen-lora', '--fork', '--name', 'rank4', '--set', 'actor_rollout_ref.model.lora_rank=4', '--set', 'trainer.total_training_steps=2');
+    expect(otherRank.code).toBe(2);
+    // Another base folder under the checkpoint is allowed (a moved folder) and said, since only the user knows it holds the same weights.
+    const moved = await inProcess('resume', 'qwen-lora', '--fork', '--name', 'on-merged', '--set', `actor_rollout_ref.model.path=${out}`, '--set', 'trainer.total_training_steps=2');
+    expect(moved.code).toBe(0);
+    expect(moved.stderr).toContain(`note: the checkpoint was trained on the model folder ${modelDir}; this run loads ${out} under it, which must hold the same weights`);
+    expect(otherRank.stderr).toMatch(/has shape \[\d+,2\], the model and LoRA settings give \[\d+,4\]: the checkpoint was trained with lora_rank 2, which sets its adapters' shapes; resume or fork it with actor_rollout_ref.model.lora_rank=2\n$/);
   }, 300_000);
 
   it('evaluates an untrained model folder on a config, and refuses --model without --config', async () => {

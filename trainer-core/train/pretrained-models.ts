@@ -191,6 +191,13 @@ export function verifyPretrainedCheckpoint(dir: string, cfg: RunConfig, roles: {
   return base.state;
 }
 
+/** An adapter's shape differs in its rank: the checkpoint fixes it, so say which rank it has. */
+function rankHint(name: string, stored: readonly number[], wanted: readonly number[]): string {
+  if (!/lora_[AB]/.test(name) || stored.length !== 2 || wanted.length !== 2) return '';
+  const rank = name.includes('lora_A') ? stored[1] : stored[0];
+  return `: the checkpoint was trained with lora_rank ${rank}, which sets its adapters' shapes; resume or fork it with actor_rollout_ref.model.lora_rank=${rank}`;
+}
+
 function checkArrays(dir: string, file: string, arrays: Record<string, NamedArray> | null, shapes: Array<[string, number[]]>): void {
   if (!arrays) throw new CheckpointError(`checkpoint ${dir} has no ${file}`);
   for (const [name, shape] of shapes) {
@@ -199,7 +206,7 @@ function checkArrays(dir: string, file: string, arrays: Record<string, NamedArra
       throw new CheckpointError(`checkpoint ${dir}: ${file} lacks \`${name}\`; it was trained with other actor_rollout_ref.model settings (lora_rank, target_modules) or another model`);
     }
     if (entry.shape.join(',') !== shape.join(',')) {
-      throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}\` has shape [${entry.shape}], the model and LoRA settings give [${shape}]`);
+      throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}\` has shape [${entry.shape}], the model and LoRA settings give [${shape}]${rankHint(name, entry.shape, shape)}`);
     }
   }
 }
