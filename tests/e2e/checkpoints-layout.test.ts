@@ -115,6 +115,13 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
       const listed = await page.locator(`.fork-panel .backends-unavailable li[data-backend="${name}"]`).count();
       expect((offered.includes(name) ? 1 : 0) + listed).toBe(1);
     }
+    // The fork's config is checked while it is edited, as the New run form's is: a misspelt key
+    // is named beside the form, with the closest valid one, and Start waits for it.
+    await page.locator('.fork-panel textarea[name=extra]').fill('agent_proxy.max_turns=3');
+    await expect.poll(() => page.locator('.fork-panel .config-problems').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/max_turns.*did you mean.*max_turn/);
+    expect(await page.locator('.fork-panel .start-fork').isDisabled()).toBe(true);
+    await page.locator('.fork-panel textarea[name=extra]').fill('');
+    await expect.poll(() => page.locator('.fork-panel .config-problems').count(), { timeout: 30_000 }).toBe(0);
     // The server's refusal stays on the view (the reload after an action once cleared it, so a
     // refused fork said nothing). This fixture's checkpoints are rows without folders: that is
     // what the server refuses here.
