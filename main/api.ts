@@ -245,6 +245,7 @@ const ROUTES: RouteTable = {
             cpusPerTask: z.number().int().min(1).max(1024).optional(),
             gres: z.string().min(1).max(200).optional(),
             turnlab: z.string().min(1).max(1000).optional(),
+            sbatch: z.array(z.string().min(1).max(500)).max(32).optional(),
           })
           .optional(),
       }).refine((r) => (r.configPath === undefined) !== (r.yaml === undefined), 'give exactly one of configPath and yaml'),

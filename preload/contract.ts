@@ -618,7 +618,7 @@ export interface StartSweepRequest {
   /** local: trainings at once. */
   concurrency?: number;
   /** slurm: where and how the tasks run (as `turnlab sweep`'s flags). */
-  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string; turnlab?: string };
+  slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string; turnlab?: string; /** Extra #SBATCH lines (`--mem=32G`). */ sbatch?: string[] };
 }
 
 export interface SweepStartedDto {

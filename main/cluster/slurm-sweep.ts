@@ -54,6 +54,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
   // Relative, the nodes (over ssh, from the login node's home) and this machine would read two folders.
   for (const [dir, flag] of [[request.remoteDir, '--remote-dir (remote_dir)'], [request.localDir, '--local-dir (local_dir)']] as const) {
     if (dir !== undefined && !isAbsolute(dir)) throw new SlurmError(`${flag} '${dir}' must be an absolute path, e.g. /shared/sweeps: the shared folder as the cluster nodes see it`);
+    if (dir !== undefined && /[\r\n]/.test(dir)) throw new SlurmError(`${flag} holds a line break; give the folder on one line`);
   }
   const base = request.name ?? loadRunConfigWithSource(configPath, request.overrides).cfg.trainer.experiment_name;
   const jobsTable = new ClusterJobs(store);

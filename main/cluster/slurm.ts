@@ -26,6 +26,15 @@ export class SlurmError extends Error {
 }
 
 function resourceLines(resources: SlurmResources): string[] {
+  // Each value becomes one line of the batch script: a line break would start a line of shell.
+  for (const [name, value] of Object.entries({ ...resources, extra: undefined })) {
+    if (typeof value === 'string' && /[\r\n]/.test(value)) throw new SlurmError(`the ${name} setting '${value.replace(/[\r\n]+/g, ' ')}' holds a line break; give it on one line`);
+  }
+  for (const line of resources.extra ?? []) {
+    if (/[\r\n]/.test(line) || !line.replace(/^#SBATCH\s+/, '').trim().startsWith('-')) {
+      throw new SlurmError(`the #SBATCH line '${line.replace(/[\r\n]+/g, ' ')}' is not one sbatch flag; write each as sbatch reads it, e.g. --mem=32G`);
+    }
+  }
   const lines: string[] = [];
   if (resources.partition) lines.push(`--partition=${resources.partition}`);
   if (resources.time) lines.push(`--time=${resources.time}`);

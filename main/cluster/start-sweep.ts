@@ -18,7 +18,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   const overrides = request.overrides ?? [];
   if (request.executor === 'slurm') {
     if (!request.slurm) throw new Error('a Slurm sweep needs a shared folder (remoteDir)');
-    const { remoteDir, localDir, ssh, partition, time, cpusPerTask, gres, turnlab } = request.slurm;
+    const { remoteDir, localDir, ssh, partition, time, cpusPerTask, gres, turnlab, sbatch } = request.slurm;
     const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
       configPath: request.configPath,
       overrides,
@@ -29,7 +29,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
       localDir,
       loginHost: ssh ?? null,
       turnlab,
-      resources: { partition, time, cpusPerTask, gres },
+      resources: { partition, time, cpusPerTask, gres, extra: sbatch },
     });
     return { groups: [...new Set(jobs.map((j) => j.seedGroup))], runs: jobs.length, sweep, arrayJobId };
   }

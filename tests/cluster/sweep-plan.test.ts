@@ -72,4 +72,12 @@ describe('Slurm tools', () => {
     expect(script).toContain(`  0) bundle=/shared/s/a; set -- train --config /c.yaml --name 'it'\\''s' ;;`);
     expect(script).toContain('exec /usr/bin/node /opt/turnlab/bin/turnlab.js --data-dir "$bundle" "$@"');
   });
+
+  it('refuses a setting that would write a second line into the script, and an extra line that is no flag', () => {
+    const script = (resources: Parameters<typeof arrayScript>[0]['resources']) => () =>
+      arrayScript({ jobName: 'j', outputDir: '/shared/s', turnlab: 'turnlab', tasks: [{ bundleDir: '/shared/s/a', args: ['train'] }], resources });
+    expect(script({ time: '01:00:00\nrm -rf ~' })).toThrow("the time setting '01:00:00 rm -rf ~' holds a line break; give it on one line");
+    expect(script({ extra: ['--mem=8G\necho hi'] })).toThrow(/^the #SBATCH line '--mem=8G echo hi' is not one sbatch flag/);
+    expect(script({ extra: ['mem=8G'] })).toThrow(/is not one sbatch flag; write each as sbatch reads it, e.g. --mem=32G$/);
+  });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readSweepChoice, type SweepChoice } from '../../renderer/src/stores/sweep-choice';
 
 const slurm = (patch: Partial<SweepChoice>): SweepChoice => ({
-  gridText: 'algorithm.gamma=0.9,1.0', executor: 'slurm', remoteDir: '/shared/sweeps', ssh: '', partition: '', time: '', gres: '', cpusPerTask: '', turnlab: '', ...patch,
+  gridText: 'algorithm.gamma=0.9,1.0', executor: 'slurm', remoteDir: '/shared/sweeps', localDir: '', sbatchText: '', ssh: '', partition: '', time: '', gres: '', cpusPerTask: '', turnlab: '', ...patch,
 });
 
 describe('sweep fields', () => {
@@ -12,5 +12,16 @@ describe('sweep fields', () => {
     expect(readSweepChoice(slurm({ remoteDir: 'sweeps' })).problem).toMatch(/^the shared folder 'sweeps' must be an absolute path as the nodes see it/);
     expect(readSweepChoice(slurm({ remoteDir: ' ' })).problem).toBe('a Slurm sweep needs a shared folder: where the nodes write the run bundles');
     expect(readSweepChoice(slurm({ cpusPerTask: '0' })).problem).toBe("cpus per task '0' is not a whole number of 1 or more");
+  });
+});
+
+describe('extra sbatch lines and the local folder', () => {
+  it('passes one flag a line, and refuses a line that is no flag and a relative local folder', () => {
+    expect(readSweepChoice(slurm({ sbatchText: '--mem=32G\n#SBATCH --account=rl\n\n', localDir: '/mnt/shared/sweeps' })).request.slurm).toMatchObject({
+      sbatch: ['--mem=32G', '--account=rl'],
+      localDir: '/mnt/shared/sweeps',
+    });
+    expect(readSweepChoice(slurm({ sbatchText: 'mem 32G' })).problem).toBe("the #SBATCH line 'mem 32G' is not an sbatch flag: write one a line as sbatch reads it, e.g. --mem=32G");
+    expect(readSweepChoice(slurm({ localDir: 'sweeps' })).problem).toMatch(/^the local folder 'sweeps' must be an absolute path/);
   });
 });

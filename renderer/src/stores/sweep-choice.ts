@@ -8,6 +8,10 @@ export interface SweepChoice {
   gridText: string;
   executor: 'local' | 'slurm';
   remoteDir: string;
+  /** The shared folder as this machine sees it; empty: the same path. */
+  localDir: string;
+  /** Extra `#SBATCH` lines, one a line (`--mem=32G`). */
+  sbatchText: string;
   ssh: string;
   partition: string;
   time: string;
@@ -41,20 +45,27 @@ export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
   if (choice.executor === 'local') return { active, request: { grid, executor: 'local' }, settings, problem: null };
   const text = (value: string) => value.trim() || undefined;
   const remoteDir = choice.remoteDir.trim();
+  const localDir = choice.localDir.trim();
   const cpus = choice.cpusPerTask.trim();
+  const sbatch = choice.sbatchText.split('\n').map((l) => l.trim().replace(/^#SBATCH\s+/, '')).filter((l) => l !== '');
+  const notFlag = sbatch.find((l) => !l.startsWith('-'));
   const problem = !remoteDir
     ? 'a Slurm sweep needs a shared folder: where the nodes write the run bundles'
     : !remoteDir.startsWith('/')
       ? `the shared folder '${remoteDir}' must be an absolute path as the nodes see it (e.g. /shared/sweeps): a relative one would be read from the login node's home and from here differently`
-      : cpus && !/^[1-9]\d*$/.test(cpus)
-      ? `cpus per task '${cpus}' is not a whole number of 1 or more`
-      : null;
+      : localDir && !localDir.startsWith('/')
+        ? `the local folder '${localDir}' must be an absolute path (this machine's view of the shared folder)`
+        : cpus && !/^[1-9]\d*$/.test(cpus)
+          ? `cpus per task '${cpus}' is not a whole number of 1 or more`
+          : notFlag !== undefined
+            ? `the #SBATCH line '${notFlag}' is not an sbatch flag: write one a line as sbatch reads it, e.g. --mem=32G`
+            : null;
   return {
     active,
     request: {
       grid,
       executor: 'slurm',
-      slurm: { remoteDir, ssh: text(choice.ssh), partition: text(choice.partition), time: text(choice.time), gres: text(choice.gres), turnlab: text(choice.turnlab), cpusPerTask: cpus && !problem ? Number(cpus) : undefined },
+      slurm: { remoteDir, localDir: text(choice.localDir), sbatch: sbatch.length > 0 ? sbatch : undefined, ssh: text(choice.ssh), partition: text(choice.partition), time: text(choice.time), gres: text(choice.gres), turnlab: text(choice.turnlab), cpusPerTask: cpus && !problem ? Number(cpus) : undefined },
     },
     settings,
     problem,
