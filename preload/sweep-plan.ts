@@ -119,3 +119,14 @@ export function sweepName(base: string, startedAt: Date, taken: Iterable<string>
 export function folderName(name: string): string {
   return name.replace(/[^A-Za-z0-9._=+-]/g, '_');
 }
+
+/**
+ * sbatch's --time forms: minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+ * days-hours:minutes, days-hours:minutes:seconds (and UNLIMITED).
+ */
+const SLURM_TIME = /^(\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}|UNLIMITED|INFINITE)$/i;
+
+/** Why sbatch would refuse this time limit, or null; the form and the batch script both ask. */
+export function slurmTimeProblem(time: string): string | null {
+  return SLURM_TIME.test(time) ? null : `time limit '${time}' is not one sbatch reads: minutes (90), hours:minutes:seconds (01:30:00) or days-hours:minutes (1-12:00)`;
+}

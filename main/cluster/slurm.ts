@@ -2,6 +2,7 @@
 // `sbatch --parsable` and `scontrol show job -o` back. Pure except for `Shell` calls, which the
 // caller passes in.
 import { shellQuote, type Shell } from './shell';
+import { slurmTimeProblem } from '../../preload/sweep-plan';
 
 export interface SlurmResources {
   partition?: string;
@@ -34,6 +35,9 @@ function resourceLines(resources: SlurmResources): string[] {
     if (/[\r\n]/.test(line) || !line.replace(/^#SBATCH\s+/, '').trim().startsWith('-')) {
       throw new SlurmError(`the #SBATCH line '${line.replace(/[\r\n]+/g, ' ')}' is not one sbatch flag; write each as sbatch reads it, e.g. --mem=32G`);
     }
+  }
+  if (resources.time && slurmTimeProblem(resources.time) !== null) {
+    throw new SlurmError(slurmTimeProblem(resources.time)!);
   }
   const lines: string[] = [];
   if (resources.partition) lines.push(`--partition=${resources.partition}`);

@@ -79,5 +79,6 @@ describe('Slurm tools', () => {
     expect(script({ time: '01:00:00\nrm -rf ~' })).toThrow("the time setting '01:00:00 rm -rf ~' holds a line break; give it on one line");
     expect(script({ extra: ['--mem=8G\necho hi'] })).toThrow(/^the #SBATCH line '--mem=8G echo hi' is not one sbatch flag/);
     expect(script({ extra: ['mem=8G'] })).toThrow(/is not one sbatch flag; write each as sbatch reads it, e.g. --mem=32G$/);
+    expect(script({ time: '2 hours' })).toThrow(/^time limit '2 hours' is not one sbatch reads/);
   });
 });

@@ -23,5 +23,8 @@ describe('extra sbatch lines and the local folder', () => {
     });
     expect(readSweepChoice(slurm({ sbatchText: 'mem 32G' })).problem).toBe("the #SBATCH line 'mem 32G' is not an sbatch flag: write one a line as sbatch reads it, e.g. --mem=32G");
     expect(readSweepChoice(slurm({ localDir: 'sweeps' })).problem).toMatch(/^the local folder 'sweeps' must be an absolute path/);
+    // sbatch's time forms pass; anything else is said in the form, not by sbatch after submitting.
+    for (const time of ['90', '30:00', '01:30:00', '1-12', '1-12:00', '2-00:00:00', 'UNLIMITED']) expect(readSweepChoice(slurm({ time })).problem).toBeNull();
+    expect(readSweepChoice(slurm({ time: '1h' })).problem).toBe("time limit '1h' is not one sbatch reads: minutes (90), hours:minutes:seconds (01:30:00) or days-hours:minutes (1-12:00)");
   });
 });

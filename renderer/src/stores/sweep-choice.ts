@@ -1,7 +1,7 @@
 // The New run form's sweep fields read into a startSweep request: pure, so the form and its
 // tests read them the same way, with the CLI's own grid parser.
 import type { StartSweepRequest } from '../../../preload/contract';
-import { expandGrid, parseGridAxis } from '../../../preload/sweep-plan';
+import { expandGrid, parseGridAxis, slurmTimeProblem } from '../../../preload/sweep-plan';
 
 export interface SweepChoice {
   /** One `key=v1,v2` a line. */
@@ -48,18 +48,7 @@ export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
   const localDir = choice.localDir.trim();
   const cpus = choice.cpusPerTask.trim();
   const sbatch = choice.sbatchText.split('\n').map((l) => l.trim().replace(/^#SBATCH\s+/, '')).filter((l) => l !== '');
-  const notFlag = sbatch.find((l) => !l.startsWith('-'));
-  const problem = !remoteDir
-    ? 'a Slurm sweep needs a shared folder: where the nodes write the run bundles'
-    : !remoteDir.startsWith('/')
-      ? `the shared folder '${remoteDir}' must be an absolute path as the nodes see it (e.g. /shared/sweeps): a relative one would be read from the login node's home and from here differently`
-      : localDir && !localDir.startsWith('/')
-        ? `the local folder '${localDir}' must be an absolute path (this machine's view of the shared folder)`
-        : cpus && !/^[1-9]\d*$/.test(cpus)
-          ? `cpus per task '${cpus}' is not a whole number of 1 or more`
-          : notFlag !== undefined
-            ? `the #SBATCH line '${notFlag}' is not an sbatch flag: write one a line as sbatch reads it, e.g. --mem=32G`
-            : null;
+  const problem = slurmProblem(remoteDir, localDir, choice.time.trim(), cpus, sbatch);
   return {
     active,
     request: {
@@ -70,4 +59,18 @@ export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
     settings,
     problem,
   };
+}
+
+/** What is wrong with the cluster fields, the first problem only (the form shows one line). */
+function slurmProblem(remoteDir: string, localDir: string, time: string, cpus: string, sbatch: readonly string[]): string | null {
+  if (!remoteDir) return 'a Slurm sweep needs a shared folder: where the nodes write the run bundles';
+  if (!remoteDir.startsWith('/')) {
+    return `the shared folder '${remoteDir}' must be an absolute path as the nodes see it (e.g. /shared/sweeps): a relative one would be read from the login node's home and from here differently`;
+  }
+  if (localDir && !localDir.startsWith('/')) return `the local folder '${localDir}' must be an absolute path (this machine's view of the shared folder)`;
+  if (time && slurmTimeProblem(time)) return slurmTimeProblem(time);
+  if (cpus && !/^[1-9]\d*$/.test(cpus)) return `cpus per task '${cpus}' is not a whole number of 1 or more`;
+  const notFlag = sbatch.find((l) => !l.startsWith('-'));
+  if (notFlag !== undefined) return `the #SBATCH line '${notFlag}' is not an sbatch flag: write one a line as sbatch reads it, e.g. --mem=32G`;
+  return null;
 }
