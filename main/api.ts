@@ -410,6 +410,10 @@ const ROUTES: RouteTable = {
     args: z.tuple([]),
     handle: (_store, options) => options.runManager?.list() ?? [],
   },
+  sweepPlans: {
+    args: z.tuple([]),
+    handle: (store) => store.sweepPlans.list(),
+  },
   queuedSeedRuns: {
     args: z.tuple([]),
     handle: (store) => queuedSeeds(store),

@@ -550,6 +550,8 @@ export interface TurnLabApi {
   activeTrainings(): Promise<ActiveTrainingDto[]>;
   /** Seed-group runs not started yet (waiting for a slot), in queue order. */
   queuedSeedRuns(): Promise<QueuedSeedRunDto[]>;
+  /** What each sweep was asked to train (its grid and seeds), newest first. */
+  sweepPlans(): Promise<SweepPlanDto[]>;
   /** Stops a seed group, whichever process started it: its queued seeds never start, its training runs stop after their iteration. */
   stopSeedGroup(group: string): Promise<StopSeedGroupResultDto>;
   /** Renames, tags or annotates a run. */
@@ -621,6 +623,15 @@ export interface StartSweepRequest {
   slurm?: { remoteDir: string; localDir?: string; ssh?: string; partition?: string; time?: string; cpusPerTask?: number; gres?: string; turnlab?: string; /** Extra #SBATCH lines (`--mem=32G`). */ sbatch?: string[] };
 }
 
+/** What a sweep was asked to train, stored as it starts: its grid and seeds. */
+export interface SweepPlanDto {
+  name: string;
+  axes: Array<{ key: string; values: string[] }>;
+  seeds: number[];
+  executor: 'local' | 'slurm';
+  createdAt: number;
+}
+
 export interface SweepStartedDto {
   /** The seed groups, one per setting. */
   groups: string[];
@@ -677,6 +688,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   resumeRun: true,
   activeTrainings: true,
   queuedSeedRuns: true,
+  sweepPlans: true,
   stopSeedGroup: true,
   updateRun: true,
   deleteRun: true,

@@ -1,9 +1,10 @@
 // Sweeps among the runs: the seed groups whose runs carry one sweep's tag (`sweep:<name>`), and the
-// grid read back from their configs. Pure, so `turnlab sweeps` and the Runs view's seed groups
-// gather and describe a sweep the same way. The grid is not stored apart from the runs: a
-// setting's values are the keys on which the sweep's seed groups' configs differ.
-import { configTable } from './config-diff';
-import type { RunDto } from './contract';
+// grid: as the sweep stored it when it started (its plan, migration 0011), else read back from the
+// groups' configs (a setting's values are the keys on which they differ; sweeps from before plans
+// were stored, or imported). Pure, so `turnlab sweeps` and the Runs view's seed groups gather and
+// describe a sweep the same way.
+import { configTable, flattenConfig, formatConfigValue } from './config-diff';
+import type { RunDto, SweepPlanDto } from './contract';
 import { runGroupsOf, statusLine, type GroupMember, type RunGroup } from './seed-groups';
 import { sweepOf, type GridAxis } from './sweep-plan';
 
@@ -16,13 +17,16 @@ export interface Sweep<R extends SweepMember = SweepMember> {
   groups: Array<RunGroup & { runs: R[] }>;
   /** When its first run was created (ms since the epoch). */
   createdAt: number;
+  /** What it was asked to train, where it was stored. */
+  plan?: Pick<SweepPlanDto, 'axes' | 'seeds'>;
 }
 
 /** Keys every seed of a setting has of its own, not a setting of the grid. */
 const PER_RUN_KEYS = new Set(['trainer.seed']);
 
 /** The sweeps of these runs, newest first. */
-export function sweepsOf<R extends SweepMember>(runs: readonly R[]): Array<Sweep<R>> {
+export function sweepsOf<R extends SweepMember>(runs: readonly R[], plans: ReadonlyArray<Pick<SweepPlanDto, 'name' | 'axes' | 'seeds'>> = []): Array<Sweep<R>> {
+  const planOf = new Map(plans.map((p) => [p.name, { axes: p.axes, seeds: p.seeds }]));
   const byName = new Map<string, R[]>();
   for (const run of runs) {
     const name = sweepOf(run.tags);
@@ -32,6 +36,7 @@ export function sweepsOf<R extends SweepMember>(runs: readonly R[]): Array<Sweep
     name,
     groups: runGroupsOf(members).reverse() as Array<RunGroup & { runs: R[] }>,
     createdAt: Math.min(...members.map((r) => r.createdAt)),
+    ...(planOf.has(name) ? { plan: planOf.get(name)! } : {}),
   }));
   return sweeps.sort((a, b) => b.createdAt - a.createdAt || a.name.localeCompare(b.name));
 }
@@ -39,6 +44,12 @@ export function sweepsOf<R extends SweepMember>(runs: readonly R[]): Array<Sweep
 /** The grid's axes as the configs show them (each key on which the seed groups differ, with its values), and each group's values. */
 export function sweepAxes(sweep: Sweep): { axes: GridAxis[]; values: string[][] } {
   const configs = sweep.groups.map((g) => g.runs[0]?.config ?? {});
+  if (sweep.plan) {
+    // Axes of one value are settings of every run, not of the grid, as --grid's labels leave them out.
+    const axes = sweep.plan.axes.filter((a) => a.values.length > 1);
+    const flat = configs.map((c) => flattenConfig(c));
+    return { axes: axes.map((a) => ({ key: a.key, values: [...a.values] })), values: flat.map((f) => axes.map((a) => formatConfigValue(f[a.key]))) };
+  }
   const rows = sweep.groups.length < 2 ? [] : configTable(configs, true).filter((row) => !PER_RUN_KEYS.has(row.key));
   return {
     axes: rows.map((row) => ({ key: row.key, values: [...new Set(row.values)] })),
@@ -48,6 +59,12 @@ export function sweepAxes(sweep: Sweep): { axes: GridAxis[]; values: string[][] 
 
 /** "3 settings x 2 seeds", or "3 settings, 5 runs" where the groups hold different counts. */
 export function sweepShape(sweep: Sweep): string {
+  if (sweep.plan) {
+    const planned = sweep.plan.axes.reduce((n, a) => n * a.values.length, 1);
+    const seeds = `${sweep.plan.seeds.length} seed${sweep.plan.seeds.length === 1 ? '' : 's'}`;
+    const started = sweep.groups.length;
+    return started < planned ? `${started} of ${planned} settings started x ${seeds}` : `${planned} setting${planned === 1 ? '' : 's'} x ${seeds}`;
+  }
   const counts = new Set(sweep.groups.map((g) => g.runs.length));
   const settings = `${sweep.groups.length} setting${sweep.groups.length === 1 ? '' : 's'}`;
   if (counts.size === 1) {

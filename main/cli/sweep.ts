@@ -126,7 +126,7 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
 }
 
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
-  const [{ planSweep, expandGrid, sweepTag }, { loadRunConfigWithSource }, { loadSweepRunConfigs }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName }] = await Promise.all([
+  const [{ planSweep, expandGrid, sweepTag }, { loadRunConfigWithSource }, { loadSweepRunConfigs }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName, recordSweepPlan }] = await Promise.all([
     import('../../preload/sweep-plan'),
     import('../../trainer-core'),
     import('../cluster/sweep-configs'),
@@ -140,6 +140,7 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   loadSweepRunConfigs(options.config, overrides, plan.runs, axes);
   const settings = expandGrid(axes);
   const sweep = newSweepName(store, base);
+  recordSweepPlan(store, sweep, axes, options.seeds, 'local');
   process.stderr.write(`sweep ${sweep}: ${plan.runs.length} runs in ${settings.length} seed groups, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
   const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
   for (const [index, setting] of settings.entries()) {

@@ -39,7 +39,7 @@ export function register(program: Command): void {
         command,
         (store) => {
           markAbandonedRuns(store);
-          const sweeps = sweepsOf(store.runs.list());
+          const sweeps = sweepsOf(store.runs.list(), store.sweepPlans.list());
           if (name !== undefined) {
             const wanted = name.startsWith(SWEEP_TAG_PREFIX) ? name.slice(SWEEP_TAG_PREFIX.length) : name;
             const sweep = sweeps.find((s) => s.name === wanted);

@@ -13,7 +13,7 @@ import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, shellQuote, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
 import { folderName, planSweep, sweepTag, type GridAxis } from '../../preload/sweep-plan';
-import { newSweepName } from './sweep-name';
+import { newSweepName, recordSweepPlan } from './sweep-name';
 
 /**
  * The Slurm executor of `turnlab sweep`: one `sbatch --array` per sweep, each task training one
@@ -106,7 +106,10 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
       })),
     );
     const arrayJobId = await sbatch(shell, join(remoteRoot, 'sweep.sbatch'));
-    store.transaction(() => rows.forEach((row, i) => jobsTable.update(row.id, { jobId: `${arrayJobId}_${i}`, state: 'pending' })));
+    store.transaction(() => {
+      rows.forEach((row, i) => jobsTable.update(row.id, { jobId: `${arrayJobId}_${i}`, state: 'pending' }));
+      recordSweepPlan(store, sweep, request.axes, request.seeds, 'slurm');
+    });
     return { sweep, arrayJobId, jobs: rows.map((r) => jobsTable.get(r.id)!) };
   } catch (error) {
     // A sweep that was not submitted leaves nothing behind, here or on the shared filesystem.

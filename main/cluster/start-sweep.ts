@@ -6,7 +6,7 @@ import type { Store } from '../store/db';
 import type { RunManager } from '../trainer-host/run-manager';
 import { submitSlurmSweep } from './slurm-sweep';
 import { expandGrid, parseGridAxis, planSweep, sweepTag } from '../../preload/sweep-plan';
-import { newSweepName } from './sweep-name';
+import { newSweepName, recordSweepPlan } from './sweep-name';
 
 /**
  * A sweep started from the New run form, as `turnlab sweep` starts it: locally the seed groups
@@ -40,6 +40,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   loadSweepRunConfigs(configPath, overrides, plan.runs, axes);
   const settings = expandGrid(axes);
   const sweep = newSweepName(store, base);
+  recordSweepPlan(store, sweep, axes, request.seeds, 'local');
   const groups: string[] = [];
   // Each group starts when the one before has ended, so the machine trains `concurrency` at a time.
   const startGroup = (index: number): Promise<void> => {

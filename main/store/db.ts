@@ -12,6 +12,7 @@ import { MetricsRepository } from './repositories/metrics';
 import { RunsRepository } from './repositories/runs';
 import { RunLogsRepository } from './repositories/run-logs';
 import { SeedQueueRepository } from './repositories/seed-queue';
+import { SweepPlansRepository } from './repositories/sweep-plans';
 import { TurnsRepository } from './repositories/turns';
 
 export interface OpenStoreOptions {
@@ -43,6 +44,7 @@ export class Store {
   readonly evaluations: EvaluationsRepository;
   readonly logs: RunLogsRepository;
   readonly seedQueue: SeedQueueRepository;
+  readonly sweepPlans: SweepPlansRepository;
 
   constructor(
     private readonly db: Database.Database,
@@ -58,6 +60,7 @@ export class Store {
     this.evaluations = new EvaluationsRepository(db, this.episodes);
     this.logs = new RunLogsRepository(db);
     this.seedQueue = new SeedQueueRepository(db);
+    this.sweepPlans = new SweepPlansRepository(db);
   }
 
   /** Runs `fn` in one transaction; repository batches inside it join it. */

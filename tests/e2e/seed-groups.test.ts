@@ -200,5 +200,9 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const swept = (await call<RunDto[]>('listRuns')).filter((r) => r.tags.includes(`sweep:${started.sweep}`));
     expect(swept.map((r) => [r.name, r.status])).toEqual([['e2e-long-gamma=0.9-s0', 'stopped']]);
+    // The sweep's stored plan keeps the setting it never started in view.
+    await page.reload();
+    await expect.poll(() => sweep.locator('.sweep-shape').innerText(), { timeout: 30_000 }).toBe('1 of 2 settings started x 1 seed');
+    expect(await sweep.locator('.sweep-keys').innerText()).toBe('algorithm.gamma');
   }, TEST_MS);
 });

@@ -348,6 +348,7 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   resumeRun: { args: (d) => [{ runId: d.run(), fork: true, overrides: ['trainer.total_training_steps=9'], name: 'fuzz-fork' }], resolves: false },
   activeTrainings: { args: () => [], resolves: true },
   queuedSeedRuns: { args: () => [], resolves: true },
+  sweepPlans: { args: () => [], resolves: true },
   stopSeedGroup: { args: (d) => [d.rng.choice(['fuzz', 'no-such-group'])], resolves: false },
   updateRun: { args: (d) => [d.run(), { name: `renamed ${d.rng.int(100)}`, tags: ['a', ' b ', 'a'], notes: 'fuzzed\nnotes' }], resolves: true },
   deleteRun: { args: (d) => [d.run()], resolves: true },

@@ -1,0 +1,26 @@
+// A sweep as the Runs view and `turnlab sweeps` describe it: its grid from the plan it stored when
+// it started, else read back from its groups' configs (sweeps from before plans were stored).
+import { describe, expect, it } from 'vitest';
+import { sweepAxes, sweepShape, sweepsOf, type SweepMember } from '../../preload/sweeps';
+
+const run = (id: number, group: string, gamma: number, seed: number): SweepMember =>
+  ({ id, name: `${group}-s${seed}`, status: 'completed', seed, tags: [`seeds:${group}`, 'sweep:sw'], bestValSuccess: 0.5, createdAt: 1000 + id, config: { algorithm: { gamma }, trainer: { seed } } }) as SweepMember;
+
+const plan = { name: 'sw', axes: [{ key: 'algorithm.gamma', values: ['0.9', '0.99', '1.0'] }, { key: 'trainer.total_training_steps', values: ['5'] }], seeds: [0, 1] };
+
+describe('sweep listing', () => {
+  it('says how many of the planned settings have started, with the keys of the grid from the first group on', () => {
+    const [first] = sweepsOf([run(1, 'sw-gamma=0.9', 0.9, 0), run(2, 'sw-gamma=0.9', 0.9, 1)], [plan]);
+    expect(sweepShape(first)).toBe('1 of 3 settings started x 2 seeds');
+    // A one-value axis sets every run; it is not a key of the grid.
+    expect(sweepAxes(first)).toEqual({ axes: [{ key: 'algorithm.gamma', values: ['0.9', '0.99', '1.0'] }], values: [['0.9']] });
+    const all = sweepsOf([0.9, 0.99, 1].flatMap((g, i) => [run(10 * i + 1, `sw-gamma=${g}`, g, 0), run(10 * i + 2, `sw-gamma=${g}`, g, 1)]), [plan]);
+    expect(sweepShape(all[0])).toBe('3 settings x 2 seeds');
+  });
+
+  it('reads the grid back from the configs where no plan was stored', () => {
+    const [old] = sweepsOf([run(1, 'sw-gamma=0.9', 0.9, 0), run(2, 'sw-gamma=1', 1, 0)]);
+    expect(sweepShape(old)).toBe('2 settings x 1 seed');
+    expect(sweepAxes(old).axes).toEqual([{ key: 'algorithm.gamma', values: ['0.9', '1'] }]);
+  });
+});
