@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { distance } from 'fastest-levenshtein';
 import { closestName } from '../trainer-core';
-import { INTERRUPTED_EXIT_CODE, UserError, wasInterrupted } from './cli/errors';
+import { clearInterrupted, INTERRUPTED_EXIT_CODE, UserError, wasInterrupted } from './cli/errors';
 import { commandHint, configFlagHint, misspeltOption, usageHint } from './cli/command-hints';
 import * as exportCommand from './cli/export';
 import * as runsCommand from './cli/runs';
@@ -50,6 +50,7 @@ function helpTopic(argv: readonly string[]): string | undefined {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  clearInterrupted();
   try {
     await program.parseAsync(argv, { from: 'user' });
     return wasInterrupted() ? INTERRUPTED_EXIT_CODE : 0;

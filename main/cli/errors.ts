@@ -26,3 +26,8 @@ export function noteInterrupted(): void {
 export function wasInterrupted(): boolean {
   return interrupted;
 }
+
+/** A new command starts uninterrupted (tests run several through one process). */
+export function clearInterrupted(): void {
+  interrupted = false;
+}
