@@ -8,7 +8,7 @@ export { train } from './train/trainer';
 export { evaluateCheckpoint, evaluatePretrainedModel } from './train/evaluate';
 export { checkpointVocabSize, verifyCheckpoint, readCheckpointConfig, readCheckpointSourceConfig } from './train/checkpoint';
 export { verifyRunCheckpoint } from './train/checkpoint-check';
-export { expectedModels } from './train/models';
+export { checkOwnModelFits, expectedModels } from './train/models';
 export { checkWarmStartFits } from './train/warm-start-fit';
 export { openCheckpointPolicy } from './train/pretrained-models';
 export { isHfModelFolder, openHfModelFolder, loadHfDecoder } from './model/hf/load';

@@ -52,7 +52,11 @@ export function exportRunBundle(store: Store, ref: string, folder: string): { di
               checkpointIds,
               placeCheckpoint: (path, runId) => {
                 const rel = join('checkpoints', `run-${runId}`, basename(path));
-                cpSync(resolve(store.dataDir, path), join(temp, rel), { recursive: true });
+                const source = resolve(store.dataDir, path);
+                if (!existsSync(source)) {
+                  throw new BundleError(`run ${r.id} (${r.name}): its checkpoint folder ${source} is gone; restore it, or delete that checkpoint (the Checkpoints view), then export again`);
+                }
+                cpSync(source, join(temp, rel), { recursive: true });
                 return rel;
               },
             });

@@ -146,6 +146,9 @@ async function runWithProgress(
   let stopRequested = false;
   let interruptedByUser = false;
   const onCtrlC = () => {
+    // Before the run exists (a config still loading, a model folder being read) there is nothing
+    // to stop cleanly and nothing to keep: end now, as Ctrl-C ends any command.
+    if (runId === 0 && !host) process.exit(INTERRUPTED_EXIT_CODE);
     interruptedByUser = true;
     onSigint();
   };

@@ -1,5 +1,5 @@
 import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
-import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits } from '../../trainer-core/compute';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits } from '../../trainer-core/compute';
 
 /** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
 function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {
@@ -46,6 +46,8 @@ export async function prepareRun(
     }
     if (splitCfg === cfg && split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
   }
+  // A model too large for this machine's memory, said before the run exists.
+  checkOwnModelFits(cfg);
   // A context too short for one demonstrated reply, said before the run exists (a resumed run warmed up already).
   if (!options.resuming) checkWarmStartFits(cfg, resolveSpec);
   // A new run that starts from another run's policy checks that checkpoint now, not after its

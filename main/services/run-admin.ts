@@ -47,6 +47,9 @@ export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
   if (name !== undefined && name.length === 0) throw new RunAdminError('REFUSED', 'a run name cannot be empty');
   // Commands name a run by id or name, and a checkpoint as ckpt:<id>: such a name would address another.
   if (name !== undefined && /^(\d+|ckpt:\d+)$/.test(name)) throw new RunAdminError('REFUSED', `a run name cannot be '${name}': commands would read it as ${name.startsWith('ckpt:') ? 'a checkpoint' : 'a run id'}; add a word (run-${name.replace('ckpt:', '')})`);
+  // One line, and not an option: a name is typed after commands (turnlab show NAME) and printed in tables.
+  if (name !== undefined && [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new RunAdminError('REFUSED', 'a run name is one line of text: no line breaks, tabs or control characters');
+  if (name !== undefined && name.startsWith('-')) throw new RunAdminError('REFUSED', `a run name cannot start with '-': commands would read it as an option; drop the dash (${name.replace(/^-+/, '') || 'run'})`);
   if (name !== undefined && name.length > RUN_EDIT_LIMITS.name) throw new RunAdminError('REFUSED', `a run name holds at most ${RUN_EDIT_LIMITS.name} characters (this one has ${name.length})`);
   const tags = edit.tags === undefined ? undefined : normaliseTags(edit.tags);
   const long = tags?.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);

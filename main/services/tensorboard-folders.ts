@@ -1,6 +1,6 @@
 // Where a run's TensorBoard event files go under a log folder: one folder a run, named by its id
 // and name. Apart from the writer (tfevents.ts) so that deleting a run need not load protobufjs.
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A run's folder under the export's: its id and name, as TensorBoard lists runs by folder. */
@@ -10,7 +10,9 @@ export function runFolderName(id: number, name: string): string {
 
 /** The folders under `root` of run `id`, whatever it was called when each was written. */
 export function runFolders(root: string, id: number): string[] {
-  if (!existsSync(root)) return [];
+  // A root that is no folder (TENSORBOARD_DIR set to a file) has no run folders; writing one
+  // there fails later with a warning the run goes on past.
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) return [];
   return readdirSync(root, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && entry.name.startsWith(`run-${id}-`))
     .map((entry) => join(root, entry.name));

@@ -159,6 +159,16 @@ function checkDataDir(dataDir: string, create: boolean, readOnly: boolean): void
     // SQLite writes the -wal and -shm files beside the database.
     throw new StoreError('DATA_DIR_UNWRITABLE', `data folder ${dataDir} is not writable by this user (reading commands such as 'turnlab runs' still work; choose another with --data-dir to train)`);
   }
+  // A folder this user may write holding a database file they may not (left by `sudo turnlab`):
+  // SQLite would open it and refuse only the first write, halfway through a command.
+  const file = dbPath(dataDir);
+  if (!readOnly && existsSync(file)) {
+    try {
+      accessSync(file, constants.R_OK | constants.W_OK);
+    } catch {
+      throw new StoreError('DATA_DIR_UNWRITABLE', `${file} is not writable by this user (reading commands such as 'turnlab runs' still work; give it back with chown, or choose another data folder with --data-dir)`);
+    }
+  }
 }
 
 function describeOpenError(error: unknown, file: string): unknown {

@@ -113,6 +113,14 @@ describe('data folders that cannot be created or written', () => {
         `data folder ${shared.dir} is not writable by this user (reading commands such as 'turnlab runs' still work; choose another with --data-dir to train)`,
       );
       expect(readFileSync(join(shared.dir, 'turnlab.sqlite')).equals(before)).toBe(true);
+      // A folder this user may write, its database file not (left by a sudo turnlab): refused
+      // before the command starts, naming the file, not by SQLite at the first write.
+      chmodSync(shared.dir, 0o777);
+      expectRefused(
+        turnlabAsUser(['--data-dir', shared.dir, 'rename', '1', 'zz']),
+        `${join(shared.dir, 'turnlab.sqlite')} is not writable by this user (reading commands such as 'turnlab runs' still work; give it back with chown, or choose another data folder with --data-dir)`,
+      );
+      expect(readFileSync(join(shared.dir, 'turnlab.sqlite')).equals(before)).toBe(true);
     } finally {
       // Writable again, so that a user who is not root can remove them.
       chmodSync(shared.dir, 0o755);
@@ -127,6 +135,16 @@ describe('configs refused before a run exists', () => {
     const dataDir = join(tmp.dir, 'warm');
     const result = await turnlab(['train', '--config', countdown, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', '--set', 'warm_start.mode=random-valid'], { dataDir });
     expectRefused(result, "warm_start.mode: random-valid picks among named actions, but env tag 'Countdown' takes free text; use warm_start.mode: expert (or none)");
+    await expectNoRuns(dataDir);
+  });
+
+  it('refuses a model too large for this machine and a thousand worker threads before the run exists (an internal error and an out-of-memory kill before)', async () => {
+    const dataDir = join(tmp.dir, 'huge');
+    const huge = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'model.d_model=1000000'], { dataDir });
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toMatch(/^turnlab: TurnLab's own model at model.d_model=1000000 and model.n_layer=\d+ holds at least [\d.]+e\+\d+ parameters: [\d.]+ GB with its gradients and Adam's moments, more than this machine's [\d.]+ GB; lower model.d_model or model.n_layer\n$/);
+    const workers = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'trainer.workers=1000'], { dataDir });
+    expectRefused(workers, '--set trainer.workers=1000: `trainer.workers` must be <= 64, got 1000');
     await expectNoRuns(dataDir);
   });
 

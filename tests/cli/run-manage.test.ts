@@ -187,6 +187,8 @@ describe('turnlab delete, tag, rename and note', () => {
     // A name commands would read as an id or a checkpoint could never address the run.
     expect((await turnlab(['rename', 'baseline-a', '7'])).stderr).toBe("turnlab: a run name cannot be '7': commands would read it as a run id; add a word (run-7)\n");
     expect((await turnlab(['rename', 'baseline-a', 'ckpt:2'])).stderr).toBe("turnlab: a run name cannot be 'ckpt:2': commands would read it as a checkpoint; add a word (run-2)\n");
+    expect((await turnlab(['rename', 'baseline-a', 'a\nb'])).stderr).toBe('turnlab: a run name is one line of text: no line breaks, tabs or control characters\n');
+    expect((await turnlab(['rename', 'baseline-a', '--', '-x'])).stderr).toBe("turnlab: a run name cannot start with '-': commands would read it as an option; drop the dash (x)\n");
     // The workbench's limits hold on the command line too, and a refused edit changes nothing.
     expect((await turnlab(['rename', 'baseline-a', 'n'.repeat(201)])).stderr).toBe('turnlab: a run name holds at most 200 characters (this one has 201)\n');
     expect((await turnlab(['tag', 'baseline-a', '--add', 't'.repeat(101)])).stderr).toBe(`turnlab: each of the tags holds at most 100 characters ('${'t'.repeat(20)}...' has 101)\n`);

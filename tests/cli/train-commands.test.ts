@@ -83,6 +83,14 @@ describe('turnlab train, resume and eval', () => {
     expect(JSON.parse((await inProcess('show', '1', '--json')).stdout).checkpoints.map((c: { iteration: number }) => c.iteration)).toEqual([2, 3]);
   });
 
+  it('says when the update diverges (NaN weights) instead of ending completed without a word', async () => {
+    const diverged = await inProcess('train', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--name', 'diverged', '--set', 'actor_rollout_ref.actor.optim.lr=1e308', '--set', 'trainer.total_training_steps=2');
+    expect(diverged.code).toBe(0);
+    const warnings = diverged.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^warning: iteration \d+: actor\/\S+ is (NaN|-?Infinity): the update diverged .* lower actor_rollout_ref.actor.optim.lr \(now 1e\+308\)/);
+  });
+
   it('refuses a bad config key with the closest valid one, and unknown runs, with exit code 2', async () => {
     const bad = await inProcess('train', '--config', join(repo, 'configs/bandit.yaml'), '--set', 'agent_proxy.max_turns=3');
     expect(bad.code).toBe(2);

@@ -34,7 +34,13 @@ export function loadRunConfigWithSource(path: string, overrides: readonly string
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(error);
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT'
+        ? 'file not found'
+        : code === 'EISDIR'
+          ? 'it is a folder; give a run config file in it (e.g. configs/bandit.yaml), or a run\'s with turnlab show <run> --config > run.yaml'
+          : (error as Error).message.split('\n')[0];
     throw new ConfigError([{ path: [], message: `cannot read the config: ${reason}` }], path);
   }
   const source = new YamlSource(text, path);

@@ -4,6 +4,9 @@ import { TURN_SHAPING_ENDS } from '../algo/turn-shaping';
 import { BACKENDS } from '../backend-names';
 import { LORA_MODULES } from './lora-targets';
 
+/** Most worker threads a run may ask for (trainer.workers). */
+export const MAX_WORKERS = 64;
+
 /**
  * The run config schema. Every key is required here: the defaults live in one documented place
  * (defaults.ts) and are merged under the user's file before validation, so this schema only
@@ -46,7 +49,10 @@ const trainerSchema = z.strictObject({
   keep_last_n: positiveInt,
   seed: nonNegativeInt,
   backend: z.enum(BACKENDS),
-  workers: z.union([z.literal('auto'), positiveInt], { error: "workers must be a positive integer or 'auto'" }),
+  // Each thread holds a copy of the models: a thousand of them (a typo) ran a 24 GB machine out of memory.
+  workers: z.union([z.literal('auto'), positiveInt.max(MAX_WORKERS, { error: `workers is at most ${MAX_WORKERS} (each thread holds its own copy of the models); 'auto' uses this machine's cores` })], {
+    error: "workers must be a positive integer or 'auto'",
+  }),
   // verl's service loggers (wandb, mlflow, ...) are refused with what to use instead (foreign-keys.ts).
   logger: z.array(z.enum(LOGGERS)),
 });

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { describe } from './env-shapes';
 import { EnvConfigError } from './errors';
@@ -47,6 +47,7 @@ export async function readCustomEnvSpec(modulePath: string): Promise<EnvSpec> {
   const absolute = resolve(modulePath);
   const label = `custom environment ${absolute}`;
   if (!existsSync(absolute)) throw new EnvConfigError(`${label}: file not found`);
+  if (statSync(absolute).isDirectory()) throw new EnvConfigError(`${label}: is a folder; give the module file in it (e.g. ${join(absolute, 'env.ts')})`);
   let module: Record<string, unknown>;
   try {
     module = await importEnvModule(absolute);

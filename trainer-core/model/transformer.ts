@@ -148,6 +148,11 @@ function initialValues(spec: ParamSpec, seed: number): Float32Array {
   return values;
 }
 
+/** How many numbers the model's parameters hold, without creating any. */
+export function parameterCount(config: TransformerConfig): number {
+  return paramSpecs(resolveTransformerConfig(config)).reduce((n, spec) => n + spec.shape.reduce((a, b) => a * b, 1), 0);
+}
+
 /**
  * Checks that `arrays` hold every parameter of a model with `config`, each with its shape, and
  * returns the parameters' names and shapes in the model's order; touches no tensor, so a

@@ -3,7 +3,9 @@ import { configForTrainStage } from '../config/train-stages';
 import { needsReference } from '../algo/kl';
 import { needsCritic } from '../algo/estimator-registry';
 import { fitTokenizer, type WordByteTokenizer } from '../model/tokenizer';
-import { Transformer, type TransformerConfig } from '../model/transformer';
+import { totalmem } from 'node:os';
+import { ConfigError } from '../config/errors';
+import { parameterCount, Transformer, type TransformerConfig } from '../model/transformer';
 import { deriveSeed, Rng } from '../rng';
 import { createContextManager } from '../rollout/rollout-loop';
 import { EnvStateManager, type EnvSpecResolver } from '../rollout/es-manager';
@@ -131,4 +133,29 @@ export function expectedModels(cfg: RunConfig, vocabSize: number): { policy: Tra
     policy: transformerConfig(cfg, vocabSize, 'policy'),
     critic: modelRoles(cfg).critic ? transformerConfig(cfg, vocabSize, 'critic') : null,
   };
+}
+
+/** The smallest vocabulary a fitted tokenizer has (its bytes): a lower bound for the size check. */
+const BYTE_VOCAB = 256;
+
+/**
+ * TurnLab's own model, refused before the run exists when its weights with their gradients and
+ * Adam's two moments (four float32 copies) exceed this machine's memory: `model.d_model=1000000`
+ * otherwise failed as a RangeError deep in the weights' initialisation, after the run was recorded.
+ */
+export function checkOwnModelFits(cfg: RunConfig, memoryBytes: number = totalmem()): void {
+  if (cfg.actor_rollout_ref.model.path !== null) return;
+  const { policy, critic } = expectedModels(cfg, BYTE_VOCAB);
+  const parameters = parameterCount(policy) + (critic ? parameterCount(critic) : 0);
+  const bytes = parameters * 4 * 4;
+  if (bytes <= memoryBytes) return;
+  const gb = (n: number) => (n / 2 ** 30).toFixed(1);
+  throw new ConfigError([
+    {
+      path: ['model', 'd_model'],
+      message:
+        `TurnLab's own model at model.d_model=${cfg.model.d_model} and model.n_layer=${cfg.model.n_layer} holds at least ${parameters.toExponential(2)} parameters: ` +
+        `${gb(bytes)} GB with its gradients and Adam's moments, more than this machine's ${gb(memoryBytes)} GB; lower model.d_model or model.n_layer`,
+    },
+  ]);
 }

@@ -37,6 +37,9 @@ import type { Parallel } from './ppo-update';
 import { episodeReport } from './episode-report';
 import { COLLAPSE_METRIC, WELL_FORMED_METRIC, collapseWarning, initialCollapseState, stepCollapse, wellFormedShare } from './collapse';
 
+/** A non-finite value in one of these means the weights themselves are NaN or infinite from then on. */
+const DIVERGENCE_METRICS = ['actor/grad_norm', 'actor/pg_loss', 'actor/entropy'] as const;
+
 
 
 export async function train(options: TrainOptions): Promise<TrainResult> {
@@ -75,9 +78,19 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     let status: RunEndStatus = 'completed';
     // Collapse detection restarts with each process: a resumed run re-learns its earlier level.
     let collapse = initialCollapseState();
+    let diverged = false;
     for (let iteration = session.state.iteration + 1; iteration <= cfg.trainer.total_training_steps; iteration++) {
       enterTrainStage(session, iteration);
       const { metrics, episodes } = await runIteration(session, iteration);
+      const broken = diverged ? undefined : DIVERGENCE_METRICS.find((name) => name in metrics && !Number.isFinite(metrics[name]));
+      if (broken !== undefined) {
+        // Said once: every later figure is NaN too, and the run goes on only so its checkpoints stay where they were.
+        diverged = true;
+        log(
+          `warning: iteration ${iteration}: ${broken} is ${metrics[broken]}: the update diverged and the policy's weights are no longer numbers; ` +
+            `lower actor_rollout_ref.actor.optim.lr (now ${cfg.actor_rollout_ref.actor.optim.lr}) and resume from a checkpoint before iteration ${iteration} (turnlab show lists them; resume ckpt:<id> --discard-later)`,
+        );
+      }
       const share = wellFormedShare(metrics);
       if (share !== null) {
         const step = stepCollapse(collapse, share);
