@@ -130,7 +130,7 @@ export function busyMessage(run: RunProcessInfo, action: string): string {
   const kill = process.platform === 'win32' ? '' : `, or \`kill -INT ${run.trainerPid}\` on ${run.trainerHost ?? 'its host'}`;
   return (
     `cannot ${action} run ${run.id} (${run.name}): process ${run.trainerPid} on host ${run.trainerHost ?? 'unknown'} is training it${since}; ` +
-    `stop it first (Stop in the app or browser workbench, Ctrl-C in the terminal that trains it${kill}) and try again`
+    `stop it first (\`turnlab stop ${run.id}\`, Stop in the app or browser workbench, Ctrl-C in the terminal that trains it${kill}) and try again`
   );
 }
 

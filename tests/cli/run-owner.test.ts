@@ -55,7 +55,7 @@ describe('run ownership', () => {
     expect(resumed.code).toBe(2);
     expect(resumed.stderr.split('\n').filter((line) => line.startsWith('turnlab:'))).toHaveLength(1);
     expect(resumed.stderr).toContain(`cannot resume run 1 (owned): ${owner} is training it`);
-    expect(resumed.stderr).toMatch(/stop it first \(Stop in the app.*Ctrl-C/);
+    expect(resumed.stderr).toMatch(/stop it first \(`turnlab stop \d+`, Stop in the app.*Ctrl-C/);
     // Nothing it recorded was deleted, and it trains on.
     expect(store.runs.summary(1)?.iterations).toBeGreaterThanOrEqual(checkpoint.iteration);
     expect(store.runs.get(1)?.status).toBe('running');
