@@ -82,10 +82,20 @@ export async function resumeFromCheckpoint(
   const parent = store.runs.get(checkpoint.runId);
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
   if (!options.fork) assertRunFree(store, parent.id, 'resume');
-  const { cfg, sourceYaml } = checkpointRunConfig(folder, options.overrides ?? []);
   // Refuse a damaged or mismatched checkpoint, a config it cannot continue under, a broken env
   // module or a backend that cannot start, all before anything stored is changed.
-  verifyRunCheckpoint(folder, cfg, checkpoint.iteration);
+  let loaded: ReturnType<typeof checkpointRunConfig>;
+  try {
+    loaded = checkpointRunConfig(folder, options.overrides ?? []);
+    verifyRunCheckpoint(folder, loaded.cfg, checkpoint.iteration);
+  } catch (error) {
+    // A damaged checkpoint need not be the end of the run: say which earlier one to continue from.
+    const earlier = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration < checkpoint.iteration).at(-1);
+    if (!(error instanceof Error) || error.name !== 'CheckpointError' || !earlier) throw error;
+    error.message += `; the run's checkpoint before it, at iteration ${earlier.iteration}, may be sound: turnlab resume ckpt:${earlier.id} --discard-later (or --fork) continues from there`;
+    throw error;
+  }
+  const { cfg, sourceYaml } = loaded;
   checkContinuable(cfg, checkpoint, folder);
   const logger = runLogger(store, options.log);
   const trainedOn = checkpointRunConfig(folder, []).cfg.actor_rollout_ref.model.path;

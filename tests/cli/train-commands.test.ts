@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -80,7 +80,14 @@ describe('turnlab train, resume and eval', () => {
     const discarded = await inProcess('resume', 'ckpt:1', '--discard-later', 'trainer.total_training_steps=3');
     expect(discarded.code).toBe(0);
     expect(existsSync(join(dataDir, 'checkpoints/run-1/iter-3'))).toBe(true);
-    expect(JSON.parse((await inProcess('show', '1', '--json')).stdout).checkpoints.map((c: { iteration: number }) => c.iteration)).toEqual([2, 3]);
+    const checkpoints = JSON.parse((await inProcess('show', '1', '--json')).stdout).checkpoints as Array<{ id: number; iteration: number }>;
+    expect(checkpoints.map((c) => c.iteration)).toEqual([2, 3]);
+    // A damaged latest checkpoint is not the end of the run: the refusal names the one before it.
+    const policy = join(dataDir, 'checkpoints/run-1/iter-3/policy.safetensors');
+    truncateSync(policy, Math.floor(statSync(policy).size / 2));
+    const damaged = await inProcess('resume', '1', 'trainer.total_training_steps=4');
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toMatch(new RegExp(`truncated.*; the run's checkpoint before it, at iteration 2, may be sound: turnlab resume ckpt:${checkpoints[0].id} --discard-later \\(or --fork\\) continues from there\\n$`));
   });
 
   it('says when the update diverges (NaN weights) instead of ending completed without a word', async () => {
