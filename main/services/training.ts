@@ -98,9 +98,10 @@ export async function resumeFromCheckpoint(
   const { cfg, sourceYaml } = loaded;
   checkContinuable(cfg, checkpoint, folder);
   const logger = runLogger(store, options.log);
-  const trainedOn = checkpointRunConfig(folder, []).cfg.actor_rollout_ref.model.path;
+  // The run's stored config names the folder its checkpoints were trained on, without reading the checkpoint again.
+  const trainedOn = (parent.config as { actor_rollout_ref?: { model?: { path?: unknown } } } | null)?.actor_rollout_ref?.model?.path;
   const loads = cfg.actor_rollout_ref.model.path;
-  if (trainedOn !== null && loads !== null && resolve(trainedOn) !== resolve(loads)) {
+  if (typeof trainedOn === 'string' && loads !== null && resolve(trainedOn) !== resolve(loads)) {
     // Allowed (a folder moved, a copy elsewhere), but the weights under the checkpoint's training
     // are the user's to vouch for: a merged export of the same run would count its adapters twice.
     logger.log(`note: the checkpoint was trained on the model folder ${trainedOn}; this run loads ${loads} under it, which must hold the same weights`);
