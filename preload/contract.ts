@@ -84,7 +84,7 @@ export interface RunDto extends StoredRunDto {
 }
 
 /** The Runs table's sort columns. */
-export const RUN_SORT_KEYS = ['id', 'name', 'status', 'env', 'algorithm', 'progress', 'bestValSuccess', 'createdAt'] as const;
+export const RUN_SORT_KEYS = ['id', 'name', 'status', 'env', 'algorithm', 'seed', 'iterations', 'progress', 'bestValSuccess', 'createdAt'] as const;
 export type RunSortKeyDto = (typeof RUN_SORT_KEYS)[number] | `config:${string}` | `metric:${string}`;
 
 /**
@@ -127,7 +127,7 @@ export const RUN_CONDITION_OPS = ['=', '!=', '<', '<=', '>', '>='] as const;
  * attributes), as the Runs table shows them; `env` and `tag` hold when one of the run's env tags
  * or tags is the value. No config has a top-level key of these names (`algorithm` is a section).
  */
-export const RUN_CONDITION_FIELDS = ['id', 'name', 'status', 'algorithm', 'seed', 'env', 'tag', 'iterations', 'best_val_success'] as const;
+export const RUN_CONDITION_FIELDS = ['id', 'name', 'status', 'algorithm', 'seed', 'env', 'tag', 'iterations', 'progress', 'best_val_success', 'created_at'] as const;
 /** The fields of RUN_CONDITION_FIELDS that hold a list: they compare with = and != only. */
 export const RUN_CONDITION_LIST_FIELDS: readonly string[] = ['env', 'tag'];
 export type RunConditionOp = (typeof RUN_CONDITION_OPS)[number];

@@ -2,7 +2,7 @@
 // (`metric:val/Bandit/success >= 0.9 and algorithm.adv_estimator = grpo and status = completed`):
 // a run's field, a config key or `metric:<name>` (its last value), an operator, a value; all must hold. Pure, so the CLI's
 // `--where`, the Runs view's field and its address read a condition the same way.
-import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_CONDITION_FIELDS, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, type RunConditionDto, type RunConditionOp } from './contract';
+import { isRunColumn, METRIC_COLUMN_PREFIX, RUN_CONDITION_FIELDS, RUN_CONDITION_LIST_FIELDS, RUN_CONDITION_OPS, RUN_STATUSES, type RunConditionDto, type RunConditionOp } from './contract';
 
 /** Most conditions one query holds. */
 export const RUN_CONDITIONS_MAX = 16;
@@ -25,6 +25,21 @@ function valueOf(text: string, condition: string): RunConditionDto['value'] {
   if (text === 'true' || text === 'false') return text === 'true';
   const number = Number(text);
   return Number.isFinite(number) ? number : text;
+}
+
+/** The run fields that hold a number; `created_at` is milliseconds since 1970, typed as a date. */
+const NUMBER_FIELDS: readonly string[] = ['id', 'seed', 'iterations', 'progress', 'best_val_success', 'created_at'];
+
+/**
+ * `created_at` as typed: a date (`2026-12-01`, midnight local time, as the table shows times), a
+ * date and time (`2026-12-01T08:30`, local unless it says its zone) or milliseconds since 1970.
+ */
+function timeValue(text: string, condition: string): number {
+  const unquoted = QUOTED.exec(text)?.[2] ?? text;
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(unquoted);
+  const time = /^\d+$/.test(unquoted) ? Number(unquoted) : day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : Date.parse(unquoted);
+  if (!Number.isFinite(time)) throw new RangeError(`'${condition}': created_at compares with a date (2026-12-01), a date and time (2026-12-01T08:30) or milliseconds since 1970, not '${unquoted}'`);
+  return time;
 }
 
 /** One condition (`lr<1e-4`, `metric:val/Bandit/success >= 0.9`); throws a RangeError that says what is wrong. */
@@ -52,7 +67,7 @@ export function parseRunCondition(text: string): RunConditionDto {
     if (/\s(and|&&)$/i.test(valueText)) throw new RangeError(`'${condition}' ends with '${/(and|&&)$/i.exec(valueText)![1]}' and no condition after it`);
     if (/[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' holds an operator; join conditions with 'and', or quote a value that holds one (name="a=b")`);
   }
-  const parsed = { column, op: op as RunConditionOp, value: valueOf(valueText, condition) };
+  const parsed = { column, op: op as RunConditionOp, value: column === 'created_at' && valueText !== '' ? timeValue(valueText, condition) : valueOf(valueText, condition) };
   const problem = conditionProblem(parsed);
   if (problem !== null) throw new RangeError(`'${condition}': ${problem}`);
   return parsed;
@@ -65,6 +80,14 @@ export function conditionProblem(condition: RunConditionDto): string | null {
   // A metric's last value is a number: compared with text it would match no run, silently.
   if (condition.column.startsWith(METRIC_COLUMN_PREFIX) && typeof condition.value !== 'number') {
     return `${condition.column} is a number (the metric's last value); compare it with a number, not ${JSON.stringify(condition.value)}`;
+  }
+  if (NUMBER_FIELDS.includes(condition.column) && typeof condition.value !== 'number') {
+    const what = condition.column === 'progress' ? "the share of its iterations a run has done, 0 to 1" : condition.column === 'created_at' ? 'a time, milliseconds since 1970' : 'a number';
+    return `${condition.column} is ${what}; compare it with a number, not ${JSON.stringify(condition.value)}`;
+  }
+  // A status no run can have would match nothing, silently (`status=done`, `status=finished`).
+  if (condition.column === 'status' && !ordered && !(RUN_STATUSES as readonly string[]).includes(String(condition.value))) {
+    return `${JSON.stringify(condition.value)} is not a status; a run's status is one of ${RUN_STATUSES.join(', ')}`;
   }
   if (ordered && RUN_CONDITION_LIST_FIELDS.includes(condition.column)) {
     return `${condition.column} is a list of the run's ${condition.column === 'env' ? 'env tags' : 'tags'}; it compares with = (one of them is) or != (none is) only`;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { collectSet, parseSetPairs } from './play';
 import { UserError } from './errors';
+import { wholeNumber } from './whole-number';
 
 interface CheckCommandOptions {
   episodes: string;
@@ -8,12 +9,6 @@ interface CheckCommandOptions {
   steps: string;
   budget: string;
   set?: string[];
-}
-
-function count(flag: string, text: string, min: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new UserError(`${flag} expects a whole number >= ${min}, got '${text}'`);
-  return value;
 }
 
 /**
@@ -31,10 +26,10 @@ export function register(program: Command): void {
     .option('--budget <n>', 'action budget for optimalSuccessProbability', '10')
     .option('--set <key=value>', 'environment option (repeatable); values are YAML scalars', collectSet)
     .action(async (envName: string, options: CheckCommandOptions) => {
-      const episodes = count('--episodes', options.episodes, 1);
-      const first = count('--seed', options.seed, 0);
-      const maxSteps = count('--steps', options.steps, 1);
-      const actionBudget = count('--budget', options.budget, 1);
+      const episodes = wholeNumber('--episodes', options.episodes, 1);
+      const first = wholeNumber('--seed', options.seed, 0);
+      const maxSteps = wholeNumber('--steps', options.steps, 1);
+      const actionBudget = wholeNumber('--budget', options.budget, 1);
       const { EnvConfigError, isEnvModulePath, parseEnvOptions, readCustomEnvSpec, getEnvSpec, checkEnv } = await import('../../trainer-core');
       const { resolve } = await import('node:path');
       const isModule = isEnvModulePath(envName);

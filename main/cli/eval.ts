@@ -3,6 +3,7 @@ import { formatValue, renderTable } from './format';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
 import { UserError } from './errors';
+import { wholeNumber } from './whole-number';
 import { withStore } from './with-store';
 import { configFileOption } from './config-file';
 import { hydraOverrides } from './hydra-overrides';
@@ -20,11 +21,7 @@ interface EvalOptions {
 
 /** One wording for every bad count, worded as the evaluator words a count too small for the tags. */
 function parseCount(flag: string, text: string | undefined, least: number): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < least || !Number.isSafeInteger(Number(text))) {
-    throw new UserError(`${flag} must be an integer of at least ${least}, got ${text.trim() === '' ? 'nothing' : text}`);
-  }
-  return Number(text);
+  return text === undefined ? undefined : wholeNumber(flag, text, least);
 }
 
 export function register(program: Command): void {

@@ -12,6 +12,7 @@ import {
 import type { Store } from '../store/db';
 import { FolderError } from '../../trainer-core';
 import { UserError } from './errors';
+import { shellQuote } from '../shell-quote';
 import { selectRuns, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
 
@@ -75,7 +76,7 @@ async function toEventFolder(store: Store, options: ExportOptions, runIds: numbe
   const { exportTfEvents, EventFileExists } = await import('../services/tfevents');
   try {
     const { folders, points } = await exportTfEvents(store, runIds, out, { replace: options.force === true });
-    process.stderr.write(`exported ${points} metric points of ${folders.length} run(s) as TensorBoard event files under ${out} (tensorboard --logdir ${out})\n`);
+    process.stderr.write(`exported ${points} metric points of ${folders.length} run(s) as TensorBoard event files under ${out} (tensorboard --logdir ${shellQuote(out)})\n`);
   } catch (error) {
     if (error instanceof EventFileExists) throw new UserError(`${error.folder} already holds TurnLab's event file of that run; pass --force to replace it (nothing was written)`);
     if (error instanceof FolderError) throw new UserError(`cannot create a folder under ${out}: ${error.message}; choose another --out (nothing was written)`);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from './errors';
+import { wholeNumber } from './whole-number';
 import type { HfDecoder, HfModelFolder } from '../../trainer-core';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
@@ -18,11 +19,9 @@ interface GenerateFlags {
   json?: boolean;
 }
 
-function number(flag: string, text: string, integer: boolean): number {
+function nonNegativeNumber(flag: string, text: string): number {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || (integer && (!Number.isInteger(value) || value < 1)) || value < 0) {
-    throw new UserError(`${flag} expects ${integer ? 'a positive integer' : 'a non-negative number'}, got '${text}'`);
-  }
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0) throw new UserError(`${flag} expects a non-negative number, got '${text}'`);
   return value;
 }
 
@@ -41,9 +40,9 @@ export function register(program: Command): void {
     .option('--json', 'print {prompt_ids, output_ids, logprobs, text}; logprobs at temperature 1')
     .action(async (flags: GenerateFlags, command: Command) => {
       if (flags.greedy && flags.temperature !== undefined) throw new UserError('give --greedy or --temperature, not both');
-      const maxNewTokens = number('--max-new-tokens', flags.maxNewTokens, true);
-      const temperature = flags.temperature === undefined ? 1 : number('--temperature', flags.temperature, false);
-      const seed = number('--seed', flags.seed, false);
+      const maxNewTokens = wholeNumber('--max-new-tokens', flags.maxNewTokens, 1);
+      const temperature = flags.temperature === undefined ? 1 : nonNegativeNumber('--temperature', flags.temperature);
+      const seed = wholeNumber('--seed', flags.seed, 0);
       const { selectBackend, releaseBackend, isHfModelFolder, looksLikeHubId, openHfModelFolder, loadHfDecoder, generate } = await import('../../trainer-core/compute');
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const run = async (folder: HfModelFolder, model: HfDecoder) => {

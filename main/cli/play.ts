@@ -4,6 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { EnvConfigError, matchActionName, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
 import { UserError } from './errors';
+import { wholeNumber } from './whole-number';
 
 /** Commander collector for a repeatable `--set key=value`. */
 export function collectSet(value: string, previous: string[] = []): string[] {
@@ -53,12 +54,6 @@ interface PlayOptions {
   set?: string[];
   solve?: boolean;
   budget: string;
-}
-
-function parseInteger(text: string, flag: string, min: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new UserError(`${flag} expects a whole number >= ${min}, got '${text}'`);
-  return value;
 }
 
 function write(text: string): void {
@@ -152,8 +147,8 @@ export function register(program: Command): void {
     .option('--solve', "print the solver's action sequence, one action per line, instead of playing")
     .option('--budget <n>', 'action budget for the optimal success probability that --solve reports on stochastic worlds', '10')
     .action(async (envName: string, options: PlayOptions) => {
-      const seed = parseInteger(options.seed, '--seed', 0);
-      const budget = parseInteger(options.budget, '--budget', 1);
+      const seed = wholeNumber('--seed', options.seed, 0);
+      const budget = wholeNumber('--budget', options.budget, 1);
       const { spec, options: envOptions } = await envFromCli(envName, options.set ?? []);
       const { env, observation } = asUserError(() => {
         const made = spec.create(envOptions);

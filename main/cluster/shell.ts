@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { shellQuote } from '../shell-quote';
 
 /**
  * Where the scheduler's tools run: this machine, or the login node over `ssh HOST` (the user's
@@ -10,10 +11,7 @@ export interface Shell {
   run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-/** Quotes one word for a POSIX shell. */
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote };
 
 export function createShell(host: string | null, env: NodeJS.ProcessEnv = process.env): Shell {
   return {

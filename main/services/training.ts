@@ -9,6 +9,7 @@ import { describeWriteError, StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
 import { runFolder } from './tensorboard-folders';
+import { shellQuote } from '../shell-quote';
 import { TensorBoardLog } from './tfevents';
 import { prepareRun, type PreparedRun } from './prepare-run';
 import { runLogger } from './run-log';
@@ -273,7 +274,7 @@ function tensorBoardLog(store: Store, run: RunRecord, cfg: RunConfig, log?: (lin
   if (!cfg.trainer.logger.includes('tensorboard')) return null;
   const root = process.env.TENSORBOARD_DIR || tensorBoardDir(store.dataDir);
   const folder = runFolder(root, run.id, run.name);
-  log?.(`tensorboard: the metrics also go to ${folder} (tensorboard --logdir ${root})`);
+  log?.(`tensorboard: the metrics also go to ${folder} (tensorboard --logdir ${shellQuote(root)})`);
   return new TensorBoardLog(folder, log);
 }
 

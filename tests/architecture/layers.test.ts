@@ -22,7 +22,7 @@ const LAYERS: Record<string, Record<string, number>> = {
     index: 8, compute: 8, 'shared-names': 8,
   },
   main: {
-    paths: 0, 'renderer-url': 0, 'static-compression': 0,
+    paths: 0, 'renderer-url': 0, 'static-compression': 0, 'shell-quote': 0,
     store: 1,
     'trainer-host': 2, bundle: 2,
     services: 3, cluster: 3,

@@ -206,6 +206,12 @@ describe('exports and evaluations', () => {
     expect(statSync(folder).isDirectory()).toBe(true);
   });
 
+  it('refuses a seed past 2^53 or in another notation rather than playing another seed', async () => {
+    expectRefused(await turnlab(['play', 'bandit', '--seed', '9007199254740993'], { dataDir }), '--seed must be an integer of at least 0 and at most 9007199254740991, got 9007199254740993');
+    expectRefused(await turnlab(['play', 'bandit', '--seed', '1e3'], { dataDir }), '--seed must be an integer of at least 0, got 1e3');
+    expectRefused(await turnlab(['check', 'bandit', '--seed', '-1'], { dataDir }), '--seed must be an integer of at least 0, got -1');
+  });
+
   it('words every bad --episodes alike', async () => {
     for (const value of ['0', '-5', 'two', '1.5']) {
       expectRefused(await turnlab(['eval', '1', `--episodes=${value}`], { dataDir }), `--episodes must be an integer of at least 1, got ${value}`);

@@ -106,6 +106,12 @@ describe('turnlab runs', () => {
     const spelt = await turnlab(['runs', '--columns', 'config:algorithm.adv_estimator', '--sort', 'algorithm.adv_estimator', '--desc', '--json']);
     expect((JSON.parse(spelt.stdout) as typeof rows).map((r) => [r.id, r.columns['algorithm.adv_estimator']])).toEqual([[2, 'ppo'], [1, 'grpo'], [3, 'grpo']]);
     expect((await turnlab(['runs', '--sort', 'best_val_success'])).code).toBe(0);
+    // The run fields --where takes sort too: iterations, seed, created_at.
+    const byIterations = JSON.parse((await turnlab(['runs', '--sort', 'iterations', '--desc', '--json'])).stdout) as Array<{ iterations: number | null }>;
+    const done = byIterations.map((r) => r.iterations).filter((n) => n !== null);
+    expect(done).toEqual([...done].sort((a, b) => b - a));
+    expect((await turnlab(['runs', '--sort', 'seed'])).code).toBe(0);
+    expect((await turnlab(['runs', '--sort', 'created_at'])).code).toBe(0);
     const table = await turnlab(['runs', '--columns', 'algorithm.adv_estimator']);
     expect(table.stdout.split('\n')[1]).toMatch(/│ algorithm\.adv_estimator │$/);
     expectUserError(await turnlab(['runs', '--sort', 'lr']), /--sort: 'lr' is not a column; .* \(a config key is config:<path>\.lr\)$/);
@@ -131,8 +137,16 @@ describe('turnlab runs', () => {
     expect(none.stdout).toBe(`no run in ${data.dir} matches --where\n`);
     // A status (or algorithm, env, tag) no run has: the ones the runs here have.
     const statuses = [...new Set((JSON.parse((await turnlab(['runs', '--json'])).stdout) as Array<{ status: string }>).map((r) => r.status))].sort();
-    const finished = await turnlab(['runs', '--where', 'status=finished']);
-    expect(finished.stdout).toBe(`no run in ${data.dir} matches --where: no run has status=finished; status here is one of ${statuses.join(', ')}\n`);
+    const stopped = await turnlab(['runs', '--where', 'status=stopped']);
+    expect(stopped.stdout).toBe(`no run in ${data.dir} matches --where: no run has status=stopped; status here is one of ${statuses.join(', ')}\n`);
+    // A status no run can have is a mistake, not an empty answer.
+    expectUserError(await turnlab(['runs', '--where', 'status=finished']), /--where: 'status=finished': "finished" is not a status; a run's status is one of queued, running, stopping, stopped, completed, failed, interrupted$/);
+    // The columns --sort takes, --where takes too, and the other way round.
+    const json = JSON.parse((await turnlab(['runs', '--json'])).stdout) as Array<{ id: number; createdAt: number; iterations: number | null }>;
+    expect(await ids('--where', `created_at<=${json[0].createdAt}`)).toEqual([json[0].id]);
+    expect(await ids('--where', 'created_at>=2000-01-01 and iterations>=0')).toEqual(json.filter((r) => r.iterations !== null).map((r) => r.id).sort((a, b) => a - b));
+    expectUserError(await turnlab(['runs', '--where', 'created_at>yesterday']), /created_at compares with a date \(2026-12-01\), a date and time \(2026-12-01T08:30\) or milliseconds since 1970, not 'yesterday'$/);
+    expectUserError(await turnlab(['runs', '--where', 'iterations>=ten']), /iterations is a number; compare it with a number, not "ten"$/);
     expectUserError(await turnlab(['export', '--where', 'algorithm=dpo', '--what', 'runs']), /^turnlab: no run in .* matches --where: no run has algorithm=dpo; algorithm here is one of grpo, ppo; nothing to export$/);
     expectUserError(await turnlab(['runs', '--where', 'algorithm.adv_estimater=grpo']), /--where: no run has the config key 'algorithm\.adv_estimater' \(did you mean algorithm\.adv_estimator\?\)$/);
     expectUserError(await turnlab(['runs', '--where', 'metric:train/reward/meen<1']), /--where: no run logged the metric 'train\/reward\/meen' \(did you mean metric:train\/reward\/mean\?\)$/);

@@ -122,6 +122,13 @@ describe('turnlab export --format tfevents', () => {
     expect(readdirSync(folder).filter((f) => f.includes('partial'))).toEqual([]);
   });
 
+  it('quotes a folder with a space in the command it suggests', async () => {
+    const spaced = join(out.dir, 'my runs');
+    const result = await turnlab('export', '1', '--what', 'metrics', '--format', 'tfevents', '--out', spaced);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`(tensorboard --logdir '${spaced}')`);
+  });
+
   it('says what to give instead of a kind it does not hold, no folder, or a file', async () => {
     const refused = async (args: string[], message: string) => {
       const result = await turnlab('export', '1', '--format', 'tfevents', ...args);

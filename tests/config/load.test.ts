@@ -221,6 +221,20 @@ describe('--set overrides', () => {
     expect(errorOf(() => loadRunConfig(file('{}'), [override])).message).toBe(`--set ${override}: ${message}`);
   });
 
+  it("merges a map into the section, as Hydra's trainer={...} does, and names an unknown key in it", () => {
+    const cfg = parseOverrideOnly('trainer={total_training_steps: 7}');
+    expect(cfg.trainer.total_training_steps).toBe(7);
+    // The keys it does not name keep their values, so references to them still resolve.
+    expect(cfg.es_manager.train.start_seed).toBe(cfg.trainer.seed);
+    expect(errorOf(() => parseOverrideOnly('trainer={a: 1}')).message).toBe('--set trainer={a: 1}: unknown key `trainer.a`; did you mean `trainer.seed`?');
+  });
+
+  it('names only the tighter of two limits a value breaks', () => {
+    expect(errorOf(() => parseOverrideOnly('trainer.total_training_steps=1e308')).message).toBe(
+      '--set trainer.total_training_steps=1e308: `trainer.total_training_steps` must be <= 1000000, got 1e+308',
+    );
+  });
+
   it('blames the override for a bad value', () => {
     const error = errorOf(() => loadRunConfig(file('{}'), ['agent_proxy.max_turn=lots']));
     expect(error.message).toBe('--set agent_proxy.max_turn=lots: `agent_proxy.max_turn` must be an integer, got the string "lots"');

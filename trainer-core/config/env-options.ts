@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { EnvSpec } from '../envs/types';
 import type { ConfigIssue } from './errors';
 import type { RunConfig } from './schema';
-import { describeZodIssue } from './zod-issues';
+import { describeZodIssue, tightestBoundIssues } from './zod-issues';
 
 /**
  * Checks each tag's `env_config` with its environment's own options schema and fills in the
@@ -32,7 +32,7 @@ export function checkEnvOptions(cfg: RunConfig): { cfg: RunConfig; issues: Confi
       customEnvs[tag] = { ...envCfg, env_config: result.data };
     } else {
       const prefix = ['custom_envs', tag, 'env_config'];
-      for (const issue of result.error.issues) {
+      for (const issue of tightestBoundIssues(result.error.issues)) {
         issues.push(...describeZodIssue(issue, envCfg.env_config, spec.optionsSchema as z.ZodType, prefix));
       }
     }

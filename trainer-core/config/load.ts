@@ -7,7 +7,7 @@ import { ConfigError, formatPath, type ConfigIssue } from './errors';
 import { applyOverrides, parseOverride } from './overrides';
 import { resolveReferences, wholeValueReferences } from './references';
 import { RunConfigSchema, type RunConfig } from './schema';
-import { describeZodIssue } from './zod-issues';
+import { describeZodIssue, tightestBoundIssues } from './zod-issues';
 import { YamlSource } from './yaml-source';
 
 /**
@@ -111,7 +111,7 @@ function buildRunConfig(input: unknown, ctx: BuildContext): RunConfigWithSource 
 
   const result = RunConfigSchema.safeParse(resolved);
   if (!result.success) {
-    const issues = result.error.issues.flatMap((issue) => describeZodIssue(issue, resolved, RunConfigSchema));
+    const issues = tightestBoundIssues(result.error.issues).flatMap((issue) => describeZodIssue(issue, resolved, RunConfigSchema));
     throw locate(foldCopiedIssues(issues, wholeValueReferences(merged)));
   }
   const envChecked = checkEnvOptions(result.data);

@@ -50,7 +50,7 @@ export function parseOverride(written: string): Override {
  */
 export function applyOverrides(raw: Record<string, unknown>, overrides: readonly Override[], schema: z.ZodType): void {
   for (const override of overrides) {
-    const unknown = findUnknownKey(schema, override.path);
+    const unknown = keyPaths(schema, override.path, override.value).map((path) => findUnknownKey(schema, path)).find((u) => u !== null && u !== undefined);
     if (unknown) {
       throw new ConfigError([
         {
@@ -61,7 +61,7 @@ export function applyOverrides(raw: Record<string, unknown>, overrides: readonly
       ]);
     }
     checkSectionValue(schema, override);
-    setIn(raw, override.path, override.value);
+    setIn(raw, override.path, mergedWith(valueAt(raw, override.path), override.value));
   }
 }
 
@@ -88,6 +88,35 @@ function checkSectionValue(schema: z.ZodType, override: Override): void {
         (example ? `set one of them, e.g. --set ${key}.${example}=${valueText}` : `set one entry, e.g. --set ${key}.<name>.<key>=${valueText}`),
     },
   ]);
+}
+
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every key path a value sets: a section's keys given as a map are checked one by one, as if each were set alone. */
+function keyPaths(schema: z.ZodType, path: ReadonlyArray<string | number>, value: unknown): Array<Array<string | number>> {
+  const target = schemaAt(schema, path);
+  if (!isMap(value) || Object.keys(value).length === 0 || !target || !isSection(target)) return [[...path]];
+  return Object.entries(value).flatMap(([key, inner]) => keyPaths(schema, [...path, key], inner));
+}
+
+/**
+ * A map merges into the map already there, as Hydra's `trainer={a: 1}` merges (OmegaConf.update
+ * with merge): replacing the section would drop every key it does not name. Lists and scalars replace.
+ */
+function mergedWith(existing: unknown, value: unknown): unknown {
+  if (!isMap(existing) || !isMap(value)) return value;
+  const merged: Record<string, unknown> = { ...existing };
+  for (const [key, inner] of Object.entries(value)) merged[key] = mergedWith(existing[key], inner);
+  return merged;
+}
+
+function valueAt(root: Record<string, unknown>, path: ReadonlyArray<string | number>): unknown {
+  let node: unknown = root;
+  for (const key of path) {
+    if (!isMap(node) && !Array.isArray(node)) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
 }
 
 function setIn(root: Record<string, unknown>, path: ReadonlyArray<string | number>, value: unknown): void {

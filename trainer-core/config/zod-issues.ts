@@ -14,6 +14,29 @@ function typedValueHint(path: ReadonlyArray<string | number>, actual: unknown): 
   return '';
 }
 
+/**
+ * The issues worth saying: of two bounds one value breaks on the same side (an integer's safe
+ * range and the key's own limit: `1e308` is past both), only the tighter, which is the one to fix.
+ */
+export function tightestBoundIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const key = (issue: z.core.$ZodIssue) => `${issue.code}\u0000${issue.path.map(String).join('\u0000')}`;
+  const tightest = new Map<string, number>();
+  for (const issue of issues) {
+    if (issue.code !== 'too_big' && issue.code !== 'too_small') continue;
+    const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+    const seen = tightest.get(key(issue));
+    if (seen === undefined || (issue.code === 'too_big' ? bound < seen : bound > seen)) tightest.set(key(issue), bound);
+  }
+  const said = new Set<string>();
+  return issues.filter((issue) => {
+    if (issue.code !== 'too_big' && issue.code !== 'too_small') return true;
+    const k = key(issue);
+    if (said.has(k) || Number(issue.code === 'too_big' ? issue.maximum : issue.minimum) !== tightest.get(k)) return false;
+    said.add(k);
+    return true;
+  });
+}
+
 /** Turns one zod issue into messages that name the full key path, what was expected and what was found. */
 export function describeZodIssue(
   issue: z.core.$ZodIssue,

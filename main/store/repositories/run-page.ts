@@ -61,13 +61,18 @@ export function configPath(key: string): string {
   return `$.${key.split('.').map((part) => `"${part}"`).join('.')}`;
 }
 
+/** The share of its iterations a run has done, 0 to 1 (past the total, after a resume that raised it, 1). */
+const PROGRESS_SQL = `min(1.0, CAST(last_iteration AS REAL) / nullif(json_extract(config, '$.trainer.total_training_steps'), 0))`;
+
 const SORT_SQL: Record<Exclude<RunSortKeyDto, `config:${string}` | `metric:${string}`>, string> = {
   id: 'id',
   name: 'name',
   status: 'status',
   env: 'env_tags',
   algorithm: 'algorithm',
-  progress: `min(1.0, CAST(last_iteration AS REAL) / nullif(json_extract(config, '$.trainer.total_training_steps'), 0))`,
+  seed: 'seed',
+  iterations: 'last_iteration',
+  progress: PROGRESS_SQL,
   bestValSuccess: 'best_val_success',
   createdAt: 'created_at',
 };
@@ -126,7 +131,9 @@ const FIELD_SQL: Record<string, string> = {
   algorithm: 'algorithm',
   seed: 'seed',
   iterations: 'last_iteration',
+  progress: PROGRESS_SQL,
   best_val_success: 'best_val_success',
+  created_at: 'created_at',
 };
 
 const isRunField = (column: string): boolean => (RUN_CONDITION_FIELDS as readonly string[]).includes(column);
