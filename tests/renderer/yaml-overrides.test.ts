@@ -11,6 +11,10 @@ describe('applyOverrides', () => {
     );
   });
 
+  it('merges a map into the section there, key by key, as the trainer reads it', () => {
+    expect(applyOverrides('trainer:\n  seed: 1 # the seed\n  total_training_steps: 9\n', ['trainer={seed: 3}'])).toBe('trainer:\n  seed: 3 # the seed\n  total_training_steps: 9\n');
+  });
+
   it('leaves a text that does not parse, or holds an alias to no anchor, as typed', () => {
     for (const text of ['trainer:\n  seed: [1\n', 'trainer:\n  seed: *nope\n']) expect(applyOverrides(text, ['trainer.total_training_steps=3'])).toBe(text);
   });

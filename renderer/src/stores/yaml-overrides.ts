@@ -1,6 +1,17 @@
 // Switching the New run form to the YAML editor carries the form's edits into the text: each
 // `key=value` override is written at its dotted path, the file's comments and order kept.
-import { parse, parseDocument } from 'yaml';
+import { isMap as isMapNode, parse, parseDocument } from 'yaml';
+
+/** A map merges key by key into the section there, as the trainer reads `trainer={seed: 3}` (Hydra's merge). */
+function setLeaves(doc: ReturnType<typeof parseDocument>, path: string[], value: unknown): void {
+  const isMap = typeof value === 'object' && value !== null && !Array.isArray(value);
+  const there = doc.getIn(path, true);
+  if (!isMap || Object.keys(value).length === 0 || !isMapNode(there)) {
+    doc.setIn(path, value);
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) setLeaves(doc, [...path, key], inner);
+}
 
 export function applyOverrides(text: string, overrides: readonly string[]): string {
   if (overrides.length === 0) return text;
@@ -16,7 +27,7 @@ export function applyOverrides(text: string, overrides: readonly string[]): stri
     } catch {
       value = raw;
     }
-    doc.setIn(override.slice(0, eq).split('.'), value);
+    setLeaves(doc, override.slice(0, eq).split('.'), value);
   }
   try {
     return doc.toString();
