@@ -316,11 +316,15 @@ export interface StartRunRequest {
   concurrency?: number;
 }
 
-/** A run of a seed group waiting in the queue of this app or server for a free slot. */
+/**
+ * A run of a seed group not started: waiting in the queue of a live process for a free slot, or
+ * `cancelled` by the group's stop before it started (kept, so the group still lists every seed asked for).
+ */
 export interface QueuedSeedRunDto {
   group: string;
   seed: number;
   name: string;
+  cancelled: boolean;
 }
 
 /** What stopping a seed group did. */

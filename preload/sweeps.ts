@@ -81,5 +81,5 @@ export function settingLabel(axes: readonly GridAxis[], values: readonly string[
 
 /** "6 completed, 2 running": how far the sweep's runs are. */
 export function sweepStatus(sweep: Sweep): string {
-  return statusLine({ runs: sweep.groups.flatMap((g) => g.runs), queued: [] });
+  return statusLine({ runs: sweep.groups.flatMap((g) => g.runs), queued: [], cancelled: [] });
 }

@@ -21,7 +21,7 @@ export function register(program: Command): void {
           markAbandonedRuns(store);
           const groups = runGroupsOf(store.runs.list(), queuedSeeds(store));
           if (options.json) {
-            const rows = groups.map((g) => ({ name: g.name, tag: g.tag, seeds: seedsOf(g), status: statusLine(g), meanBestValSuccess: meanBestValSuccess(g), runs: g.runs.map((r) => ({ id: r.id, name: r.name, seed: r.seed, status: r.status })), queued: g.queued.map((q) => ({ seed: q.seed, name: q.name })) }));
+            const rows = groups.map((g) => ({ name: g.name, tag: g.tag, seeds: seedsOf(g), status: statusLine(g), meanBestValSuccess: meanBestValSuccess(g), runs: g.runs.map((r) => ({ id: r.id, name: r.name, seed: r.seed, status: r.status })), queued: g.queued.map((q) => ({ seed: q.seed, name: q.name })), cancelled: g.cancelled.map((q) => q.seed) }));
             process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
             return;
           }

@@ -185,7 +185,7 @@ export function register(program: Command): void {
         // Seeds of groups still waiting for a slot have no run yet: say so, or the table looks complete.
         const { queuedSeeds } = await import('../services/seed-groups');
         const waiting = new Map<string, number[]>();
-        for (const q of queuedSeeds(store)) waiting.set(q.group, [...(waiting.get(q.group) ?? []), q.seed]);
+        for (const q of queuedSeeds(store).filter((s) => !s.cancelled)) waiting.set(q.group, [...(waiting.get(q.group) ?? []), q.seed]);
         if (waiting.size > 0) {
           const groups = [...waiting].map(([group, seeds]) => `${group} (seed${seeds.length === 1 ? '' : 's'} ${seeds.join(', ')})`).join('; ');
           process.stdout.write(`queued, not started yet: ${groups}; turnlab groups lists the groups, turnlab stop --group stops one\n`);

@@ -24,13 +24,14 @@ function pruneDeadOwners(store: Store, host: string): void {
   for (const owner of store.seedQueue.owners()) if (ownerGone(owner, host)) store.seedQueue.release(owner);
 }
 
-/** Seeds waiting for a slot in a live process, in queue order. */
+/** Seeds waiting for a slot in a live process, in queue order, then the seeds stops cancelled. */
 export function queuedSeeds(store: Store, host = hostname()): QueuedSeedRunDto[] {
   pruneDeadOwners(store, host);
-  return store.seedQueue
-    .waiting()
-    .filter((row) => !ownerGone(row.owner, host))
-    .map((row) => ({ group: row.group, seed: row.seed, name: row.runName }));
+  const waiting = store.seedQueue.waiting().filter((row) => !ownerGone(row.owner, host));
+  return [
+    ...waiting.map((row) => ({ group: row.group, seed: row.seed, name: row.runName, cancelled: false })),
+    ...store.seedQueue.cancelled().map((row) => ({ group: row.group, seed: row.seed, name: row.runName, cancelled: true })),
+  ];
 }
 
 /**

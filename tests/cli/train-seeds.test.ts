@@ -121,9 +121,9 @@ describe('turnlab train --seeds', () => {
     // The queue lives in the data folder: any process (the workbench, this one) sees the group's plan.
     const store = openStore(dataDir);
     try {
-      expect(await createApi(store, { version: 'test' }).queuedSeedRuns()).toEqual([
-        { group: 'far', seed: 1, name: 'far-s1' },
-        { group: 'far', seed: 2, name: 'far-s2' },
+      expect((await createApi(store, { version: 'test' }).queuedSeedRuns()).filter((s) => s.group === 'far')).toEqual([
+        { group: 'far', seed: 1, name: 'far-s1', cancelled: false },
+        { group: 'far', seed: 2, name: 'far-s2', cancelled: false },
       ]);
     } finally {
       store.close();
@@ -143,8 +143,9 @@ describe('turnlab train --seeds', () => {
     expect(stdout).toMatch(/│ 0 +│ \d+ \(far-s0\) +│ stopped /);
     expect(stdout).toMatch(/│ 1 +│ - +│ not started /);
     expect(stdout).toMatch(/│ 2 +│ - +│ not started /);
+    // The group still lists the seeds it was asked for: the two the stop cancelled say so.
     const listed = JSON.parse((await inProcess('groups', '--json')).stdout) as Array<{ name: string; status: string; queued: unknown[] }>;
-    expect(listed.find((g) => g.name === 'far')).toMatchObject({ status: '1 stopped', queued: [] });
+    expect(listed.find((g) => g.name === 'far')).toMatchObject({ seeds: [0, 1, 2], status: '1 stopped, 2 cancelled', queued: [], cancelled: [1, 2] });
     const runs = (JSON.parse((await inProcess('runs', '--json')).stdout) as RunRow[]).filter((r) => r.tags.includes('seeds:far'));
     expect(runs.map((r) => [r.name, r.status])).toEqual([['far-s0', 'stopped']]);
 

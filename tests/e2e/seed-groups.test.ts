@@ -177,14 +177,16 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     const answered = page.waitForResponse((response) => response.url().includes('/api/stopSeedGroup'));
     await group.locator('.stop-group').click();
     expect(await (await answered).json()).toMatchObject({ result: { group: 'e2e-halt', cancelledSeeds: [1, 2], stoppedRuns: [{ name: 'e2e-halt-s0' }] } });
-    await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 120_000, interval: 300 }).toBe('1 stopped');
+    await expect.poll(() => group.locator('.group-status').innerText(), { timeout: 120_000, interval: 300 }).toBe('1 stopped, 2 cancelled');
     expect(await group.locator('.stop-group').count()).toBe(0);
-    // The seeds that never started are no longer part of the group.
-    expect(await group.locator('.group-size').innerText()).toBe('1 seed (0)');
+    // The seeds that never started stay part of the group, as cancelled, after a reload too.
+    await page.reload();
+    await expect.poll(() => group.locator('.group-size').innerText(), { timeout: 30_000 }).toBe('3 seeds (0, 1, 2)');
+    expect(await group.locator('.group-status').innerText()).toBe('1 stopped, 2 cancelled');
     expect(await page.locator('.action-error').count()).toBe(0);
     const halted = (await runsBySeed()).filter((r) => r.tags.includes('seeds:e2e-halt'));
     expect(halted.map((r) => [r.name, r.status])).toEqual([['e2e-halt-s0', 'stopped']]);
-    expect(await call('queuedSeedRuns')).toEqual([]);
+    expect((await call<Array<{ cancelled: boolean }>>('queuedSeedRuns')).filter((s) => !s.cancelled)).toEqual([]);
   }, TEST_MS);
 
   it('stops a whole sweep: Stop sweep stops its running group, and the settings after it never start', async () => {

@@ -31,14 +31,22 @@ describe('seed groups in the Runs view', () => {
 
   it('adds the seeds still queued, and a group with none started comes first', () => {
     const groups = runGroupsOf([run(1, 0, ['seeds:a'])], [
-      { group: 'a', seed: 2, name: 'a-s2' },
-      { group: 'a', seed: 1, name: 'a-s1' },
-      { group: 'c', seed: 0, name: 'c-s0' },
+      { group: 'a', seed: 2, name: 'a-s2', cancelled: false },
+      { group: 'a', seed: 1, name: 'a-s1', cancelled: false },
+      { group: 'c', seed: 0, name: 'c-s0', cancelled: false },
     ]);
     expect(groups.map((g) => [g.name, seedsOf(g), statusLine(g)])).toEqual([
       ['c', [0], '1 queued'],
       ['a', [0, 1, 2], '1 completed, 2 queued'],
     ]);
+  });
+
+  it("lists the seeds a stop cancelled with the group's runs; a group that trained nothing is none", () => {
+    const groups = runGroupsOf([run(1, 0, ['seeds:a'])], [
+      { group: 'a', seed: 1, name: 'a-s1', cancelled: true },
+      { group: 'gone', seed: 0, name: 'gone-s0', cancelled: true },
+    ]);
+    expect(groups.map((g) => [g.name, seedsOf(g), statusLine(g)])).toEqual([['a', [0, 1], '1 completed, 1 cancelled']]);
   });
 });
 

@@ -46,7 +46,7 @@ describe('seed groups in the run manager', () => {
     const group = manager.startSeedGroup({ configPath: bandit, overrides, name: 'svc', seeds: [3, 4, 5] }, { concurrency: 2 });
     expect(group.group).toBe('svc');
     // Two lanes took seeds 3 and 4 at once; 5 waits for a slot.
-    expect(await api.queuedSeedRuns()).toEqual([{ group: 'svc', seed: 5, name: 'svc-s5' }]);
+    expect(await api.queuedSeedRuns()).toEqual([{ group: 'svc', seed: 5, name: 'svc-s5', cancelled: false }]);
     const outcomes = await group.done;
     expect(await api.queuedSeedRuns()).toEqual([]);
     expect(store.seedQueue.waiting()).toEqual([]);
@@ -83,7 +83,8 @@ describe('seed groups in the run manager', () => {
     // Seed 0 is taken and its trainer starting; no run row exists yet, so there is no run to stop.
     expect(store.runs.list().some((r) => r.name === 'early-s0')).toBe(false);
     expect(await api.stopSeedGroup('early')).toEqual({ group: 'early', cancelledSeeds: [1], stoppedRuns: [] });
-    expect(await api.queuedSeedRuns()).toEqual([]);
+    // The cancelled seed stays listed with its group, not as waiting.
+    expect(await api.queuedSeedRuns()).toEqual([{ group: 'early', seed: 1, name: 'early-s1', cancelled: true }]);
     const outcomes = await group.done;
     expect(group.wasStopped()).toBe(true);
     expect(outcomes.map((o) => [o.seed, o.status, o.error])).toEqual([
@@ -91,7 +92,8 @@ describe('seed groups in the run manager', () => {
       [1, 'not started', 'not started: the group was stopped'],
     ]);
     expect(store.runs.summary(outcomes[0].runId!)!.iterations ?? 0).toBeLessThan(500);
-    expect(store.seedQueue.has('early')).toBe(false);
+    expect(store.seedQueue.waiting()).toEqual([]);
+    expect(store.seedQueue.cancelled().map((r) => [r.group, r.seed])).toEqual([['early', 1]]);
     await expect(api.stopSeedGroup('early')).rejects.toThrow('seed group early has no seed queued and no run training; nothing to stop');
   }, 240_000);
 });

@@ -16,6 +16,9 @@ export interface QueuedSeedRow {
   queuedAt: number;
 }
 
+/** A seed the group's stop reached before it started: it never will. */
+const CANCELLED = 'stopped_at IS NOT NULL AND started_at IS NULL';
+
 interface RawRow {
   group_name: string;
   seed: number;
@@ -76,10 +79,19 @@ export class SeedQueueRepository {
 
   /** Seeds not started and not stopped, oldest group first, each group by seed. */
   waiting(): QueuedSeedRow[] {
+    return this.rows('started_at IS NULL AND stopped_at IS NULL');
+  }
+
+  /** Seeds a stop cancelled before they started, kept after their owner ends so the group still lists them. */
+  cancelled(): QueuedSeedRow[] {
+    return this.rows(CANCELLED);
+  }
+
+  private rows(where: string): QueuedSeedRow[] {
     const rows = this.db
       .prepare(
         `SELECT group_name, seed, run_name, owner_pid, owner_host, owner_started_at, queued_at FROM seed_group_queue
-         WHERE started_at IS NULL AND stopped_at IS NULL ORDER BY queued_at, group_name, seed`,
+         WHERE ${where} ORDER BY queued_at, group_name, seed`,
       )
       .all() as RawRow[];
     return rows.map((r) => ({
@@ -96,15 +108,15 @@ export class SeedQueueRepository {
     return (this.db.prepare('SELECT DISTINCT group_name FROM seed_group_queue').all() as Array<{ group_name: string }>).map((r) => r.group_name);
   }
 
-  /** Every process that holds rows. */
+  /** Every process that holds rows still to start or started. */
   owners(): SeedQueueOwner[] {
-    const rows = this.db.prepare('SELECT DISTINCT owner_pid, owner_host, owner_started_at FROM seed_group_queue').all() as RawRow[];
+    const rows = this.db.prepare(`SELECT DISTINCT owner_pid, owner_host, owner_started_at FROM seed_group_queue WHERE NOT (${CANCELLED})`).all() as RawRow[];
     return rows.map((r) => ({ pid: r.owner_pid, host: r.owner_host, startedAt: r.owner_started_at }));
   }
 
-  /** Removes the rows the owner wrote for the group (every group of the owner without one). */
+  /** Removes the rows the owner wrote for the group (every group of the owner without one), all but the cancelled seeds. */
   release(owner: SeedQueueOwner, group?: string): void {
-    const where = 'owner_pid = ? AND owner_host = ? AND owner_started_at = ?';
+    const where = `owner_pid = ? AND owner_host = ? AND owner_started_at = ? AND NOT (${CANCELLED})`;
     if (group === undefined) this.db.prepare(`DELETE FROM seed_group_queue WHERE ${where}`).run(owner.pid, owner.host, owner.startedAt);
     else this.db.prepare(`DELETE FROM seed_group_queue WHERE ${where} AND group_name = ?`).run(owner.pid, owner.host, owner.startedAt, group);
   }
