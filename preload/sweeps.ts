@@ -18,15 +18,21 @@ export interface Sweep<R extends SweepMember = SweepMember> {
   /** When its first run was created (ms since the epoch). */
   createdAt: number;
   /** What it was asked to train, where it was stored. */
-  plan?: Pick<SweepPlanDto, 'axes' | 'seeds'>;
+  plan?: SweepPlan;
 }
+
+/** A stored plan as a sweep reads it; where and when it was sent, where the store has them. */
+type SweepPlan = Pick<SweepPlanDto, 'axes' | 'seeds'> & Partial<Pick<SweepPlanDto, 'executor' | 'createdAt'>>;
 
 /** Keys every seed of a setting has of its own, not a setting of the grid. */
 const PER_RUN_KEYS = new Set(['trainer.seed']);
 
-/** The sweeps of these runs, newest first. */
-export function sweepsOf<R extends SweepMember>(runs: readonly R[], plans: ReadonlyArray<Pick<SweepPlanDto, 'name' | 'axes' | 'seeds'>> = []): Array<Sweep<R>> {
-  const planOf = new Map(plans.map((p) => [p.name, { axes: p.axes, seeds: p.seeds }]));
+/**
+ * The sweeps of these runs, newest first; a Slurm sweep none of whose tasks is imported yet is
+ * one too, from its plan alone, so it shows from the moment it is submitted.
+ */
+export function sweepsOf<R extends SweepMember>(runs: readonly R[], plans: ReadonlyArray<SweepPlan & Pick<SweepPlanDto, 'name'>> = []): Array<Sweep<R>> {
+  const planOf = new Map(plans.map((p): [string, SweepPlan] => [p.name, { axes: p.axes, seeds: p.seeds, executor: p.executor, createdAt: p.createdAt }]));
   const byName = new Map<string, R[]>();
   for (const run of runs) {
     const name = sweepOf(run.tags);
@@ -38,6 +44,10 @@ export function sweepsOf<R extends SweepMember>(runs: readonly R[], plans: Reado
     createdAt: Math.min(...members.map((r) => r.createdAt)),
     ...(planOf.has(name) ? { plan: planOf.get(name)! } : {}),
   }));
+  for (const plan of plans) {
+    if (plan.executor !== 'slurm' || byName.has(plan.name)) continue;
+    sweeps.push({ name: plan.name, groups: [], createdAt: plan.createdAt ?? 0, plan: planOf.get(plan.name)! });
+  }
   return sweeps.sort((a, b) => b.createdAt - a.createdAt || a.name.localeCompare(b.name));
 }
 
@@ -63,7 +73,8 @@ export function sweepShape(sweep: Sweep): string {
     const planned = sweep.plan.axes.reduce((n, a) => n * a.values.length, 1);
     const seeds = `${sweep.plan.seeds.length} seed${sweep.plan.seeds.length === 1 ? '' : 's'}`;
     const started = sweep.groups.length;
-    return started < planned ? `${started} of ${planned} settings started x ${seeds}` : `${planned} setting${planned === 1 ? '' : 's'} x ${seeds}`;
+    // None started yet (a Slurm sweep before its first import): the status says so.
+    return started > 0 && started < planned ? `${started} of ${planned} settings started x ${seeds}` : `${planned} setting${planned === 1 ? '' : 's'} x ${seeds}`;
   }
   const counts = new Set(sweep.groups.map((g) => g.runs.length));
   const settings = `${sweep.groups.length} setting${sweep.groups.length === 1 ? '' : 's'}`;
@@ -81,5 +92,6 @@ export function settingLabel(axes: readonly GridAxis[], values: readonly string[
 
 /** "6 completed, 2 running": how far the sweep's runs are. */
 export function sweepStatus(sweep: Sweep): string {
+  if (sweep.groups.length === 0) return sweep.plan?.executor === 'slurm' ? 'sent to Slurm, no task imported yet (turnlab jobs polls and imports)' : 'no run yet';
   return statusLine({ runs: sweep.groups.flatMap((g) => g.runs), queued: [], cancelled: [] });
 }

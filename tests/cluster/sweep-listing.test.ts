@@ -1,7 +1,7 @@
 // A sweep as the Runs view and `turnlab sweeps` describe it: its grid from the plan it stored when
 // it started, else read back from its groups' configs (sweeps from before plans were stored).
 import { describe, expect, it } from 'vitest';
-import { sweepAxes, sweepShape, sweepsOf, type SweepMember } from '../../preload/sweeps';
+import { sweepAxes, sweepShape, sweepStatus, sweepsOf, type SweepMember } from '../../preload/sweeps';
 
 const run = (id: number, group: string, gamma: number, seed: number): SweepMember =>
   ({ id, name: `${group}-s${seed}`, status: 'completed', seed, tags: [`seeds:${group}`, 'sweep:sw'], bestValSuccess: 0.5, createdAt: 1000 + id, config: { algorithm: { gamma }, trainer: { seed } } }) as SweepMember;
@@ -22,5 +22,15 @@ describe('sweep listing', () => {
     const [old] = sweepsOf([run(1, 'sw-gamma=0.9', 0.9, 0), run(2, 'sw-gamma=1', 1, 0)]);
     expect(sweepShape(old)).toBe('2 settings x 1 seed');
     expect(sweepAxes(old).axes).toEqual([{ key: 'algorithm.gamma', values: ['0.9', '1'] }]);
+  });
+
+  it('lists a Slurm sweep from its plan before any task is imported; a local plan without runs is no sweep', () => {
+    const sent = { ...plan, name: 'on-slurm', executor: 'slurm' as const, createdAt: 5000 };
+    const gone = { ...plan, name: 'deleted', executor: 'local' as const, createdAt: 6000 };
+    const sweeps = sweepsOf([run(1, 'sw-gamma=0.9', 0.9, 0)], [plan, sent, gone]);
+    expect(sweeps.map((s) => s.name)).toEqual(['on-slurm', 'sw']);
+    expect(sweepShape(sweeps[0])).toBe('3 settings x 2 seeds');
+    expect(sweepStatus(sweeps[0])).toBe('sent to Slurm, no task imported yet (turnlab jobs polls and imports)');
+    expect(sweepAxes(sweeps[0]).axes.map((a) => a.key)).toEqual(['algorithm.gamma']);
   });
 });

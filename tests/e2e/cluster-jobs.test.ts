@@ -57,6 +57,10 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
 
   it('shows the queued task pending with its reason and the running one with its iteration; Stop cancels through scancel', async () => {
     await page.goto(serve.url);
+    // The sweep is listed from the moment it is sent, before any of its tasks is imported.
+    const sweepLine = page.locator('.sweep', { hasText: 'ui-' });
+    await expect.poll(() => sweepLine.locator('.group-status').textContent(), { timeout: 30_000 }).toBe('sent to Slurm, no task imported yet (turnlab jobs polls and imports)');
+    expect(await sweepLine.locator('.sweep-shape').textContent()).toBe('1 setting x 2 seeds');
     // The other Slurm test file may hold the node for a while: generous waits, no timing asserted.
     await expect.poll(() => row('ui-s0').locator('.job-state').textContent(), { timeout: 180_000 }).toMatch(/running/);
     await expect.poll(() => row('ui-s1').locator('.job-state').textContent(), { timeout: 10_000 }).toMatch(/pending \((Resources|Priority)\)/);
