@@ -9,6 +9,7 @@ export { evaluateCheckpoint, evaluatePretrainedModel } from './train/evaluate';
 export { checkpointVocabSize, verifyCheckpoint, readCheckpointConfig, readCheckpointSourceConfig } from './train/checkpoint';
 export { verifyRunCheckpoint } from './train/checkpoint-check';
 export { checkOwnModelFits, expectedModels } from './train/models';
+export { wasmMemoryWarning } from './train/wasm-memory';
 export { checkWarmStartFits } from './train/warm-start-fit';
 export { openCheckpointPolicy } from './train/pretrained-models';
 export { isHfModelFolder, openHfModelFolder, loadHfDecoder } from './model/hf/load';
