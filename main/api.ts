@@ -392,7 +392,7 @@ const ROUTES: RouteTable = {
   resumeRun: {
     args: z.tuple([
       z
-        .strictObject({ runId: id.optional(), checkpointId: id.optional(), fork: z.boolean().optional(), overrides, name: runName })
+        .strictObject({ runId: id.optional(), checkpointId: id.optional(), fork: z.boolean().optional(), discardLater: z.boolean().optional(), overrides, name: runName })
         .refine((r) => (r.runId === undefined) !== (r.checkpointId === undefined), 'give exactly one of runId and checkpointId'),
     ]),
     handle: (store, options, request) => {

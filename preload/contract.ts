@@ -342,6 +342,11 @@ export interface ResumeRunRequest {
   checkpointId?: number;
   /** Start a child run instead of continuing the same one. */
   fork?: boolean;
+  /**
+   * Continuing the run from an earlier checkpoint deletes what it recorded after it: refused
+   * unless this says the user agreed (the Checkpoints view asks first), as `--discard-later`.
+   */
+  discardLater?: boolean;
   overrides?: string[];
   name?: string;
 }

@@ -181,6 +181,7 @@ export class RunManager {
     }
     const args = ['resume', ref, ...setArgs(request.overrides)];
     if (request.fork) args.push('--fork');
+    if (request.discardLater && !request.fork) args.push('--discard-later');
     if (request.name) args.push('--name', request.name);
     return this.launch(args);
   }

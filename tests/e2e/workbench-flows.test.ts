@@ -210,6 +210,23 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     await page.goto(serve.at('/runs'));
     await row.locator('button.stop').click();
     await until('stopped in the runs table', async () => (await row.locator('.status').innerText()) === 'stopped');
+
+    // Resuming its first checkpoint asks first; agreeing continues the run from there, its later checkpoints gone.
+    const [first, ...later] = await call<CheckpointDto[]>('listCheckpoints', runId);
+    expect(later.length).toBeGreaterThan(0);
+    await page.goto(serve.at(`/runs/${runId}/checkpoints`));
+    const earliest = page.locator(`.checkpoint-row[data-checkpoint-id="${first.id}"]`);
+    await earliest.locator('button.resume').click();
+    expect(await earliest.locator('.confirm').innerText()).toBe(`resume from iteration ${first.iteration}, dropping what came after?`);
+    await earliest.locator('button.confirm-action').click();
+    await page.waitForURL(new RegExp(`#/runs/${runId}$`));
+    expect(await page.locator('.action-error').count()).toBe(0);
+    await until('the run training again', async () => (await runOf(runId)).status === 'running');
+    const kept = (await call<CheckpointDto[]>('listCheckpoints', runId)).map((c) => c.id);
+    for (const gone of later) expect(kept).not.toContain(gone.id);
+    await page.goto(serve.at('/runs'));
+    await row.locator('button.stop').click();
+    await until('stopped again', async () => (await row.locator('.status').innerText()) === 'stopped');
   }, TEST_MS);
 
   it('exports metrics as CSV from the Runs view', async () => {

@@ -83,8 +83,10 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
   const resume = (checkpoint: CheckpointDto) =>
     act('resume', async () => {
       const overrides = confirming.value?.action === 'continue' ? [`trainer.total_training_steps=${Number(continueTo.value)}`] : undefined;
+      // The question asked before resuming an earlier checkpoint was the consent to drop what came after it.
+      const discardLater = confirming.value?.action === 'resume' || undefined;
       confirming.value = null;
-      const { runId: started } = await api.resumeRun({ checkpointId: checkpoint.id, overrides });
+      const { runId: started } = await api.resumeRun({ checkpointId: checkpoint.id, overrides, discardLater });
       await router.push(`/runs/${started}`);
     });
 
