@@ -3,6 +3,7 @@
 // a malformed request never reaches the store.
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, RunSortKeyDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
+import { MAX_ROLLOUT_EPISODES } from '../trainer-core';
 import { API_METHODS, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
 import { conditionProblem, RUN_CONDITIONS_MAX } from '../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
@@ -473,7 +474,7 @@ const ROUTES: RouteTable = {
     handle: (_store, options) => probeBackends(options),
   },
   evaluateCheckpoint: {
-    args: z.tuple([z.strictObject({ checkpointId: id, episodes: z.number().int().positive().max(100_000).optional() })]),
+    args: z.tuple([z.strictObject({ checkpointId: id, episodes: z.number().int().positive().max(MAX_ROLLOUT_EPISODES, `episodes must be at most ${MAX_ROLLOUT_EPISODES} (played at once)`).optional() })]),
     handle: (store, options, request) =>
       managingAsync(options, () => {
         requireCheckpoint(store, request.checkpointId);

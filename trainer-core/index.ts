@@ -19,6 +19,7 @@ export {
   type CustomEnvConfig,
   configForTrainStage,
   trainStageTags,
+  MAX_ROLLOUT_EPISODES,
 } from './config';
 export { formatPath } from './config/errors';
 export { defaultRunConfigInput } from './config/defaults';

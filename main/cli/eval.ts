@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { formatValue, renderTable } from './format';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
+import { MAX_ROLLOUT_EPISODES } from '../../trainer-core';
 import { UserError } from './errors';
 import { wholeNumber } from './whole-number';
 import { withStore } from './with-store';
@@ -20,8 +21,8 @@ interface EvalOptions {
 }
 
 /** One wording for every bad count, worded as the evaluator words a count too small for the tags. */
-function parseCount(flag: string, text: string | undefined, least: number): number | undefined {
-  return text === undefined ? undefined : wholeNumber(flag, text, least);
+function parseCount(flag: string, text: string | undefined, least: number, most?: number): number | undefined {
+  return text === undefined ? undefined : wholeNumber(flag, text, least, most);
 }
 
 export function register(program: Command): void {
@@ -42,7 +43,7 @@ export function register(program: Command): void {
     .option(WHERE_OPTION.flags, "play the latest checkpoint of every run that meets a condition (e.g. 'tag=seeds:sokoban', a seed group), then print each run's success and their mean ± std; repeatable", WHERE_OPTION.collect, [] as string[])
     .option('--json', 'print JSON')
     .action(async (first: string | undefined, rest: string[], options: EvalOptions, command: Command) => {
-      const episodes = parseCount('--episodes', options.episodes, 1);
+      const episodes = parseCount('--episodes', options.episodes, 1, MAX_ROLLOUT_EPISODES);
       const seed = parseCount('--seed', options.seed, 0);
       // With --model every word after the command is an override; without, the first names the checkpoint.
       const looksLikeOverride = first !== undefined && /^[+~]|^[^/\\]+=/.test(first);

@@ -212,6 +212,13 @@ describe('exports and evaluations', () => {
     expectRefused(await turnlab(['check', 'bandit', '--seed', '-1'], { dataDir }), '--seed must be an integer of at least 0, got -1');
   });
 
+  it('refuses more evaluation episodes than one rollout plays, and a config that asks for them', async () => {
+    expectRefused(await turnlab(['eval', '1', '--episodes', '100000000'], { dataDir }), '--episodes must be an integer of at least 1 and at most 100000, got 100000000');
+    const train = await turnlab(['train', 'configs/bandit.yaml', 'es_manager.val.env_groups=100000000', 'es_manager.val.env_configs.n_groups=[100000000]'], { dataDir });
+    expect(train.stderr).toContain('`es_manager.val.env_groups` (100000000) x `group_size` (1) is 100000000 episodes a rollout; at most 100000');
+    expect(train.code).toBe(2);
+  });
+
   it('words every bad --episodes alike', async () => {
     for (const value of ['0', '-5', 'two', '1.5']) {
       expectRefused(await turnlab(['eval', '1', `--episodes=${value}`], { dataDir }), `--episodes must be an integer of at least 1, got ${value}`);

@@ -165,6 +165,11 @@ describe('evaluation and edited configs without a run manager', () => {
     expect(await refusal(api.evaluateCheckpoint({ checkpointId: checkpoint.id }))).toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/run control/) });
     expect(await refusal(api.evaluateCheckpoint({ checkpointId: 9999 }))).toMatchObject({ code: 'NOT_FOUND' });
     expect(await refusal(api.call('evaluateCheckpoint', [{ checkpointId: checkpoint.id, episodes: 0 }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    // Past what one evaluation plays at once: said in words, not as the schema library's.
+    expect(await refusal(api.call('evaluateCheckpoint', [{ checkpointId: checkpoint.id, episodes: 100_000_000 }]))).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: expect.stringMatching(/episodes must be at most 100000 \(played at once\)$/),
+    });
     expect(await refusal(api.startRunFromText({ yaml: 'trainer: [1' }))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
   });
 });

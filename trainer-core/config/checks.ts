@@ -2,11 +2,25 @@ import type { ConfigIssue } from './errors';
 import type { EnvConfigsConfig, RunConfig } from './schema';
 import { closestKey } from './schema-walk';
 
+/**
+ * Most episodes one rollout (or evaluation) plays at once. Every episode's environment and
+ * record is built up front: a hundred million exhausted Node's heap after a minute and aborted
+ * with a native stack trace instead of a message.
+ */
+export const MAX_ROLLOUT_EPISODES = 100_000;
+
 /** Rules that span several keys, checked once each key has the right type. */
 export function crossFieldIssues(cfg: RunConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const split of ['train', 'val'] as const) {
     issues.push(...envConfigsIssues(cfg, ['es_manager', split, 'env_configs'], cfg.es_manager[split].env_configs, cfg.es_manager[split].env_groups));
+    const { env_groups: groups, group_size: size } = cfg.es_manager[split];
+    if (groups * size > MAX_ROLLOUT_EPISODES) {
+      issues.push({
+        path: ['es_manager', split, 'env_groups'],
+        message: `\`es_manager.${split}.env_groups\` (${groups}) x \`group_size\` (${size}) is ${groups * size} episodes a rollout; at most ${MAX_ROLLOUT_EPISODES}`,
+      });
+    }
   }
   issues.push(...trainStagesIssues(cfg));
   if (cfg.actor_rollout_ref.model.path !== null && cfg.model.path !== null) {

@@ -1,6 +1,7 @@
 export { loadRunConfig, loadRunConfigWithSource, parseRunConfig, parseRunConfigWithSource, resolvedConfigToYaml, deepMerge, type RunConfigWithSource } from './load';
 export { DEFAULTS_YAML, defaultRunConfigInput } from './defaults';
 export { ConfigError, type ConfigIssue } from './errors';
+export { MAX_ROLLOUT_EPISODES } from './checks';
 export { resolveReferences } from './references';
 export { parseOverride, type Override } from './overrides';
 export { configForTrainStage, trainStageAt, trainStageEnvConfigs, trainStageTags } from './train-stages';

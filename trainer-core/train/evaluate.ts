@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { selectBackend } from '../backend';
+import { MAX_ROLLOUT_EPISODES } from '../config/checks';
 import { parseRunConfig } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { deriveSeed, Rng } from '../rng';
@@ -122,6 +123,7 @@ function withEvaluationEpisodes(cfg: RunConfig, episodes: number | undefined, se
   if (!Number.isInteger(total) || total < tags.length) {
     throw new RangeError(`--episodes must be an integer of at least ${tags.length} (one per validation tag), got ${episodes}`);
   }
+  if (total > MAX_ROLLOUT_EPISODES) throw new RangeError(`--episodes must be at most ${MAX_ROLLOUT_EPISODES} (episodes played at once), got ${total}`);
   const perTag = tags.map((_, i) => Math.floor(total / tags.length) + (i < total % tags.length ? 1 : 0));
   return {
     ...cfg,
