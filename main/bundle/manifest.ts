@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { BUNDLE_MANIFEST } from '../paths';
 
@@ -77,7 +77,11 @@ export function newManifest(fields: Partial<Omit<BundleManifest, 'format' | 'ver
 export function readManifest(dir: string): BundleManifest {
   const file = manifestPath(dir);
   if (!existsSync(dir)) throw new BundleError(`no folder ${dir} (a run bundle is the folder turnlab export-run writes, or a cluster sweep's remote folder)`);
-  if (!existsSync(file)) throw new BundleError(`${dir} is not a TurnLab run bundle (${BUNDLE_MANIFEST} not found)`);
+  if (!existsSync(file)) {
+    // The manifest itself, or another file of the bundle, named instead of its folder.
+    if (statSync(dir).isFile()) throw new BundleError(`${dir} is a file; give the bundle's folder (${dirname(dir)}), the one that holds ${BUNDLE_MANIFEST}`);
+    throw new BundleError(`${dir} is not a TurnLab run bundle (${BUNDLE_MANIFEST} not found)`);
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));

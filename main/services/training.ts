@@ -187,7 +187,13 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
       const match = store.checkpoints.listByRun(runId).find((c) => c.path === rel);
       if (match) return match;
     }
-    throw new StoreError('RUN_NOT_FOUND', `folder ${ref} is not a checkpoint of this data folder (${store.dataDir})`);
+    // A checkpoint downloaded from the workbench or copied from another data folder has no record here.
+    throw new StoreError(
+      'RUN_NOT_FOUND',
+      `folder ${ref} is not a checkpoint of this data folder (${store.dataDir}): resume and eval take the checkpoints recorded here; ` +
+        `to bring a run with its checkpoints from another data folder, turnlab export-run <run> --bundle DIR there and turnlab import DIR here, ` +
+        `or start a new run from this policy with model.path=${shellQuote(asPath)}`,
+    );
   }
   const run = runOrMissingFolder(store, ref);
   const latest = store.checkpoints.latest(run.id);

@@ -219,6 +219,16 @@ describe('exports and evaluations', () => {
     expect(train.code).toBe(2);
   });
 
+  it('says how to bring in a checkpoint folder from elsewhere (a download, another data folder)', async () => {
+    const copied = join(tmp.dir, 'run-7-iter-3');
+    mkdirSync(copied, { recursive: true });
+    expectRefused(
+      await turnlab(['eval', copied, '--episodes', '2'], { dataDir }),
+      `folder ${copied} is not a checkpoint of this data folder (${dataDir}): resume and eval take the checkpoints recorded here; ` +
+        `to bring a run with its checkpoints from another data folder, turnlab export-run <run> --bundle DIR there and turnlab import DIR here, or start a new run from this policy with model.path=${copied}`,
+    );
+  });
+
   it('words every bad --episodes alike', async () => {
     for (const value of ['0', '-5', 'two', '1.5']) {
       expectRefused(await turnlab(['eval', '1', `--episodes=${value}`], { dataDir }), `--episodes must be an integer of at least 1, got ${value}`);

@@ -130,6 +130,8 @@ describe('turnlab export-run / import', () => {
     const notBundle = await turnlab(['import', root], { dataDir: home });
     expect(notBundle.code).toBe(2);
     expect(notBundle.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\)/);
+    const theFile = await turnlab(['import', join(newer, 'turnlab-bundle.json')], { dataDir: home });
+    expect(theFile.stderr).toBe(`turnlab: ${join(newer, 'turnlab-bundle.json')} is a file; give the bundle's folder (${newer}), the one that holds turnlab-bundle.json\n`);
     const missing = await turnlab(['import', join(root, 'no-such-bundle')], { dataDir: home });
     expect(missing.stderr).toMatch(/^turnlab: no folder .*no-such-bundle \(a run bundle is the folder turnlab export-run writes/);
   }, SLOW);
