@@ -159,5 +159,8 @@ describe.skipIf(!hasChromium)('Compare with several metric panels', () => {
     await page.goto(serve.at(`/compare?runs=${ids.join(',')}&metric=${encodeURIComponent(REWARD)}`));
     await page.locator('.panel-chart canvas').first().waitFor();
     expect(await page.locator('.metric-missing').count()).toBe(0);
+    // A log scale cannot draw a value of 0 or below: the panel says whose it leaves out.
+    await page.goto(serve.at(`/compare?runs=${ids.join(',')}&metric=train/loss/policy&log=1`));
+    await expect.poll(() => page.locator('.panel-chart .metric-missing').innerText().catch(() => '')).toMatch(/^The log scale leaves out values of 0 or below: runs? #\d+.*(entirely|in part)\.$/);
   });
 });

@@ -15,3 +15,24 @@ export function missingMetricNote(metric: string, missing: readonly number[], se
   const runs = `${missing.length === 1 ? 'Run' : 'Runs'} ${missing.map((id) => `#${id}`).join(', ')}`;
   return `${runs} ${missing.length === 1 ? 'does' : 'do'} not log ${metric}${missing.length === selected ? ': pick a metric they log' : ''}.`;
 }
+
+/**
+ * What a log scale leaves out of a panel: values of 0 or below have no place on it, so a run
+ * whose every value is (a success rate of 0, a penalty) would vanish without a word. Null when
+ * nothing is left out.
+ */
+export function logScaleNote(series: readonly RunSeriesDto[] | undefined, runIds: readonly number[]): string | null {
+  if (!series) return null;
+  const whole: number[] = [];
+  const part: number[] = [];
+  for (const id of runIds) {
+    const values = series.filter((d) => d.runId === id).flatMap((d) => d.points.map((p) => p.value)).filter((v): v is number => v !== null);
+    const left = values.filter((v) => v <= 0).length;
+    if (left === 0) continue;
+    (left === values.length ? whole : part).push(id);
+  }
+  if (whole.length + part.length === 0) return null;
+  const runs = (ids: number[]) => `${ids.length === 1 ? 'run' : 'runs'} ${ids.map((id) => `#${id}`).join(', ')}`;
+  const which = [whole.length > 0 ? `${runs(whole)} entirely` : '', part.length > 0 ? `${runs(part)} in part` : ''].filter((s) => s !== '').join(', ');
+  return `The log scale leaves out values of 0 or below: ${which}.`;
+}
