@@ -172,6 +172,19 @@ describe.skipIf(!hasChromium)('replay in a browser against turnlab serve', () =>
     await page.waitForURL(/[?&]episode=\d+/);
     expect(page.url()).toMatch(/[?&]iteration=2(&|$)/);
     await expect.poll(() => page.locator('p.note').first().innerText()).toBe('No episodes stored at iteration 999; showing iteration 2, the nearest.');
+
+    // An episode id that is not listed (mistyped, another run's) shows the first instead, and says so,
+    // whether the view opens on it or it is typed while the view is open.
+    await page.goto(serve.at(`/runs/${runId}`));
+    await page.goto(serve.at(`/runs/${runId}/replay?iteration=2&episode=999999`));
+    await expect.poll(() => page.locator('p.episode-note').innerText().catch(() => '')).toMatch(/^Episode 999999 is not among the episodes listed \(iteration 2, with the filters set\); showing episode \d+, the first\.$/);
+    const first = Number(new URLSearchParams(page.url().split('?')[1]).get('episode'));
+    expect(page.url()).toMatch(/[?&]iteration=2(&|$)/);
+    await page.goto(serve.at(`/runs/${runId}/replay?iteration=2&episode=888888`));
+    await expect.poll(() => page.locator('p.episode-note').innerText().catch(() => '')).toBe(`Episode 888888 is not among the episodes listed (iteration 2, with the filters set); showing episode ${first}, the first.`);
+    // Picking another episode ends the note.
+    await page.locator('.episode-row').nth(1).click();
+    await expect.poll(() => page.locator('p.episode-note').count()).toBe(0);
   });
 
   it('shows the agent on the goal after the last action of a successful episode', async ({ skip }) => {

@@ -35,6 +35,17 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
   const filters = { split: filter('split'), outcome: filter('outcome'), group: filter('group'), tag: filter('tag') };
 
   const selectedEpisode = computed(() => episodes.value.find((e) => e.id === query.value.episode) ?? null);
+  // An episode the address asked for as the view opened that is not among those listed (a mistyped
+  // id, another iteration's or run's): the first is shown instead, and the note says so until
+  // another is picked. Later, a filter that leaves the episode out just moves to the first.
+  const missedEpisode = ref<{ wanted: number; shown: number } | null>(null);
+  let openingLoad = true;
+  const episodeNote = computed(() => {
+    const missed = missedEpisode.value;
+    if (missed === null || query.value.episode !== missed.shown) return null;
+    const where = evaluationId.value !== null ? `evaluation #${evaluationId.value}` : `iteration ${iteration.value}`;
+    return `Episode ${missed.wanted} is not among the episodes listed (${where}, with the filters set); showing episode ${missed.shown}, the first.`;
+  });
 
   function currentFilter(): EpisodeFilterDto {
     const filter: EpisodeFilterDto = {};
@@ -51,6 +62,15 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
     return evaluationShown !== null ? api.listEvaluationEpisodes(evaluationShown, filter) : api.listEpisodes(runId(), at, filter);
   }
 
+  /** Shows the first episode listed when the address names none, or one not listed (said when the address asked for it). */
+  function settleEpisode(askedByAddress: boolean): void {
+    const list = episodes.value;
+    const current = query.value.episode;
+    if (list.length === 0 || (current !== null && list.some((e) => e.id === current))) return;
+    if (askedByAddress && current !== null) missedEpisode.value = { wanted: current, shown: list[0].id };
+    navigate({ iteration: evaluationId.value === null ? iteration.value : null, episode: list[0].id, turn: 0 });
+  }
+
   async function loadEpisodes(): Promise<void> {
     const it = iteration.value;
     if (it === null) return;
@@ -60,10 +80,8 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
       const list = await fetchEpisodes(currentFilter(), it);
       if (it !== iteration.value || shown !== evaluationId.value) return;
       episodes.value = list;
-      const current = query.value.episode;
-      if (list.length > 0 && (current === null || !list.some((e) => e.id === current))) {
-        navigate({ iteration: shown === null ? it : null, episode: list[0].id, turn: 0 });
-      }
+      settleEpisode(openingLoad);
+      openingLoad = false;
     } catch (e) {
       error.value = describeError(e);
     } finally {
@@ -150,9 +168,20 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
   watch(runId, () => {
     episodes.value = [];
     turns.value = [];
+    missedEpisode.value = null;
+    openingLoad = true;
   });
   // An address without an episode (a link to an iteration, followed in the open view) selects the first again.
   watch([iteration, evaluationId, filters.split, filters.outcome, filters.group, filters.tag, () => query.value.episode === null], () => void loadEpisodes());
+  // An episode typed into the address while the view is open; one that comes with another
+  // iteration, evaluation or filter waits for that list (loadEpisodes settles it).
+  const listShown = () => JSON.stringify([iteration.value, evaluationId.value, query.value.filters]);
+  watch(
+    () => [query.value.episode, listShown()] as const,
+    ([episode, list], [, previousList]) => {
+      if (episode !== null && list === previousList && !loadingEpisodes.value) settleEpisode(true);
+    },
+  );
   watch(selectedEpisode, (episode, previous) => {
     if (episode?.id !== previous?.id) void loadEpisode(episode);
   });
@@ -161,7 +190,7 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
   });
 
   return {
-    ...filters, episodes, loadingEpisodes, selectedEpisode, turns, settings, settingsNote, ending, endingError,
+    ...filters, episodes, loadingEpisodes, selectedEpisode, episodeNote, turns, settings, settingsNote, ending, endingError,
     resimulation, resimulating, resimulateError, resimulate, showGroup, groupMembers,
   };
 }
