@@ -7,9 +7,12 @@ export function formatTime(ms: number | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-/** A metric in a table cell: '-' for a NaN (null), integers as they are, else four significant digits. */
+/**
+ * A metric in a table cell: '-' for a NaN (null), else four significant digits without trailing
+ * zeros (`0.125`, `-0.1`, `0.03125`), as `turnlab runs --columns` prints them.
+ */
 export function formatMetricValue(value: number | null): string {
-  return value === null ? '-' : Number.isInteger(value) ? String(value) : value.toPrecision(4);
+  return value === null ? '-' : String(Number(value.toPrecision(4)));
 }
 
 /**

@@ -22,3 +22,10 @@ describe('mean ± std in the Compare summary', () => {
     expect(formatMeanStd(null)).toBe('–');
   });
 });
+
+describe('a metric in a table cell', () => {
+  it('has four significant digits and no trailing zeros, as turnlab runs --columns prints it', async () => {
+    const { formatMetricValue } = await import('../../renderer/src/format');
+    expect([0.125, -0.1, 0.03125, 0.58006, 3, 1234567.8, null].map(formatMetricValue)).toEqual(['0.125', '-0.1', '0.03125', '0.5801', '3', '1235000', '-']);
+  });
+});
