@@ -14,3 +14,13 @@ describe('logScaleNote', () => {
     expect(logScaleNote(undefined, [1])).toBeNull();
   });
 });
+
+describe('xAxisNote', () => {
+  it('names the runs that do not log the x metric, else says when it never changes', async () => {
+    const { xAxisNote } = await import('../../renderer/src/compare/missing-runs');
+    const flat = [series(1, [0, 0, 0]), series(2, [0, null])];
+    expect(xAxisNote('perf/total_env_steps', flat, [1, 2])).toBe('Every value of perf/total_env_steps is 0, so every point stands at one x: pick an x axis that changes over a run.');
+    expect(xAxisNote('perf/total_env_steps', flat, [1, 2, 3])).toBe('Run #3 does not log perf/total_env_steps, so it is not drawn against it.');
+    expect(xAxisNote('tokens', [series(1, [1, 2])], [1])).toBeNull();
+  });
+});

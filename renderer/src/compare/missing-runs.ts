@@ -36,3 +36,19 @@ export function logScaleNote(series: readonly RunSeriesDto[] | undefined, runIds
   const which = [whole.length > 0 ? `${runs(whole)} entirely` : '', part.length > 0 ? `${runs(part)} in part` : ''].filter((s) => s !== '').join(', ');
   return `The log scale leaves out values of 0 or below: ${which}.`;
 }
+
+/**
+ * The line under the x axis picker when it is a metric: the runs that do not log it (not drawn
+ * against it), or, when every value it has is the same (a count a run never advanced), why every
+ * point stacks at one x. Null otherwise.
+ */
+export function xAxisNote(metric: string, series: readonly RunSeriesDto[] | undefined, runIds: readonly number[]): string | null {
+  const missing = runsWithout(series, runIds);
+  if (missing.length > 0) {
+    const one = missing.length === 1;
+    return `${one ? 'Run' : 'Runs'} ${missing.map((id) => `#${id}`).join(', ')} ${one ? 'does' : 'do'} not log ${metric}, so ${one ? 'it is' : 'they are'} not drawn against it.`;
+  }
+  const values = new Set((series ?? []).filter((d) => runIds.includes(d.runId)).flatMap((d) => d.points.map((p) => p.value)).filter((v) => v !== null));
+  if (values.size !== 1) return null;
+  return `Every value of ${metric} is ${[...values][0]}, so every point stands at one x: pick an x axis that changes over a run.`;
+}
