@@ -29,6 +29,11 @@ export interface ImportedRun {
   /** The run's id in the local store; null for a run still training (`live`), left for later. */
   runId: number | null;
   action: ImportAction;
+  /**
+   * An added run that is another copy of a run here, changed since the two parted (resumed or
+   * edited in another data folder): same name and creation time, another config. Both are kept.
+   */
+  copyOf?: number;
 }
 
 /** A run whose trainer beat its heartbeat this recently is still training: not imported yet. */
@@ -53,6 +58,7 @@ export function importBundles(store: Store, folders: string[], options: { now?: 
     // A run is created once, so its creation time to the millisecond and its config name it
     // across data folders; an id does not (a bundle numbers its runs from 1).
     const findSameRun = db.prepare('SELECT id FROM runs WHERE created_at = ? AND config_hash IS ? ORDER BY id LIMIT 1');
+    const findCopy = db.prepare('SELECT id FROM runs WHERE created_at = ? AND name = ? ORDER BY id LIMIT 1');
     const saveImport = db.prepare(
       `INSERT INTO run_imports (run_id, source, bundle_path, fingerprint, imported_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (run_id) DO UPDATE SET bundle_path = excluded.bundle_path, fingerprint = excluded.fingerprint, imported_at = excluded.imported_at`,
@@ -84,6 +90,7 @@ export function importBundles(store: Store, folders: string[], options: { now?: 
               results.push({ ...result, runId: kept, action: here ? 'present' : 'unchanged' });
               continue;
             }
+            const copyOf = known ? undefined : (findCopy.get(run.created_at, run.name) as { id: number } | undefined)?.id;
             const runId = copyRun(bundle.db, db, run.id, {
               intoRunId: known?.run_id,
               runIds,
@@ -98,7 +105,7 @@ export function importBundles(store: Store, folders: string[], options: { now?: 
               },
             });
             saveImport.run(runId, key, bundle.dir, fingerprint, now);
-            results.push({ ...result, runId, action: known ? 'updated' : 'added' });
+            results.push({ ...result, runId, action: known ? 'updated' : 'added', ...(copyOf !== undefined ? { copyOf } : {}) });
           }
         });
       }

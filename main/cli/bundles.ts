@@ -50,7 +50,7 @@ export function register(program: Command): void {
           process.stdout.write(
             `${renderTable(
               ['bundle', 'run', 'local run', 'import'],
-              outcomes.map((o) => [o.bundle, `${o.sourceRunId} (${o.name})`, o.runId ?? '-', o.action === 'live' ? 'still training: not imported' : o.action === 'present' ? 'already here: not imported' : o.action]),
+              outcomes.map((o) => [o.bundle, `${o.sourceRunId} (${o.name})`, o.runId ?? '-', o.action === 'live' ? 'still training: not imported' : o.action === 'present' ? 'already here: not imported' : o.copyOf !== undefined ? `added: a changed copy of run ${o.copyOf} (both kept)` : o.action]),
             )}\n`,
           );
         },

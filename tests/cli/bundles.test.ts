@@ -105,6 +105,16 @@ describe('turnlab export-run / import', () => {
     expect(readdirSync(join(home, 'checkpoints/run-3'))).toContain('iter-6');
   }, SLOW);
 
+  it('says a run changed in another folder and imported back is a changed copy of the run here, and keeps both', async () => {
+    // The child resumed inside the bundle (above) comes back to the folder it was made in.
+    const grown = join(root, 'grown');
+    ok(await turnlab(['export-run', 'child', '--bundle', grown], { dataDir: bundle }));
+    const before = (await runs(away)).length;
+    const out = ok(await turnlab(['import', grown], { dataDir: away }));
+    expect(out).toMatch(/\(origin\).*already here: not imported[\s\S]*\(child\).*│ \d+ +│ added: a changed copy of run 2 \(both kept\)/);
+    expect((await runs(away)).length).toBe(before + 1);
+  }, SLOW);
+
   it('refuses a bundle whose SQLite file is truncated, naming the file, and writes nothing of that import', async () => {
     const other = join(root, 'other');
     ok(await turnlab(['export-run', 'local', '--bundle', other], { dataDir: home }));
