@@ -600,11 +600,26 @@ export function isApiMethod(name: string): name is ApiMethod {
   return (API_METHODS as readonly string[]).includes(name);
 }
 
+/**
+ * A bound's issue in words that name the field (`name must have at most 200 characters`): the
+ * workbench shows the message without its argument path, and zod's own ("Too big: expected
+ * string to have <=200 characters") names neither the field nor the unit a person counts in.
+ */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if ((issue.code !== 'too_big' && issue.code !== 'too_small') || !/^Too (big|small):/.test(issue.message)) return issue.message;
+  const field = [...issue.path].reverse().find((p): p is string => typeof p === 'string') ?? 'the value';
+  const bound = String(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+  const side = issue.code === 'too_big' ? 'at most' : 'at least';
+  if (issue.origin === 'string') return issue.code === 'too_small' && bound === '1' ? `${field} must not be empty` : `${field} must have ${side} ${bound} characters`;
+  if (issue.origin === 'array') return `${field} must hold ${side} ${bound} items`;
+  return `${field} must be ${side} ${bound}`;
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const where = issue.path.length > 0 ? `argument ${issue.path.map(String).join('.')}` : 'arguments';
-      return `${where}: ${issue.message}`;
+      return `${where}: ${issueMessage(issue)}`;
     })
     .join('; ');
 }

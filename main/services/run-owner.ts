@@ -111,10 +111,14 @@ export function markAbandonedRuns(store: Store, options: LivenessOptions & { ski
     if (options.skip?.has(run.id)) continue;
     const reason = abandonedReason(run, o);
     if (reason === null) continue;
+    // A run killed before its first save has nothing to resume from: say what does.
+    const next = store.checkpoints.latest(run.id)
+      ? 'resume it from its last checkpoint'
+      : `it saved no checkpoint to resume from (trainer.save_freq): train it again with New run from this config (turnlab train --config run:${run.id})`;
     store.runs.update(run.id, {
       status: 'interrupted',
       finishedAt: o.now,
-      error: `interrupted: the run was left ${run.status} and ${reason}; resume it from its last checkpoint`,
+      error: `interrupted: the run was left ${run.status} and ${reason}; ${next}`,
     });
     marked.push(run.id);
   }

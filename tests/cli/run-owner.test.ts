@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../main/api';
-import { abandonedReason, isHeld } from '../../main/services/run-owner';
+import { abandonedReason, isHeld, markAbandonedRuns } from '../../main/services/run-owner';
 import { openStore, type Store } from '../../main/store/db';
 import type { RunProcessInfo } from '../../main/store/repositories/runs';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
@@ -68,9 +68,21 @@ describe('run ownership', () => {
     child.kill('SIGKILL');
     await exited;
     const runs = JSON.parse(turnlab('runs', '--json').stdout) as Array<{ id: number; status: string; error: string }>;
-    expect(runs).toEqual([expect.objectContaining({ id: 1, status: 'interrupted', error: expect.stringContaining(`process ${child.pid} no longer exists`) })]);
+    expect(runs).toEqual([expect.objectContaining({ id: 1, status: 'interrupted', error: expect.stringContaining(`process ${child.pid} no longer exists; resume it from its last checkpoint`) })]);
     expect(JSON.parse(turnlab('show', '1', '--json').stdout).run.status).toBe('interrupted');
   }, 150_000);
+
+  it('tells a run killed before its first checkpoint to train again, not to resume', () => {
+    const run = store.runs.create({ name: 'early', config: {}, seed: 0, envTags: ['Bandit'], algorithm: 'grpo', tags: [] });
+    store.runs.update(run.id, { status: 'running' });
+    // A pid no process has, on this host, started a minute ago.
+    store.runs.setTrainerProcess(run.id, 2 ** 22 + 7, hostname(), Date.now() - 60_000);
+    expect(markAbandonedRuns(store)).toContain(run.id);
+    expect(store.runs.get(run.id)).toMatchObject({
+      status: 'interrupted',
+      error: expect.stringMatching(new RegExp(`; it saved no checkpoint to resume from \\(trainer\\.save_freq\\): train it again with New run from this config \\(turnlab train --config run:${run.id}\\)$`)),
+    });
+  });
 
   it('counts an owner on another host gone once its heartbeat is stale', () => {
     const now = Date.now();

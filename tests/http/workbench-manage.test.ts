@@ -108,6 +108,8 @@ describe('renaming, tagging and annotating runs', () => {
     const before = store.runs.get(id);
     expect(await refusal(api.updateRun(id, { name: '  ' }))).toMatchObject({ code: 'REFUSED' });
     expect(await refusal(api.updateRun(9999, { notes: 'x' }))).toMatchObject({ code: 'NOT_FOUND' });
+    // A bound names its field and unit, as the workbench shows it without the argument path.
+    expect(await refusal(api.updateRun(id, { name: 'n'.repeat(300) }))).toMatchObject({ code: 'INVALID_ARGUMENTS', message: 'updateRun: argument 1.name: name must have at most 200 characters' });
     expect(await refusal(api.call('updateRun', [id, { status: 'completed' }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(await refusal(api.call('updateRun', [id, { tags: 'a,b' }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(await refusal(api.call('updateRun', [-1, {}]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
