@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, RunSortKeyDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { MAX_ROLLOUT_EPISODES } from '../trainer-core';
-import { API_METHODS, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
+import { API_METHODS, COMPARE_RUNS_MAX, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
 import { conditionProblem, RUN_CONDITIONS_MAX } from '../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
@@ -136,6 +136,7 @@ const yamlPath = z
   .refine((path) => /\.ya?ml$/i.test(path), 'a config must be a YAML file ending in .yaml or .yml');
 
 const id = z.number().int().positive();
+const compareRunIds = z.array(id).min(1).max(COMPARE_RUNS_MAX, `Compare takes at most ${COMPARE_RUNS_MAX} runs at once; select fewer (a filter, a tag)`);
 const iteration = z.number().int().nonnegative();
 const split = z.enum(SPLITS);
 const metricNames = z.array(z.string().min(1).max(500)).max(1000);
@@ -560,21 +561,21 @@ const ROUTES: RouteTable = {
       }),
   },
   compareSeries: {
-    args: z.tuple([z.array(id).min(1).max(200), z.string().min(1).max(500)]),
+    args: z.tuple([compareRunIds, z.string().min(1).max(500)]),
     handle: (store, _options, runIds, name) => {
       for (const runId of runIds) requireRun(store, runId);
       return runIds.map((runId) => ({ runId, points: store.metrics.series(runId, name) }));
     },
   },
   compareSeriesBatch: {
-    args: z.tuple([z.array(id).min(1).max(200), z.array(z.string().min(1).max(500)).min(1).max(100), z.number().int().min(16).max(100_000).optional()]),
+    args: z.tuple([compareRunIds, z.array(z.string().min(1).max(500)).min(1).max(100), z.number().int().min(16).max(100_000).optional()]),
     handle: (store, _options, runIds, names, maxPoints) => {
       for (const runId of runIds) requireRun(store, runId);
       return seriesBatch(store, runIds, names, maxPoints);
     },
   },
   compareMetricNames: {
-    args: z.tuple([z.array(id).min(1).max(200)]),
+    args: z.tuple([compareRunIds]),
     handle: (store, _options, runIds) => {
       for (const runId of runIds) requireRun(store, runId);
       return [...new Set(runIds.flatMap((runId) => store.metrics.names(runId)))].sort();

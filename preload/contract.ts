@@ -152,6 +152,8 @@ export interface UnknownRunColumnDto {
 /** One page of the Runs table: filtered, sorted and cut on the server. */
 /** The most rows one page of the Runs table returns. */
 export const RUN_PAGE_MAX_LIMIT = 1000;
+/** Most runs Compare draws at once (their series are read together). */
+export const COMPARE_RUNS_MAX = 200;
 
 export interface RunPageQueryDto {
   /** Case-insensitive substring of the id, name, notes, algorithm, tags or env tags. */

@@ -34,12 +34,28 @@ const NUMBER_FIELDS: readonly string[] = ['id', 'seed', 'iterations', 'progress'
  * `created_at` as typed: a date (`2026-12-01`, midnight local time, as the table shows times), a
  * date and time (`2026-12-01T08:30`, local unless it says its zone) or milliseconds since 1970.
  */
-function timeValue(text: string, condition: string): number {
+function timeValue(text: string, op: RunConditionOp, condition: string): number {
   const unquoted = QUOTED.exec(text)?.[2] ?? text;
-  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(unquoted);
-  const time = /^\d+$/.test(unquoted) ? Number(unquoted) : day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : Date.parse(unquoted);
+  const day = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(unquoted);
+  const time = /^\d+$/.test(unquoted) ? Number(unquoted) : /^\d{4}-\d{2}-\d{2}$/.test(unquoted) ? new Date(Number(day![1]), Number(day![2]) - 1, Number(day![3])).getTime() : Date.parse(unquoted);
   if (!Number.isFinite(time)) throw new RangeError(`'${condition}': created_at compares with a date (2026-12-01), a date and time (2026-12-01T08:30) or milliseconds since 1970, not '${unquoted}'`);
+  // A day or hour past its month's (2026-02-30, 2026-13-01) would roll over to another date unsaid.
+  if (day && !sameCalendarDay(day, time, unquoted)) throw new RangeError(`'${condition}': ${unquoted} is no date of the calendar`);
+  if ((op === '=' || op === '!=') && /^\d{4}-\d{2}-\d{2}$/.test(unquoted)) {
+    const next = new Date(time);
+    next.setDate(next.getDate() + 1);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const nextDay = `${next.getFullYear()}-${pad(next.getMonth() + 1)}-${pad(next.getDate())}`;
+    throw new RangeError(`'${condition}': created_at ${op} a date compares to the millisecond of its midnight; for the runs of that day use created_at>=${unquoted} and created_at<${nextDay}`);
+  }
   return time;
+}
+
+/** Whether the typed date's fields survive as the local time read; a time with its zone (Z, +02:00) is left to Date.parse. */
+function sameCalendarDay(typed: RegExpExecArray, time: number, text: string): boolean {
+  if (/(Z|[+-]\d{2}:?\d{2})$/.test(text)) return true;
+  const d = new Date(time);
+  return d.getFullYear() === Number(typed[1]) && d.getMonth() + 1 === Number(typed[2]) && d.getDate() === Number(typed[3]);
 }
 
 /** One condition (`lr<1e-4`, `metric:val/Bandit/success >= 0.9`); throws a RangeError that says what is wrong. */
@@ -67,7 +83,7 @@ export function parseRunCondition(text: string): RunConditionDto {
     if (/\s(and|&&)$/i.test(valueText)) throw new RangeError(`'${condition}' ends with '${/(and|&&)$/i.exec(valueText)![1]}' and no condition after it`);
     if (/[=!<>]/.test(valueText)) throw new RangeError(`'${condition}': its value '${valueText}' holds an operator; join conditions with 'and', or quote a value that holds one (name="a=b")`);
   }
-  const parsed = { column, op: op as RunConditionOp, value: column === 'created_at' && valueText !== '' ? timeValue(valueText, condition) : valueOf(valueText, condition) };
+  const parsed = { column, op: op as RunConditionOp, value: column === 'created_at' && valueText !== '' ? timeValue(valueText, op as RunConditionOp, condition) : valueOf(valueText, condition) };
   const problem = conditionProblem(parsed);
   if (problem !== null) throw new RangeError(`'${condition}': ${problem}`);
   return parsed;

@@ -110,6 +110,10 @@ describe('renaming, tagging and annotating runs', () => {
     expect(await refusal(api.updateRun(9999, { notes: 'x' }))).toMatchObject({ code: 'NOT_FOUND' });
     // A bound names its field and unit, as the workbench shows it without the argument path.
     expect(await refusal(api.updateRun(id, { name: 'n'.repeat(300) }))).toMatchObject({ code: 'INVALID_ARGUMENTS', message: 'updateRun: argument 1.name: name must have at most 200 characters' });
+    expect(await refusal(api.call('compareMetricNames', [Array.from({ length: 201 }, (_, i) => i + 1)]))).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'compareMetricNames: argument 0: Compare takes at most 200 runs at once; select fewer (a filter, a tag)',
+    });
     expect(await refusal(api.call('updateRun', [id, { status: 'completed' }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(await refusal(api.call('updateRun', [id, { tags: 'a,b' }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(await refusal(api.call('updateRun', [-1, {}]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });

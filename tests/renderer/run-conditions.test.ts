@@ -62,6 +62,14 @@ describe('run conditions', () => {
     expect(() => parseRunCondition('metric:val/Bandit/success>=abc')).toThrow(/metric:val\/Bandit\/success is a number \(the metric's last value\); compare it with a number, not "abc"/);
   });
 
+  it('reads created_at as a local date or time, and refuses a date the calendar has not or = on a day', () => {
+    expect(parseRunCondition('created_at>=2026-11-23')).toEqual({ column: 'created_at', op: '>=', value: new Date(2026, 10, 23).getTime() });
+    expect(parseRunCondition('created_at<2026-11-23T08:30')).toEqual({ column: 'created_at', op: '<', value: new Date(2026, 10, 23, 8, 30).getTime() });
+    expect(() => parseRunCondition('created_at<2026-02-30')).toThrow("'created_at<2026-02-30': 2026-02-30 is no date of the calendar");
+    expect(() => parseRunCondition('created_at>=2026-13-01')).toThrow('2026-13-01 is no date of the calendar');
+    expect(() => parseRunCondition('created_at=2026-12-31')).toThrow('for the runs of that day use created_at>=2026-12-31 and created_at<2027-01-01');
+  });
+
   it('writes conditions back as text that reads the same', () => {
     for (const text of ['algorithm.adv_estimator=grpo and metric:val/Bandit/success>=0.9', 'a.b="12" and a.c="true" and a.d="x and y" and a.e=false and a.f!=-3.5 and a.g="x or y" and a.h="p=q"']) {
       const conditions = parseRunConditions(text);
