@@ -89,6 +89,50 @@ describe.skipIf(!hasChromium)('small things', () => {
     for (const method of API_METHODS) expect(text).not.toContain(method);
   });
 
+  it('works from the keyboard: a run opens from its name, a header sorts, Edit and Delete keep the focus in the row, Escape closes', async () => {
+    const run = wb.fixture.runs[0].run;
+    await page.goto(serve.at('/runs'));
+    const row = page.locator(`.run-row[data-run-id="${run.id}"]`);
+    await row.waitFor();
+    const focusedClass = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { className: string } | null } }).document.activeElement?.className ?? '');
+    // A header sorts with Enter.
+    await page.locator('th.sortable[data-sort="name"]').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.url()).toMatch(/[?&]sort=name/);
+    // Edit: the name field has the focus; Enter saves; the focus goes back to the row's Edit.
+    await row.locator('button.edit').press('Enter');
+    await expect.poll(focusedClass).toBe('');
+    expect(await page.locator('input[name=editName]').evaluate((el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement)).toBe(true);
+    await page.keyboard.press('End');
+    await page.keyboard.type('-k');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => row.locator('.run-name').innerText()).toBe(`${run.name}-k`);
+    await expect.poll(focusedClass).toBe('edit');
+    // Escape leaves the edit panel and the New run panel.
+    await row.locator('button.edit').press('Enter');
+    await page.locator('input[name=editName]').press('Escape');
+    await expect.poll(() => page.locator('.run-edit').count()).toBe(0);
+    await page.locator('.new-run-button').press('Enter');
+    await page.locator('.new-run').waitFor();
+    await expect.poll(() => page.evaluate(() => Boolean((globalThis as unknown as { document: { activeElement: { closest(s: string): unknown } | null } }).document.activeElement?.closest('.new-run')))).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('.new-run').count()).toBe(0);
+    // Delete asks with the focus on its confirmation; Escape takes the question back.
+    await row.locator('button.delete').press('Enter');
+    await expect.poll(focusedClass).toBe('confirm-delete');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => row.locator('.confirm').count()).toBe(0);
+    await expect.poll(focusedClass).toBe('delete');
+    // The name is a link: Enter on it opens the run.
+    await row.locator('.run-name').press('Enter');
+    await page.waitForURL(new RegExp(`#/runs/${run.id}$`));
+    await page.goto(serve.at('/runs'));
+    await row.locator('button.edit').click();
+    await page.locator('input[name=editName]').fill(run.name);
+    await page.locator('input[name=editName]').press('Enter');
+    await expect.poll(() => row.locator('.run-name').innerText()).toBe(run.name);
+  });
+
   it('asks before deleting a run, naming the forks that keep only their own iterations, and deletes it once confirmed', async () => {
     const [parent, failed, fork] = wb.fixture.runs.map((r) => r.run);
     await page.goto(serve.at('/runs'));
