@@ -68,4 +68,11 @@ describe.skipIf(!hasChromium)('Runs view with hundreds of runs', () => {
     }
     expect(await page.locator('.rows-beyond').count()).toBe(0);
   });
+
+  it("says in Replay's run picker how many older runs it does not list", async () => {
+    await page.goto(wb.serve.at('/runs/1/replay'));
+    // The newest 200 and the run shown (#1, older than all of them).
+    await expect.poll(async () => (await page.locator('.run-picker option.older-runs').innerText().catch(() => '')).trim()).toBe(`${total - 201} older runs not listed: open one from the Runs view`);
+    expect(await page.locator('.run-picker option:not(.older-runs)').count()).toBe(201);
+  });
 });

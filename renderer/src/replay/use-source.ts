@@ -23,6 +23,8 @@ export function useReplaySource(runId: () => number) {
   const router = useRouter();
   // The run picker's choices: the newest runs (a store of 10,000 is not listed whole) and this one.
   const runs = ref<Array<Pick<RunDto, 'id' | 'name'>>>([]);
+  /** Runs older than the newest 200 the picker lists: said in it, not dropped unsaid. */
+  const olderRuns = ref(0);
   const run = ref<RunDto | null>(null);
   const iterations = ref<number[]>([]);
   const evaluations = ref<StoredEvaluationDto[]>([]);
@@ -70,6 +72,7 @@ export function useReplaySource(runId: () => number) {
       if (id !== runId()) return;
       const all = newest.rows.some((r) => r.id === id) ? newest.rows : [one, ...newest.rows];
       runs.value = all.map((r) => ({ id: r.id, name: r.name })).sort((a, b) => a.id - b.id);
+      olderRuns.value = Math.max(0, newest.total - all.length);
       run.value = one;
       iterations.value = its;
       evaluations.value = evals;
@@ -80,7 +83,7 @@ export function useReplaySource(runId: () => number) {
   watch(runId, (id) => void loadRun(id), { immediate: true });
 
   return {
-    runs, run, iterations, evaluations, error, query, evaluationId, evaluation, iteration, iterationNote, navigate,
+    runs, olderRuns, run, iterations, evaluations, error, query, evaluationId, evaluation, iteration, iterationNote, navigate,
     pickRun: (id: number) => void router.push({ path: `/runs/${id}/replay` }),
     pickIteration: (it: number) => {
       missedIteration.value = null;
