@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ApiErrorCode, ApiMethod, BackendAvailabilityDto, ClusterJobDto, RunSortKeyDto, StoredEvaluationDto, TurnLabApi } from '../preload/contract';
 import { MAX_ROLLOUT_EPISODES } from '../trainer-core';
-import { API_METHODS, COMPARE_RUNS_MAX, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
+import { API_METHODS, BULK_RUNS_MAX, COMPARE_RUNS_MAX, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../preload/contract';
 import { conditionProblem, RUN_CONDITIONS_MAX } from '../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from './store/repositories/run-page';
 import { seriesBatch } from './services/series-batch';
@@ -14,7 +14,7 @@ import type { Store } from './store/db';
 import type { RunManager } from './trainer-host/run-manager';
 import { StoreError } from './store/errors';
 import { SPLITS, type EvaluationRecord } from './store/types';
-import { deleteCheckpoint, deleteRun, editRun, refuseWhileTraining, requireCheckpoint, RUN_EDIT_LIMITS, RunAdminError } from './services/run-admin';
+import { deleteCheckpoint, deleteRun, deleteRuns, editRun, retagRuns, refuseWhileTraining, requireCheckpoint, RUN_EDIT_LIMITS, RunAdminError } from './services/run-admin';
 import { markAbandonedRuns } from './services/run-owner';
 import { stopTrainingProcess } from './services/stop-run';
 import { queuedSeeds, stopSeedGroup } from './services/seed-groups';
@@ -137,6 +137,7 @@ const yamlPath = z
 
 const id = z.number().int().positive();
 const compareRunIds = z.array(id).min(1).max(COMPARE_RUNS_MAX, `Compare takes at most ${COMPARE_RUNS_MAX} runs at once; select fewer (a filter, a tag)`);
+const bulkRunIds = z.array(id).min(1).max(BULK_RUNS_MAX);
 const iteration = z.number().int().nonnegative();
 const split = z.enum(SPLITS);
 const metricNames = z.array(z.string().min(1).max(500)).max(1000);
@@ -451,6 +452,23 @@ const ROUTES: RouteTable = {
   deleteRun: {
     args: z.tuple([id]),
     handle: (store, options, runId) => managingAsync(options, () => deleteRun(store, runId, activeRunIds(options))),
+  },
+  tagRuns: {
+    args: z.tuple([
+      z.strictObject({
+        runIds: bulkRunIds,
+        add: z.array(z.string().max(RUN_EDIT_LIMITS.tag)).max(RUN_EDIT_LIMITS.tags),
+        remove: z.array(z.string().max(RUN_EDIT_LIMITS.tag)).max(RUN_EDIT_LIMITS.tags),
+      }),
+    ]),
+    handle: (store, options, request) =>
+      managing(options, () => {
+        retagRuns(store, request.runIds, request);
+      }),
+  },
+  deleteRuns: {
+    args: z.tuple([bulkRunIds]),
+    handle: (store, options, runIds) => managingAsync(options, () => deleteRuns(store, runIds, activeRunIds(options))),
   },
   startRunFromText: {
     args: z.tuple([z.strictObject({ yaml: z.string().min(1).max(200_000), overrides, name: runName, seeds, concurrency })]),

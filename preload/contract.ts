@@ -433,6 +433,16 @@ export interface RunEditDto {
   notes?: string;
 }
 
+/** Tags to add to and take from the runs named, in one change. */
+export interface TagRunsRequest {
+  runIds: number[];
+  add: string[];
+  remove: string[];
+}
+
+/** How many runs one call of tagRuns or deleteRuns may name (the Runs view's selection). */
+export const BULK_RUNS_MAX = 10_000;
+
 /** A config to check before starting it: a config file, or edited text; with overrides. */
 export interface RunConfigCheckRequest {
   configPath?: string;
@@ -569,6 +579,10 @@ export interface TurnLabApi {
   updateRun(runId: number, edit: RunEditDto): Promise<RunDto>;
   /** Deletes a run, its data and its checkpoint folder; refused while it trains. */
   deleteRun(runId: number): Promise<void>;
+  /** Adds and removes tags on many runs (the Runs view's selection); all or none are changed. */
+  tagRuns(request: TagRunsRequest): Promise<void>;
+  /** Deletes many runs; every one is checked first, so one that trains leaves them all. Returns the ids deleted. */
+  deleteRuns(runIds: number[]): Promise<number[]>;
   /** Starts a run from YAML text (an edited config). */
   startRunFromText(request: StartRunFromTextRequest): Promise<{ runId: number }>;
   /** What the trainer would refuse in a config with overrides, key by key; empty when it would start. */
@@ -703,6 +717,8 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   stopSeedGroup: true,
   updateRun: true,
   deleteRun: true,
+  tagRuns: true,
+  deleteRuns: true,
   startRunFromText: true,
   checkRunConfig: true,
   listBackends: true,

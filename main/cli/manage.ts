@@ -89,7 +89,7 @@ function registerDelete(program: Command): void {
     .option(WHERE_OPTION.flags, "delete the runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'status=failed'); repeatable", WHERE_OPTION.collect, [] as string[])
     .option('--yes', 'delete them; without it nothing is deleted')
     .action(async (refs: string[], options: { where?: string[]; yes?: boolean }, command: Command) => {
-      const { deleteRun, refuseWhileTraining } = await import('../services/run-admin');
+      const { deleteRuns, refuseWhileTraining } = await import('../services/run-admin');
       await withStore(command, async (store) => {
         const ids = selectRuns(store, refs, false, options.where ?? [], 'delete');
         const runs = ids.map((id) => store.runs.get(id)!);
@@ -103,10 +103,7 @@ function registerDelete(program: Command): void {
         if (!options.yes) {
           throw new UserError(`would delete ${runs.length} run(s): ${listed}${forkNote}; nothing was deleted: add --yes to delete them for good`);
         }
-        for (const run of runs) {
-          await administering(() => deleteRun(store, run.id, new Set()));
-          process.stdout.write(`deleted run ${run.id} (${run.name})\n`);
-        }
+        await administering(() => deleteRuns(store, ids, new Set(), (runId) => process.stdout.write(`deleted run ${runId} (${runs.find((run) => run.id === runId)!.name})\n`)));
       });
     });
 }
@@ -114,21 +111,18 @@ function registerDelete(program: Command): void {
 function registerEdits(program: Command): void {
   program
     .command('tag')
-    .description("add or remove tags of runs (the Runs view's tag filter, --where 'tag=...')")
-    .argument('<runs...>', 'run ids or unique run names')
+    .description("add or remove tags of runs (the Runs view's tag filter, --where 'tag=...'); every run's tags are checked before any changes")
+    .argument('[runs...]', 'run ids or unique run names')
+    .option(WHERE_OPTION.flags, "tag the runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'algorithm.adv_estimator=gigpo'); repeatable", WHERE_OPTION.collect, [] as string[])
     .option('--add <tags...>', 'tags to add')
     .option('--remove <tags...>', 'tags to remove')
-    .action(async (refs: string[], options: { add?: string[]; remove?: string[] }, command: Command) => {
+    .action(async (refs: string[], options: { add?: string[]; remove?: string[]; where?: string[] }, command: Command) => {
       if (!options.add?.length && !options.remove?.length) throw new UserError('tag: say what to change with --add TAG and/or --remove TAG');
-      const { editRun } = await import('../services/run-admin');
+      const { retagRuns } = await import('../services/run-admin');
       await withStore(command, async (store) => {
-        const runs = [...new Map(refs.map((ref) => store.runs.resolve(ref)).map((run) => [run.id, run])).values()];
-        const removed = new Set((options.remove ?? []).map((tag) => tag.trim()));
-        for (const run of runs) {
-          const tags = [...run.tags.filter((tag) => !removed.has(tag)), ...(options.add ?? [])];
-          const edited = await administering(() => editRun(store, run.id, { tags }));
-          process.stdout.write(`run ${edited.id} (${edited.name}): ${edited.tags.length ? edited.tags.join(', ') : 'no tags'}\n`);
-        }
+        const ids = selectRuns(store, refs, false, options.where ?? [], 'tag');
+        const edited = await administering(() => retagRuns(store, ids, { add: options.add ?? [], remove: options.remove ?? [] }));
+        for (const run of edited) process.stdout.write(`run ${run.id} (${run.name}): ${run.tags.length ? run.tags.join(', ') : 'no tags'}\n`);
       });
     });
   program

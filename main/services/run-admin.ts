@@ -42,6 +42,11 @@ function requireRun(store: Store, runId: number): RunRecord {
 export const RUN_EDIT_LIMITS = { name: 200, tag: 100, tags: 50, notes: 20_000 } as const;
 
 export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
+  return store.runs.update(runId, checkedEdit(store, runId, edit));
+}
+
+/** The edit as it would be stored (name and tags trimmed), refused with the reason before anything is written. */
+function checkedEdit(store: Store, runId: number, edit: RunEdit): RunEdit {
   requireRun(store, runId);
   const name = edit.name?.trim();
   if (name !== undefined && name.length === 0) throw new RunAdminError('REFUSED', 'a run name cannot be empty');
@@ -59,7 +64,49 @@ export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
   if (edit.notes !== undefined && edit.notes.length > RUN_EDIT_LIMITS.notes) {
     throw new RunAdminError('REFUSED', `a run's notes hold at most ${RUN_EDIT_LIMITS.notes} characters (these have ${edit.notes.length})`);
   }
-  return store.runs.update(runId, { name, tags, notes: edit.notes });
+  return { name, tags, notes: edit.notes };
+}
+
+/** Tags to add to and take from many runs at once (the Runs view's selection, `turnlab tag`). */
+export interface Retag {
+  add: readonly string[];
+  remove: readonly string[];
+}
+
+/**
+ * Adds and removes tags on every run given, in one transaction after every run's new tags are
+ * checked, so one run past a limit leaves all of them as they were.
+ */
+export function retagRuns(store: Store, runIds: readonly number[], retag: Retag): RunRecord[] {
+  const removed = new Set(normaliseTags(retag.remove));
+  const edits = [...new Set(runIds)].map((runId) => {
+    const run = requireRun(store, runId);
+    const tags = [...run.tags.filter((tag) => !removed.has(tag)), ...retag.add];
+    return { runId, edit: checkedEdit(store, runId, { tags }) };
+  });
+  return store.transaction(() => edits.map(({ runId, edit }) => store.runs.update(runId, edit)));
+}
+
+/**
+ * Deletes many runs, every one checked first (known, not training), so a refusal leaves them all;
+ * returns the ids deleted, in the order given.
+ */
+export async function deleteRuns(
+  store: Store,
+  runIds: readonly number[],
+  activeRunIds: ReadonlySet<number>,
+  deleted: (runId: number) => void = () => {},
+): Promise<number[]> {
+  const ids = [...new Set(runIds)];
+  for (const runId of ids) {
+    requireRun(store, runId);
+    refuseWhileTraining(store, runId, activeRunIds, 'delete');
+  }
+  for (const runId of ids) {
+    await deleteRun(store, runId, activeRunIds);
+    deleted(runId);
+  }
+  return ids;
 }
 
 /**

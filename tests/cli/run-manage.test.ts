@@ -201,5 +201,12 @@ describe('turnlab delete, tag, rename and note', () => {
     expect(edited).toMatchObject({ name: 'baseline-a', notes: 'the rate was too high' });
     const listed = JSON.parse((await turnlab(['runs', '--where', 'tag=baseline', '--json'])).stdout) as Array<{ id: number }>;
     expect(listed.map((r) => r.id)).toEqual([run.id]);
+
+    // Runs a condition selects, as `delete --where` does; names and a condition together are refused.
+    const matched = stored().filter((r) => r.algorithm === 'grpo');
+    const byWhere = await turnlab(['tag', '--where', 'algorithm=grpo', '--add', 'grpo-runs']);
+    expect(byWhere.stdout.trimEnd().split('\n')).toHaveLength(matched.length);
+    expect(stored().filter((r) => r.tags.includes('grpo-runs')).map((r) => r.id)).toEqual(matched.map((r) => r.id));
+    expect((await turnlab(['tag', String(run.id), '--where', 'algorithm=grpo', '--add', 'x'])).stderr).toBe('turnlab: name runs or select them with --where, not both\n');
   });
 });

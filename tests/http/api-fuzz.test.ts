@@ -42,7 +42,7 @@ const USER_CODES = ['INVALID_ARGUMENTS', 'NOT_FOUND', 'REFUSED', 'UNKNOWN_METHOD
 /** What a user's refusal never says: an internal error worded as one. */
 const BUG_TEXT = /Cannot read propert|is not a function|is not iterable|is not defined|Maximum call stack|SQLITE_|SqliteError|\n\s+at /;
 /** The calls whose job is to change what is stored. */
-const MUTATING = new Set<string>(['updateRun', 'deleteRun', 'deleteCheckpoint']);
+const MUTATING = new Set<string>(['updateRun', 'deleteRun', 'tagRuns', 'deleteRuns', 'deleteCheckpoint']);
 const TABLES = ['runs', 'metrics', 'episodes', 'turns', 'checkpoints', 'evaluations', 'cluster_jobs', 'run_imports', 'run_logs'];
 const repoRoot = join(import.meta.dirname, '../..');
 const REAL_CONFIG = join(repoRoot, 'configs/frozenlake-nonslip.yaml');
@@ -352,6 +352,8 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   stopSeedGroup: { args: (d) => [d.rng.choice(['fuzz', 'no-such-group'])], resolves: false },
   updateRun: { args: (d) => [d.run(), { name: `renamed ${d.rng.int(100)}`, tags: ['a', ' b ', 'a'], notes: 'fuzzed\nnotes' }], resolves: true },
   deleteRun: { args: (d) => [d.run()], resolves: true },
+  tagRuns: { args: (d) => [{ runIds: all(d, 3), add: [`t${d.rng.int(5)}`, ' b '], remove: ['a'] }], resolves: true },
+  deleteRuns: { args: (d) => [all(d, 2)], resolves: true },
   startRunFromText: { args: () => [{ yaml: 'trainer:\n  total_training_steps: 1\n', overrides: [], name: 'fuzz', seeds: [3], concurrency: 2 }], resolves: false },
   checkRunConfig: {
     args: (d) => [d.rng.next() < 0.5 ? { configPath: REAL_CONFIG, overrides: ['trainer.seed=5'] } : { yaml: 'trainer:\n  seed: 4\n', overrides: ['trainer.total_training_steps=3'] }],

@@ -121,6 +121,51 @@ describe('renaming, tagging and annotating runs', () => {
   });
 });
 
+describe('tagging and deleting the Runs view\'s selection', () => {
+  const tagsOf = (ids: number[]) => ids.map((id) => store.runs.get(id)!.tags);
+  /** A run of the store's own, with its metrics and a checkpoint folder, for this describe to delete. */
+  function extraRun(name: string): number {
+    const run = store.runs.create({ name, config: { trainer: { seed: 1 } }, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'completed', createdAt: Date.now(), startedAt: Date.now(), backend: 'wasm', device: 'cpu', parentRunId: null, parentCheckpointId: null, parentIteration: null, tags: [], notes: '' });
+    mkdirSync(join(fixture.dir, 'checkpoints', `run-${run.id}`), { recursive: true });
+    return run.id;
+  }
+
+  it('adds and removes tags on every selected run, or on none when one would break a limit', async () => {
+    const ids = fixture.runs.map((r) => r.run.id);
+    const before = tagsOf(ids);
+    await api.tagRuns({ runIds: ids, add: [' sweep-a ', 'keep'], remove: ['seed-1'] });
+    expect(tagsOf(ids)).toEqual(before.map((tags) => [...new Set([...tags.filter((t) => t !== 'seed-1'), 'sweep-a', 'keep'])]));
+    expect(tagsOf(ids)[0]).toEqual(['baseline', 'sweep-a', 'keep']);
+
+    const full = ids[1];
+    store.runs.update(full, { tags: Array.from({ length: 50 }, (_, i) => `t${i}`) });
+    const snapshot = tagsOf(ids);
+    expect(await refusal(api.tagRuns({ runIds: ids, add: ['one-more'], remove: [] }))).toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/at most 50 tags/) });
+    expect(await refusal(api.tagRuns({ runIds: [ids[0], 9999], add: ['x'], remove: [] }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(api.call('tagRuns', [{ runIds: [], add: ['x'], remove: [] }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect(tagsOf(ids)).toEqual(snapshot);
+    store.runs.update(full, { tags: [] });
+  });
+
+  it('deletes the selected runs with their folders, and none of them while one trains', async () => {
+    const [a, b] = [extraRun('bulk-a'), extraRun('bulk-b')];
+    store.runs.update(b, { status: 'running' });
+    store.runs.setTrainerProcess(b, process.pid, hostname());
+    try {
+      expect(await refusal(api.deleteRuns([a, b]))).toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/is training/) });
+      expect(store.runs.get(a)).toBeDefined();
+      expect(existsSync(join(fixture.dir, 'checkpoints', `run-${a}`))).toBe(true);
+    } finally {
+      store.runs.update(b, { status: 'stopped' });
+      store.runs.releaseOwner(b, process.pid, hostname());
+    }
+    expect(await api.deleteRuns([a, b, a])).toEqual([a, b]);
+    expect([store.runs.get(a), store.runs.get(b)]).toEqual([undefined, undefined]);
+    expect(existsSync(join(fixture.dir, 'checkpoints', `run-${a}`))).toBe(false);
+    expect(await refusal(api.deleteRuns([a]))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
 describe('deleting', () => {
   it('refuses to delete a run whose trainer is alive, and its checkpoints', async () => {
     const target = fixture.runs[1].run.id;
