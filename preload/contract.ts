@@ -1,5 +1,5 @@
 /**
- * The one typed contract between main and renderer. Main implements it (main/api.ts), the
+ * The one typed contract between main and renderer. Main implements it (main/api/), the
  * preload script exposes it over IPC, and the renderer calls it through IPC or HTTP alike.
  * Every type here is plain JSON-serialisable data (times are epoch milliseconds), so the same
  * values travel over Electron's structured clone and over HTTP as JSON.
