@@ -440,6 +440,12 @@ export interface TagRunsRequest {
   remove: string[];
 }
 
+/** How many runs a tagRuns named, and how many it changed (the others had the tags added and lacked those removed). */
+export interface TagRunsResultDto {
+  runs: number;
+  changed: number;
+}
+
 /** How many runs one call of tagRuns or deleteRuns may name (the Runs view's selection). */
 export const BULK_RUNS_MAX = 10_000;
 
@@ -580,7 +586,7 @@ export interface TurnLabApi {
   /** Deletes a run, its data and its checkpoint folder; refused while it trains. */
   deleteRun(runId: number): Promise<void>;
   /** Adds and removes tags on many runs (the Runs view's selection); all or none are changed. */
-  tagRuns(request: TagRunsRequest): Promise<void>;
+  tagRuns(request: TagRunsRequest): Promise<TagRunsResultDto>;
   /** Deletes many runs; every one is checked first, so one that trains leaves them all. Returns the ids deleted. */
   deleteRuns(runIds: number[]): Promise<number[]>;
   /** Starts a run from YAML text (an edited config). */

@@ -108,6 +108,11 @@ function registerDelete(program: Command): void {
     });
 }
 
+function unchangedReason(options: { add?: string[]; remove?: string[] }): string {
+  if (!options.remove?.length) return 'they had the tags already';
+  return options.add?.length ? 'they had the tags added and lacked those removed' : 'they did not have the tags removed';
+}
+
 function registerEdits(program: Command): void {
   program
     .command('tag')
@@ -121,8 +126,10 @@ function registerEdits(program: Command): void {
       const { retagRuns } = await import('../services/run-admin');
       await withStore(command, async (store) => {
         const ids = selectRuns(store, refs, false, options.where ?? [], 'tag');
-        const edited = await administering(() => retagRuns(store, ids, { add: options.add ?? [], remove: options.remove ?? [] }));
-        for (const run of edited) process.stdout.write(`run ${run.id} (${run.name}): ${run.tags.length ? run.tags.join(', ') : 'no tags'}\n`);
+        const { runs, changed } = await administering(() => retagRuns(store, ids, { add: options.add ?? [], remove: options.remove ?? [] }));
+        for (const run of runs) process.stdout.write(`run ${run.id} (${run.name}): ${run.tags.length ? run.tags.join(', ') : 'no tags'}\n`);
+        // A typo in --remove reads as a success otherwise.
+        if (changed < runs.length) process.stdout.write(`${runs.length - changed} of ${runs.length} run(s) unchanged: ${unchangedReason(options)}\n`);
       });
     });
   program

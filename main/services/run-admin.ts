@@ -38,6 +38,12 @@ function requireRun(store: Store, runId: number): RunRecord {
   return run;
 }
 
+function refuseLongTags(tags: readonly string[]): void {
+  const long = tags.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);
+  // The preview by code points: a cut inside an emoji's surrogate pair would print a broken character.
+  if (long !== undefined) throw new RunAdminError('REFUSED', `each of the tags holds at most ${RUN_EDIT_LIMITS.tag} characters ('${[...long].slice(0, 20).join('')}...' has ${long.length})`);
+}
+
 /** The most a run's name, each tag, the tag list and the notes may hold (the API's and the CLI's). */
 export const RUN_EDIT_LIMITS = { name: 200, tag: 100, tags: 50, notes: 20_000 } as const;
 
@@ -57,9 +63,7 @@ function checkedEdit(store: Store, runId: number, edit: RunEdit): RunEdit {
   if (name !== undefined && name.startsWith('-')) throw new RunAdminError('REFUSED', `a run name cannot start with '-': commands would read it as an option; drop the dash (${name.replace(/^-+/, '') || 'run'})`);
   if (name !== undefined && name.length > RUN_EDIT_LIMITS.name) throw new RunAdminError('REFUSED', `a run name holds at most ${RUN_EDIT_LIMITS.name} characters (this one has ${name.length})`);
   const tags = edit.tags === undefined ? undefined : normaliseTags(edit.tags);
-  const long = tags?.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);
-  // The preview by code points: a cut inside an emoji's surrogate pair would print a broken character.
-  if (long !== undefined) throw new RunAdminError('REFUSED', `each of the tags holds at most ${RUN_EDIT_LIMITS.tag} characters ('${[...long].slice(0, 20).join('')}...' has ${long.length})`);
+  refuseLongTags(tags ?? []);
   if (tags && tags.length > RUN_EDIT_LIMITS.tags) throw new RunAdminError('REFUSED', `a run holds at most ${RUN_EDIT_LIMITS.tags} tags (this would make ${tags.length})`);
   if (edit.notes !== undefined && edit.notes.length > RUN_EDIT_LIMITS.notes) {
     throw new RunAdminError('REFUSED', `a run's notes hold at most ${RUN_EDIT_LIMITS.notes} characters (these have ${edit.notes.length})`);
@@ -73,23 +77,40 @@ export interface Retag {
   remove: readonly string[];
 }
 
+/** What a retag did: every run named, and how many of them it changed (a tag added that a run had, or removed that it lacked, changes nothing). */
+export interface RetagResult {
+  runs: RunRecord[];
+  changed: number;
+}
+
 /**
  * Adds and removes tags on every run given, in one transaction after every run's new tags are
- * checked, so one run past a limit leaves all of them as they were.
+ * checked, so one run past a limit leaves all of them as they were; a refusal names that run.
  */
-export function retagRuns(store: Store, runIds: readonly number[], retag: Retag): RunRecord[] {
+export function retagRuns(store: Store, runIds: readonly number[], retag: Retag): RetagResult {
+  const added = normaliseTags(retag.add);
   const removed = new Set(normaliseTags(retag.remove));
+  if (added.length === 0 && removed.size === 0) throw new RunAdminError('REFUSED', 'say which tag to add or remove: an empty tag is no tag');
+  const both = added.find((tag) => removed.has(tag));
+  if (both !== undefined) throw new RunAdminError('REFUSED', `'${both}' is both added and removed: give it once, to add or to remove`);
+  refuseLongTags(added);
   const edits = [...new Set(runIds)].map((runId) => {
     const run = requireRun(store, runId);
-    const tags = [...run.tags.filter((tag) => !removed.has(tag)), ...retag.add];
-    return { runId, edit: checkedEdit(store, runId, { tags }) };
+    try {
+      const edit = checkedEdit(store, runId, { tags: [...run.tags.filter((tag) => !removed.has(tag)), ...added] });
+      return { runId, edit, changed: edit.tags!.join('\n') !== run.tags.join('\n') };
+    } catch (error) {
+      throw error instanceof RunAdminError ? new RunAdminError(error.code, `run ${run.id} (${run.name}): ${error.message}`) : error;
+    }
   });
-  return store.transaction(() => edits.map(({ runId, edit }) => store.runs.update(runId, edit)));
+  const runs = store.transaction(() => edits.map(({ runId, edit }) => store.runs.update(runId, edit)));
+  return { runs, changed: edits.filter((e) => e.changed).length };
 }
 
 /**
  * Deletes many runs, every one checked first (known, not training), so a refusal leaves them all;
- * returns the ids deleted, in the order given.
+ * returns the ids deleted, in the order given. A run claimed between the check and its turn (a
+ * resume in another terminal) stops the deletion there, and the refusal says which went before.
  */
 export async function deleteRuns(
   store: Store,
@@ -98,15 +119,27 @@ export async function deleteRuns(
   deleted: (runId: number) => void = () => {},
 ): Promise<number[]> {
   const ids = [...new Set(runIds)];
-  for (const runId of ids) {
-    requireRun(store, runId);
-    refuseWhileTraining(store, runId, activeRunIds, 'delete');
+  const none = ids.length === 1 ? 'nothing was deleted' : `none of the ${ids.length} runs was deleted`;
+  try {
+    for (const runId of ids) {
+      requireRun(store, runId);
+      refuseWhileTraining(store, runId, activeRunIds, 'delete');
+    }
+  } catch (error) {
+    throw error instanceof RunAdminError ? new RunAdminError(error.code, `${error.message}; ${none}`) : error;
   }
+  const done: number[] = [];
   for (const runId of ids) {
-    await deleteRun(store, runId, activeRunIds);
+    try {
+      await deleteRun(store, runId, activeRunIds);
+    } catch (error) {
+      if (!(error instanceof RunAdminError) || done.length === 0) throw error;
+      throw new RunAdminError(error.code, `${error.message}; run${done.length === 1 ? '' : 's'} ${done.join(', ')} ${done.length === 1 ? 'was' : 'were'} deleted before it`);
+    }
+    done.push(runId);
     deleted(runId);
   }
-  return ids;
+  return done;
 }
 
 /**

@@ -175,10 +175,13 @@ describe('turnlab delete, tag, rename and note', () => {
   it('adds and removes tags, renames and annotates a run', async () => {
     const run = fixture.runs[0].run;
     const before = stored().find((r) => r.id === run.id)!.tags;
-    const tagged = await turnlab(['tag', String(run.id), '--add', 'baseline', ' lr sweep ', '--remove', before[0] ?? 'none']);
+    expect(before).toEqual(['baseline', 'paper-repro']);
+    const tagged = await turnlab(['tag', String(run.id), '--add', 'baseline', ' lr sweep ', '--remove', 'paper-repro']);
     expect(tagged.code).toBe(0);
     const tags = stored().find((r) => r.id === run.id)!.tags;
-    expect(tags).toEqual([...before.slice(1), 'baseline', 'lr sweep']);
+    expect(tags).toEqual(['baseline', 'lr sweep']);
+    // One tag both added and removed is a slip, not an order.
+    expect((await turnlab(['tag', String(run.id), '--add', 'x', '--remove', 'x'])).stderr).toBe("turnlab: 'x' is both added and removed: give it once, to add or to remove\n");
     expect(tagged.stdout).toBe(`run ${run.id} (${run.name}): ${tags.join(', ')}\n`);
     expect((await turnlab(['tag', String(run.id)])).stderr).toBe('turnlab: tag: say what to change with --add TAG and/or --remove TAG\n');
 
@@ -194,7 +197,7 @@ describe('turnlab delete, tag, rename and note', () => {
     expect((await turnlab(['tag', 'baseline-a', '--add', 't'.repeat(101)])).stderr).toBe(`turnlab: each of the tags holds at most 100 characters ('${'t'.repeat(20)}...' has 101)\n`);
     // The preview never cuts an emoji in half.
     expect((await turnlab(['tag', 'baseline-a', '--add', `a${'🧊'.repeat(60)}`])).stderr).toBe(`turnlab: each of the tags holds at most 100 characters ('a${'🧊'.repeat(19)}...' has 121)\n`);
-    expect((await turnlab(['tag', 'baseline-a', '--add', ...Array.from({ length: 50 }, (_, i) => `t${i}`)])).stderr).toMatch(/^turnlab: a run holds at most 50 tags \(this would make 5\d\)\n$/);
+    expect((await turnlab(['tag', 'baseline-a', '--add', ...Array.from({ length: 50 }, (_, i) => `t${i}`)])).stderr).toMatch(new RegExp(`^turnlab: run ${run.id} \\(baseline-a\\): a run holds at most 50 tags \\(this would make 5\\d\\)\n$`));
     expect(stored().find((r) => r.id === run.id)!.tags).toEqual(tags);
     expect((await turnlab(['note', 'baseline-a', 'the rate was too high'])).code).toBe(0);
     const edited = stored().find((r) => r.id === run.id)!;
@@ -208,5 +211,9 @@ describe('turnlab delete, tag, rename and note', () => {
     expect(byWhere.stdout.trimEnd().split('\n')).toHaveLength(matched.length);
     expect(stored().filter((r) => r.tags.includes('grpo-runs')).map((r) => r.id)).toEqual(matched.map((r) => r.id));
     expect((await turnlab(['tag', String(run.id), '--where', 'algorithm=grpo', '--add', 'x'])).stderr).toBe('turnlab: name runs or select them with --where, not both\n');
+    // A tag removed that no run has (a typo) does not read as a success.
+    const typo = await turnlab(['tag', '--where', 'algorithm=grpo', '--remove', 'grpo-rnus']);
+    expect(typo.stdout.trimEnd().split('\n').at(-1)).toBe(`${matched.length} of ${matched.length} run(s) unchanged: they did not have the tags removed`);
+    expect((await turnlab(['tag', String(run.id), '--add', ' '])).stderr).toBe('turnlab: say which tag to add or remove: an empty tag is no tag\n');
   });
 });

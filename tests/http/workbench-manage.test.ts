@@ -133,14 +133,21 @@ describe('tagging and deleting the Runs view\'s selection', () => {
   it('adds and removes tags on every selected run, or on none when one would break a limit', async () => {
     const ids = fixture.runs.map((r) => r.run.id);
     const before = tagsOf(ids);
-    await api.tagRuns({ runIds: ids, add: [' sweep-a ', 'keep'], remove: ['seed-1'] });
+    expect(await api.tagRuns({ runIds: ids, add: [' sweep-a ', 'keep'], remove: ['seed-1'] })).toEqual({ runs: 3, changed: 3 });
+    // A tag every run has already, or none has, changes nothing, and says so.
+    expect(await api.tagRuns({ runIds: ids, add: ['keep'], remove: ['never-there'] })).toEqual({ runs: 3, changed: 0 });
     expect(tagsOf(ids)).toEqual(before.map((tags) => [...new Set([...tags.filter((t) => t !== 'seed-1'), 'sweep-a', 'keep'])]));
     expect(tagsOf(ids)[0]).toEqual(['baseline', 'sweep-a', 'keep']);
 
     const full = ids[1];
     store.runs.update(full, { tags: Array.from({ length: 50 }, (_, i) => `t${i}`) });
     const snapshot = tagsOf(ids);
-    expect(await refusal(api.tagRuns({ runIds: ids, add: ['one-more'], remove: [] }))).toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/at most 50 tags/) });
+    // The refusal names the run, one among many selected.
+    const fullName = store.runs.get(full)!.name;
+    expect(await refusal(api.tagRuns({ runIds: ids, add: ['one-more'], remove: [] }))).toMatchObject({ code: 'REFUSED', message: `run ${full} (${fullName}): a run holds at most 50 tags (this would make 51)` });
+    expect(await refusal(api.tagRuns({ runIds: ids, add: ['x'.repeat(101)], remove: [] }))).toMatchObject({ code: 'REFUSED', message: `each of the tags holds at most 100 characters ('${'x'.repeat(20)}...' has 101)` });
+    expect(await refusal(api.tagRuns({ runIds: ids, add: [' '], remove: [] }))).toMatchObject({ code: 'REFUSED', message: 'say which tag to add or remove: an empty tag is no tag' });
+    expect(await refusal(api.tagRuns({ runIds: ids, add: ['x'], remove: ['x '] }))).toMatchObject({ code: 'REFUSED', message: "'x' is both added and removed: give it once, to add or to remove" });
     expect(await refusal(api.tagRuns({ runIds: [ids[0], 9999], add: ['x'], remove: [] }))).toMatchObject({ code: 'NOT_FOUND' });
     expect(await refusal(api.call('tagRuns', [{ runIds: [], add: ['x'], remove: [] }]))).toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(tagsOf(ids)).toEqual(snapshot);
@@ -152,7 +159,7 @@ describe('tagging and deleting the Runs view\'s selection', () => {
     store.runs.update(b, { status: 'running' });
     store.runs.setTrainerProcess(b, process.pid, hostname());
     try {
-      expect(await refusal(api.deleteRuns([a, b]))).toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/is training/) });
+      expect(await refusal(api.deleteRuns([a, b]))).toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/is training.*; none of the 2 runs was deleted$/) });
       expect(store.runs.get(a)).toBeDefined();
       expect(existsSync(join(fixture.dir, 'checkpoints', `run-${a}`))).toBe(true);
     } finally {
