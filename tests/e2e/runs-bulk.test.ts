@@ -46,6 +46,13 @@ describe.skipIf(!hasChromium)('the Runs view\'s selection, all at once', () => {
     await expect.poll(async () => (await add.locator('option').allInnerTexts()).map((t) => t.trim())).toContain(ONLY_LATER_KEY);
     await add.selectOption(ONLY_LATER_KEY);
     await expect.poll(() => page.locator(`.run-row[data-run-id="${extra[0]}"] .config-value`).innerText()).toBe('3');
+    // A filter that lists other runs offers their keys, without opening the menu again.
+    const options = async () => (await add.locator('option').allInnerTexts()).map((t) => t.trim());
+    expect(await options()).toContain('env.tag');
+    await page.locator('.runs-search').fill('maze');
+    await expect.poll(options).not.toContain('env.tag');
+    await page.locator('.runs-search').fill('');
+    await expect.poll(options).toContain('env.tag');
   });
 
   it('adds and removes a tag on the selected runs, and says how many it changed', async () => {
