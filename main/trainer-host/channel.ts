@@ -48,10 +48,24 @@ interface ParentPort {
   off(event: 'message', listener: (event: { data: unknown }) => void): void;
 }
 
+/**
+ * A host's pipes (the trainer's stdout and stderr) close when it dies: a write then fails with
+ * EPIPE, which unhandled would end the trainer before it saves the checkpoint its host's going
+ * asks for. Those last words go nowhere instead; any other stream error still ends it.
+ */
+function outliveClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
+}
+
 /** The channel to this process's host, or null when it was not started by one (a terminal). */
 export function connectToHost(): HostChannel | null {
   const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
   if (parentPort) {
+    outliveClosedPipes();
     const listeners: Array<(event: { data: unknown }) => void> = [];
     return {
       send: (message) => parentPort.postMessage(message),
@@ -66,6 +80,7 @@ export function connectToHost(): HostChannel | null {
     };
   }
   if (typeof process.send === 'function' && process.connected) {
+    outliveClosedPipes();
     const listeners: Array<(message: unknown) => void> = [];
     const disconnects: Array<() => void> = [];
     return {
