@@ -11,7 +11,13 @@ import { formatTime, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
 import { withStore } from './with-store';
 
-type TableRun = Pick<RunSummary, 'id' | 'name' | 'status' | 'envTags' | 'algorithm' | 'iterations' | 'bestValSuccess' | 'createdAt'> & { columnValues?: unknown[] };
+type TableRun = Pick<RunSummary, 'id' | 'name' | 'status' | 'envTags' | 'algorithm' | 'iterations' | 'bestValSuccess' | 'createdAt' | 'warmStartProgress'> & { columnValues?: unknown[] };
+
+/** `queued` says nothing of a run in its warm start (minutes of it): the table says how far it is, as the Runs view does. */
+function statusText(run: TableRun): string {
+  const warm = run.warmStartProgress;
+  return run.status === 'queued' && warm && run.iterations === null ? `${warm.phase === 'expert iteration' ? 'expert iteration' : 'warming up'} (${warm.step}/${warm.steps})` : run.status;
+}
 
 interface RunsOptions {
   json?: boolean;
@@ -38,7 +44,7 @@ export function runsTable(runs: TableRun[], columns: readonly string[] = []): st
     runs.map((run) => [
       run.id,
       run.name,
-      run.status,
+      statusText(run),
       run.envTags.join(', ') || '-',
       run.algorithm,
       run.iterations ?? '-',

@@ -78,7 +78,7 @@ export async function resumeFromCheckpoint(
   ref: string,
   options: { fork?: boolean; overrides?: string[]; name?: string; tags?: string[] } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
-  const checkpoint = resolveCheckpoint(store, ref);
+  const checkpoint = checkpointToResume(store, ref, options.fork === true);
   const folder = resolve(store.dataDir, checkpoint.path);
   const parent = store.runs.get(checkpoint.runId);
   if (!parent) throw new StoreError('RUN_NOT_FOUND', `checkpoint ${checkpoint.id} belongs to a deleted run`);
@@ -92,12 +92,20 @@ export async function resumeFromCheckpoint(
   } catch (error) {
     // A damaged checkpoint need not be the end of the run: say which earlier one to continue from.
     const earlier = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration < checkpoint.iteration).at(-1);
-    if (!(error instanceof Error) || error.name !== 'CheckpointError' || !earlier) throw error;
+    if (!(error instanceof Error) || error.name !== 'CheckpointError') throw error;
+    // A change the overrides make (model.n_layer=3) that the checkpoint cannot take is the
+    // overrides' fault: going back a checkpoint would delete iterations for nothing.
+    if (options.overrides?.length && checkpointFitsItsOwnConfig(folder, checkpoint.iteration)) {
+      error.message += `; the checkpoint fits its own config: leave out the override that changes it (${options.overrides.join(' ')})`;
+      throw error;
+    }
+    if (!earlier) throw error;
     error.message += `; the run's checkpoint before it, at iteration ${earlier.iteration}, may be sound: turnlab resume ckpt:${earlier.id} --discard-later (or --fork) continues from there`;
     throw error;
   }
   const { cfg, sourceYaml } = loaded;
   checkContinuable(cfg, checkpoint, folder);
+  if (!options.fork) checkSameSeed(cfg, parent);
   const logger = runLogger(store, options.log);
   // The run's stored config names the folder its checkpoints were trained on, without reading the checkpoint again.
   const trainedOn = (parent.config as { actor_rollout_ref?: { model?: { path?: unknown } } } | null)?.actor_rollout_ref?.model?.path;
@@ -109,6 +117,7 @@ export async function resumeFromCheckpoint(
   }
   const prepared = await prepareRun(cfg, process.cwd(), { log: logger.log, resuming: true });
   let run: RunRecord;
+  let lastBefore: number | null = null;
   if (options.fork) {
     run = store.runs.create({
       name: options.name ?? `${parent.name}-fork`,
@@ -125,6 +134,7 @@ export async function resumeFromCheckpoint(
   } else {
     // Taken before anything is deleted: a run a live process trains is refused, naming it.
     takeRun(store, parent.id, 'resume');
+    lastBefore = store.runs.summary(parent.id)?.iterations ?? null;
     const later = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration > checkpoint.iteration);
     store.runs.truncateAfter(parent.id, checkpoint.iteration);
     for (const c of later) rmSync(resolve(store.dataDir, c.path), { recursive: true, force: true });
@@ -134,7 +144,57 @@ export async function resumeFromCheckpoint(
   }
   logger.attach(run.id);
   options.onRunCreated?.(run);
+  // Said and kept in the run's log: where it went on from, what it trains again, and under which
+  // changes (its stored config is the newest; the log is the history of its resumes).
+  const from = options.fork ? `forked from run ${parent.id} (${parent.name}) at ckpt:${checkpoint.id}, iteration ${checkpoint.iteration}` : `resuming from ckpt:${checkpoint.id}, iteration ${checkpoint.iteration}`;
+  const again = lastBefore !== null && lastBefore > checkpoint.iteration ? `; iterations ${checkpoint.iteration + 1}-${lastBefore} recorded after it are trained again` : '';
+  const changes = options.overrides?.length ? `; with ${options.overrides.join(' ')}` : '';
+  logger.log(`${from}${again}${changes}`);
   return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, { ...options, log: logger.log });
+}
+
+function checkpointFitsItsOwnConfig(folder: string, iteration: number): boolean {
+  try {
+    verifyRunCheckpoint(folder, checkpointRunConfig(folder, []).cfg, iteration);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The checkpoint `ref` names. A run with none yet may be in its warm start: the refusal that
+ * helps then is who trains it, not "train it again".
+ */
+function checkpointToResume(store: Store, ref: string, fork: boolean): CheckpointRecord {
+  try {
+    return resolveCheckpoint(store, ref);
+  } catch (error) {
+    if (!fork && error instanceof StoreError) {
+      let runId: number | null = null;
+      try {
+        runId = store.runs.resolve(ref).id;
+      } catch {
+        // Not a run: the error above says what it is.
+      }
+      if (runId !== null) assertRunFree(store, runId, 'resume');
+    }
+    throw error;
+  }
+}
+
+/**
+ * A run keeps the seed it started with: its iterations so far were trained under it, and its
+ * seed is what Compare and the tables show. Another seed continues as a fork.
+ */
+function checkSameSeed(cfg: RunConfig, run: RunRecord): void {
+  if (cfg.trainer.seed === run.seed) return;
+  throw new ConfigError([
+    {
+      path: ['trainer', 'seed'],
+      message: `run ${run.id} (${run.name}) was trained with \`trainer.seed\` ${run.seed}; to go on under seed ${cfg.trainer.seed}, fork it (turnlab resume ${run.id} --fork --set trainer.seed=${cfg.trainer.seed}), which keeps both`,
+    },
+  ]);
 }
 
 /**

@@ -1,5 +1,7 @@
 // Resuming a completed run for more iterations (issue 21, point 7): the run trains the extra
 // iterations and keeps the new total in its stored config, so its plan reads "4 / 4", not "4 / 2".
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeFromCheckpoint, trainFromConfigFile } from '../../main/services/training';
@@ -44,5 +46,39 @@ describe('continuing a completed run', () => {
     // The hash follows the config it hashes.
     expect(continued.configHash).toBe(hashConfig(continued.config));
     expect(continued.configHash).not.toBe(run.configHash);
+    // The log keeps where it went on from and under which changes: the stored config is the newest only.
+    const logged = store.logs.list(run.id).map((line) => line.line);
+    expect(logged).toContain(`resuming from ckpt:${store.checkpoints.listByRun(run.id).find((c) => c.iteration === 2)!.id}, iteration 2; with trainer.total_training_steps=4`);
+  });
+
+  it('says which iterations an earlier checkpoint trains again, and keeps the seed the run started with', async () => {
+    const { run } = await trainFromConfigFile(store, BANDIT, { overrides: [...TINY, 'trainer.total_training_steps=3', 'trainer.seed=3'] });
+    const first = store.checkpoints.listByRun(run.id).find((c) => c.iteration === 1)!;
+    await expect(resumeFromCheckpoint(store, `ckpt:${first.id}`, { overrides: ['trainer.seed=7'] })).rejects.toThrow(
+      `run ${run.id} (${run.name}) was trained with \`trainer.seed\` 3; to go on under seed 7, fork it (turnlab resume ${run.id} --fork --set trainer.seed=7), which keeps both`,
+    );
+    expect(store.runs.summary(run.id)!.iterations).toBe(3);
+    await resumeFromCheckpoint(store, `ckpt:${first.id}`);
+    expect(store.logs.list(run.id).map((line) => line.line)).toContain(`resuming from ckpt:${first.id}, iteration 1; iterations 2-3 recorded after it are trained again`);
+    // An override the checkpoint cannot take is named as the fault, not the checkpoint (going back one would delete iterations for nothing).
+    const misfit = resumeFromCheckpoint(store, String(run.id), { overrides: ['model.n_layer=3', 'trainer.total_training_steps=5'] });
+    await expect(misfit).rejects.toThrow(/; the checkpoint fits its own config: leave out the override that changes it \(model\.n_layer=3 trainer\.total_training_steps=5\)$/);
+    const { run: fork } = await resumeFromCheckpoint(store, String(run.id), { fork: true, overrides: ['trainer.seed=7', 'trainer.total_training_steps=4'] });
+    expect(fork.seed).toBe(7);
+    expect(store.logs.list(fork.id).map((line) => line.line)).toContainEqual(expect.stringMatching(new RegExp(`^forked from run ${run.id} \\(${run.name}\\) at ckpt:\\d+, iteration 3; with trainer.seed=7 trainer.total_training_steps=4$`)));
+  });
+
+  it('names who trains a run still in its warm start, instead of "train it again"', async () => {
+    const run = store.runs.create({ name: 'warming', config: {}, seed: 0, envTags: ['Bandit'], algorithm: 'grpo', tags: [] });
+    // Another live process owns it, as a trainer in its warm start does.
+    const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    store.runs.setTrainerProcess(run.id, owner.pid!, hostname());
+    try {
+      await expect(resumeFromCheckpoint(store, String(run.id))).rejects.toThrow(`cannot resume run ${run.id} (warming): process ${owner.pid} on host ${hostname()} is training it`);
+      // Its fork has nothing to fork from: that one is still told so.
+      await expect(resumeFromCheckpoint(store, String(run.id), { fork: true })).rejects.toThrow(/saved no checkpoint/);
+    } finally {
+      owner.kill('SIGKILL');
+    }
   });
 });
