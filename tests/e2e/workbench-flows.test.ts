@@ -217,7 +217,12 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     await page.goto(serve.at(`/runs/${runId}/checkpoints`));
     const earliest = page.locator(`.checkpoint-row[data-checkpoint-id="${first.id}"]`);
     await earliest.locator('button.resume').click();
-    expect(await earliest.locator('.confirm').innerText()).toBe(`resume from iteration ${first.iteration}, dropping what came after?`);
+    // It names what goes, as the CLI's refusal does.
+    const lastIteration = (await runOf(runId)).iterations!;
+    const laterIterations = later.map((c) => c.iteration).join(', ');
+    expect(await earliest.locator('.confirm').innerText()).toBe(
+      `resume from iteration ${first.iteration}? This deletes what the run recorded after it (iterations ${first.iteration + 1}-${lastIteration}) and its later checkpoint${later.length === 1 ? '' : 's'} (iteration${later.length === 1 ? '' : 's'} ${laterIterations}); Fork keeps them.`,
+    );
     await earliest.locator('button.confirm-action').click();
     await page.waitForURL(new RegExp(`#/runs/${runId}$`));
     expect(await page.locator('.action-error').count()).toBe(0);

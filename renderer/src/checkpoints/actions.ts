@@ -74,6 +74,16 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
     }
   }
 
+  /** Resuming an earlier checkpoint deletes what came after: the question says what, as the CLI's refusal does. */
+  function resumeQuestion(checkpoint: CheckpointDto): string {
+    const at = checkpoint.iteration;
+    const last = Math.max(run.value?.iterations ?? at, data.latestIteration.value);
+    const later = data.checkpoints.value.filter((c) => c.iteration > at).map((c) => c.iteration).sort((a, b) => a - b);
+    const span = last > at + 1 ? `iterations ${at + 1}-${last}` : `iteration ${at + 1}`;
+    const kept = later.length === 0 ? '' : ` and its later checkpoint${later.length === 1 ? '' : 's'} (iteration${later.length === 1 ? '' : 's'} ${later.join(', ')})`;
+    return `resume from iteration ${at}? This deletes what the run recorded after it (${span})${kept}; Fork keeps them.`;
+  }
+
   /** Why the "train on to" total cannot be used, or null when it can. */
   function continueProblem(checkpoint: CheckpointDto): string | null {
     const total = Number(continueTo.value);
@@ -154,7 +164,7 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
 
   const actions = reactive({
     message, busy, busyNote, confirming, continueTo, episodes, forking, exporting, backends,
-    askResume, continueProblem, resume, openFork, fork, evaluate, remove, exported, saveFolder,
+    askResume, resumeQuestion, continueProblem, resume, openFork, fork, evaluate, remove, exported, saveFolder,
   });
   provide(ACTIONS, actions);
   return actions;
