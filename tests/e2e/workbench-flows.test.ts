@@ -206,8 +206,9 @@ describe.skipIf(!hasChromium)('workbench flows with real training', () => {
     await until('iterations past the kill on screen', async () => (await shownIterations()) > Math.max(killedAt, latest.iteration));
     expect((await runOf(runId)).status).toBe('running');
 
-    // Stop it from the Runs view; it saves a checkpoint and ends `stopped`.
+    // Stop it from the Runs view; it saves a checkpoint and ends `stopped`. Delete waits for that.
     await page.goto(serve.at('/runs'));
+    expect(await row.locator('button.delete').isDisabled()).toBe(true);
     await row.locator('button.stop').click();
     await until('stopped in the runs table', async () => (await row.locator('.status').innerText()) === 'stopped');
 
