@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Store } from '../store/db';
 import { formatValue, renderTable } from './format';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
@@ -83,9 +84,25 @@ export function register(program: Command): void {
               `checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes, stored as evaluation ${stored.id}\n`,
             );
             printMetrics(result.metrics);
+            for (const line of ownValidationNotes(store, checkpoint.runId, result.iteration, result.metrics, result.episodes)) process.stdout.write(`${line}\n`);
           }
         });
       });
+    });
+}
+
+/**
+ * The run's own validation at the checkpoint's iteration beside the evaluation's: they are two
+ * samples, and a researcher comparing them should see how far apart two samples fall.
+ */
+function ownValidationNotes(store: Store, runId: number, iteration: number, metrics: Record<string, number>, episodes: number): string[] {
+  return Object.entries(metrics)
+    .filter(([name]) => /^val\/.+\/success$/.test(name))
+    .flatMap(([name, value]) => {
+      const own = store.metrics.series(runId, name).find((point) => point.iteration === iteration);
+      if (!own) return [];
+      const spread = Math.sqrt((value * (1 - value)) / Math.max(1, episodes));
+      return [`the run's own ${name} at iteration ${iteration}: ${formatValue(own.value)}; this evaluation played its own ${episodes} episodes, so the two differ by sampling, about ± ${spread.toFixed(3)} (one standard error)`];
     });
 }
 

@@ -59,6 +59,9 @@ describe('turnlab train, resume and eval', () => {
     const greedy = await inProcess('eval', '1', '--episodes', '4', '--json', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
     expect(greedy.code).toBe(0);
     expect(JSON.parse(greedy.stdout)).toMatchObject({ episodes: 4 });
+    // Beside the run's own validation at that iteration (test_freq 2), with how far two samples fall apart.
+    const beside = await inProcess('eval', 'ckpt:1', '--episodes', '4');
+    expect(beside.stdout).toMatch(/\nthe run's own val\/Bandit\/success at iteration 2: [\d.]+; this evaluation played its own 4 episodes, so the two differ by sampling, about ± 0\.\d{3} \(one standard error\)\n$/);
     const misspelt = await inProcess('eval', '1', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sampling=false');
     expect(misspelt.code).toBe(2);
     expect(misspelt.stderr).toMatch(/do_sampling.*did you mean.*do_sample/);
