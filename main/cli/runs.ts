@@ -14,7 +14,7 @@ import { withStore } from './with-store';
 type TableRun = Pick<RunSummary, 'id' | 'name' | 'status' | 'envTags' | 'algorithm' | 'iterations' | 'bestValSuccess' | 'createdAt' | 'warmStartProgress'> & { columnValues?: unknown[] };
 
 /** `queued` says nothing of a run in its warm start (minutes of it): the table says how far it is, as the Runs view does. */
-function statusText(run: TableRun): string {
+export function statusText(run: Pick<RunSummary, 'status' | 'iterations' | 'warmStartProgress'>): string {
   const warm = run.warmStartProgress;
   return run.status === 'queued' && warm && run.iterations === null ? `${warm.phase === 'expert iteration' ? 'expert iteration' : 'warming up'} (${warm.step}/${warm.steps})` : run.status;
 }

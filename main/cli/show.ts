@@ -2,13 +2,14 @@ import type { Command } from 'commander';
 import type { CheckpointRecord, LatestMetric, RunSummary } from '../store/types';
 import { formatTime, formatValue, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
+import { statusText } from './runs';
 import { withStore } from './with-store';
 import { UserError } from './errors';
 import type { Store } from '../store/db';
 
 function describeRun(run: RunSummary, code: string | null): string {
   const lines = [
-    `run ${run.id}: ${run.name} (${run.status})`,
+    `run ${run.id}: ${run.name} (${statusText(run)})`,
     `env: ${run.envTags.join(', ') || '-'}   algorithm: ${run.algorithm}   seed: ${run.seed}`,
     `backend: ${run.backend ?? '-'}   device: ${run.device ?? '-'}   config hash: ${run.configHash.slice(0, 12)}`,
     `code: ${code ?? '- (trained before TurnLab recorded it)'}`,
