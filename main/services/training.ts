@@ -94,12 +94,8 @@ export async function resumeFromCheckpoint(
     const earlier = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration < checkpoint.iteration).at(-1);
     if (!(error instanceof Error) || error.name !== 'CheckpointError') throw error;
     // A change the overrides make (model.n_layer=3) that the checkpoint cannot take is the
-    // overrides' fault: going back a checkpoint would delete iterations for nothing.
-    if (options.overrides?.length && checkpointFitsItsOwnConfig(folder, checkpoint.iteration)) {
-      error.message += `; the checkpoint fits its own config: leave out the override that changes it (${options.overrides.join(' ')})`;
-      throw error;
-    }
-    if (!earlier) throw error;
+    // overrides' fault, which the message names: going back a checkpoint would delete iterations for nothing.
+    if (!earlier || (options.overrides?.length && checkpointFitsItsOwnConfig(folder, checkpoint.iteration))) throw error;
     error.message += `; the run's checkpoint before it, at iteration ${earlier.iteration}, may be sound: turnlab resume ckpt:${earlier.id} --discard-later (or --fork) continues from there`;
     throw error;
   }
