@@ -89,13 +89,13 @@ function registerDelete(program: Command): void {
     .option(WHERE_OPTION.flags, "delete the runs that meet a condition, as `turnlab runs --where` lists them (e.g. 'status=failed'); repeatable", WHERE_OPTION.collect, [] as string[])
     .option('--yes', 'delete them; without it nothing is deleted')
     .action(async (refs: string[], options: { where?: string[]; yes?: boolean }, command: Command) => {
-      const { deleteRuns, refuseWhileTraining } = await import('../services/run-admin');
+      const { checkDeletable, deleteRuns } = await import('../services/run-admin');
       await withStore(command, async (store) => {
         const ids = selectRuns(store, refs, false, options.where ?? [], 'delete');
         const runs = ids.map((id) => store.runs.get(id)!);
         const listed = runs.map((run) => `${run.id} (${run.name}, ${run.status})`).join(', ');
         // Every run is checked before any is deleted, so a refusal leaves them all as they were.
-        await administering(() => ids.forEach((id) => refuseWhileTraining(store, id, new Set(), 'delete')));
+        await administering(() => checkDeletable(store, ids, new Set()));
         // A fork keeps its own iterations; the parent's history its charts draw goes with the parent.
         const chosen = new Set(ids);
         const forks = store.runs.forksOf(ids).filter((run) => !chosen.has(run.id));

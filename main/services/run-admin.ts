@@ -107,6 +107,19 @@ export function retagRuns(store: Store, runIds: readonly number[], retag: Retag)
   return { runs, changed: edits.filter((e) => e.changed).length };
 }
 
+/** Refuses, before anything is deleted and saying so, when one of the runs is unknown or trains. */
+export function checkDeletable(store: Store, runIds: readonly number[], activeRunIds: ReadonlySet<number>): void {
+  const none = runIds.length === 1 ? 'nothing was deleted' : `none of the ${runIds.length} runs was deleted`;
+  try {
+    for (const runId of runIds) {
+      requireRun(store, runId);
+      refuseWhileTraining(store, runId, activeRunIds, 'delete');
+    }
+  } catch (error) {
+    throw error instanceof RunAdminError ? new RunAdminError(error.code, `${error.message}; ${none}`) : error;
+  }
+}
+
 /**
  * Deletes many runs, every one checked first (known, not training), so a refusal leaves them all;
  * returns the ids deleted, in the order given. A run claimed between the check and its turn (a
@@ -119,15 +132,7 @@ export async function deleteRuns(
   deleted: (runId: number) => void = () => {},
 ): Promise<number[]> {
   const ids = [...new Set(runIds)];
-  const none = ids.length === 1 ? 'nothing was deleted' : `none of the ${ids.length} runs was deleted`;
-  try {
-    for (const runId of ids) {
-      requireRun(store, runId);
-      refuseWhileTraining(store, runId, activeRunIds, 'delete');
-    }
-  } catch (error) {
-    throw error instanceof RunAdminError ? new RunAdminError(error.code, `${error.message}; ${none}`) : error;
-  }
+  checkDeletable(store, ids, activeRunIds);
   const done: number[] = [];
   for (const runId of ids) {
     try {

@@ -60,6 +60,8 @@ describe('run ownership', () => {
     expect(store.runs.summary(1)?.iterations).toBeGreaterThanOrEqual(checkpoint.iteration);
     expect(store.runs.get(1)?.status).toBe('running');
 
+    // A refusal says that nothing was deleted, in the CLI as in the workbench.
+    expect(turnlab('delete', 'owned', '--yes').stderr).toMatch(new RegExp(`^turnlab: cannot delete run 1 \\(owned\\): ${owner}.*; nothing was deleted\n$`));
     const api = createApi(store, { version: 'test' });
     await expect(api.deleteRun(1)).rejects.toMatchObject({ code: 'REFUSED', message: expect.stringContaining(`cannot delete run 1 (owned): ${owner}`) });
     await expect(api.resumeRun({ runId: 1 })).rejects.toMatchObject({ code: 'REFUSED', message: expect.stringContaining(owner) });
