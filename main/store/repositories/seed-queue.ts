@@ -59,13 +59,18 @@ export class SeedQueueRepository {
 
   /** Marks the group stopped; returns the seeds that were still waiting, which now never start. */
   stop(group: string, now = Date.now()): number[] {
-    return this.db.transaction(() => {
-      const waiting = this.db
-        .prepare('SELECT seed FROM seed_group_queue WHERE group_name = ? AND started_at IS NULL AND stopped_at IS NULL ORDER BY seed')
-        .all(group) as Array<{ seed: number }>;
-      this.db.prepare('UPDATE seed_group_queue SET stopped_at = ? WHERE group_name = ? AND stopped_at IS NULL').run(now, group);
-      return waiting.map((r) => r.seed);
-    })();
+    // Immediate: a deferred transaction that reads first cannot take the write lock after a
+    // trainer's commit (SQLITE_BUSY at once, busy_timeout or not): `turnlab stop --group` beside
+    // a training seed failed with "database is locked" on a loaded machine.
+    return this.db
+      .transaction(() => {
+        const waiting = this.db
+          .prepare('SELECT seed FROM seed_group_queue WHERE group_name = ? AND started_at IS NULL AND stopped_at IS NULL ORDER BY seed')
+          .all(group) as Array<{ seed: number }>;
+        this.db.prepare('UPDATE seed_group_queue SET stopped_at = ? WHERE group_name = ? AND stopped_at IS NULL').run(now, group);
+        return waiting.map((r) => r.seed);
+      })
+      .immediate();
   }
 
   isStopped(group: string): boolean {
