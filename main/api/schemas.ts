@@ -1,6 +1,7 @@
 // The arguments' shapes the API validates before a handler runs: each bound here is what a
 // refusal names (zod's issues in words, index.ts).
 import { z } from 'zod';
+import { runNameProblem } from '../../preload/run-labels';
 import { type RunSortKeyDto, BULK_RUNS_MAX, COMPARE_RUNS_MAX, isRunColumn, isRunSortKey, RUN_COLUMNS_MAX, RUN_CONDITION_OPS } from '../../preload/contract';
 import { conditionProblem, RUN_CONDITIONS_MAX } from '../../preload/run-conditions';
 import { RUN_PAGE_MAX_LIMIT } from '../store/repositories/run-page';
@@ -8,7 +9,14 @@ import { SPLITS } from '../store/types';
 import { MAX_GROUP_SEEDS } from '../../preload/seed-list';
 
 export const overrides = z.array(z.string().regex(/^[^=\s]+=/, 'expected key=value').max(2000)).max(200).optional();
-export const runName = z.string().min(1).max(200).optional();
+/** A new run's name, held to the rules a rename is (a name that reads as a run id or an option is refused). */
+export const runName = z
+  .string()
+  .superRefine((name, ctx) => {
+    const problem = runNameProblem(name.trim());
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .optional();
 export const seeds = z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(MAX_GROUP_SEEDS).optional();
 export const concurrency = z.number().int().min(1).max(64).optional();
 /**

@@ -5,6 +5,7 @@ import type { Store } from '../store/db';
 import type { CheckpointRecord, RunRecord } from '../store/types';
 import { busyMessage, claimRun, isHeld, RunBusyError } from './run-owner';
 import { runFolders } from './tensorboard-folders';
+import { normaliseTags, RUN_LABEL_LIMITS, runNameProblem, tagsProblem } from '../../preload/run-labels';
 
 /**
  * Managing stored runs and checkpoints from the workbench: rename, tag, note, delete. Nothing
@@ -27,25 +28,14 @@ export interface RunEdit {
   notes?: string;
 }
 
-/** Tags trimmed, empty ones dropped, each once, in the order given. */
-export function normaliseTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((t) => t.trim()).filter((t) => t.length > 0))];
-}
-
 function requireRun(store: Store, runId: number): RunRecord {
   const run = store.runs.get(runId);
   if (!run) throw new RunAdminError('NOT_FOUND', `unknown run ${runId}: no run has this id (the Runs view lists them)`);
   return run;
 }
 
-function refuseLongTags(tags: readonly string[]): void {
-  const long = tags.find((tag) => tag.length > RUN_EDIT_LIMITS.tag);
-  // The preview by code points: a cut inside an emoji's surrogate pair would print a broken character.
-  if (long !== undefined) throw new RunAdminError('REFUSED', `each of the tags holds at most ${RUN_EDIT_LIMITS.tag} characters ('${[...long].slice(0, 20).join('')}...' has ${long.length})`);
-}
-
 /** The most a run's name, each tag, the tag list and the notes may hold (the API's and the CLI's). */
-export const RUN_EDIT_LIMITS = { name: 200, tag: 100, tags: 50, notes: 20_000 } as const;
+export const RUN_EDIT_LIMITS = { ...RUN_LABEL_LIMITS, notes: 20_000 } as const;
 
 export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
   return store.runs.update(runId, checkedEdit(store, runId, edit));
@@ -53,18 +43,13 @@ export function editRun(store: Store, runId: number, edit: RunEdit): RunRecord {
 
 /** The edit as it would be stored (name and tags trimmed), refused with the reason before anything is written. */
 function checkedEdit(store: Store, runId: number, edit: RunEdit): RunEdit {
-  requireRun(store, runId);
+  const run = requireRun(store, runId);
   const name = edit.name?.trim();
-  if (name !== undefined && name.length === 0) throw new RunAdminError('REFUSED', 'a run name cannot be empty');
-  // Commands name a run by id or name, and a checkpoint as ckpt:<id>: such a name would address another.
-  if (name !== undefined && /^(\d+|ckpt:\d+)$/.test(name)) throw new RunAdminError('REFUSED', `a run name cannot be '${name}': commands would read it as ${name.startsWith('ckpt:') ? 'a checkpoint' : 'a run id'}; add a word (run-${name.replace('ckpt:', '')})`);
-  // One line, and not an option: a name is typed after commands (turnlab show NAME) and printed in tables.
-  if (name !== undefined && [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new RunAdminError('REFUSED', 'a run name is one line of text: no line breaks, tabs or control characters');
-  if (name !== undefined && name.startsWith('-')) throw new RunAdminError('REFUSED', `a run name cannot start with '-': commands would read it as an option; drop the dash (${name.replace(/^-+/, '') || 'run'})`);
-  if (name !== undefined && name.length > RUN_EDIT_LIMITS.name) throw new RunAdminError('REFUSED', `a run name holds at most ${RUN_EDIT_LIMITS.name} characters (this one has ${name.length})`);
+  const nameProblem = name === undefined ? null : runNameProblem(name);
+  if (nameProblem !== null) throw new RunAdminError('REFUSED', nameProblem);
   const tags = edit.tags === undefined ? undefined : normaliseTags(edit.tags);
-  refuseLongTags(tags ?? []);
-  if (tags && tags.length > RUN_EDIT_LIMITS.tags) throw new RunAdminError('REFUSED', `a run holds at most ${RUN_EDIT_LIMITS.tags} tags (this would make ${tags.length})`);
+  const tagProblem = tags === undefined ? null : tagsProblem(tags, run.tags);
+  if (tagProblem !== null) throw new RunAdminError('REFUSED', tagProblem);
   if (edit.notes !== undefined && edit.notes.length > RUN_EDIT_LIMITS.notes) {
     throw new RunAdminError('REFUSED', `a run's notes hold at most ${RUN_EDIT_LIMITS.notes} characters (these have ${edit.notes.length})`);
   }
@@ -93,7 +78,8 @@ export function retagRuns(store: Store, runIds: readonly number[], retag: Retag)
   if (added.length === 0 && removed.size === 0) throw new RunAdminError('REFUSED', 'say which tag to add or remove: an empty tag is no tag');
   const both = added.find((tag) => removed.has(tag));
   if (both !== undefined) throw new RunAdminError('REFUSED', `'${both}' is both added and removed: give it once, to add or to remove`);
-  refuseLongTags(added);
+  const addedProblem = tagsProblem(added);
+  if (addedProblem !== null) throw new RunAdminError('REFUSED', addedProblem);
   const edits = [...new Set(runIds)].map((runId) => {
     const run = requireRun(store, runId);
     try {

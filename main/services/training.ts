@@ -14,6 +14,7 @@ import { TensorBoardLog } from './tfevents';
 import { prepareRun, type PreparedRun } from './prepare-run';
 import { runLogger } from './run-log';
 import { codeVersionLine } from './code-version';
+import { checkNewRunLabels, normaliseTags } from '../../preload/run-labels';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
 
 /**
@@ -49,18 +50,20 @@ export async function trainFromConfigFile(
   const logger = runLogger(store, options.log);
   const loaded = loadRunConfigWithSource(configPath, options.overrides ?? []);
   const cfg = withAbsoluteModulePaths(loaded.cfg, baseDir);
+  const name = options.name ?? cfg.trainer.experiment_name;
+  checkNewRunLabels(name, options.tags ?? [], options.name === undefined ? 'trainer.experiment_name' : '--name');
   // The source keeps module paths absolute too, so a resume or fork finds them from any folder.
   const sourceYaml = sourceWithAbsoluteModulePaths(loaded.sourceYaml, baseDir);
   // Envs and backend load before the run row exists: a broken module leaves no ghost run.
   const prepared = await prepareRun(cfg, baseDir, { log: logger.log });
   const run = store.runs.create({
-    name: options.name ?? cfg.trainer.experiment_name,
+    name: name.trim(),
     config: cfg,
     seed: cfg.trainer.seed,
     envTags: envTagsOf(cfg),
     algorithm: algorithmOf(cfg),
     status: 'queued',
-    tags: options.tags,
+    tags: options.tags && normaliseTags(options.tags),
   });
   logger.attach(run.id);
   options.onRunCreated?.(run);
@@ -78,6 +81,7 @@ export async function resumeFromCheckpoint(
   ref: string,
   options: { fork?: boolean; overrides?: string[]; name?: string; tags?: string[] } & TrainingHooks = {},
 ): Promise<TrainingOutcome> {
+  if (options.fork) checkNewRunLabels(options.name, options.tags ?? [], '--name');
   const checkpoint = checkpointToResume(store, ref, options.fork === true);
   const folder = resolve(store.dataDir, checkpoint.path);
   const parent = store.runs.get(checkpoint.runId);
@@ -116,7 +120,7 @@ export async function resumeFromCheckpoint(
   let lastBefore: number | null = null;
   if (options.fork) {
     run = store.runs.create({
-      name: options.name ?? `${parent.name}-fork`,
+      name: options.name?.trim() ?? `${parent.name}-fork`,
       config: cfg,
       seed: cfg.trainer.seed,
       envTags: envTagsOf(cfg),

@@ -3,6 +3,7 @@ import { loadRunConfigWithSource } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { SeedQueueOwner } from '../store/repositories/seed-queue';
 import { freshGroupName, seedGroupOf, seedGroupTag, seedRunName } from '../../preload/seed-list';
+import { checkNewRunLabels, RunLabelError, tagsProblem } from '../../preload/run-labels';
 
 /**
  * Planning a seed group: the `turnlab train` arguments of each of its runs. The runs differ only
@@ -46,8 +47,13 @@ export function planSeedGroup(store: Store, request: SeedGroupRequest): SeedGrou
     ...store.seedQueue.groups(),
   ];
   const group = freshGroupName(base, taken);
+  const source = request.name === undefined ? 'trainer.experiment_name' : '--name';
+  // Checked here, not by each seed's trainer: one refusal before any run starts.
+  const groupTagProblem = tagsProblem([seedGroupTag(group)]);
+  if (groupTagProblem !== null) throw new RunLabelError(`${source} (the group's tag ${seedGroupTag('<name>')} is made from it): ${groupTagProblem}`);
   const runs = request.seeds.map((seed) => {
     const name = seedRunName(base, seed);
+    checkNewRunLabels(name, request.tags ?? [], source);
     const sets = [...overrides, `trainer.seed=${seed}`].flatMap((o) => ['--set', o]);
     return { seed, name, args: ['train', '--config', request.configPath, ...sets, '--name', name, ...[seedGroupTag(group), ...(request.tags ?? [])].flatMap((t) => ['--tag', t])] };
   });

@@ -16,6 +16,7 @@ const ITERATIONS = 20;
 const FORK_AT = 10;
 const runIds: number[] = [];
 let forkId = 0;
+let oneValidationId = 0;
 let wb: OpenWorkbench;
 let page: Page;
 
@@ -55,6 +56,12 @@ function addRuns(dataDir: string): void {
     });
     store.metrics.insert(metricsOf(fork.id, 0, FORK_AT + 1));
     forkId = fork.id;
+    // A run validated only before training (test_freq past its iterations), with a warm start.
+    const once = store.runs.create({ name: 'bandit-one-val', config: { trainer: { seed: 9, total_training_steps: ITERATIONS } }, seed: 9, envTags: ['bandit'], algorithm: 'grpo', status: 'completed' });
+    store.metrics.insert(metricsOf(once.id, 9, 1).filter((point) => !point.name.startsWith('val/')));
+    store.metrics.insert([{ runId: once.id, name: 'val/bandit/success', iteration: 0, value: 0.4, wallTime: 1_750_000_000_000 }]);
+    store.metrics.insert([-4, -3, -2, -1, 0].map((it) => ({ runId: once.id, name: 'warm_start/loss', iteration: it, value: 3 + it / 2, wallTime: 1_750_000_000_000 })));
+    oneValidationId = once.id;
   } finally {
     store.close();
   }
@@ -163,6 +170,24 @@ describe.skipIf(!hasChromium)('chart details', () => {
       await expect.poll(() => page.locator('.metric-search').inputValue()).toBe('entropy');
       await page.locator('.metric-search').fill('');
       expect(await pageWidth()).toBeLessThanOrEqual(width);
+    });
+
+    it("spans the run's iterations on every chart, a validation logged once among them, the warm start on its own", async () => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(wb.serve.at(`/runs/${oneValidationId}`));
+      const val = page.locator('.headline-charts [data-chart="val-success"]');
+      const train = page.locator('.headline-charts [data-chart="train-success"]');
+      await expect.poll(() => val.getAttribute('data-x-max')).toBe(String(ITERATIONS));
+      expect([await val.getAttribute('data-x-min'), await train.getAttribute('data-x-min'), await train.getAttribute('data-x-max')]).toEqual(['0', '0', String(ITERATIONS)]);
+      await page.locator('.metric-search').fill('warm');
+      const warm = page.locator('.metric-group [data-metric="warm_start/loss"]');
+      await expect.poll(() => warm.getAttribute('data-x-min')).toBe('-4');
+      expect(await warm.getAttribute('data-x-max')).toBe('0');
+      await page.locator('.metric-search').fill('');
+      // A fork's charts span its parent's iterations before the fork and its own after.
+      await page.goto(wb.serve.at(`/runs/${forkId}`));
+      await expect.poll(() => val.getAttribute('data-x-min')).toBe('1');
+      expect(await val.getAttribute('data-x-max')).toBe(String(ITERATIONS));
     });
   });
 });

@@ -39,3 +39,25 @@ describe("a run's progress while it warms up", () => {
     expect(runProgress({ status: 'queued', config, iterations: null, warmStartProgress: null }, {})).toMatchObject({ warmingUp: false, text: 'iteration 0 / 200' });
   });
 });
+
+describe("a running run's time left", () => {
+  const config = { trainer: { total_training_steps: 20 } };
+  /** A metric logged at each iteration at the given wall times (seconds). */
+  const loggedAt = (seconds: Record<number, number>) => ({
+    'train/success': Object.entries(seconds).map(([iteration, s]) => ({ iteration: Number(iteration), value: 0.5, wallTime: s * 1000 })),
+  });
+
+  it('goes by the pace of the recent iterations, validations in', () => {
+    // 5 s an iteration, the validation at iteration 10 taking 4 s more: 10 iterations left.
+    const series = loggedAt({ 1: 0, 2: 5, 3: 10, 4: 15, 5: 20, 6: 25, 7: 30, 8: 35, 9: 40, 10: 49 });
+    const p = runProgress({ status: 'running', config, iterations: 10, warmStartProgress: null }, series);
+    expect(p.secondsLeft).toBeCloseTo(10 * (49 / 9));
+  });
+
+  it('leaves out the pause of a run stopped and resumed, which is not its pace', () => {
+    // Stopped after iteration 4, resumed an hour later.
+    const series = loggedAt({ 1: 0, 2: 5, 3: 10, 4: 15, 5: 3615, 6: 3620 });
+    const p = runProgress({ status: 'running', config, iterations: 6, warmStartProgress: null }, series);
+    expect(p.secondsLeft).toBeCloseTo(14 * 5);
+  });
+});

@@ -63,6 +63,25 @@ function latest(series: MetricSeriesDto, name: string): number | null {
   return null;
 }
 
+/**
+ * The recent pace from consecutive iterations' times. A step more than three times the median
+ * is not the pace: the pause of a run stopped and resumed, or a first iteration that compiled
+ * kernels, which over a window of ten read the time left several times too high. A validation
+ * every few iterations stays in (it recurs in the iterations left).
+ */
+export function secondsPerIteration(times: ReadonlyArray<readonly [number, number]>): number | null {
+  const steps: number[] = [];
+  for (let i = 1; i < times.length; i++) {
+    const iterations = times[i][0] - times[i - 1][0];
+    if (iterations > 0) steps.push((times[i][1] - times[i - 1][1]) / 1000 / iterations);
+  }
+  if (steps.length === 0) return null;
+  const sorted = [...steps].sort((a, b) => a - b);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  const kept = median > 0 ? steps.filter((step) => step <= 3 * median) : steps;
+  return kept.reduce((sum, step) => sum + step, 0) / kept.length;
+}
+
 export function runProgress(run: Pick<RunDto, 'status' | 'iterations' | 'config' | 'warmStartProgress'>, series: MetricSeriesDto): RunProgress {
   const warm = warmingUp(run);
   if (warm) {
@@ -81,14 +100,8 @@ export function runProgress(run: Pick<RunDto, 'status' | 'iterations' | 'config'
   // first total and has no known end: say the iteration alone rather than "4 / 2".
   const planned = totalIterationsOf(run.config);
   const total = planned !== null && iteration <= planned ? planned : null;
-  const times = iterationTimes(series).slice(-PACE_WINDOW - 1);
-  let secondsLeft: number | null = null;
-  if (total !== null && times.length >= 2) {
-    const [firstIt, firstWall] = times[0];
-    const [lastIt, lastWall] = times[times.length - 1];
-    const perIteration = (lastWall - firstWall) / 1000 / (lastIt - firstIt);
-    secondsLeft = Math.max(0, (total - iteration) * perIteration);
-  }
+  const perIteration = total === null ? null : secondsPerIteration(iterationTimes(series).slice(-PACE_WINDOW - 1));
+  const secondsLeft = perIteration === null || total === null ? null : Math.max(0, (total - iteration) * perIteration);
   return {
     iteration,
     total,
