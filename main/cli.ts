@@ -75,7 +75,10 @@ export async function main(argv: string[]): Promise<number> {
       }
       const misspelt = error.code === 'commander.missingMandatoryOptionValue' || (error.code === 'commander.unknownOption' && error.message.includes('=')) ? misspeltOption(program, argv) : null;
       if (misspelt) {
-        process.stderr.write(`turnlab: ${misspelt}\n`);
+        // `sweep --lr 1e-3` without its required --grid: a config key as a flag, said as above.
+        const typed = /unknown option '([^']*)'/.exec(misspelt)?.[1];
+        const keyHint = typed === undefined ? null : await configFlagHint(program, argv, typed);
+        process.stderr.write(`turnlab: ${keyHint ?? misspelt}\n`);
         return 2;
       }
       // Commander puts its suggestion on a line of its own: one line, as every refusal here.

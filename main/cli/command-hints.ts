@@ -85,6 +85,13 @@ const FLAG_KEYS: Readonly<Record<string, string>> = {
   turns: 'agent_proxy.max_turn',
 };
 
+/** Flags whose meaning is no one key here: what does their work, in a line. */
+const FLAG_MEANINGS: Readonly<Record<string, string>> = {
+  batch_size: "a rollout's batch is es_manager.train.env_groups × es_manager.train.group_size episodes (verl's data.train_batch_size); an update's mini-batch is ppo_mini_batch_size=<episodes>",
+  train_batch_size: "a rollout's batch is es_manager.train.env_groups × es_manager.train.group_size episodes (verl's data.train_batch_size); an update's mini-batch is ppo_mini_batch_size=<episodes>",
+  mini_batch_size: "an update's mini-batch is ppo_mini_batch_size=<episodes> (the actor's and critic's refer to it)",
+};
+
 /** Hydra's own flags (verl's scripts pass them), and what does their work here. */
 const HYDRA_FLAGS: Readonly<Record<string, string>> = {
   config_name: 'the config is a file or shipped name after the command (turnlab train sokoban) or --config FILE',
@@ -110,19 +117,26 @@ export async function configFlagHint(program: Command, argv: readonly string[], 
   const word = flag.replace(/^-+/, '').replace(/-/g, '_');
   const hydra = HYDRA_FLAGS[word];
   if (hydra) return `${flag} is Hydra's; ${hydra}`;
+  const meaning = FLAG_MEANINGS[word];
+  if (meaning) return `${flag} is no option of turnlab ${command.name()}; ${meaning}, set as key=value after the command`;
   const [{ defaultRunConfigInput, policyFirst }, { flattenConfig }] = await Promise.all([import('../../trainer-core'), import('../../preload/config-diff')]);
   const keys = Object.keys(flattenConfig(defaultRunConfigInput()));
   const isKey = (key: string) => keys.some((k) => k === key || k.startsWith(`${key}.`));
   const matches = word.includes('.') ? (isKey(word) ? [word] : []) : FLAG_KEYS[word] ? [FLAG_KEYS[word]] : keys.filter((k) => k.split('.').pop() === word);
   if (matches.length === 0) return null;
   const at = argv.findIndex((a) => a === typed || a.startsWith(`${flag}=`));
-  const value = typed.includes('=') ? typed.slice(typed.indexOf('=') + 1) : argv[at + 1] !== undefined && !argv[at + 1].startsWith('-') && at >= 0 ? argv[at + 1] : '<value>';
-  // The key a short name means, as the config's own suggestions pick it (the policy's first).
-  const key = policyFirst(matches);
+  const token = at >= 0 ? argv[at] : typed;
+  const value = token.includes('=') ? token.slice(token.indexOf('=') + 1) : argv[at + 1] !== undefined && !argv[at + 1].startsWith('-') && at >= 0 ? argv[at + 1] : '<value>';
+  // The key a short name means, as the config's own suggestions pick it (the policy's first);
+  // eval decodes with the validation's settings, so there a sampling flag means val_kwargs'.
+  const key = (command.name() === 'eval' ? matches.find((k) => k.includes('.val_kwargs.')) : undefined) ?? policyFirst(matches);
   const others = matches.filter((m) => m !== key);
-  const set = command.options.some((o) => o.long === '--set') ? ` (or --set ${key}=${value})` : '';
+  // Several values are a grid, which sweep takes as --grid (a --set takes one value).
+  const grid = command.name() === 'sweep' && value.includes(',');
+  const set = grid ? '' : command.options.some((o) => o.long === '--set') ? ` (or --set ${key}=${value})` : '';
   const also = others.length > 0 ? `; or ${others.slice(0, 3).join(', ')}` : '';
   const seeds = word === 'seed' && command.options.some((o) => o.long === '--seeds') ? `; --seeds 3 trains a group of seeds 0..2` : '';
+  if (grid) return `${flag} is no option of turnlab sweep; the values to try are --grid ${key}=${value}${also}`;
   return `${flag} is no option of turnlab ${command.name()}; config keys are set as key=value after the command: ${key}=${value}${set}${also}${seeds}`;
 }
 

@@ -16,3 +16,8 @@ export function dataDirOf(command: Command): string {
   }
   return resolveDataDir(opts.dataDir);
 }
+
+/** Whether the data folder is the default one (neither `--data-dir` nor `TURNLAB_DATA_DIR` names it). */
+export function isDefaultDataDir(command: Command): boolean {
+  return command.optsWithGlobals<GlobalOptions>().dataDir === undefined && !process.env.TURNLAB_DATA_DIR;
+}

@@ -19,6 +19,7 @@ interface EvalOptions {
   set?: string[];
   json?: boolean;
   where?: string[];
+  greedy?: boolean;
 }
 
 /** One wording for every bad count, worded as the evaluator words a count too small for the tags. */
@@ -41,6 +42,7 @@ export function register(program: Command): void {
       "override a key of the run's config (repeatable), e.g. --set actor_rollout_ref.rollout.val_kwargs.do_sample=false for greedy decoding",
       collectSet,
     )
+    .option('--greedy', 'decode greedily (the same as actor_rollout_ref.rollout.val_kwargs.do_sample=false)')
     .option(WHERE_OPTION.flags, "play the latest checkpoint of every run that meets a condition (e.g. 'tag=seeds:sokoban', a seed group), then print each run's success and their mean ± std; repeatable", WHERE_OPTION.collect, [] as string[])
     .option('--json', 'print JSON')
     .action(async (first: string | undefined, rest: string[], options: EvalOptions, command: Command) => {
@@ -51,7 +53,7 @@ export function register(program: Command): void {
       const ref = options.model !== undefined || looksLikeOverride ? undefined : first;
       if (options.model !== undefined && first !== undefined && !looksLikeOverride) throw new UserError('give a checkpoint or --model, not both');
       const positional = ref === undefined && first !== undefined ? [first, ...rest] : rest;
-      const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
+      const overrides = [...(options.set ?? []), ...hydraOverrides(positional), ...(options.greedy ? ['actor_rollout_ref.rollout.val_kwargs.do_sample=false'] : [])];
       if (options.model !== undefined) {
         if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');
         await evaluateModelFolder(options.model, options.config, { episodes, seed, overrides }, options.json === true);
@@ -84,7 +86,7 @@ export function register(program: Command): void {
               `checkpoint ${checkpoint.id} (run ${checkpoint.runId}, iteration ${result.iteration}): ${result.episodes} episodes, stored as evaluation ${stored.id}\n`,
             );
             printMetrics(result.metrics);
-            for (const line of ownValidationNotes(store, checkpoint.runId, result.iteration, result.metrics, result.episodes)) process.stdout.write(`${line}\n`);
+            for (const line of ownValidationNotes(store, checkpoint.runId, result.iteration, result.metrics, result.episodes, overrides)) process.stdout.write(`${line}\n`);
           }
         });
       });
@@ -93,16 +95,23 @@ export function register(program: Command): void {
 
 /**
  * The run's own validation at the checkpoint's iteration beside the evaluation's: they are two
- * samples, and a researcher comparing them should see how far apart two samples fall.
+ * samples, and a researcher comparing them should see how far apart two samples fall: the
+ * standard error of their difference, from the pooled rate (a sample of all failures alone
+ * would read ± 0). Overrides (greedy decoding, another temperature) make a difference of their own.
  */
-function ownValidationNotes(store: Store, runId: number, iteration: number, metrics: Record<string, number>, episodes: number): string[] {
+function ownValidationNotes(store: Store, runId: number, iteration: number, metrics: Record<string, number>, episodes: number, overrides: readonly string[]): string[] {
   return Object.entries(metrics)
     .filter(([name]) => /^val\/.+\/success$/.test(name))
     .flatMap(([name, value]) => {
       const own = store.metrics.series(runId, name).find((point) => point.iteration === iteration);
-      if (!own) return [];
-      const spread = Math.sqrt((value * (1 - value)) / Math.max(1, episodes));
-      return [`the run's own ${name} at iteration ${iteration}: ${formatValue(own.value)}; this evaluation played its own ${episodes} episodes, so the two differ by sampling, about ± ${spread.toFixed(3)} (one standard error)`];
+      if (!own || own.value === null) return [];
+      const ownCount = store.metrics.series(runId, name.replace(/success$/, 'num_episodes')).find((point) => point.iteration === iteration)?.value ?? episodes;
+      const n = Math.max(1, episodes);
+      const m = Math.max(1, ownCount);
+      const pooled = (value * n + own.value * m) / (n + m);
+      const spread = Math.sqrt(pooled * (1 - pooled) * (1 / n + 1 / m));
+      const why = overrides.length > 0 ? ` under ${overrides.join(' ')}, so the two differ by those settings and by sampling` : ', so the two differ by sampling';
+      return [`the run's own ${name} at iteration ${iteration}: ${formatValue(own.value)} of ${m} episodes; this evaluation played its own ${episodes} episodes${why}, about ± ${spread.toFixed(3)} (one standard error of the difference)`];
     });
 }
 

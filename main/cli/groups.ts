@@ -6,7 +6,7 @@ import { meanBestValSuccess, runGroupsOf, seedsOf, statusLine } from '../../prel
 import { markAbandonedRuns } from '../services/run-owner';
 import { renderTable } from './format';
 import { successText } from './runs';
-import { withStore } from './with-store';
+import { noDataYet, withStore } from './with-store';
 
 export function register(program: Command): void {
   program
@@ -32,7 +32,7 @@ export function register(program: Command): void {
           const rows = groups.map((g) => [g.name, seedsOf(g).join(', '), statusLine(g), successText(meanBestValSuccess(g)), g.runs.map((r) => r.id).join(', ') || '-']);
           process.stdout.write(`${renderTable(['group', 'seeds', 'status', 'mean best val success', 'run ids'], rows)}\n`);
         },
-        { reader: true },
+        { reader: true, whenNone: (dir) => void process.stdout.write(options.json ? '[]\n' : `${noDataYet(dir, 'seed groups')}\n`) },
       );
     });
 }

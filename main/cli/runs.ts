@@ -9,7 +9,7 @@ import type { RunSummary } from '../store/types';
 import { UserError } from './errors';
 import { formatTime, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
-import { withStore } from './with-store';
+import { noDataYet, withStore } from './with-store';
 
 type TableRun = Pick<RunSummary, 'id' | 'name' | 'status' | 'envTags' | 'algorithm' | 'iterations' | 'bestValSuccess' | 'createdAt' | 'warmStartProgress'> & { columnValues?: unknown[] };
 
@@ -203,6 +203,6 @@ export function register(program: Command): void {
           const { jobsTable } = await import('./sweep');
           process.stdout.write(`cluster jobs (turnlab jobs polls the scheduler)\n${jobsTable(jobs)}\n`);
         }
-      }, { reader: true });
+      }, { reader: true, whenNone: (dir) => void process.stdout.write(options.json ? '[]\n' : `${noDataYet(dir, 'runs')}\n`) });
     });
 }

@@ -10,7 +10,7 @@ import { UserError } from './errors';
 import { formatTime, renderTable } from './format';
 import { formatMeanStd, meanStd } from './mean-std';
 import { settingResults, sweepSummary, type SettingResult } from './sweep-summary';
-import { withStore } from './with-store';
+import { noDataYet, withStore } from './with-store';
 
 function sweepResults(store: Store, sweep: Sweep): { axes: GridAxis[]; results: SettingResult[] } {
   const { axes, values } = sweepAxes(sweep);
@@ -73,7 +73,7 @@ export function register(program: Command): void {
           const rows = listed.map(({ sweep, axes, best }) => [sweep.name, formatTime(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', sweepStatus(sweep), best.setting, best.final]);
           process.stdout.write(`${renderTable(['sweep', 'started', 'grid', 'keys swept', 'status', 'best setting', 'final val success (mean ± std)'], rows)}\n`);
         },
-        { reader: true },
+        { reader: true, whenNone: (dir) => void process.stdout.write(options.json ? '[]\n' : `${noDataYet(dir, 'sweeps')}\n`) },
       );
     });
 }

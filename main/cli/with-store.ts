@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { OpenStoreOptions, Store } from '../store/db';
 import { StoreError } from '../store/errors';
-import { dataDirOf } from './context';
+import { existsSync } from 'node:fs';
+import { dataDirOf, isDefaultDataDir } from './context';
 import { UserError } from './errors';
 
 /**
@@ -12,8 +13,17 @@ import { UserError } from './errors';
 export async function withStore<T>(
   command: Command,
   fn: (store: Store) => T | Promise<T>,
-  options: Pick<OpenStoreOptions, 'create'> & { reader?: boolean } = {},
+  options: Pick<OpenStoreOptions, 'create'> & {
+    reader?: boolean;
+    /**
+     * Runs instead of `fn` when the default data folder does not exist yet: a listing on a new
+     * machine has nothing to list, which is no error. A folder named by --data-dir or
+     * TURNLAB_DATA_DIR that does not exist is still refused (a mistyped path).
+     */
+    whenNone?: (dataDir: string) => T;
+  } = {},
 ): Promise<T> {
+  if (options.whenNone && isDefaultDataDir(command) && !existsSync(dataDirOf(command))) return options.whenNone(dataDirOf(command));
   // Loaded on use: every turnlab invocation registers every command, so registering must
   // not pull in SQLite.
   const { openStore } = await import('../store/db');
@@ -47,4 +57,9 @@ export async function withStore<T>(
 
 export function asUserError(error: unknown): unknown {
   return error instanceof StoreError ? new UserError(error.message) : error;
+}
+
+/** What a listing says on a machine that has not trained yet. */
+export function noDataYet(dataDir: string, what: string): string {
+  return `no ${what} yet: the data folder ${dataDir} does not exist until the first training (turnlab train --config bandit)`;
 }

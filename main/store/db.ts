@@ -145,7 +145,7 @@ function checkDataDir(dataDir: string, create: boolean, readOnly: boolean): void
     if (!create) {
       throw new StoreError(
         'DATA_DIR_MISSING',
-        `data folder ${dataDir} does not exist (choose one with --data-dir or TURNLAB_DATA_DIR)`,
+        `data folder ${dataDir} does not exist: nothing was trained with it yet (the first training creates it), or choose another with --data-dir or TURNLAB_DATA_DIR`,
       );
     }
     createDataDir(dataDir);

@@ -57,6 +57,13 @@ describe('unknown commands', () => {
     [['train', 'bandit', '--seed', '3'], 'turnlab: --seed is no option of turnlab train; config keys are set as key=value after the command: trainer.seed=3 (or --set trainer.seed=3); --seeds 3 trains a group of seeds 0..2'],
     [['sweep', 'bandit', '--seeds', '2', '--algorithm.gamma', '0.9'], 'turnlab: --algorithm.gamma is no option of turnlab sweep; config keys are set as key=value after the command: algorithm.gamma=0.9 (or --set algorithm.gamma=0.9)'],
     [['train', 'bandit', '--top_k'], 'turnlab: --top_k is no option of turnlab train; config keys are set as key=value after the command: actor_rollout_ref.rollout.top_k=<value> (or --set actor_rollout_ref.rollout.top_k=<value>); or actor_rollout_ref.rollout.val_kwargs.top_k'],
+    // Several values to sweep are a --grid; a sweep missing its --seeds still names the key.
+    [['sweep', 'bandit', '--seeds', '2', '--lr=1e-3,3e-4'], 'turnlab: --lr is no option of turnlab sweep; the values to try are --grid actor_rollout_ref.actor.optim.lr=1e-3,3e-4'],
+    [['sweep', 'bandit', '--lr', '1e-3'], 'turnlab: --lr is no option of turnlab sweep; config keys are set as key=value after the command: actor_rollout_ref.actor.optim.lr=1e-3 (or --set actor_rollout_ref.actor.optim.lr=1e-3)'],
+    // eval decodes with the validation's settings.
+    [['eval', '1', '--temperature', '0'], 'turnlab: --temperature is no option of turnlab eval; config keys are set as key=value after the command: actor_rollout_ref.rollout.val_kwargs.temperature=0 (or --set actor_rollout_ref.rollout.val_kwargs.temperature=0); or actor_rollout_ref.rollout.temperature'],
+    // A batch size is no one key here.
+    [['train', 'bandit', '--batch-size', '8'], "turnlab: --batch-size is no option of turnlab train; a rollout's batch is es_manager.train.env_groups × es_manager.train.group_size episodes (verl's data.train_batch_size); an update's mini-batch is ppo_mini_batch_size=<episodes>, set as key=value after the command"],
     [['train', 'bandit', '--nothing-like-a-key', '1'], "turnlab: unknown option '--nothing-like-a-key'"],
     [['runs', '--steps', '2'], "turnlab: unknown option '--steps'"],
     // A missing argument: the command's usage, and where run ids come from when a run is missing.

@@ -284,8 +284,26 @@ describe('errors', () => {
 
   it('a missing data folder, which is not created', async () => {
     const missing = join(scratch.dir, 'no-such-folder');
-    expectUserError(await turnlab(['runs'], { TURNLAB_DATA_DIR: missing }), /data folder .*no-such-folder does not exist/);
+    expectUserError(await turnlab(['runs'], { TURNLAB_DATA_DIR: missing }), /data folder .*no-such-folder does not exist: nothing was trained with it yet/);
     expect(existsSync(missing)).toBe(false);
+  });
+
+  // A new machine's first `turnlab runs` is no error: the default folder comes with the first training.
+  it('lists nothing, without an error, while the default data folder does not exist yet', async () => {
+    const home = join(scratch.dir, 'new-machine-config');
+    const fresh = { TURNLAB_DATA_DIR: undefined, XDG_CONFIG_HOME: home };
+    for (const [args, text] of [
+      [['runs'], 'runs'],
+      [['groups'], 'seed groups'],
+      [['sweeps'], 'sweeps'],
+    ] as const) {
+      const listed = await turnlab([...args], fresh);
+      expect([listed.code, listed.stderr]).toEqual([0, '']);
+      expect(listed.stdout).toBe(`no ${text} yet: the data folder ${join(home, 'TurnLab')} does not exist until the first training (turnlab train --config bandit)\n`);
+      expect((await turnlab([...args, '--json'], fresh)).stdout).toBe('[]\n');
+    }
+    expectUserError(await turnlab(['show', '1'], fresh), /data folder .* does not exist: nothing was trained with it yet \(the first training creates it\)/);
+    expect(existsSync(home)).toBe(false);
   });
 
   it('a data folder without a database, or one that is a file', async () => {
