@@ -184,8 +184,14 @@ export async function writeTinyHfModels(root: string, size: 'tiny' | 'small' = '
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [out, ...names] = process.argv.slice(2);
-  if (!out) {
-    process.stderr.write(`usage: npx tsx scripts/hf-random-model.ts OUT_DIR [${Object.keys(PRESETS).join(' | ')} ...]\n`);
+  const usage = `usage: npx tsx scripts/hf-random-model.ts OUT_DIR [${Object.keys(PRESETS).join(' | ')} ...] (default: tiny-qwen2 tiny-qwen3 tiny-llama)\n`;
+  if (out === '--help' || out === '-h') {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+  // An option where the folder goes (`--out x`) would become a folder named after it.
+  if (!out || out.startsWith('-')) {
+    process.stderr.write(out ? `${out} is no option; the first argument is the folder to write into\n${usage}` : usage);
     process.exit(2);
   }
   for (const name of names.length > 0 ? names : ['tiny-qwen2', 'tiny-qwen3', 'tiny-llama']) {

@@ -74,7 +74,9 @@ export async function followRun(store: Store, runId: number, options: FollowOpti
       shown = iteration;
     }
     if (!live) {
-      options.write(`run ${runId} ${run.status}${run.error ? `: ${run.error}` : ''}`);
+      // The error may start with the status itself ("interrupted: the run was left ..."): said once.
+      const detail = run.error?.startsWith(`${run.status}: `) ? run.error.slice(run.status.length + 2) : run.error;
+      options.write(`run ${runId} ${run.status}${detail ? `: ${detail}` : ''}`);
       return run.status;
     }
     if (options.signal?.aborted) return null;

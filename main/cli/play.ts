@@ -120,7 +120,9 @@ async function playEpisode(env: Env): Promise<void> {
     }
     if (!interactive) write(`> ${action}`);
     if (names && matchActionName(action, names) === null) {
-      write(`'${action}' is not an action; use one of: ${names.join(', ')} (no step taken)`);
+      // The agent's `Left || Up` is several actions in one reply; here each takes a line.
+      const several = action.includes('||') ? ': play takes one action a line' : '';
+      write(`'${action}' is not an action${several}; use one of: ${names.join(', ')} (no step taken)`);
       if (interactive) input.prompt();
       continue;
     }

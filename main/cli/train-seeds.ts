@@ -91,7 +91,8 @@ export function summaryTable(outcomes: readonly SeedRunOutcome[]): string {
       o.runId === null ? '-' : `${o.runId} (${o.name})`,
       o.status,
       o.finalValSuccess === null ? '-' : o.finalValSuccess.toFixed(3),
-      formatDuration(o.wallMs),
+      // A seed that never started (the group stopped first) took no time of its own.
+      o.runId === null ? '-' : formatDuration(o.wallMs),
     ]),
   );
 }

@@ -237,7 +237,16 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
   const idMatch = /^ckpt:(\d+)$/.exec(ref.trim());
   if (idMatch) {
     const found = store.checkpoints.get(Number(idMatch[1]));
-    if (!found) throw new StoreError('RUN_NOT_FOUND', `unknown checkpoint '${ref}' (see 'turnlab show <run>')`);
+    if (!found) {
+      // Ids are never given twice: one given before was saved and is gone (pruned, or its run deleted).
+      const gone = store.checkpoints.highestIdEver() >= Number(idMatch[1]);
+      throw new StoreError(
+        'RUN_NOT_FOUND',
+        gone
+          ? `checkpoint ${idMatch[1]} no longer exists: a run keeps its last trainer.keep_last_n checkpoints, and a deleted run takes its own with it; 'turnlab show <run>' lists those there are`
+          : `unknown checkpoint '${ref}' (see 'turnlab show <run>')`,
+      );
+    }
     return found;
   }
   const asPath = resolve(ref);
@@ -254,6 +263,14 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
         `to bring a run with its checkpoints from another data folder, turnlab export-run <run> --bundle DIR there and turnlab import DIR here, ` +
         `or start a new run from this policy with model.path=${shellQuote(asPath)}`,
     );
+  }
+  // `turnlab show` prints folders relative to the data folder (checkpoints/run-1/iter-60).
+  if (!isAbsolute(ref) && /[/\\]/.test(ref)) {
+    const rel = relative(store.dataDir, resolve(store.dataDir, ref));
+    for (const runId of store.runs.allIds()) {
+      const match = store.checkpoints.listByRun(runId).find((c) => c.path === rel);
+      if (match) return match;
+    }
   }
   const run = runOrMissingFolder(store, ref);
   const latest = store.checkpoints.latest(run.id);

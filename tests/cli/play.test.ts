@@ -72,9 +72,11 @@ describe('turnlab play', () => {
 
   it('refuses a line that names no action without taking a step, and ends cleanly when input runs out', async () => {
     // An arrow key typed into a pipe arrives as an escape sequence: not an action, not a step.
-    const result = await turnlab(['play', 'sokoban', '--seed', '2'], 'jump\n\x1b[A\n\nup\n');
+    const result = await turnlab(['play', 'sokoban', '--seed', '2'], 'jump\n\x1b[A\nLeft || Up\n\nup\n');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("'jump' is not an action; use one of: Up, Down, Left, Right (no step taken)\n");
+    // The agent's several actions a reply, typed as a reply: one a line here.
+    expect(result.stdout).toContain("'Left || Up' is not an action: play takes one action a line; use one of: Up, Down, Left, Right (no step taken)\n");
     expect(result.stdout).not.toContain('invalid action');
     expect(result.stdout).not.toContain('\x1b');
     expect(result.stdout).toContain('Input ended before the episode finished: return -0.1, success: false, steps: 1');

@@ -127,4 +127,12 @@ describe('turnlab show --follow', () => {
     // The reader wrote nothing; the next writer marks it.
     expect(store.runs.get(id)!.status).toBe('running');
   });
+
+  it('says a run marked interrupted once, not "interrupted: interrupted:"', async () => {
+    const id = storedRun('marked', 'running', 1);
+    store.runs.update(id, { status: 'interrupted', error: 'interrupted: the run was left running and its trainer is gone; resume it from its last checkpoint' });
+    const lines: string[] = [];
+    expect(await followRun(store, id, { write: (line) => lines.push(line), pollMs: 20 })).toBe('interrupted');
+    expect(lines.at(-1)).toBe(`run ${id} interrupted: the run was left running and its trainer is gone; resume it from its last checkpoint`);
+  });
 });

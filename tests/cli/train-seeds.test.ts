@@ -163,3 +163,16 @@ describe('turnlab train --seeds', () => {
     }
   }, 240_000);
 });
+
+describe("the seed group's summary table", () => {
+  it('gives a seed that never started no wall time of its own', async () => {
+    const { summaryTable } = await import('../../main/cli/train-seeds');
+    const table = summaryTable([
+      { seed: 0, name: 'g-s0', runId: 7, status: 'stopped', finalValSuccess: 0.5, wallMs: 65_000, error: null },
+      { seed: 1, name: 'g-s1', runId: null, status: 'not started', finalValSuccess: null, wallMs: 0, error: null },
+    ]);
+    const rows = table.split('\n').filter((line) => /^\W*\d\W/.test(line));
+    expect(rows[0]).toMatch(/7 \(g-s0\).*stopped.*0\.500.*1 min 5 s/);
+    expect(rows[1]).toMatch(/not started\W+-\W+-\W*$/);
+  });
+});

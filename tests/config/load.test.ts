@@ -42,9 +42,10 @@ describe('defaults', () => {
     expect(cfg.custom_envs.SimpleSokoban.env_config).toMatchObject({ dim_room: [6, 6], num_boxes: 1 });
   });
 
-  it('configs/base.yaml holds exactly the documented defaults and loads', () => {
+  it('configs/base.yaml holds exactly the documented defaults, comments and all, and loads', () => {
     const base = join(__dirname, '../../configs/base.yaml');
-    expect(parse(readFileSync(base, 'utf8'))).toEqual(parse(DEFAULTS_YAML));
+    // The README calls it the same text as defaults.ts: a comment changed in one drifts otherwise.
+    expect(readFileSync(base, 'utf8')).toBe(DEFAULTS_YAML);
     expect(loadRunConfig(base)).toEqual(loadRunConfig(file('{}')));
   });
 

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resumeFromCheckpoint, runCheckpointDir, trainFromConfigFile } from '../../main/services/training';
+import { resolveCheckpoint, resumeFromCheckpoint, runCheckpointDir, trainFromConfigFile } from '../../main/services/training';
 import { openStore } from '../../main/store/db';
 import { sha256 } from '../../trainer-core/train/checkpoint-files';
 import { checkpointsToPrune } from '../../trainer-core/train/checkpoint-retention';
@@ -93,6 +93,14 @@ describe('keep_last_n', () => {
     const folders = readdirSync(dir).filter((f) => !f.startsWith('.'));
     expect(folders.sort()).toEqual(['iter-2', 'iter-6']);
     expect(existsSync(join(dir, 'iter-3'))).toBe(false);
+
+    // A pruned checkpoint's id says it is gone, not unknown; a folder as `turnlab show` prints it
+    // (relative to the data folder) names its checkpoint from any working folder.
+    const pruned = Math.max(...store.checkpoints.listByRun(run.id).map((c) => c.id)) - 1;
+    expect(() => resolveCheckpoint(store, `ckpt:${pruned}`)).toThrow(`checkpoint ${pruned} no longer exists: a run keeps its last trainer.keep_last_n checkpoints`);
+    expect(() => resolveCheckpoint(store, 'ckpt:99999')).toThrow("unknown checkpoint 'ckpt:99999'");
+    const kept = store.checkpoints.listByRun(run.id)[0];
+    expect(resolveCheckpoint(store, kept.path)).toMatchObject({ id: kept.id, iteration: 2 });
   });
 });
 

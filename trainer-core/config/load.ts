@@ -52,7 +52,7 @@ export function loadRunConfigWithSource(path: string, overrides: readonly string
         path: [],
         message:
           `${path} is empty: it holds no settings, only blank lines or comments; write the keys to change ` +
-          '(e.g. `trainer: {total_training_steps: 50}`), or start from configs/base.yaml, which lists every key with its default',
+          "(e.g. `trainer: {total_training_steps: 50}`), or start from a copy of TurnLab's configs/base.yaml, which lists every key with its default (`--config base` trains it as it is)",
       },
     ]);
   }

@@ -54,6 +54,12 @@ export class CheckpointsRepository {
     return raw ? toRecord<CheckpointRecord>(CHECKPOINT_COLUMNS, raw as Record<string, unknown>) : undefined;
   }
 
+  /** The highest id ever given (AUTOINCREMENT never gives one twice), deleted checkpoints included; 0 before the first. */
+  highestIdEver(): number {
+    const row = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'checkpoints'").get() as { seq: number } | undefined;
+    return row?.seq ?? 0;
+  }
+
   /** Forgets a checkpoint row (its folder was pruned or deleted). */
   remove(id: number): boolean {
     return this.db.prepare('DELETE FROM checkpoints WHERE id = ?').run(id).changes > 0;
