@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { EnvConfigError, matchActionName, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
+import { defaultRunConfigInput, EnvConfigError, matchActionName, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
 import { UserError } from './errors';
 import { wholeNumber } from './whole-number';
 
@@ -40,13 +40,27 @@ function asUserError<T>(fn: () => T): T {
 /** Resolves an env name or module path and validates its options, turning config mistakes into exit code 2. */
 export async function envFromCli(nameOrPath: string, pairs: readonly string[]): Promise<{ spec: EnvSpec; options: Record<string, unknown> }> {
   try {
-    const spec = await resolveEnvSpec(nameOrPath);
-    const options = parseEnvOptions(spec, parseSetPairs(pairs));
+    const tagged = configTag(nameOrPath);
+    const spec = await resolveEnvSpec(tagged?.envType ?? nameOrPath);
+    const options = parseEnvOptions(spec, { ...tagged?.envConfig, ...parseSetPairs(pairs) });
     return { spec, options };
   } catch (error) {
     if (error instanceof EnvConfigError) throw new UserError(error.message);
     throw error;
   }
+}
+
+/**
+ * A config's tag for an environment (`FrozenLake`, `SimpleSokoban`, `LargerSokoban`: RAGEN's
+ * names, the keys of `custom_envs` in configs/base.yaml), as a RAGEN user names what to play:
+ * its env_type with its env_config. Null for an env's own name or a module path.
+ */
+function configTag(name: string): { envType: string; envConfig: Record<string, unknown> } | null {
+  if (/[/\\.]/.test(name)) return null;
+  const tags = (defaultRunConfigInput() as { custom_envs?: Record<string, { env_type?: unknown; env_config?: unknown }> }).custom_envs ?? {};
+  const tag = Object.entries(tags).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+  if (!tag || typeof tag.env_type !== 'string' || tag.env_type === name) return null;
+  return { envType: tag.env_type, envConfig: (tag.env_config ?? {}) as Record<string, unknown> };
 }
 
 interface PlayOptions {

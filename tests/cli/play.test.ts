@@ -127,6 +127,15 @@ describe('turnlab play', () => {
     expect(result.stderr).toMatch(/optimal policy succeeds with probability 0\.\d{4} within 20 actions/);
   });
 
+  // RAGEN's names for the environments are the shipped configs' tags (custom_envs in configs/base.yaml).
+  it("plays a config's environment tag with that tag's options", async () => {
+    const [lake, larger] = await Promise.all([turnlab(['play', 'FrozenLake', '--seed', '1']), turnlab(['play', 'LargerSokoban', '--seed', '1'])]);
+    expect(lake.stdout).toContain('Environment: frozen_lake  seed: 1');
+    expect(larger.stdout).toContain('Environment: sokoban  seed: 1');
+    // LargerSokoban's env_config: two boxes in an 8x8 room.
+    expect(larger.stdout.split('\n').filter((line) => /^[#_.OXPS√@*]{8}$/.test(line.replace(/\s/g, '')))).toHaveLength(8);
+  });
+
   it('exits 2 with a suggestion for an unknown env or option', async () => {
     const [env, option] = await Promise.all([turnlab(['play', 'frozenlak']), turnlab(['play', 'frozen_lake', '--set', 'sise=5'])]);
     expect(env).toMatchObject({ code: 2, stdout: '', stderr: "turnlab: unknown environment 'frozenlak'; did you mean 'frozen_lake'?\n" });
