@@ -215,7 +215,7 @@ describe('--set overrides', () => {
   });
 
   it.each([
-    ['trainer=5', '`trainer` is a section and expects a map of its keys, not 5; set one of them, e.g. --set trainer.project_name=5'],
+    ['trainer=5', '`trainer` is a section and expects a map of its keys, not 5; set one of them, e.g. --set trainer.total_training_steps=5'],
     ['agent_proxy=[3]', '`agent_proxy` is a section and expects a map of its keys, not [3]; set one of them, e.g. --set agent_proxy.max_turn=[3]'],
     ['custom_envs=Bandit', '`custom_envs` is a section and expects a map of its keys, not "Bandit"; set one entry, e.g. --set custom_envs.<name>.<key>=Bandit'],
   ])('refuses --set %s (a whole section set to one value), naming the key and what it expects', (override, message) => {

@@ -77,7 +77,14 @@ function checkSectionValue(schema: z.ZodType, override: Override): void {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return;
   if ((value === null || value === undefined) && target.safeParse(value).success) return;
   const key = formatPath(override.path);
-  const example = objectKeys(target)?.[0];
+  // An example key that takes the value given (trainer=5: trainer.total_training_steps, not
+  // trainer.project_name), else the section's first.
+  const keys = objectKeys(target) ?? [];
+  const takes = (name: string) => {
+    const child = schemaAt(schema, [...override.path, name]);
+    return child !== undefined && !isSection(child) && child.safeParse(value).success;
+  };
+  const example = keys.find(takes) ?? keys[0];
   const valueText = override.text.slice(override.text.indexOf('=') + 1);
   throw new ConfigError([
     {
