@@ -16,3 +16,15 @@ describe("the run form's choices", () => {
     expect([...BACKEND_CHOICES]).toEqual(backend.options);
   });
 });
+
+describe("a fork's overrides", () => {
+  it("always carry the total the form shows: the fork starts from the checkpoint's config, whose total was the run's then", async () => {
+    const { forkOverrides, settingsFromConfig } = await import('../../renderer/src/stores/run-settings');
+    // Run continued from 12 to 20 iterations; the fork from its checkpoint at 12 keeps 20 and changes the rate.
+    const base = settingsFromConfig({ trainer: { total_training_steps: 20 }, actor_rollout_ref: { actor: { optim: { lr: 0.001 } } } });
+    const overrides = forkOverrides({ ...base, learningRate: '0.0005', extra: '' }, base);
+    expect(overrides).toContain('trainer.total_training_steps=20');
+    expect(overrides).toContain('actor_rollout_ref.actor.optim.lr=0.0005');
+    expect(overrides.filter((o) => !o.startsWith('trainer.total_training_steps=') && !o.includes('optim.lr='))).toEqual([]);
+  });
+});

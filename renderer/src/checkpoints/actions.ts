@@ -6,7 +6,7 @@ import { computed, inject, provide, reactive, ref, watch, type InjectionKey } fr
 import { useRouter } from 'vue-router';
 import type { BackendAvailabilityDto, CheckpointDto, ModelExportDto } from '../../../preload/contract';
 import { api } from '../api';
-import { extraProblems, forkTotalDefault, settingsToOverrides, totalIterationsOf, type RunSettings } from '../stores/run-settings';
+import { extraProblems, forkOverrides, forkTotalDefault, totalIterationsOf, type RunSettings } from '../stores/run-settings';
 import { download, isDesktop, serverUrl } from '../stores/transport';
 import { showTransient } from '../stores/transient';
 import type { CheckpointsData } from './data';
@@ -117,7 +117,7 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
       if (!checkpoint) return;
       const problems = extraProblems(request.settings.extra);
       if (problems.length) throw new Error(problems.join('; '));
-      const overrides = settingsToOverrides(request.settings, request.base);
+      const overrides = forkOverrides(request.settings, request.base);
       const { runId: started } = await api.resumeRun({ checkpointId: checkpoint.id, fork: true, overrides, name: request.name.trim() || undefined });
       forking.value = null;
       await router.push(`/runs/${started}`);

@@ -92,6 +92,15 @@ export function settingsToOverrides(settings: RunSettings, base?: RunSettings): 
   return overrides;
 }
 
+/**
+ * A fork's overrides: the settings changed from the run's, and always its total. A fork starts
+ * from the checkpoint's config, whose total is where the run stood then (12), not the run's
+ * total now (20) that the form shows: left out as unchanged, the fork would train nothing.
+ */
+export function forkOverrides(settings: RunSettings, base: RunSettings): string[] {
+  return settingsToOverrides(settings, { ...base, totalIterations: '' });
+}
+
 /** `trainer.total_training_steps` of a run's config, for its progress; null when absent. */
 export function totalIterationsOf(config: unknown): number | null {
   const value = at(config, SETTING_KEYS.totalIterations);
