@@ -184,6 +184,19 @@ describe.skipIf(!hasChromium)('chart details', () => {
       await expect.poll(() => warm.getAttribute('data-x-min')).toBe('-4');
       expect(await warm.getAttribute('data-x-max')).toBe('0');
       await page.locator('.metric-search').fill('');
+      // The tooltip names the iteration and stays inside the page, from the left column too.
+      const canvas = train.locator('canvas').first();
+      const box = (await canvas.boundingBox())!;
+      const tooltip = page.locator('.chart-tooltip:visible').first();
+      await expect
+        .poll(async () => {
+          await page.mouse.move(box.x + box.width * 0.15, box.y + box.height / 2);
+          return (await tooltip.count()) > 0 ? (await tooltip.innerText()).split('\n')[0] : '';
+        })
+        .toMatch(/^iteration \d+$/);
+      const shown = (await tooltip.boundingBox())!;
+      expect(shown.x).toBeGreaterThanOrEqual(0);
+      expect(shown.x + shown.width).toBeLessThanOrEqual(width);
       // A fork's charts span its parent's iterations before the fork and its own after.
       await page.goto(wb.serve.at(`/runs/${forkId}`));
       await expect.poll(() => val.getAttribute('data-x-min')).toBe('1');

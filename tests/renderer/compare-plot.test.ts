@@ -200,7 +200,7 @@ describe('chart tooltip and axis', () => {
       ],
       'iteration',
     );
-    expect(html).toBe('3<br/>a (EMA 0.60): 0.51234 <span class="raw-value">(raw 0.75)</span>');
+    expect(html).toBe('iteration 3<br/>a (EMA 0.60): 0.51234 <span class="raw-value">(raw 0.75)</span>');
   });
 
   it('keeps a rate axis within [0, 1] while the data does', () => {

@@ -211,7 +211,7 @@ export function formatSeconds(seconds: number): string {
 export function formatX(x: number, axis: XAxisKind): string {
   if (axis === 'wall') return new Date(x).toISOString().replace('T', ' ').slice(0, 19);
   if (axis === 'relative') return formatSeconds(x);
-  if (axis === 'iteration') return String(x);
+  if (axis === 'iteration') return `iteration ${x}`;
   return `${xAxisLabel(axis)} = ${Number(x.toPrecision(6))}`;
 }
 
