@@ -80,6 +80,14 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     expect(again).toMatch(/\bseed: 11\b/);
     expect(again).toMatch(/total_training_steps: 12\b/);
     await page.locator('input[type=radio][value=form]').check();
+
+    // A refused start says why, and the message goes once the form changes (it described that start).
+    await page.locator('input[name=runName]').fill('-x');
+    await start.click();
+    const refusal = page.locator('.new-run p.error');
+    await expect.poll(() => refusal.innerText().catch(() => ''), ANSWER).toContain("a run name cannot start with '-'");
+    await page.locator('input[name=runName]').fill('x');
+    await expect.poll(() => refusal.count()).toBe(0);
     await page.locator('.new-run .bar button').click();
   });
 
