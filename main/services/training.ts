@@ -232,6 +232,15 @@ function runOrMissingFolder(store: Store, ref: string): RunRecord {
   }
 }
 
+/** The checkpoint recorded at `rel`, a folder relative to the data folder. */
+function checkpointAtPath(store: Store, rel: string): CheckpointRecord | undefined {
+  for (const runId of store.runs.allIds()) {
+    const match = store.checkpoints.listByRun(runId).find((c) => c.path === rel);
+    if (match) return match;
+  }
+  return undefined;
+}
+
 /** A checkpoint named by run, `ckpt:<id>`, or folder path. */
 export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
   const idMatch = /^ckpt:(\d+)$/.exec(ref.trim());
@@ -252,10 +261,8 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
   const asPath = resolve(ref);
   if ((ref.includes('/') || ref.includes('\\')) && existsSync(asPath)) {
     const rel = isAbsolute(ref) || existsSync(asPath) ? relative(store.dataDir, asPath) : ref;
-    for (const runId of store.runs.allIds()) {
-      const match = store.checkpoints.listByRun(runId).find((c) => c.path === rel);
-      if (match) return match;
-    }
+    const match = checkpointAtPath(store, rel);
+    if (match) return match;
     // A checkpoint downloaded from the workbench or copied from another data folder has no record here.
     throw new StoreError(
       'RUN_NOT_FOUND',
@@ -265,13 +272,8 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
     );
   }
   // `turnlab show` prints folders relative to the data folder (checkpoints/run-1/iter-60).
-  if (!isAbsolute(ref) && /[/\\]/.test(ref)) {
-    const rel = relative(store.dataDir, resolve(store.dataDir, ref));
-    for (const runId of store.runs.allIds()) {
-      const match = store.checkpoints.listByRun(runId).find((c) => c.path === rel);
-      if (match) return match;
-    }
-  }
+  const shown = !isAbsolute(ref) && /[/\\]/.test(ref) ? checkpointAtPath(store, relative(store.dataDir, resolve(store.dataDir, ref))) : undefined;
+  if (shown) return shown;
   const run = runOrMissingFolder(store, ref);
   const latest = store.checkpoints.latest(run.id);
   if (!latest) {
