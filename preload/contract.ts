@@ -76,6 +76,12 @@ export interface WarmStartProgressDto {
 }
 
 /** A run as the run list shows it. */
+/** A metric name and how many of the runs asked about log it. */
+export interface MetricCoverageDto {
+  name: string;
+  runs: number;
+}
+
 export interface RunDto extends StoredRunDto {
   /** The highest iteration any metric was logged at; null before the first one. */
   iterations: number | null;
@@ -624,8 +630,11 @@ export interface TurnLabApi {
    * minimum and maximum and the last point, so spikes and final values survive.
    */
   compareSeriesBatch(runIds: number[], names: string[], maxPoints?: number): Promise<MetricRunsSeriesDto[]>;
-  /** Every metric name any of the runs logged, sorted: Compare's panel choices, in one call. */
-  compareMetricNames(runIds: number[]): Promise<string[]>;
+  /**
+   * Every metric name any of the runs logged, sorted by name, each with how many of the runs log
+   * it: Compare's panel choices in one call, its first panel the one most runs have.
+   */
+  compareMetricNames(runIds: number[]): Promise<MetricCoverageDto[]>;
   /** Action names and reply format of one env tag of a run, from its stored config. */
   replaySettings(runId: number, envTag: string): Promise<ReplaySettingsDto>;
   /** Replays an episode's stored actions through its env from the seed and compares every turn. */

@@ -24,7 +24,11 @@ export const compareReplayRoutes = {
     args: z.tuple([compareRunIds]),
     handle: (store, _options, runIds) => {
       for (const runId of runIds) requireRun(store, runId);
-      return [...new Set(runIds.flatMap((runId) => store.metrics.names(runId)))].sort();
+      const runs = new Map<string, number>();
+      for (const runId of new Set(runIds)) {
+        for (const name of new Set(store.metrics.names(runId))) runs.set(name, (runs.get(name) ?? 0) + 1);
+      }
+      return [...runs.keys()].sort().map((name) => ({ name, runs: runs.get(name) ?? 0 }));
     },
   },
   replaySettings: {

@@ -25,6 +25,16 @@ describe('panels in the address', () => {
     expect(panelsForNames([], ['a', 'b'])).toEqual(['a']);
     expect(panelsForNames(['a'], [])).toEqual([]);
   });
+  it('opens on the headline metric most of the selected runs log, not the first run\'s', () => {
+    const names = ['train/bandit/success', 'train/frozenlake/success', 'train/reward/mean', 'val/bandit/success', 'val/frozenlake/success'];
+    const runs = new Map([['train/bandit/success', 1], ['train/frozenlake/success', 3], ['train/reward/mean', 4], ['val/bandit/success', 1], ['val/frozenlake/success', 3]]);
+    expect(panelsForNames([], names, runs)).toEqual(['val/frozenlake/success']);
+    expect(panelsForNames([], names)).toEqual(['val/bandit/success']);
+    // Validation success logged by one run of four gives way to train success logged by all.
+    const fewVal = new Map([['train/x/success', 4], ['val/x/success', 1]]);
+    expect(panelsForNames([], ['train/x/success', 'val/x/success'], fewVal)).toEqual(['train/x/success']);
+    expect(nextPanelMetric(['val/frozenlake/success'], names, runs)).toBe('train/frozenlake/success');
+  });
 });
 
 describe('adding, changing and removing panels', () => {

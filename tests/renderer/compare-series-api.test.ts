@@ -78,10 +78,12 @@ describe('compareSeriesBatch', () => {
 });
 
 describe('compareMetricNames', () => {
-  it('answers the sorted union of the runs\' metric names in one call', async () => {
+  it('answers the sorted union of the runs\' metric names in one call, each with how many runs log it', async () => {
     const ids = fixture.runs.map((r) => r.run.id);
-    const expected = [...new Set((await Promise.all(ids.map((runId) => api.metricNames(runId)))).flat())].sort();
+    const perRun = await Promise.all(ids.map((runId) => api.metricNames(runId)));
+    const expected = [...new Set(perRun.flat())].sort().map((name) => ({ name, runs: perRun.filter((names) => names.includes(name)).length }));
     expect(await api.compareMetricNames(ids)).toEqual(expected);
+    expect(expected.some((m) => m.runs < ids.length)).toBe(true);
     await expect(api.call('compareMetricNames', [[9999]])).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -11,25 +11,35 @@ export function panelsFromQuery(query: LocationQuery): string[] {
   return [...new Set(values)];
 }
 
+/** Metric name -> how many of the selected runs log it (compareMetricNames' answer). */
+export type MetricRuns = ReadonlyMap<string, number>;
+
 /**
  * The panels to keep for runs that log `names`: those they log, or, when none is left, one
- * panel with the first headline metric (validation success, else train success, reward...).
+ * panel with the headline metric most of the runs log (nextPanelMetric).
  */
-export function panelsForNames(panels: readonly string[], names: readonly string[]): string[] {
+export function panelsForNames(panels: readonly string[], names: readonly string[], runs: MetricRuns = new Map()): string[] {
   const kept = panels.filter((p) => names.includes(p));
   if (kept.length > 0 || names.length === 0) return kept;
-  return [nextPanelMetric([], names) ?? names[0]];
+  return [nextPanelMetric([], names, runs) ?? names[0]];
+}
+
+/** The first of `candidates` logged by the most runs: a bandit run beside three FrozenLake runs does not choose for them. */
+function mostLogged(candidates: readonly string[], runs: MetricRuns): string | undefined {
+  let best: string | undefined;
+  for (const name of candidates) if (best === undefined || (runs.get(name) ?? 0) > (runs.get(best) ?? 0)) best = name;
+  return best;
 }
 
 /**
- * The metric a new panel starts with: the first headline metric (validation success, train
- * success, reward, well-formed answers, response length) not shown yet, else the first other
- * one; null when every metric has its panel.
+ * The metric a new panel starts with: of the headline metrics not shown yet (validation success,
+ * train success, reward, well-formed answers, response length, in that order), the one most of
+ * the runs log; else a mean reward, else any other; null when every metric has its panel.
  */
-export function nextPanelMetric(panels: readonly string[], names: readonly string[]): string | null {
+export function nextPanelMetric(panels: readonly string[], names: readonly string[], runs: MetricRuns = new Map()): string | null {
   const free = names.filter((n) => !panels.includes(n));
   const headline = headlineCharts(free).map((chart) => chart.names[0]);
-  return headline[0] ?? free.find((n) => /reward\/mean$/.test(n)) ?? free[0] ?? null;
+  return mostLogged(headline, runs) ?? mostLogged(free.filter((n) => /reward\/mean$/.test(n)), runs) ?? mostLogged(free, runs) ?? null;
 }
 
 /** Panel `index` shows `name`; a panel that showed it already takes the old metric (a swap). */

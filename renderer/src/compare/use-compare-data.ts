@@ -6,7 +6,7 @@ import { computed, ref, shallowRef, watch, type Ref } from 'vue';
 import type { RunDto, RunSeriesDto } from '../../../preload/contract';
 import { api } from '../api';
 import { idsWithParents } from './lineage';
-import { panelsForNames } from './panels';
+import { panelsForNames, type MetricRuns } from './panels';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -21,6 +21,8 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
   const unknownIds = ref<number[]>([]);
   const error = ref<string | null>(null);
   const metricNames = ref<string[]>([]);
+  /** How many of the selected runs log each metric: the first panel is one most of them have. */
+  const metricRuns = shallowRef<MetricRuns>(new Map());
   const summaryMetrics = ref<string[]>([]);
   /** Metric name -> its series for the selected runs and their parents; cleared when the selection changes. */
   const seriesCache = shallowRef(new Map<string, RunSeriesDto[]>());
@@ -76,15 +78,18 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
     const ids = selectedRuns.value.map((r) => r.id);
     if (ids.length === 0) {
       metricNames.value = [];
+      metricRuns.value = new Map();
       return;
     }
     try {
-      metricNames.value = await api.compareMetricNames(ids);
+      const coverage = await api.compareMetricNames(ids);
+      metricNames.value = coverage.map((m) => m.name);
+      metricRuns.value = new Map(coverage.map((m) => [m.name, m.runs]));
     } catch (e) {
       error.value = messageOf(e);
       return;
     }
-    const kept = panelsForNames(panels.value, metricNames.value);
+    const kept = panelsForNames(panels.value, metricNames.value, metricRuns.value);
     if (kept.join('\n') !== panels.value.join('\n')) setPanels(kept);
     if (summaryMetrics.value.length === 0 || !summaryMetrics.value.every((n) => metricNames.value.includes(n))) {
       summaryMetrics.value = metricNames.value.filter((n) => /^val\/.*success$/.test(n) || /reward\/mean$/.test(n)).slice(0, 4);
@@ -94,5 +99,5 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
 
   watch([panels, summaryMetrics, xMetric], () => void loadSeries(wanted(panels.value)));
 
-  return { selectedRuns, unknownIds, error, metricNames, summaryMetrics, seriesCache, loadRuns };
+  return { selectedRuns, unknownIds, error, metricNames, metricRuns, summaryMetrics, seriesCache, loadRuns };
 }
