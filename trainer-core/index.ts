@@ -8,6 +8,7 @@
 export {
   loadRunConfig,
   loadRunConfigWithSource,
+  runConfigFromYaml,
   parseRunConfig,
   parseRunConfigWithSource,
   resolvedConfigToYaml,

@@ -1,4 +1,4 @@
-import { loadRunConfig, parseRunConfig, ConfigError, formatPath, YamlSource, HfModelError } from '../../trainer-core';
+import { loadRunConfig, runConfigFromYaml, ConfigError, formatPath, HfModelError } from '../../trainer-core';
 import type { ConfigProblemDto, RunConfigCheckRequest } from '../../preload/contract';
 
 /** How edited text is named in messages: never by a file the workbench wrote for it. */
@@ -8,25 +8,20 @@ export const EDITED_TEXT_NAME = 'the config text';
  * What the trainer would refuse in a config and its overrides, each problem under the dotted key
  * it is about ('' for the file as a whole), so a form can put it beside its field. The config's
  * own validation (trainer-core/config) decides; a pretrained model folder is opened as the
- * trainer opens it. Edited text is checked in memory, so no message names a temporary file.
+ * trainer opens it. Edited text is checked in memory as a file of it would be (a line for each problem in it), so
+ * no message names a temporary file.
  */
 export async function checkRunConfig(request: RunConfigCheckRequest): Promise<ConfigProblemDto[]> {
   let cfg;
-  let source: YamlSource | undefined;
   try {
     if (request.yaml !== undefined) {
-      source = new YamlSource(request.yaml, EDITED_TEXT_NAME);
-      cfg = parseRunConfig(source.toJS() ?? {}, EDITED_TEXT_NAME, request.overrides ?? []);
+      cfg = runConfigFromYaml(request.yaml, EDITED_TEXT_NAME, request.overrides ?? []).cfg;
     } else {
       cfg = loadRunConfig(request.configPath ?? '', request.overrides ?? []);
     }
   } catch (error) {
     if (error instanceof ConfigError) {
-      return error.issues.map((issue) => {
-        // Edited text is checked as an object; its source still knows the line of each key.
-        const line = issue.line ?? (issue.origin === undefined && issue.path.length > 0 ? source?.lineOf(issue.path) : undefined);
-        return { key: formatPath(issue.path), message: issue.message, ...(line !== undefined ? { line } : {}) };
-      });
+      return error.issues.map((issue) => ({ key: formatPath(issue.path), message: issue.message, ...(issue.line !== undefined ? { line: issue.line } : {}) }));
     }
     return [{ key: '', message: error instanceof Error ? error.message : String(error) }];
   }

@@ -61,6 +61,9 @@ describe('validation errors', () => {
     const error = errorOf(() => loadRunConfig(path));
     expect(error.message).toBe(`${path} line 5: unknown key \`agent_proxy.max_turns\`; did you mean \`agent_proxy.max_turn\`?`);
     expect(error.issues[0].path).toEqual(['agent_proxy', 'max_turns']);
+    // The key it may have meant, set by an override, is no cause: the file's line is.
+    const both = errorOf(() => loadRunConfig(path, ['agent_proxy.max_turn=2']));
+    expect(both.message).toBe(`${path} line 5: unknown key \`agent_proxy.max_turns\`; did you mean \`agent_proxy.max_turn\`?`);
   });
 
   it("names, for a key written without its sections, the path that ends in it, the policy's first", () => {

@@ -117,6 +117,15 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     await saveScreenshot(page, shots.dir, 'run-form-yaml-problem');
     expect(editedFiles()).toEqual([]);
 
+    // A problem of the text no field can fix, seen from the form: said to be the YAML's, with the way back to it.
+    await page.locator('textarea[name=yaml]').fill(`${text.trimEnd()}\ntrainr:\n  seed: 1\n`);
+    await expect.poll(() => problem('yaml').innerText().catch(() => ''), ANSWER).toMatch(/trainr/);
+    await page.locator('input[type=radio][value=form]').check();
+    await expect.poll(() => problem('config').innerText().catch(() => ''), ANSWER).toMatch(/^the YAML's line \d+: unknown key `trainr`/);
+    expect(await start().isDisabled()).toBe(true);
+    await page.locator('.new-run .to-yaml').click();
+    expect(await page.locator('textarea[name=yaml]').inputValue()).toContain('trainr:');
+
     await page.locator('textarea[name=yaml]').fill(text);
     await expect.poll(() => start().isEnabled(), ANSWER).toBe(true);
     expect(await problem('yaml').count()).toBe(0);

@@ -58,6 +58,15 @@ describe('checking a run config before it starts', () => {
     expect(existsConfigs()).toEqual([]);
   });
 
+  it('puts a misspelt key of edited text on its own line, even when an override sets the key it may have meant', async () => {
+    const problems = await api.checkRunConfig({ yaml: '# edited\ntrainr:\n  total_training_steps: 3\n' });
+    expect(problems.map((p) => [p.key, p.line])).toEqual([['trainr', 2]]);
+    const nested = await api.checkRunConfig({ yaml: 'trainer:\n  total_training_step: 3\n', overrides: ['trainer.total_training_steps=4'] });
+    expect(nested.map((p) => [p.key, p.line])).toEqual([['trainer.total_training_step', 2]]);
+    // As a file of the text would be: empty text is refused as an empty file is.
+    expect((await api.checkRunConfig({ yaml: '# nothing\n' }))[0].message).toMatch(/the config text is empty/);
+  });
+
   it('opens a pretrained model folder as the trainer does', async () => {
     const check = (path: string) => api.checkRunConfig({ configPath: bandit, overrides: [`actor_rollout_ref.model.path=${path}`, 'actor_rollout_ref.model.lora_rank=4'] });
     expect(await check(modelDir)).toEqual([]);

@@ -1,4 +1,4 @@
-export { loadRunConfig, loadRunConfigWithSource, parseRunConfig, parseRunConfigWithSource, resolvedConfigToYaml, deepMerge, type RunConfigWithSource } from './load';
+export { loadRunConfig, loadRunConfigWithSource, runConfigFromYaml, parseRunConfig, parseRunConfigWithSource, resolvedConfigToYaml, deepMerge, type RunConfigWithSource } from './load';
 export { DEFAULTS_YAML, defaultRunConfigInput } from './defaults';
 export { ConfigError, type ConfigIssue } from './errors';
 export { MAX_ROLLOUT_EPISODES } from './checks';

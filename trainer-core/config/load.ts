@@ -43,7 +43,15 @@ export function loadRunConfigWithSource(path: string, overrides: readonly string
           : (error as Error).message.split('\n')[0];
     throw new ConfigError([{ path: [], message: `cannot read the config: ${reason}` }], path);
   }
-  const source = new YamlSource(text, path);
+  return runConfigFromYaml(text, path, overrides);
+}
+
+/**
+ * A config given as YAML text, checked as a file of that text would be (each problem under its
+ * line); `name` is how messages name the text (its path, or the workbench's 'the config text').
+ */
+export function runConfigFromYaml(text: string, name: string, overrides: readonly string[] = []): RunConfigWithSource {
+  const source = new YamlSource(text, name);
   if (source.holdsNothing()) {
     // Training on nothing but the defaults is never what an empty file meant (a save that
     // failed, the wrong file): say so instead of starting a run nobody asked for.
@@ -51,7 +59,7 @@ export function loadRunConfigWithSource(path: string, overrides: readonly string
       {
         path: [],
         message:
-          `${path} is empty: it holds no settings, only blank lines or comments; write the keys to change ` +
+          `${name} is empty: it holds no settings, only blank lines or comments; write the keys to change ` +
           "(e.g. `trainer: {total_training_steps: 50}`), or start from a copy of TurnLab's configs/base.yaml, which lists every key with its default (`--config base` trains it as it is)",
       },
     ]);
@@ -156,7 +164,8 @@ function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins
   };
   // A check across keys is filed under one of them; where another key it names (in backticks)
   // came from an override, that override is what made it fail, not the file's line.
-  const named = [...issue.message.matchAll(/`([A-Za-z_][\w-]*(?:\.[\w-]+)+)`/g)].map((m) => m[1].split('.'));
+  // An unknown key's message names the key it may have meant, which is no cause of it.
+  const named = issue.message.startsWith('unknown key') ? [] : [...issue.message.matchAll(/`([A-Za-z_][\w-]*(?:\.[\w-]+)+)`/g)].map((m) => m[1].split('.'));
   const origin = originOf(issue.path) ?? named.map(originOf).find((o) => o !== undefined);
   if (origin) return { ...issue, origin };
   const line = source?.lineOf(issue.path, issue.message.startsWith('unknown key'));
