@@ -22,6 +22,7 @@ let page: Page;
 let wb: OpenWorkbench;
 let richRunId: number;
 let collapsedRunId: number;
+let warmingRunId: number;
 
 /** A run logging what the trainer logs: RAGEN's per-tag metrics and dozens of actor/critic ones. */
 function addRichRun(dataDir: string): number {
@@ -69,6 +70,20 @@ function addCollapsedRun(dataDir: string): number {
   }
 }
 
+/** A run stopped at warm start step 40 of 600, before any checkpoint, as the trainer leaves it. */
+function addRunStoppedWarming(dataDir: string): number {
+  const store = openStore(dataDir);
+  try {
+    const config = { trainer: { total_training_steps: 10 }, warm_start: { mode: 'expert' as const, steps: 600 } };
+    const run = store.runs.create({ name: 'stopped-warming', config, seed: 1, envTags: ['bandit'], algorithm: 'grpo', status: 'running' });
+    const at = 1_750_000_000_000;
+    store.runs.update(run.id, { status: 'stopped', finishedAt: at + 5000, warmStartProgress: { phase: 'warm start', step: 40, steps: 600, loss: 0.5, startedAt: at, updatedAt: at + 4000 } });
+    return run.id;
+  } finally {
+    store.close();
+  }
+}
+
 async function callApi(method: string, args: unknown[]): Promise<unknown> {
   const reply = await fetch(new URL(`/api/${method}`, serve.url), {
     method: 'POST',
@@ -90,6 +105,7 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
       addRuns: (dir) => {
         richRunId = addRichRun(dir);
         collapsedRunId = addCollapsedRun(dir);
+        warmingRunId = addRunStoppedWarming(dir);
       },
       browser: { viewport: { width: 1440, height: 900 } },
     });
@@ -187,6 +203,17 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     expect(await page.locator('.progress-text').innerText()).toBe(`iteration ${DONE} / ${TOTAL}`);
     expect(await page.locator('.time-left').innerText()).toBe('9 min 22 s left');
     expect(await page.locator('.tokens-per-second').innerText()).toBe('1,234 tokens/s rollout, 567 tokens/s training');
+  });
+
+  it('says why a run stopped in its warm start has no Resume, and what trains it again', async () => {
+    await page.goto(serve.at(`/runs/${warmingRunId}`));
+    await expect.poll(() => page.locator('.no-resume').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/^No Resume: the run stopped during its warm start.*New run from this config trains it again\.$/);
+    expect(await page.locator('.resume-run').count()).toBe(0);
+    expect(await page.locator('.new-from-run').isVisible()).toBe(true);
+    // A failed run with checkpoints has its Resume and no such line.
+    await page.goto(serve.at(`/runs/${fixture.runs[1].run.id}`));
+    await page.locator('.resume-run').waitFor();
+    expect(await page.locator('.no-resume').count()).toBe(0);
   });
 
   it('warms up, trains, stops and resumes a real run from the Run view', async () => {

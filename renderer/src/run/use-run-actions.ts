@@ -49,16 +49,31 @@ export function useRunActions(
     return Number.isInteger(target) && target > done ? null : `a whole number above ${done}`;
   });
 
+  const ended = computed(() => run.value !== null && ['stopped', 'interrupted', 'failed'].includes(run.value.status));
+  /**
+   * Why an ended run has no Resume: it saved no checkpoint. Its log said so; the view says it
+   * beside the button that does what Resume cannot.
+   */
+  const noResume = computed(() => {
+    if (!ended.value || checkpoints.value.length > 0 || run.value === null) return null;
+    // An interrupted run's own error says it already (markAbandonedRuns).
+    if (run.value.error?.includes('saved no checkpoint')) return null;
+    const when =
+      run.value.iterations === null && run.value.warmStartProgress !== null
+        ? 'during its warm start, which keeps a checkpoint only at its end (warm_start.save_checkpoint)'
+        : 'before its first checkpoint (trainer.save_freq)';
+    return `No Resume: the run ${run.value.status === 'failed' ? 'failed' : 'stopped'} ${when}, so there is nothing to resume from. New run from this config trains it again.`;
+  });
+
   return {
     actionError,
+    noResume,
     acting,
     actionNote,
     continueTo,
     continueProblem,
     canStop: computed(() => run.value !== null && (run.value.status === 'running' || run.value.status === 'queued')),
-    canResume: computed(
-      () => run.value !== null && ['stopped', 'interrupted', 'failed'].includes(run.value.status) && checkpoints.value.length > 0,
-    ),
+    canResume: computed(() => ended.value && checkpoints.value.length > 0),
     canContinue: computed(() => run.value?.status === 'completed' && checkpoints.value.length > 0),
     stopRun: () => act(() => api.stopRun(runId()), 'Stopping: the trainer finishes its iteration and saves a checkpoint…'),
     continueRun: () =>
