@@ -192,6 +192,8 @@ export type RunRowDto = Pick<
 > & {
   /** The query's `columns`: each config key's value, each metric's last logged value (null where there is none). */
   columnValues?: unknown[];
+  /** Whether its latest iteration is marked collapsed (COLLAPSE_METRIC, the Run view's badge). */
+  collapsed: boolean;
 };
 
 export interface RunFilterChoicesDto {

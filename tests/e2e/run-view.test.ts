@@ -146,6 +146,12 @@ describe.skipIf(!hasChromium)('Run view in a browser', () => {
     await page.goto(serve.at(`/runs/${richRunId}`));
     await page.locator('.metric-chart').first().waitFor();
     expect(await page.locator('.collapse-badge').count()).toBe(0);
+    // The Runs table marks it too, so a collapse is seen without opening every run.
+    await page.goto(serve.at('/runs'));
+    const row = (name: string) => page.locator('.run-row', { has: page.locator('.run-name', { hasText: new RegExp(`^${name}$`) }) });
+    await row('bandit-collapsed').waitFor();
+    expect(await row('bandit-collapsed').locator('.collapsed-badge').innerText()).toBe('collapsed');
+    expect(await row('bandit-rich').locator('.collapsed-badge').count()).toBe(0);
   });
 
   it('collapses sections, searches and pins metrics, and keeps all three after a reload', async () => {

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { distance } from 'fastest-levenshtein';
 import { closestName, policyFirst } from '../../../trainer-core';
 import {
+  COLLAPSE_METRIC,
   METRIC_COLUMN_PREFIX,
   RUN_COLUMN_KEY,
   RUN_CONDITION_FIELDS,
@@ -48,6 +49,7 @@ function rowSql(columns: readonly string[]): string {
   const values = columns.length === 0 ? '' : `, json_array(${columns.map((column, i) => columnSql(column, `column${i}`).sql).join(', ')}) AS column_values`;
   return `SELECT id, name, status, created_at, seed, env_tags, algorithm, parent_run_id, parent_iteration,
   tags, notes, last_iteration, best_val_success, warm_start_progress,
+  (SELECT value FROM metrics WHERE run_id = runs.id AND name = '${COLLAPSE_METRIC}' ORDER BY iteration DESC LIMIT 1) = 1 AS collapsed,
   json_object(
     'trainer', json_object('total_training_steps', json_extract(config, '$.trainer.total_training_steps')),
     'warm_start', json_object('mode', json_extract(config, '$.warm_start.mode'), 'steps', json_extract(config, '$.warm_start.steps'))
@@ -98,6 +100,7 @@ interface RowRaw {
   last_iteration: number | null;
   best_val_success: number | null;
   warm_start_progress: string | null;
+  collapsed: number | null;
   config_slice: string;
   column_values?: string;
 }
@@ -119,6 +122,7 @@ function toRow(raw: RowRaw): RunRowDto {
     bestValSuccess: raw.best_val_success,
     config: JSON.parse(raw.config_slice) as RunRowDto['config'],
     warmStartProgress: raw.warm_start_progress === null ? null : (JSON.parse(raw.warm_start_progress) as RunRowDto['warmStartProgress']),
+    collapsed: raw.collapsed === 1,
     ...(raw.column_values === undefined ? {} : { columnValues: JSON.parse(raw.column_values) as unknown[] }),
   };
 }
