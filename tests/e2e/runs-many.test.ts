@@ -69,6 +69,18 @@ describe.skipIf(!hasChromium)('Runs view with hundreds of runs', () => {
     expect(await page.locator('.rows-beyond').count()).toBe(0);
   });
 
+  it('keeps each row\'s actions in sight at 1024 px when columns make the table wider than its box', async () => {
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await page.goto(wb.serve.at('/runs?cols=trainer.seed,trainer.total_training_steps,metric:val/Bandit/success'));
+    await page.locator('.run-row').first().waitFor();
+    const sizes = await page.locator('.runs-table-scroll').evaluate((box) => ({ table: box.scrollWidth, box: box.clientWidth }));
+    expect(sizes.table).toBeGreaterThan(sizes.box);
+    // Inside the box's visible part, not under its scroll.
+    const box = await page.locator('.runs-table-scroll').boundingBox();
+    const edit = await page.locator('.run-row').first().locator('.edit').boundingBox();
+    expect(edit!.x + edit!.width).toBeLessThanOrEqual(box!.x + box!.width);
+  });
+
   it("says in Replay's run picker how many older runs it does not list", async () => {
     await page.goto(wb.serve.at('/runs/1/replay'));
     // The newest 200 and the run shown (#1, older than all of them).
