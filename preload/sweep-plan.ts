@@ -11,14 +11,23 @@ export interface GridAxis {
 /** Most runs one sweep may hold, as MAX_GROUP_SEEDS for one group: a typo should not queue thousands. */
 export const MAX_SWEEP_RUNS = 256;
 
-/** `key=v1,v2`; throws a message fit for the command line. */
-export function parseGridAxis(text: string): GridAxis {
+/**
+ * How a refusal names a grid line: the command line's flag, or the New run form's grid field
+ * (whose lines carry no flag).
+ */
+export type GridWords = 'flag' | 'form';
+
+const lineWord = (words: GridWords, text: string) => (words === 'flag' ? `--grid '${text}'` : `the grid line '${text}'`);
+
+/** `key=v1,v2`; throws a message that names the line as the user wrote it (GridWords). */
+export function parseGridAxis(text: string, words: GridWords = 'flag'): GridAxis {
   const eq = text.indexOf('=');
   const key = eq < 0 ? '' : text.slice(0, eq).trim();
-  if (!/^[A-Za-z_][\w.]*$/.test(key)) throw new Error(`--grid '${text}' is not key=value1,value2 (e.g. --grid actor_rollout_ref.actor.optim.lr=1e-3,3e-4)`);
+  const example = `${words === 'flag' ? '--grid ' : ''}actor_rollout_ref.actor.optim.lr=1e-3,3e-4`;
+  if (!/^[A-Za-z_][\w.]*$/.test(key)) throw new Error(`${lineWord(words, text)} is not key=value1,value2 (e.g. ${example})`);
   const values = text.slice(eq + 1).split(',').map((v) => v.trim());
-  if (values.some((v) => v === '')) throw new Error(`--grid '${text}' has an empty value; separate values by single commas`);
-  if (new Set(values).size !== values.length) throw new Error(`--grid '${text}' names a value twice`);
+  if (values.some((v) => v === '')) throw new Error(`${lineWord(words, text)} has an empty value; separate values by single commas`);
+  if (new Set(values).size !== values.length) throw new Error(`${lineWord(words, text)} names a value twice`);
   return { key, values };
 }
 
@@ -35,10 +44,12 @@ function shortKey(key: string, axes: readonly GridAxis[]): string {
   return axes.filter((a) => a.key.split('.').pop() === last).length > 1 ? key : last;
 }
 
-export function expandGrid(axes: readonly GridAxis[]): SweepSetting[] {
+export function expandGrid(axes: readonly GridAxis[], words: GridWords = 'flag'): SweepSetting[] {
   const keys = axes.map((a) => a.key);
   const twice = keys.find((k, i) => keys.indexOf(k) !== i);
-  if (twice) throw new Error(`--grid names ${twice} twice; give all its values in one --grid ${twice}=a,b`);
+  if (twice) {
+    throw new Error(words === 'flag' ? `--grid names ${twice} twice; give all its values in one --grid ${twice}=a,b` : `the grid names ${twice} on two lines; put all its values on one line (${twice}=value1,value2)`);
+  }
   let combos: string[][] = [[]];
   for (const axis of axes) combos = combos.flatMap((c) => axis.values.map((v) => [...c, v]));
   return combos.map((values) => ({

@@ -229,7 +229,7 @@ export function register(program: Command): void {
       const options: SweepOptions = { ...flags, config, set: [...(flags.set ?? []), ...multirun.overrides], grid: [...(flags.grid ?? []), ...multirun.grid] };
       let axes: GridAxis[];
       try {
-        axes = (options.grid ?? []).map(parseGridAxis);
+        axes = (options.grid ?? []).map((text) => parseGridAxis(text));
       } catch (error) {
         throw new UserError((error as Error).message);
       }

@@ -14,7 +14,9 @@ import { newSweepName, recordSweepPlan } from './sweep-name';
  * one array job is submitted. Every run's config is read before anything starts.
  */
 export async function startSweep(store: Store, manager: RunManager | undefined, request: StartSweepRequest & { configPath: string }): Promise<SweepStartedDto> {
-  const axes = request.grid.map(parseGridAxis);
+  // The grid comes as lines (the form's field, an API client's array), not as --grid flags.
+  const axes = request.grid.map((line) => parseGridAxis(line, 'form'));
+  expandGrid(axes, 'form');
   const overrides = request.overrides ?? [];
   if (request.executor === 'slurm') {
     if (!request.slurm) throw new Error('a Slurm sweep needs a shared folder (remoteDir)');

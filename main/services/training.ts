@@ -216,7 +216,7 @@ function checkContinuable(cfg: RunConfig, checkpoint: CheckpointRecord, folder: 
     throw new ConfigError([
       {
         path: ['trainer', 'total_training_steps'],
-        message: `\`trainer.total_training_steps\` is ${total}, but checkpoint ${folder} is at iteration ${checkpoint.iteration}: nothing to train; raise it, e.g. --set trainer.total_training_steps=${checkpoint.iteration + 10}`,
+        message: `\`trainer.total_training_steps\` is ${total}, but checkpoint ${folder} is at iteration ${checkpoint.iteration}: nothing to train; raise it above ${checkpoint.iteration} (e.g. trainer.total_training_steps=${checkpoint.iteration + 10})`,
       },
     ]);
   }

@@ -23,6 +23,10 @@ describe('extra sbatch lines and the local folder', () => {
     });
     expect(readSweepChoice(slurm({ sbatchText: 'mem 32G' })).problem).toBe("the #SBATCH line 'mem 32G' is not an sbatch flag: write one a line as sbatch reads it, e.g. --mem=32G");
     expect(readSweepChoice(slurm({ localDir: 'sweeps' })).problem).toMatch(/^the local folder 'sweeps' must be an absolute path/);
+    // The grid field's lines carry no --grid flag, and its problems name none.
+    expect(readSweepChoice(slurm({ gridText: 'lr' })).problem).toBe("the grid line 'lr' is not key=value1,value2 (e.g. actor_rollout_ref.actor.optim.lr=1e-3,3e-4)");
+    expect(readSweepChoice(slurm({ gridText: 'a=1,,2' })).problem).toBe("the grid line 'a=1,,2' has an empty value; separate values by single commas");
+    expect(readSweepChoice(slurm({ gridText: 'a=1,2\na=3' })).problem).toBe('the grid names a on two lines; put all its values on one line (a=value1,value2)');
     // sbatch's time forms pass; anything else is said in the form, not by sbatch after submitting.
     for (const time of ['90', '30:00', '01:30:00', '1-12', '1-12:00', '2-00:00:00', 'UNLIMITED']) expect(readSweepChoice(slurm({ time })).problem).toBeNull();
     expect(readSweepChoice(slurm({ time: '1h' })).problem).toBe("time limit '1h' is not one sbatch reads: minutes (90), hours:minutes:seconds (01:30:00) or days-hours:minutes (1-12:00)");

@@ -63,7 +63,7 @@ describe('resume checks the whole checkpoint before changing anything', () => {
     // A config with nothing left to train would only delete iterations 3 and 4.
     replaceWithManifest(dir, 'state.json', original);
     await expect(resumeFromCheckpoint(store, `ckpt:${second.id}`, { overrides: ['trainer.total_training_steps=2'] })).rejects.toThrow(
-      /total_training_steps` is 2, but checkpoint .* is at iteration 2: nothing to train/,
+      /total_training_steps` is 2, but checkpoint .* is at iteration 2: nothing to train; raise it above 2 \(e.g. trainer.total_training_steps=12\)$/,
     );
     expect(stored()).toEqual(before);
   });

@@ -38,7 +38,7 @@ export function readSweepChoice(choice: SweepChoice): SweepFieldValue {
   if (!active) return NO_SWEEP;
   let settings = 1;
   try {
-    settings = expandGrid(grid.map(parseGridAxis)).length;
+    settings = expandGrid(grid.map((line) => parseGridAxis(line, 'form')), 'form').length;
   } catch (error) {
     return { active, request: { grid, executor: choice.executor }, settings, problem: (error as Error).message };
   }
