@@ -2,7 +2,7 @@
 // panel takes, swaps and removals, and the CSV of every panel naming its runs.
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { nextPanelMetric, panelsForNames, panelsFromQuery, removePanel, setPanelMetric } from '../../renderer/src/compare/panels';
+import { nextPanelMetric, panelsForNames, panelsFromQuery, removePanel, setPanelMetric, summaryDefaults } from '../../renderer/src/compare/panels';
 import { buildPlot } from '../../renderer/src/compare/plot';
 import { PLOT_CSV_COLUMNS, panelsToCsv, plotCsvFileName } from '../../renderer/src/compare/plot-csv';
 
@@ -34,6 +34,9 @@ describe('panels in the address', () => {
     const fewVal = new Map([['train/x/success', 4], ['val/x/success', 1]]);
     expect(panelsForNames([], ['train/x/success', 'val/x/success'], fewVal)).toEqual(['train/x/success']);
     expect(nextPanelMetric(['val/frozenlake/success'], names, runs)).toBe('train/frozenlake/success');
+    // The summary's columns too: those most runs log first, the names' order among equals.
+    expect(summaryDefaults(names, runs)).toEqual(['train/reward/mean', 'val/frozenlake/success', 'val/bandit/success']);
+    expect(summaryDefaults(names)).toEqual(['train/reward/mean', 'val/bandit/success', 'val/frozenlake/success']);
   });
 });
 

@@ -42,6 +42,18 @@ export function nextPanelMetric(panels: readonly string[], names: readonly strin
   return mostLogged(headline, runs) ?? mostLogged(free.filter((n) => /reward\/mean$/.test(n)), runs) ?? mostLogged(free, runs) ?? null;
 }
 
+/**
+ * The summary table's first columns: up to four validation successes and mean rewards, those
+ * most of the runs log first (the sort keeps the names' order among equals).
+ */
+export function summaryDefaults(names: readonly string[], runs: MetricRuns = new Map()): string[] {
+  const logged = (n: string) => runs.get(n) ?? 0;
+  return names
+    .filter((n) => /^val\/.*success$/.test(n) || /reward\/mean$/.test(n))
+    .sort((a, b) => logged(b) - logged(a))
+    .slice(0, 4);
+}
+
 /** Panel `index` shows `name`; a panel that showed it already takes the old metric (a swap). */
 export function setPanelMetric(panels: readonly string[], index: number, name: string): string[] {
   const next = panels.slice();

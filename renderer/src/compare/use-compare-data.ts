@@ -6,7 +6,7 @@ import { computed, ref, shallowRef, watch, type Ref } from 'vue';
 import type { RunDto, RunSeriesDto } from '../../../preload/contract';
 import { api } from '../api';
 import { idsWithParents } from './lineage';
-import { panelsForNames, type MetricRuns } from './panels';
+import { panelsForNames, summaryDefaults, type MetricRuns } from './panels';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -92,7 +92,7 @@ export function useCompareData(selectedIds: Ref<number[]>, panels: Ref<string[]>
     const kept = panelsForNames(panels.value, metricNames.value, metricRuns.value);
     if (kept.join('\n') !== panels.value.join('\n')) setPanels(kept);
     if (summaryMetrics.value.length === 0 || !summaryMetrics.value.every((n) => metricNames.value.includes(n))) {
-      summaryMetrics.value = metricNames.value.filter((n) => /^val\/.*success$/.test(n) || /reward\/mean$/.test(n)).slice(0, 4);
+      summaryMetrics.value = summaryDefaults(metricNames.value, metricRuns.value);
     }
     await loadSeries(wanted(kept));
   });
