@@ -6,13 +6,13 @@
  * Reports every validation (64 fixed boards, sampled at temperature 0.5 as RAGEN's evaluation),
  * the first iteration that reached 0.9, the success on 512 boards no run played of the policy at
  * the end of the schedule and of the fork's last one, and the wall time.
- * Run alone: npx tsx bench/frozenlake.ts [--verbose] [key=value ...] (config overrides, as train's --set)
+ * Run alone: npx tsx bench/frozenlake.ts (USAGE below for its options)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { releaseBackend } from '../trainer-core/backend';
+import { BenchArgumentError, closestOption, isUserError } from './lib/bench-errors';
+import { tempFolder } from './lib/temp-folder';
 import { loadRunConfig } from '../trainer-core/config';
 import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
 import type { CheckpointReport, EpisodeReport, RunStartInfo, TrainingSink } from '../trainer-core/train/sink';
@@ -36,6 +36,44 @@ const FORK_OVERRIDES = [
 const FORK_ITERATIONS = 40;
 /** Boards for the evaluations: enough to tell 0.85 from 0.9 (standard error about 0.015). */
 const EVALUATION_EPISODES = 512;
+
+export const USAGE = `frozenlake: trains configs/frozenlake-nonslip.yaml, forks it at the schedule's floor, and plays both policies on unseen boards (about 20 min on 2 cores; a few with the small settings below)
+npm run bench -- frozenlake [--verbose] [--fork-iterations N] [--episodes N] [key=value ...]
+  --verbose            a line for every iteration, not only the validations
+  --fork-iterations N  iterations of the fork (default ${FORK_ITERATIONS}; 0: no fork)
+  --episodes N         unseen boards each policy plays at the end (default ${EVALUATION_EPISODES})
+  key=value            config overrides, as turnlab train --set (e.g. trainer.total_training_steps=4 warm_start.steps=20)
+A quick look: npm run bench -- frozenlake trainer.total_training_steps=2 warm_start.steps=20 --fork-iterations 1 --episodes 16`;
+
+export interface FrozenLakeArgs {
+  verbose: boolean;
+  forkIterations: number;
+  episodes: number;
+  overrides: string[];
+}
+
+export function parseFrozenLakeArgs(args: readonly string[]): FrozenLakeArgs {
+  const parsed: FrozenLakeArgs = { verbose: false, forkIterations: FORK_ITERATIONS, episodes: EVALUATION_EPISODES, overrides: [] };
+  const count = (flag: string, text: string | undefined, least: number): number => {
+    if (text === undefined || !/^\d+$/.test(text) || Number(text) < least) {
+      throw new BenchArgumentError(`${flag} ${text === undefined ? 'wants a value' : `'${text}'`}: a whole number of ${least} or more (e.g. ${flag} ${least + 1})`);
+    }
+    return Number(text);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === '--verbose') parsed.verbose = true;
+    else if (word === '--fork-iterations') parsed.forkIterations = count(word, args[++i], 0);
+    else if (word === '--episodes') parsed.episodes = count(word, args[++i], 1);
+    else if (word.startsWith('-')) {
+      const options = ['--verbose', '--fork-iterations', '--episodes'];
+      throw new BenchArgumentError(`unknown option ${word}; did you mean ${closestOption(word, options)}? (frozenlake takes ${options.join(', ')} and key=value overrides)`);
+    } else if (!word.includes('=')) {
+      throw new BenchArgumentError(`'${word}' is not a key=value override (e.g. trainer.total_training_steps=4), nor an option (--verbose, --fork-iterations, --episodes)`);
+    } else parsed.overrides.push(word);
+  }
+  return parsed;
+}
 /** Far past every train and validation seed of the run, so the evaluation boards are new to it. */
 const EVALUATION_SEED = 100_000;
 
@@ -81,34 +119,35 @@ function progressLine(iteration: number, metrics: Record<string, number>): strin
   return `  iteration ${iteration}: train success ${figure('train/FrozenLakeNonSlip/success')}, effective ${figure('train/FrozenLakeNonSlip/action_is_effective')}, entropy ${figure('actor/entropy')}, rollout ${figure('timing_s/rollout', 1)} s, update ${figure('timing_s/update', 1)} s`;
 }
 
-export default async function benchFrozenLake(overrides: string[] = []): Promise<void> {
-  // --verbose prints every iteration, not only the validations.
-  const verbose = overrides.includes('--verbose');
-  const settings = overrides.filter((o) => o !== '--verbose');
+export default async function benchFrozenLake(args: string[] = []): Promise<void> {
+  const { verbose, forkIterations, episodes, overrides: settings } = parseFrozenLakeArgs(args);
   const config = loadRunConfig(CONFIG, settings);
   const forkConfig = loadRunConfig(CONFIG, [
     ...settings,
     ...FORK_OVERRIDES,
-    `trainer.total_training_steps=${config.trainer.total_training_steps + FORK_ITERATIONS}`,
+    `trainer.total_training_steps=${config.trainer.total_training_steps + forkIterations}`,
   ]);
-  const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-frozenlake-'));
+  const temp = tempFolder('turnlab-bench-frozenlake-');
+  const dir = temp.dir;
   const sink = new ValidationLog(verbose, config.es_manager.train.env_configs.tags);
   const start = performance.now();
   const evaluations: { iteration: number; success: number }[] = [];
   const evaluate = async (checkpoint: string) => {
-    const result = await evaluateCheckpoint(checkpoint, { episodes: EVALUATION_EPISODES, seed: EVALUATION_SEED });
+    const result = await evaluateCheckpoint(checkpoint, { episodes, seed: EVALUATION_SEED });
     evaluations.push({ iteration: result.iteration, success: result.metrics[METRIC] });
   };
   try {
     await train({ config, sink, checkpointDir: join(dir, 'run'), log: (line) => console.log(line) });
     const forkFrom = sink.lastCheckpoint;
     if (!forkFrom) throw new Error('the run saved no checkpoint to fork from');
-    console.log(`fork at iteration ${config.trainer.total_training_steps}: ${FORK_OVERRIDES.join(' ')} for ${FORK_ITERATIONS} iterations`);
-    await train({ config: forkConfig, sink, checkpointDir: join(dir, 'fork'), resumeFrom: forkFrom, log: (line) => console.log(line) });
     await evaluate(forkFrom);
-    await evaluate(sink.lastCheckpoint!);
+    if (forkIterations > 0) {
+      console.log(`fork at iteration ${config.trainer.total_training_steps}: ${FORK_OVERRIDES.join(' ')} for ${forkIterations} iterations`);
+      await train({ config: forkConfig, sink, checkpointDir: join(dir, 'fork'), resumeFrom: forkFrom, log: (line) => console.log(line) });
+      await evaluate(sink.lastCheckpoint!);
+    }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    temp.remove();
   }
   const seconds = (performance.now() - start) / 1000;
   const last = [...sink.successes.entries()].pop();
@@ -120,12 +159,19 @@ export default async function benchFrozenLake(overrides: string[] = []): Promise
       : `never reached ${TARGET} within ${forkConfig.trainer.total_training_steps} iterations`,
   );
   for (const { iteration, success } of evaluations) {
-    console.log(`policy of iteration ${iteration} on ${EVALUATION_EPISODES} unseen boards (seeds from ${EVALUATION_SEED}): success ${success.toFixed(3)}`);
+    console.log(`policy of iteration ${iteration} on ${episodes} unseen boards (seeds from ${EVALUATION_SEED}): success ${success.toFixed(3)}`);
   }
   console.log(`wall time: ${seconds.toFixed(0)} s (warm start and evaluations included)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await benchFrozenLake(process.argv.slice(2));
+  try {
+    if (['--help', '-h'].includes(process.argv[2] ?? '')) console.log(USAGE);
+    else await benchFrozenLake(process.argv.slice(2));
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    process.stderr.write(`bench frozenlake: ${error.message}\n`);
+    process.exit(2);
+  }
   await releaseBackend();
 }

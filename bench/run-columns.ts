@@ -17,6 +17,8 @@ import { generateBigStore } from './big-store';
 const RUNS = 10_000;
 const REPEATS = 5;
 
+export const USAGE = `run-columns: the Runs table's config and metric columns at 10,000 runs, sorted and filtered, with peak memory (about a minute and a half on 2 cores); takes no arguments`;
+
 export default async function benchRunColumns(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-columns-'));
   try {

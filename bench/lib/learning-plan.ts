@@ -5,9 +5,11 @@
  * the warm start is refused before an hour of it is spent.
  */
 import { BenchArgumentError } from './bench-errors';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvStateManager, loadEnvSpecResolver } from '../../trainer-core';
+import { closestName } from '../../trainer-core/closest-name';
 import { loadRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
 import { hasDemonstrations, hasWarmStart } from '../../trainer-core/train/session';
@@ -74,6 +76,10 @@ export function planOf(configs: string[], seeds: number[], variants: Variant[], 
   const variantPlans: VariantPlan[] = [];
   for (const name of configs) {
     const path = fileURLToPath(new URL(`../../configs/${name}.yaml`, import.meta.url));
+    if (!existsSync(path)) {
+      const names = readdirSync(dirname(path)).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+      throw new BenchArgumentError(`no config configs/${name}.yaml; did you mean ${closestName(name, names)}? (the configs: ${names.join(', ')})`);
+    }
     const own = loadRunConfig(path, overrides);
     for (const seed of seeds) {
       const iteratesAfterWarm = hasDemonstrations(own) && own.expert_iteration.rounds > 0;

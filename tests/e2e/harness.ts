@@ -31,14 +31,17 @@ function newestMtime(dir: string): number {
  * Builds the app when the renderer bundle (or one of `alsoNeeded`, paths under the repository) is
  * missing, or the bundle is older than the renderer's sources: the tests must see today's views.
  */
-export function ensureBuilt(...alsoNeeded: string[]): void {
+/** Why the workbench must be built before a browser opens it (missing, or older than its sources); null when it is ready. */
+export function buildReason(...alsoNeeded: string[]): string | null {
   const index = join(root, 'out/renderer/index.html');
-  const missing = [index, ...alsoNeeded.map((path) => join(root, path))].some((path) => !existsSync(path));
+  if ([index, ...alsoNeeded.map((path) => join(root, path))].some((path) => !existsSync(path))) return 'out/ is missing';
   // TURNLAB_E2E_KEEP_BUILD=1 keeps an existing build even when sources are newer (edits while tests run).
-  const stale = !process.env.TURNLAB_E2E_KEEP_BUILD && !missing && statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'));
-  if (missing || stale) {
-    execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
-  }
+  const stale = !process.env.TURNLAB_E2E_KEEP_BUILD && statSync(index).mtimeMs < newestMtime(join(root, 'renderer/src'));
+  return stale ? 'out/ is older than renderer/src (TURNLAB_E2E_KEEP_BUILD=1 keeps it)' : null;
+}
+
+export function ensureBuilt(...alsoNeeded: string[]): void {
+  if (buildReason(...alsoNeeded) !== null) execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'ignore' });
 }
 
 export interface Serve {
@@ -110,6 +113,15 @@ async function sharedChromium(): Promise<Browser> {
   const launching = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   holder[SHARED_CHROMIUM] = launching;
   return launching;
+}
+
+/** Ends the shared Chromium, for a process with no test worker to end it (a benchmark). */
+export async function closeSharedChromium(): Promise<void> {
+  const holder = globalThis as unknown as Record<symbol, Promise<Browser> | undefined>;
+  const running = holder[SHARED_CHROMIUM];
+  holder[SHARED_CHROMIUM] = undefined;
+  const browser = await running?.catch(() => null);
+  await browser?.close();
 }
 
 /** Headless Chromium with one page in a fresh context; close() closes the context. */
