@@ -1,11 +1,25 @@
 /**
  * Environment throughput: steps/s and resets/s of every built-in env with its default options,
  * playing random legal actions (grid worlds) or the solver's answer (one-step text envs).
- * Run alone: npx tsx bench/envs.ts [seconds per env, default 1]
+ * Run alone: npx tsx bench/envs.ts [--seconds N]
  */
 import { pathToFileURL } from 'node:url';
 import { listEnvSpecs, parseEnvOptions, type EnvSpec } from '../trainer-core/envs';
 import { Rng } from '../trainer-core/rng';
+import { WHOLE, runAlone, unknownOption, valueAfter, wholeNumber } from './lib/bench-args';
+
+export const USAGE = `envs: steps/s and resets/s of every built-in env on one core (about ${listEnvSpecs().length} s on 2 cores with the default)
+usage: npm run bench -- envs [--seconds N]
+  --seconds   seconds of play per env, default 1`;
+
+export function parseEnvsArgs(args: readonly string[]): { seconds: number } {
+  let seconds = 1;
+  for (let i = 0; i < args.length; i += 2) {
+    if (args[i] !== '--seconds') throw unknownOption(args[i], ['--seconds']);
+    seconds = wholeNumber(args[i], valueAfter(args, i, args[i], WHOLE));
+  }
+  return { seconds };
+}
 
 interface EnvThroughput {
   type: string;
@@ -42,7 +56,9 @@ function measure(spec: EnvSpec, seconds: number): EnvThroughput {
   return { type: spec.type, steps, stepsPerSecond: (steps / stepTime) * 1000, resetsPerSecond: (resets / resetTime) * 1000 };
 }
 
-export default async function benchEnvs(secondsPerEnv = 1): Promise<void> {
+/** `args`: the words after `envs` (`npm run bench -- envs --seconds 3`). */
+export default async function benchEnvs(args: readonly string[]): Promise<void> {
+  const secondsPerEnv = parseEnvsArgs(args).seconds;
   process.stdout.write('Environment throughput (default options, one core)\n');
   for (const spec of listEnvSpecs()) {
     const r = measure(spec, secondsPerEnv);
@@ -51,6 +67,4 @@ export default async function benchEnvs(secondsPerEnv = 1): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await benchEnvs(process.argv[2] ? Number(process.argv[2]) : 1);
-}
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runAlone('envs', USAGE, benchEnvs);

@@ -13,7 +13,7 @@
  * code. Worker threads (`trainer.workers: auto`) spend about the same CPU seconds on more cores,
  * so their gain is the wall-time ratio, beside the same code with `trainer.workers: 1`.
  *
- * Run alone: npx tsx bench/iteration.ts [--start name=DIR] [config names, default frozenlake-ragen-prompt sokoban-bilevel-gae]
+ * Run alone: npx tsx bench/iteration.ts (USAGE lists the options)
  * (--start skips the starting iteration of a config and starts every variant from checkpoint DIR.)
  *
  * `--pretrained [config names, default frozenlake]`: a pretrained policy instead (the tiny
@@ -31,11 +31,18 @@
  * then each iteration's phases (iteration-run.ts --phases): wall seconds, dispatches, readbacks,
  * pipelines compiled, tokens, tensors, GPU memory, peak RSS.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BACKENDS } from '../trainer-core/backend-names';
+import { PRESETS } from '../scripts/hf-random-model';
+import { BenchArgumentError } from './lib/bench-errors';
+import { notAmong, oneOf, runAlone, unknownOption, valueAfter } from './lib/bench-args';
+import { dateAndMachine } from './lib/machine';
+import { tempFolder } from './lib/temp-folder';
 
 /** The commit issue 18 (speed) started from. */
 const BASELINE = 'dc0b9bde5a89e3350120905c0a803974670ebb74';
@@ -66,21 +73,38 @@ interface Outcome {
   error: string | null;
 }
 
-function runChild(root: string, config: string, overrides: string[], checkpoints: string): Outcome {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', RUNNER, '--root', root, '--config', config, '--checkpoints', checkpoints, ...overrides], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20,
+/** The children running now: a signal stops them before the temporary folder they write in goes. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Runs iteration-run.ts and reads its `ITERATION {json}` lines. `show`: its other lines (the
+ * phase tables) and its log go to this terminal as they come, so a time limit that stops the run
+ * still leaves the finished iterations' lines; otherwise they are kept for the error.
+ */
+function runRunner(loader: string[], runnerArgs: string[], show: boolean): Promise<Outcome & { exit: string | null }> {
+  const child = spawn(process.execPath, [...loader, RUNNER, ...runnerArgs], { cwd: ROOT, stdio: ['ignore', 'pipe', show ? 'inherit' : 'pipe'] });
+  running.add(child);
+  const lines: IterationLine[] = [];
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.startsWith('ITERATION ')) lines.push(JSON.parse(line.slice('ITERATION '.length)) as IterationLine);
+    else if (show) console.log(line);
   });
-  const lines = result.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('ITERATION '))
-    .map((line) => JSON.parse(line.slice('ITERATION '.length)) as IterationLine);
-  const stderr = result.stderr ?? '';
-  // The error's own line, not the runtime's version line Node prints after an uncaught error.
-  const errorLine = stderr.split('\n').find((line) => /^\w*Error\b/.test(line)) ?? stderr.trim().split('\n').pop();
-  const error = result.status === 0 ? null : /memory access out of bounds|out of memory/i.test(stderr) ? 'wasm out of memory' : (errorLine ?? `exit ${result.status}`);
-  return { lines, error };
+  return new Promise((done) => {
+    child.on('close', (status, signal) => {
+      running.delete(child);
+      if (status === 0) return done({ lines, error: null, exit: null });
+      // The error's own line, not the runtime's version line Node prints after an uncaught error.
+      const errorLine = stderr.split('\n').find((line) => /^\w*Error\b/.test(line)) ?? stderr.trim().split('\n').pop();
+      const error = /memory access out of bounds|out of memory/i.test(stderr) ? 'wasm out of memory' : errorLine || `exit ${status ?? signal}`;
+      done({ lines, error, exit: String(status ?? signal) });
+    });
+  });
+}
+
+function runChild(root: string, config: string, overrides: string[], checkpoints: string): Promise<Outcome> {
+  return runRunner(['--import', 'tsx'], ['--root', root, '--config', config, '--checkpoints', checkpoints, ...overrides], false);
 }
 
 /** The baseline's trainer-core and configs in a temporary folder, or null when git cannot give them. */
@@ -126,11 +150,10 @@ function ratio(base: Outcome, next: Outcome): string {
 const PRETRAINED_SIZE = ['es_manager.train.env_groups=8', 'es_manager.train.env_configs.n_groups=[8]', 'es_manager.train.group_size=4', 'ppo_mini_batch_size=32', 'rollout_filter_ratio=1'];
 
 async function benchPretrainedWorkers(names: string[], work: string): Promise<void> {
-  const { PRESETS, writeRandomHfModel } = await import('../scripts/hf-random-model');
+  const { writeRandomHfModel } = await import('../scripts/hf-random-model');
   const model = await writeRandomHfModel(join(work, 'tiny-qwen2'), PRESETS['tiny-qwen2'], { seed: 1 });
-  for (const name of names.length > 0 ? names : ['frozenlake']) {
+  for (const name of names) {
     const config = join(ROOT, 'configs', `${name}.yaml`);
-    if (!existsSync(config)) throw new Error(`bench iteration --pretrained: no configs/${name}.yaml`);
     const overrides = [
       `actor_rollout_ref.model.path=${model}`,
       'actor_rollout_ref.model.lora_rank=4',
@@ -142,9 +165,9 @@ async function benchPretrainedWorkers(names: string[], work: string): Promise<vo
       ...QUIET,
     ];
     console.log(`\n${name}.yaml with the tiny Qwen2 folder (${overrides.slice(1).join(' ')})`);
-    const one = runChild(ROOT, config, [...overrides, 'trainer.workers=1'], join(work, `${name}-pretrained-1`));
+    const one = await runChild(ROOT, config, [...overrides, 'trainer.workers=1'], join(work, `${name}-pretrained-1`));
     report('pretrained, workers 1', one);
-    const auto = runChild(ROOT, config, [...overrides, 'trainer.workers=auto'], join(work, `${name}-pretrained-auto`));
+    const auto = await runChild(ROOT, config, [...overrides, 'trainer.workers=auto'], join(work, `${name}-pretrained-auto`));
     report('pretrained, workers auto', auto);
     console.log(`  ${name}, pretrained: workers auto vs workers 1 ${ratio(one, auto)}; load average now ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   }
@@ -164,8 +187,7 @@ interface RagenOptions {
 }
 
 async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
-  const { PRESETS, writeRandomHfModel } = await import('../scripts/hf-random-model');
-  if (!PRESETS[o.preset]) throw new Error(`bench iteration --ragen: unknown preset "${o.preset}"; use one of ${Object.keys(PRESETS).join(', ')}`);
+  const { writeRandomHfModel } = await import('../scripts/hf-random-model');
   const folder = join(o.models ?? work, o.preset);
   const writeStart = performance.now();
   // The tokenizer's config is the folder's last file: a write cut short is written again.
@@ -200,110 +222,156 @@ async function benchRagenBatch(o: RagenOptions, work: string): Promise<void> {
       `${cfg.actor_rollout_ref.actor.ppo_epochs} epoch, micro-batches of ${cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu} rows), ` +
       `${(kept * turns * reply).toLocaleString('en-US')} scored tokens in rows of up to ${cfg.model.context_length}`,
   );
-  // Streamed, not collected: a time limit that stops the run still leaves the finished iterations' lines.
   // The child loads TypeScript as this process does (the GPU machine's pack holds those files).
   const loader = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
-  const result = spawnSync(process.execPath, [...loader, RUNNER, '--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) throw new Error(`bench iteration --ragen: the run exited with ${result.status ?? result.signal}`);
+  const result = await runRunner(loader, ['--phases', '--root', ROOT, '--config', config, '--checkpoints', join(work, 'checkpoints'), ...overrides], true);
+  if (result.exit !== null) throw new Error(`bench iteration --ragen: the run exited with ${result.exit}`);
 }
 
-/** `npm run bench -- iteration --pretrained`: the words after the benchmark's name. */
-function argsAfterName(): string[] {
-  const at = process.argv.indexOf('iteration');
-  return at < 0 ? [] : process.argv.slice(at + 1);
+const SPEED_CONFIGS = ['frozenlake-ragen-prompt', 'sokoban-bilevel-gae'];
+const OPTIONS = ['--pretrained', '--ragen', '--start', '--models', '--backend', '--small'];
+const RAGEN_ONLY = ['--models', '--backend', '--small'];
+
+export const USAGE = `iteration: seconds per training iteration of the ready configs, new code beside the baseline ${BASELINE.slice(0, 7)}, prefix reuse off and workers auto (a few minutes on 2 cores: about 90 s a config)
+usage: npm run bench -- iteration [config ...] [--start config=DIR ...]
+       npm run bench -- iteration --pretrained [config ...]
+       npm run bench -- iteration --ragen PRESET [--models DIR] [--backend B] [--small] [key=value ...]
+  config      default ${SPEED_CONFIGS.join(' ')} (bench/configs, then configs/)
+  --start     config=DIR: start that config's variants from the checkpoint folder DIR instead of training one iteration first
+  --pretrained  the tiny random-weight Qwen2 folder as the policy, workers 1 against auto (configs/, default frozenlake)
+  --ragen     two GRPO iterations at RAGEN's batch with a random-weight folder of PRESET's shape
+              (one of ${Object.keys(PRESETS).join(', ')}), with the phases of each; tiny-qwen2 --backend wasm --small takes about 15 s
+  --models    with --ragen: keep the model folder under DIR for the next run (default a temporary folder)
+  --backend   with --ragen: ${BACKENDS.join(', ')}; default webgpu
+  --small     with --ragen: 2 groups x 2 episodes
+  key=value   with --ragen: config overrides after the bench's own`;
+
+export interface IterationArgs {
+  mode: 'speed' | 'pretrained' | 'ragen';
+  /** Config names; none in the ragen mode. */
+  names: string[];
+  /** Checkpoint folders to start configs from (--start), speed mode only. */
+  starts: Map<string, string>;
+  ragen: RagenOptions | null;
 }
 
-export default async function benchIteration(args: string[] = argsAfterName()): Promise<void> {
+const configNames = (folder: string) => (existsSync(folder) ? readdirSync(folder).filter((n) => n.endsWith('.yaml')).map((n) => n.replace(/\.yaml$/, '')) : []);
+
+/** `args`: the words after `iteration`. Checks every one before a baseline is extracted or a child starts. */
+export function parseIterationArgs(args: readonly string[]): IterationArgs {
   const starts = new Map<string, string>();
   const names: string[] = [];
+  const ragenOnly: string[] = [];
   let pretrained = false;
-  let ragen: RagenOptions | null = null;
+  let preset: string | null = null;
+  // The --ragen options may come before --ragen as well as after it.
+  const options = { models: null as string | null, backend: 'webgpu' as RagenOptions['backend'], small: false, overrides: [] as string[] };
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--pretrained') {
+    const arg = args[i];
+    if (arg.startsWith('-') && !OPTIONS.includes(arg)) throw unknownOption(arg, OPTIONS);
+    if (RAGEN_ONLY.includes(arg) || (!arg.startsWith('-') && arg.includes('='))) ragenOnly.push(arg);
+    if (arg === '--pretrained') {
       pretrained = true;
-    } else if (args[i] === '--ragen') {
-      ragen = { preset: args[++i] ?? '', models: null, backend: 'webgpu', small: false, overrides: [] };
-    } else if (ragen && args[i] === '--models') {
-      ragen.models = args[++i];
-    } else if (ragen && args[i] === '--backend') {
-      ragen.backend = args[++i];
-    } else if (ragen && args[i] === '--small') {
-      ragen.small = true;
-    } else if (ragen && args[i].includes('=')) {
-      ragen.overrides.push(args[i]);
-    } else if (args[i] === '--start') {
-      const [name, dir] = (args[++i] ?? '').split('=');
-      if (!name || !dir) throw new Error('bench iteration: --start takes name=DIR (a checkpoint folder), e.g. --start frozenlake-ragen-prompt=/tmp/run/iter-1');
+    } else if (arg === '--ragen') {
+      preset = args[++i] ?? null;
+      if (preset === null || preset.startsWith('-') || preset.includes('=')) {
+        throw new BenchArgumentError(`--ragen needs a model preset first, e.g. --ragen tiny-qwen2 --backend wasm --small (presets: ${Object.keys(PRESETS).join(', ')})`);
+      }
+      if (!PRESETS[preset]) throw notAmong('--ragen: unknown preset', preset, Object.keys(PRESETS));
+    } else if (arg === '--models') {
+      options.models = valueAfter(args, i++, arg, 'a folder to keep the model in, e.g. --models /tmp/turnlab-models');
+    } else if (arg === '--backend') {
+      options.backend = oneOf(arg, valueAfter(args, i++, arg, `one of ${BACKENDS.join(', ')}`), BACKENDS);
+    } else if (arg === '--small') {
+      options.small = true;
+    } else if (arg === '--start') {
+      const value = valueAfter(args, i++, arg, 'config=DIR, a checkpoint folder, e.g. --start sokoban-bilevel-gae=/tmp/run/iter-1');
+      const at = value.indexOf('=');
+      const [name, dir] = at < 0 ? [value, ''] : [value.slice(0, at), value.slice(at + 1)];
+      if (!name || !dir) throw new BenchArgumentError(`--start ${value}: give config=DIR (a checkpoint folder), e.g. --start ${name || 'sokoban-bilevel-gae'}=/tmp/run/iter-1`);
+      if (!existsSync(dir)) throw new BenchArgumentError(`--start ${value}: no folder ${dir}`);
       starts.set(name, dir);
+    } else if (arg.includes('=')) {
+      options.overrides.push(arg);
     } else {
-      names.push(args[i]);
+      names.push(arg);
     }
   }
-  const work = mkdtempSync(join(tmpdir(), 'turnlab-bench-iteration-'));
-  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
-  if (ragen) {
-    console.log(`${new Date().toISOString()}; ${machine}`);
-    try {
-      await benchRagenBatch(ragen, work);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-    return;
-  }
-  if (pretrained) {
-    console.log(`${machine}; ${ITERATIONS} iterations per variant`);
-    try {
-      await benchPretrainedWorkers(names, work);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-    return;
-  }
-  if (names.length === 0) names.push('frozenlake-ragen-prompt', 'sokoban-bilevel-gae');
-  console.log(`${machine}; ${ITERATIONS} iterations per variant after one warm-started iteration`);
+  const ragen: RagenOptions | null = preset === null ? null : { preset, ...options };
+  const mode = ragen ? 'ragen' : pretrained ? 'pretrained' : 'speed';
+  if (ragen && pretrained) throw new BenchArgumentError('--ragen and --pretrained are two benches: run one at a time');
+  if (!ragen && ragenOnly.length > 0) throw new BenchArgumentError(`${ragenOnly[0]} goes with --ragen PRESET, e.g. --ragen tiny-qwen2 ${ragenOnly[0]}`);
+  if (ragen && names.length > 0) throw new BenchArgumentError(`--ragen runs bench/configs/sokoban-bilevel-gae.yaml and takes no config names (got ${names.join(', ')}); change it with key=value`);
+  if (mode !== 'speed' && starts.size > 0) throw new BenchArgumentError(`--start is for the default mode (new code beside the baseline), not --${mode}`);
+  const known = mode === 'speed' ? [...new Set([...configNames(join(ROOT, 'bench/configs')), ...configNames(join(ROOT, 'configs'))])] : configNames(join(ROOT, 'configs'));
+  for (const name of names) if (!known.includes(name)) throw notAmong(mode === 'speed' ? 'unknown config' : '--pretrained: unknown config', name, known);
+  if (names.length === 0 && mode !== 'ragen') names.push(...(mode === 'speed' ? SPEED_CONFIGS : ['frozenlake']));
+  for (const name of starts.keys()) if (!names.includes(name)) throw new BenchArgumentError(`--start ${name}=...: ${name} is not among the configs this run trains (${names.join(', ')})`);
+  return { mode, names, starts, ragen };
+}
+
+/** `args`: the words after `iteration` (`npm run bench -- iteration --pretrained`). */
+export default async function benchIteration(args: readonly string[]): Promise<void> {
+  const { mode, names, starts, ragen } = parseIterationArgs(args);
+  const stopChildren = () => {
+    for (const child of running) child.kill();
+  };
+  // Before the folder's own handlers, which remove it and exit: no child writes in it after.
+  process.on('SIGINT', stopChildren).on('SIGTERM', stopChildren);
+  const work = tempFolder('turnlab-bench-iteration-');
   try {
-    const baseRoot = extractBaseline(mkdirSync(join(work, 'baseline'), { recursive: true }) ?? join(work, 'baseline'));
-    for (const name of names) {
-      // bench/configs pins the configs the speed figures were measured on; then the ready ones.
-      const config = [join(ROOT, 'bench/configs', `${name}.yaml`), join(ROOT, 'configs', `${name}.yaml`)].find((path) => existsSync(path));
-      if (!config) throw new Error(`bench iteration: no bench/configs/${name}.yaml or configs/${name}.yaml`);
-      console.log(`\n${name}.yaml`);
-      let startDir = starts.get(name);
-      if (!startDir) {
-        const prep = join(work, `${name}-start`);
-        const start = runChild(ROOT, config, ['trainer.total_training_steps=1', ...QUIET], prep);
-        if (start.error) throw new Error(`bench iteration: the starting iteration of ${name} failed: ${start.error}`);
-        startDir = join(prep, 'iter-1');
-      }
-      const from = [`model.path=${startDir}`, 'warm_start.mode=none', `trainer.total_training_steps=${ITERATIONS}`, ...QUIET];
-      const variants: Variant[] = [
-        ...(baseRoot ? [{ name: `baseline ${BASELINE.slice(0, 7)}`, root: baseRoot, overrides: from }] : []),
-        { name: 'prefix reuse off', root: ROOT, overrides: [...from, 'trainer.workers=1', 'actor_rollout_ref.rollout.prefix_reuse=false'] },
-        { name: 'new', root: ROOT, overrides: [...from, 'trainer.workers=1'] },
-        { name: 'new, workers auto', root: ROOT, overrides: [...from, 'trainer.workers=auto'] },
-      ];
-      const outcomes = new Map<string, Outcome>();
-      for (const variant of variants) {
-        const outcome = runChild(variant.root, config, variant.overrides, join(work, `${name}-${outcomes.size}`));
-        outcomes.set(variant.name, outcome);
-        report(variant.name, outcome);
-      }
-      const next = outcomes.get('new')!;
-      const parallel = outcomes.get('new, workers auto')!;
-      if (baseRoot) {
-        const base = outcomes.get(`baseline ${BASELINE.slice(0, 7)}`)!;
-        console.log(`  ${name}: new vs baseline ${ratio(base, next)}`);
-        console.log(`  ${name}: new with workers auto vs baseline ${ratio(base, parallel)}`);
-      }
-      console.log(`  ${name}: new vs prefix reuse off ${ratio(outcomes.get('prefix reuse off')!, next)}`);
-      console.log(`  ${name}: workers auto vs workers 1 ${ratio(next, parallel)}`);
+    if (ragen) {
+      console.log(dateAndMachine());
+      await benchRagenBatch(ragen, work.dir);
+    } else if (mode === 'pretrained') {
+      console.log(`${dateAndMachine()}; ${ITERATIONS} iterations per variant`);
+      await benchPretrainedWorkers(names, work.dir);
+    } else {
+      console.log(`${dateAndMachine()}; ${ITERATIONS} iterations per variant after one warm-started iteration`);
+      await benchSpeed(names, starts, work.dir);
     }
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    work.remove();
+    process.off('SIGINT', stopChildren).off('SIGTERM', stopChildren);
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchIteration(process.argv.slice(2));
+async function benchSpeed(names: string[], starts: Map<string, string>, work: string): Promise<void> {
+  const baseRoot = extractBaseline(mkdirSync(join(work, 'baseline'), { recursive: true }) ?? join(work, 'baseline'));
+  for (const name of names) {
+    // bench/configs pins the configs the speed figures were measured on; then the ready ones.
+    const config = [join(ROOT, 'bench/configs', `${name}.yaml`), join(ROOT, 'configs', `${name}.yaml`)].find((path) => existsSync(path))!;
+    console.log(`\n${name}.yaml`);
+    let startDir = starts.get(name);
+    if (!startDir) {
+      const prep = join(work, `${name}-start`);
+      const start = await runChild(ROOT, config, ['trainer.total_training_steps=1', ...QUIET], prep);
+      if (start.error) throw new Error(`bench iteration: the starting iteration of ${name} failed: ${start.error}`);
+      startDir = join(prep, 'iter-1');
+    }
+    const from = [`model.path=${startDir}`, 'warm_start.mode=none', `trainer.total_training_steps=${ITERATIONS}`, ...QUIET];
+    const variants: Variant[] = [
+      ...(baseRoot ? [{ name: `baseline ${BASELINE.slice(0, 7)}`, root: baseRoot, overrides: from }] : []),
+      { name: 'prefix reuse off', root: ROOT, overrides: [...from, 'trainer.workers=1', 'actor_rollout_ref.rollout.prefix_reuse=false'] },
+      { name: 'new', root: ROOT, overrides: [...from, 'trainer.workers=1'] },
+      { name: 'new, workers auto', root: ROOT, overrides: [...from, 'trainer.workers=auto'] },
+    ];
+    const outcomes = new Map<string, Outcome>();
+    for (const variant of variants) {
+      const outcome = await runChild(variant.root, config, variant.overrides, join(work, `${name}-${outcomes.size}`));
+      outcomes.set(variant.name, outcome);
+      report(variant.name, outcome);
+    }
+    const next = outcomes.get('new')!;
+    const parallel = outcomes.get('new, workers auto')!;
+    if (baseRoot) {
+      const base = outcomes.get(`baseline ${BASELINE.slice(0, 7)}`)!;
+      console.log(`  ${name}: new vs baseline ${ratio(base, next)}`);
+      console.log(`  ${name}: new with workers auto vs baseline ${ratio(base, parallel)}`);
+    }
+    console.log(`  ${name}: new vs prefix reuse off ${ratio(outcomes.get('prefix reuse off')!, next)}`);
+    console.log(`  ${name}: workers auto vs workers 1 ${ratio(next, parallel)}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runAlone('iteration', USAGE, benchIteration);

@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
+import { BACKENDS } from '../trainer-core/backend-names';
 import { Adam } from '../trainer-core/model/adam';
 import { parseHfConfig } from '../trainer-core/model/hf/config';
 import { HfDecoder } from '../trainer-core/model/hf/decoder';
@@ -21,19 +22,23 @@ import { Rng } from '../trainer-core/rng';
 import { timeTrainingSteps, trainingStep } from './model';
 import { SAMPLING_ROWS, decodeCounts, describeDecode, describeSampling, describeTraining, profileKernels, samplingTimes, trainingCounts, type SamplingTimes } from './lib/gpu-work';
 import { PRESETS, randomBf16Tensors } from '../scripts/hf-random-model';
+import { BenchArgumentError } from './lib/bench-errors';
+import { WHOLE, notAmong, oneOf, runAlone, unknownOption, valueAfter, wholeNumber, wholeNumbers } from './lib/bench-args';
+import { dateAndMachine } from './lib/machine';
 
 const ROLLOUT = { rows: 4, promptLength: 32, newTokens: 16 };
 const LORA = { rank: 8, alpha: 16, targetModules: resolveTargetModules('all-linear') };
 
-const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N] [--dtype auto|float32]
-  --backend        auto (default), wasm, cpu, webgpu or tensorflow
+export const USAGE = `llm: tokens/s and memory of sampling and LoRA training of random-weight pretrained shapes (the default presets take well over 10 min on 2 cores; --presets tiny-qwen2 --lengths 8 --rows 1 a few seconds)
+usage: npm run bench -- llm [--backend B] [--presets P,...] [--lengths N,...] [--checkpointing on|off] [--steps N] [--train-rows N] [--rows N,...] [--layers N] [--vocab N] [--dtype auto|float32] [--profile]
+  --backend        ${BACKENDS.join(', ')}; default auto
   --presets        model shapes with random BF16 weights, default smollm2-135m,qwen2.5-0.5b; any of ${Object.keys(PRESETS).join(', ')}
   --dtype          auto (default): the frozen base stays 16-bit (wasm, cpu, webgpu); float32:
                    widened on load (actor_rollout_ref.model.dtype). The "weights:" line gives the
                    bytes the weights hold (on webgpu, also the GPU buffers)
   --lengths        token lengths of the one-row sampling prompts and training steps, default 100,300,600
                    (the second half of a training row is scored, as a reply is)
-  --checkpointing  recompute each layer in the backward pass (enable_gradient_checkpointing), default on
+  --checkpointing  on or off: recompute each layer in the backward pass (enable_gradient_checkpointing), default on
   --steps          timed training steps per length, default 1
   --train-rows     rows of each training step (each of every length), default 1
   --profile        also print GPU time by kernel of one batched-sampling rollout (the most
@@ -45,9 +50,11 @@ const HELP = `usage: npm run bench -- llm [--backend B] [--presets P,...] [--len
 Also prints GPU dispatches per decoding step (per layer and fixed, from 1- and 2-layer models of
 the shape), readbacks per step, pipelines compiled in a repeated rollout, and the same counts of
 a training step.
-Prints tokens/s of sampling and of each training step, each phase's peak resident memory (VmHWM,
-reset before the phase), the wasm heap (its size only grows: the peak so far; 4 GiB at most)
-and the backend's tensor bytes after it.`;
+Prints the date and machine, tokens/s of sampling and of each training step, each phase's peak
+resident memory (VmHWM, reset before the phase), the wasm heap (its size only grows: the peak so
+far; 4 GiB at most) and the backend's tensor bytes after it.`;
+
+const OPTIONS = ['--backend', '--presets', '--lengths', '--checkpointing', '--steps', '--train-rows', '--rows', '--layers', '--vocab', '--dtype', '--profile'];
 
 interface Options {
   backend: BackendRequest;
@@ -63,35 +70,32 @@ interface Options {
   profile: boolean;
 }
 
-export function parseLlmBenchArgs(args: readonly string[]): Options | 'help' {
+export function parseLlmBenchArgs(args: readonly string[]): Options {
   const options: Options = {
     backend: 'auto', presets: ['smollm2-135m', 'qwen2.5-0.5b'], lengths: [100, 300, 600], checkpointing: true, steps: 1,
     rows: SAMPLING_ROWS, layers: 0, vocab: 0, dtype: 'auto', trainRows: 1, profile: false,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '--help' || arg === '-h') return 'help';
     if (arg === '--profile') {
       options.profile = true;
       continue;
     }
-    const value = args[++i];
-    if (value === undefined) throw new Error(`bench llm: ${arg} needs a value (see --help)`);
-    if (arg === '--backend') options.backend = value as BackendRequest;
-    else if (arg === '--presets') options.presets = value.split(',');
-    else if (arg === '--lengths') options.lengths = value.split(',').map(Number);
-    else if (arg === '--checkpointing') options.checkpointing = value !== 'off';
-    else if (arg === '--steps') options.steps = Number(value);
-    else if (arg === '--rows') options.rows = value.split(',').map(Number);
-    else if (arg === '--layers') options.layers = Number(value);
-    else if (arg === '--vocab') options.vocab = Number(value);
-    else if (arg === '--dtype' && (value === 'auto' || value === 'float32')) options.dtype = value;
-    else if (arg === '--train-rows') options.trainRows = Number(value);
-    else throw new Error(`bench llm: unknown option ${arg} (see --help)`);
+    if (!OPTIONS.includes(arg)) throw unknownOption(arg, OPTIONS);
+    const value = (wanted: string) => valueAfter(args, i++, arg, wanted);
+    if (arg === '--backend') options.backend = oneOf(arg, value(`one of ${BACKENDS.join(', ')}`), BACKENDS);
+    else if (arg === '--presets') options.presets = value(`preset names separated by commas, e.g. --presets tiny-qwen2`).split(',');
+    else if (arg === '--lengths') options.lengths = wholeNumbers(arg, value('token lengths separated by commas, e.g. --lengths 100,300'));
+    else if (arg === '--checkpointing') options.checkpointing = oneOf(arg, value('on or off'), ['on', 'off']) === 'on';
+    else if (arg === '--steps') options.steps = wholeNumber(arg, value(WHOLE));
+    else if (arg === '--rows') options.rows = wholeNumbers(arg, value('row counts separated by commas, e.g. --rows 1,4'));
+    else if (arg === '--layers') options.layers = wholeNumber(arg, value(WHOLE));
+    else if (arg === '--vocab') options.vocab = wholeNumber(arg, value(WHOLE));
+    else if (arg === '--dtype') options.dtype = oneOf(arg, value('auto or float32'), ['auto', 'float32']);
+    else options.trainRows = wholeNumber(arg, value(WHOLE));
   }
-  for (const name of options.presets) if (!PRESETS[name]) throw new Error(`bench llm: unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}`);
-  if (!options.lengths.every((n) => Number.isInteger(n) && n >= 4)) throw new Error('bench llm: --lengths takes whole numbers of at least 4');
-  if (!Number.isInteger(options.trainRows) || options.trainRows < 1) throw new Error('bench llm: --train-rows takes a whole number of at least 1');
+  for (const name of options.presets) if (!PRESETS[name]) throw notAmong('--presets: unknown preset', name, Object.keys(PRESETS));
+  if (!options.lengths.every((n) => n >= 4)) throw new BenchArgumentError(`--lengths ${options.lengths.join(',')}: token lengths of at least 4`);
   return options;
 }
 
@@ -245,24 +249,16 @@ async function benchPreset(name: string, options: Options): Promise<void> {
   model.dispose();
 }
 
-/** The options after `llm` on the command line (`npm run bench -- llm --lengths 100`); none when run with every benchmark. */
-function argsAfterName(): string[] {
-  const at = process.argv.indexOf('llm');
-  return at < 0 ? [] : process.argv.slice(at + 1);
-}
-
-export default async function benchLlm(args: readonly string[] = argsAfterName()): Promise<void> {
+/** `args`: the words after `llm` (`npm run bench -- llm --lengths 100`). */
+export default async function benchLlm(args: readonly string[]): Promise<void> {
   const options = parseLlmBenchArgs(args);
-  if (options === 'help') {
-    console.log(HELP);
-    return;
-  }
-  const choice = await selectBackend(options.backend, (line) => console.log(line));
-  console.log(`backend: ${choice.name} on ${choice.device}`);
+  console.log(dateAndMachine());
+  // Its one line names the backend and why auto passed over the others.
+  await selectBackend(options.backend, (line) => console.log(line));
   for (const name of options.presets) await benchPreset(name, options);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await benchLlm(process.argv.slice(2));
+  await runAlone('llm', USAGE, benchLlm);
   await releaseBackend();
 }

@@ -11,7 +11,7 @@
  *
  * Each with the fused head kernels (the default) and without (TURNLAB_FUSED_KERNELS=0's path,
  * tfjs's ops), in CPU milliseconds (robust to a shared machine's load) and wall milliseconds.
- * Run alone: npx tsx bench/lm-head.ts [--width 64] [--vocab 151936] [--rows 108] [--batch 64]
+ * Run alone: npx tsx bench/lm-head.ts (USAGE lists the options).
  */
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
@@ -24,6 +24,15 @@ import { halfDot } from '../trainer-core/model/half-ops';
 import { headSoftmaxSample } from '../trainer-core/model/head-softmax';
 import { pickToken } from '../trainer-core/model/sampler';
 import { Rng } from '../trainer-core/rng';
+import { WHOLE, runAlone, unknownOption, valueAfter, wholeNumber } from './lib/bench-args';
+import { dateAndMachine } from './lib/machine';
+
+export const USAGE = `lm-head: CPU and wall ms per token of the LM head on wasm (sampling, scoring, scoring with its gradient), fused and not, 16-bit and float32 (about 25 s on 2 cores)
+usage: npm run bench -- lm-head [--width N] [--vocab N] [--rows N] [--batch N]
+  --width   the hidden size, default 64 (the tiny Qwen2 folder's)
+  --vocab   vocabulary rows of the head, default 151936 (Qwen's)
+  --rows    tokens scored, default 108
+  --batch   rows sampled in one decoding step, default 64`;
 
 interface Options {
   width: number;
@@ -32,12 +41,14 @@ interface Options {
   batch: number;
 }
 
-function parse(argv: string[]): Options {
+export function parseLmHeadArgs(args: readonly string[]): Options {
   const options: Options = { width: 64, vocab: 151936, rows: 108, batch: 64 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i].replace(/^--/, '') as keyof Options;
-    if (!(key in options)) throw new Error(`bench lm-head: unknown option ${argv[i]}; use --width, --vocab, --rows or --batch`);
-    options[key] = Number(argv[i + 1]);
+  const names = Object.keys(options).map((key) => `--${key}`);
+  for (let i = 0; i < args.length; i += 2) {
+    // An own key only: `--toString` names a property every object has.
+    const key = args[i].replace(/^--/, '');
+    if (!args[i].startsWith('--') || !Object.hasOwn(options, key)) throw unknownOption(args[i], names);
+    options[key as keyof Options] = wholeNumber(args[i], valueAfter(args, i, args[i], WHOLE));
   }
   return options;
 }
@@ -57,15 +68,11 @@ function bf16Bits(values: Float32Array): Uint16Array {
   return Uint16Array.from(bits, (b) => b >>> 16);
 }
 
-/** The words after `lm-head` on `npm run bench -- lm-head ...`. */
-function benchArgs(): string[] {
-  const at = process.argv.indexOf('lm-head');
-  return at < 0 ? [] : process.argv.slice(at + 1);
-}
-
-export default async function main(argv: string[] = benchArgs()): Promise<void> {
-  const o = parse(argv);
-  await selectBackend('wasm');
+/** `args`: the words after `lm-head` (`npm run bench -- lm-head --width 128`). */
+export default async function main(args: readonly string[]): Promise<void> {
+  const o = parseLmHeadArgs(args);
+  console.log(dateAndMachine());
+  await selectBackend('wasm', (line) => console.log(line));
   const rng = new Rng(1);
   const table = Float32Array.from({ length: o.vocab * o.width }, () => rng.normal() * 0.05);
   const half = HalfMatrix.fromBits(bf16Bits(table), o.vocab, o.width, 'BF16');
@@ -134,4 +141,4 @@ function bf16Values(table: Float32Array): Float32Array {
   return new Float32Array(Uint32Array.from(source, (b) => b & 0xffff0000).buffer);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv.slice(2));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runAlone('lm-head', USAGE, main);

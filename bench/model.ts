@@ -4,12 +4,13 @@
  * the backend's raw matmul GFLOP/s beside them (the ceiling the model could reach). Then the
  * trainer's PPO actor step on one thread and with every core (trainer.workers), beside the same
  * step in PyTorch on one thread when python3-torch is installed, with the ratios.
- * Run alone: npx tsx bench/model.ts [auto|wasm|cpu|webgpu|tensorflow] [--small]
+ * Run alone: npx tsx bench/model.ts [backend] [--small]
  */
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { releaseBackend, selectBackend, type BackendRequest } from '../trainer-core/backend';
+import { BACKENDS } from '../trainer-core/backend-names';
 import { Adam } from '../trainer-core/model/adam';
 import { sampleTokens } from '../trainer-core/model/sampler';
 import { scoreTokens } from '../trainer-core/model/scoring';
@@ -20,6 +21,26 @@ import { SAMPLING_ROWS, decodeCounts, describeDecode, describeSampling, describe
 import { PPO_STEP, ppoStepCounts, ppoStepTokensPerSecond } from './lib/ppo-step';
 import type { GpuCounts } from '../trainer-core/model/gpu-counters';
 import { torchStepTokensPerSecond } from './lib/torch-step';
+import { BenchArgumentError } from './lib/bench-errors';
+import { oneOf, runAlone, unknownOption } from './lib/bench-args';
+import { dateAndMachine, peakRssMiB } from './lib/machine';
+
+export const USAGE = `model: tokens/s and GFLOP/s of the standard model's rollout and training, and the PPO actor step on 1 thread and on every core (about 20 s on 2 cores; --small a few seconds)
+usage: npm run bench -- model [backend] [--small]
+  backend   ${BACKENDS.join(', ')}; default auto
+  --small   every size cut: a check that the bench runs (e.g. on llvmpipe), figures that compare with nothing`;
+
+export function parseModelArgs(args: readonly string[]): { backend: BackendRequest; small: boolean } {
+  let backend: BackendRequest | null = null;
+  let small = false;
+  for (const arg of args) {
+    if (arg === '--small') small = true;
+    else if (arg.startsWith('-')) throw unknownOption(arg, ['--small']);
+    else if (backend !== null) throw new BenchArgumentError(`one backend at a time: ${backend} and ${arg}`);
+    else backend = oneOf('backend', arg, BACKENDS);
+  }
+  return { backend: backend ?? 'auto', small };
+}
 
 export const STANDARD_MODEL: TransformerConfig = { vocabSize: 512, contextLength: 256, dModel: 128, nLayers: 4, nHeads: 4, valueHead: true };
 
@@ -80,14 +101,17 @@ export async function timeTrainingSteps(
   return (performance.now() - start) / 1000;
 }
 
-/** `small`: every size cut (a check that the bench runs, e.g. on llvmpipe; its figures compare with nothing). */
-export default async function benchModel(backend: BackendRequest = 'auto', small = false): Promise<void> {
+/** `args`: the words after `model` (`npm run bench -- model wasm --small`). */
+export default async function benchModel(args: readonly string[]): Promise<void> {
+  const { backend, small } = parseModelArgs(args);
   if (small) {
     Object.assign(ROLLOUT, { rows: 4, promptLength: 8, newTokens: 8 });
     Object.assign(TRAIN, { rows: 2, length: 32, steps: 1 });
     Object.assign(PPO_STEP, { rows: 2, length: 32, steps: 1 });
   }
   const samplingRows = small ? [1, 4] : SAMPLING_ROWS;
+  console.log(dateAndMachine());
+  // Its one line names the backend and why auto passed over the others.
   const choice = await selectBackend(backend, (line) => console.log(line));
   const model = Transformer.create(STANDARD_MODEL, 1);
   const c = model.config;
@@ -127,7 +151,6 @@ export default async function benchModel(backend: BackendRequest = 'auto', small
   optimizer.dispose();
   model.dispose();
 
-  console.log(`backend: ${choice.name} on ${choice.device}`);
   console.log(
     `rollout:  ${(generated / rolloutSeconds).toFixed(0)} tokens/s (${ROLLOUT.rows} rows x ${ROLLOUT.newTokens} new tokens after ${ROLLOUT.promptLength}-token prompts, KV cache), ${(rolloutFlops / rolloutSeconds / 1e9).toFixed(2)} GFLOP/s`,
   );
@@ -160,10 +183,10 @@ export default async function benchModel(backend: BackendRequest = 'auto', small
     console.log(`  PyTorch ${torch.version}, 1 thread: ${torch.tokensPerSecond.toFixed(0)} tokens/s`);
     console.log(`  ratio to PyTorch's 1 thread: ${(alone / torch.tokensPerSecond).toFixed(2)}x on 1 thread, ${(all / torch.tokensPerSecond).toFixed(2)}x with every core`);
   }
+  console.log(`peak RSS ${peakRssMiB().toFixed(0)} MiB (the process, this bench's work and what ran before it)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const args = process.argv.slice(2);
-  await benchModel((args.find((a) => !a.startsWith('--')) as BackendRequest | undefined) ?? 'auto', args.includes('--small'));
+  await runAlone('model', USAGE, benchModel);
   await releaseBackend();
 }
