@@ -1,5 +1,7 @@
 /**
  * `npx tsx bench/big-store.ts --runs N [--iterations 100] [--data-dir DIR]`: fills a data folder
+ * (by default turnlab-big-store-N in the system's temporary folder, not the current one, where a
+ * checkout would gain an untracked folder of hundreds of MB)
  * through the store's own API (runs.create, metrics.insert, episodes.insert) with N finished runs
  * of a bandit seed-and-learning-rate sweep, as configs/bandit.yaml shapes them: about 60 metrics
  * every iteration, single-turn episodes (max_turn 1) with the shipped prompt and reply sizes,
@@ -10,6 +12,7 @@
  * transaction. The UI benchmark (`npm run bench -- ui`) builds its stores with it.
  */
 import { mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openStore, type Store } from '../main/store/db';
@@ -218,11 +221,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const args = process.argv.slice(2);
   const runs = Number(argValue(args, '--runs') ?? '100');
   const iterations = Number(argValue(args, '--iterations') ?? '100');
-  const dataDir = argValue(args, '--data-dir') ?? join(process.cwd(), `big-store-${runs}`);
+  const dataDir = argValue(args, '--data-dir') ?? join(tmpdir(), `turnlab-big-store-${runs}`);
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(iterations) || iterations < 1) {
     process.stderr.write('big-store: --runs and --iterations take whole numbers above 0, e.g. --runs 100 --iterations 100\n');
     process.exit(2);
   }
+  process.stdout.write(`writing ${runs} runs into ${dataDir}${argValue(args, '--data-dir') ? '' : ' (--data-dir DIR for another folder)'}\n`);
   const began = performance.now();
   const stats = generateBigStore(dataDir, {
     runs,
