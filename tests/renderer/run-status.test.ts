@@ -35,6 +35,9 @@ describe("a run's progress while it warms up", () => {
       expect(p).toMatchObject({ warmingUp: false, iteration: 3, total: 200, text: 'iteration 3 / 200' });
       expect(progressOf({ status, config, iterations: 3, warmStartProgress: progress })).toBeCloseTo(3 / 200);
     }
+    // Stopped before its first iteration: where the warm start got to.
+    const warmOnly = runProgress({ status: 'stopped', config, iterations: null, warmStartProgress: progress }, {});
+    expect(warmOnly).toMatchObject({ warmingUp: false, iteration: 1000, total: 2500, secondsLeft: null, text: 'warm start step 1000 / 2500, loss 0.2100 (stopped there)' });
     // A run stored before the trainer wrote any progress (or by an older TurnLab) reads as before.
     expect(runProgress({ status: 'queued', config, iterations: null, warmStartProgress: null }, {})).toMatchObject({ warmingUp: false, text: 'iteration 0 / 200' });
   });

@@ -82,15 +82,33 @@ export function secondsPerIteration(times: ReadonlyArray<readonly [number, numbe
   return kept.reduce((sum, step) => sum + step, 0) / kept.length;
 }
 
+/** "warm start step 1200 / 2500, loss 0.2100" or "expert iteration round 3 / 12". */
+function warmStartText(warm: WarmStartProgressDto): string {
+  return `${warm.phase === 'expert iteration' ? 'expert iteration round' : 'warm start step'} ${warm.step} / ${warm.steps}${warm.loss === null ? '' : `, loss ${warm.loss.toFixed(4)}`}`;
+}
+
 export function runProgress(run: Pick<RunDto, 'status' | 'iterations' | 'config' | 'warmStartProgress'>, series: MetricSeriesDto): RunProgress {
   const warm = warmingUp(run);
   if (warm) {
     return {
       iteration: warm.step,
       total: warm.steps,
-      text: `${warm.phase === 'expert iteration' ? 'expert iteration round' : 'warm start step'} ${warm.step} / ${warm.steps}${warm.loss === null ? '' : `, loss ${warm.loss.toFixed(4)}`}`,
+      text: warmStartText(warm),
       warmingUp: true,
       secondsLeft: warmStartSecondsLeft(warm),
+      rolloutTokensPerSecond: null,
+      trainTokensPerSecond: null,
+    };
+  }
+  // A run that ended in its warm start: where the warm start got to, not "iteration 0".
+  if (run.iterations === null && run.warmStartProgress !== null && ['stopped', 'failed', 'interrupted'].includes(run.status)) {
+    const ended = run.warmStartProgress;
+    return {
+      iteration: ended.step,
+      total: ended.steps,
+      text: `${warmStartText(ended)} (${run.status} there)`,
+      warmingUp: false,
+      secondsLeft: null,
       rolloutTokensPerSecond: null,
       trainTokensPerSecond: null,
     };
