@@ -11,7 +11,8 @@
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { releaseBackend } from '../trainer-core/backend';
-import { BenchArgumentError, closestOption, isUserError } from './lib/bench-errors';
+import { unknownOption } from './lib/bench-args';
+import { BenchArgumentError, isUserError } from './lib/bench-errors';
 import { tempFolder } from './lib/temp-folder';
 import { loadRunConfig } from '../trainer-core/config';
 import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
@@ -66,8 +67,7 @@ export function parseFrozenLakeArgs(args: readonly string[]): FrozenLakeArgs {
     else if (word === '--fork-iterations') parsed.forkIterations = count(word, args[++i], 0);
     else if (word === '--episodes') parsed.episodes = count(word, args[++i], 1);
     else if (word.startsWith('-')) {
-      const options = ['--verbose', '--fork-iterations', '--episodes'];
-      throw new BenchArgumentError(`unknown option ${word}; did you mean ${closestOption(word, options)}? (frozenlake takes ${options.join(', ')} and key=value overrides)`);
+      throw unknownOption(word, ['--verbose', '--fork-iterations', '--episodes']);
     } else if (!word.includes('=')) {
       throw new BenchArgumentError(`'${word}' is not a key=value override (e.g. trainer.total_training_steps=4), nor an option (--verbose, --fork-iterations, --episodes)`);
     } else parsed.overrides.push(word);

@@ -21,7 +21,8 @@ import { openStore, type Store } from '../main/store/db';
 import { releaseBackend } from '../trainer-core/backend';
 import { estimatorNames } from '../trainer-core/algo/estimator-registry';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, heldOut, meanFigure, pairedSuccesses } from './lib/held-out-evaluation';
-import { BenchArgumentError, closestOption, isUserError } from './lib/bench-errors';
+import { unknownOption } from './lib/bench-args';
+import { BenchArgumentError, isUserError } from './lib/bench-errors';
 import { checkVariantEnvs, planOf, type SeedPlan, type VariantPlan, type Warm } from './lib/learning-plan';
 import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, variantsOf, variedKeys } from './lib/learning-variants';
 import { forkedVariant, fromWarmPolicyOverrides, scratchVariant, sharedWarmStart, warmStartOverrides, type TwinMode } from './lib/shared-warm-start';
@@ -79,8 +80,7 @@ export function parseLearningArgs(args: string[]): LearningArgs {
       if (!text?.includes('=')) throw new BenchArgumentError(`--set wants key=value, e.g. --set model.d_ff=512 (got "${text ?? ''}")`);
       overrides.push(text);
     } else if (args[i].startsWith('--')) {
-      const options = ['--seeds', '--estimators', '--shaping', '--episodes', '--data-dir', '--set'];
-      throw new BenchArgumentError(`unknown option ${args[i]}; did you mean ${closestOption(args[i], options)}? (learning takes ${options.join(', ')})`);
+      throw unknownOption(args[i], ['--seeds', '--estimators', '--shaping', '--episodes', '--data-dir', '--set']);
     } else configs.push(args[i]);
   }
   refuseVariedSets(overrides, variedKeys(estimators, shaping));

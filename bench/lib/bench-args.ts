@@ -10,8 +10,10 @@ import { BenchArgumentError, isUserError } from './bench-errors';
 /** `--help` or `-h` anywhere among the words. */
 export const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
 
-/** The choice `word` is likely a slip of, if any: `--toString` is no slip of `--width`. */
+/** The choice `word` is likely a slip of, if any: one it begins (`--fork` of `--fork-iterations`), or one a few edits away (`--toString` is no slip of `--width`). */
 function near(word: string, choices: readonly string[]): string | undefined {
+  const begun = choices.find((choice) => word.length > 3 && choice.startsWith(word));
+  if (begun !== undefined) return begun;
   const best = closestName(word, choices);
   return best !== undefined && distance(word.toLowerCase(), best.toLowerCase()) <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }

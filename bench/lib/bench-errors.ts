@@ -1,5 +1,3 @@
-import { closestName } from '../../trainer-core/closest-name';
-
 /**
  * A benchmark's user mistakes (a bad argument, a config that cannot run): `npm run bench` says
  * them in one line and exits 2, as `turnlab` does, instead of printing a stack.
@@ -13,7 +11,3 @@ export function isUserError(error: unknown): error is Error {
   return error instanceof Error && ['BenchArgumentError', 'ConfigError', 'EnvConfigError', 'EnvModuleError', 'BackendError'].includes(error.name);
 }
 
-/** The option a misspelt one meant: one it begins (`--fork` of `--fork-iterations`), else the fewest edits away. */
-export function closestOption(typed: string, options: readonly string[]): string | undefined {
-  return options.find((option) => typed.length > 2 && option.startsWith(typed)) ?? closestName(typed, options);
-}

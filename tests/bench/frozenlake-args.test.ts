@@ -22,7 +22,7 @@ describe('npm run bench -- frozenlake ...', () => {
   });
 
   it('refuses what it does not take, with the option meant', () => {
-    expect(refusal('--fork', '3')).toBe('unknown option --fork; did you mean --fork-iterations? (frozenlake takes --verbose, --fork-iterations, --episodes and key=value overrides)');
+    expect(refusal('--fork', '3')).toBe('unknown option --fork; did you mean --fork-iterations? (options: --verbose, --fork-iterations, --episodes)');
     expect(refusal('--episodes', '0')).toBe("--episodes '0': a whole number of 1 or more (e.g. --episodes 2)");
     expect(refusal('--fork-iterations')).toBe('--fork-iterations wants a value: a whole number of 0 or more (e.g. --fork-iterations 1)');
     expect(refusal('frozen')).toMatch(/^'frozen' is not a key=value override/);

@@ -56,7 +56,7 @@ describe('npm run bench -- learning arguments', () => {
     expect(() => parseLearningArgs(['--shaping', 'none'])).toThrow(/--shaping wants off .*e\.g\. --shaping off,0\.1 \(got "none"\)/);
     expect(() => parseLearningArgs(['--shaping'])).toThrow(/--shaping wants off/);
     expect(() => parseLearningArgs(['--estimators', 'grpo,gipgo'])).toThrow(/--estimators wants names from .*\(got "gipgo"\)/);
-    expect(() => parseLearningArgs(['--estimator', 'grpo'])).toThrow(/^unknown option --estimator; did you mean --estimators\? \(learning takes --seeds, --estimators, --shaping/);
+    expect(() => parseLearningArgs(['--estimator', 'grpo'])).toThrow(/^unknown option --estimator; did you mean --estimators\? \(options: --seeds, --estimators, --shaping/);
     expect(() => parseLearningArgs(['--shaping', 'off,0.1', '--set', 'algorithm.turn_shaping={coef: 0.1, gamma: 0.95}'])).toThrow(
       /^--set algorithm\.turn_shaping=\{coef: 0\.1, gamma: 0\.95\}: --shaping sets `algorithm\.turn_shaping` in each variant/,
     );
