@@ -65,6 +65,7 @@ export type { BackendChoice } from './backend';
 export type { HfDecoder } from './model/hf/decoder';
 export type { HfModelFolder } from './model/hf/load';
 export { HfModelError } from './model/hf/config';
+export { findInHubCache, looksLikeHubId } from './model/hf/hub-cache';
 export { readCheckpointFiles } from './train/checkpoint-files';
 export { BACKENDS } from './backend-names';
 

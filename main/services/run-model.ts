@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { RunModelDto } from '../../preload/contract';
-import { resolveTargetModules } from '../../trainer-core';
+import { findInHubCache, looksLikeHubId, resolveTargetModules } from '../../trainer-core';
 import type { RunRecord } from '../store/types';
 
 /** The folder's config.json names its architecture; a folder moved away since reads null. */
@@ -12,6 +12,13 @@ function architectureOf(folder: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The folder a run's model.path names: a Hub id's snapshot in the Hugging Face cache (HF_HUB_CACHE), as the trainer read it. */
+function folderOf(path: string): string {
+  if (existsSync(path) || !looksLikeHubId(path)) return resolve(path);
+  const lookup = findInHubCache(path);
+  return lookup.found ? lookup.dir : resolve(path);
 }
 
 /** The adapted modules as the trainer resolves them; a list a later TurnLab no longer knows is shown as stored. */
@@ -37,7 +44,7 @@ export function describeRunModel(run: RunRecord): RunModelDto {
       kind: 'pretrained',
       path,
       name: basename(resolve(path)),
-      architecture: architectureOf(resolve(path)),
+      architecture: architectureOf(folderOf(path)),
       parameterCount: run.parameterCount,
       lora: rank > 0 ? { rank, alpha: Number(pretrained?.lora_alpha), targetModules: targetModules(pretrained?.target_modules) } : null,
     };

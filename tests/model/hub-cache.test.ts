@@ -9,6 +9,8 @@ import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { findInHubCache, hubCacheDir, looksLikeHubId } from '../../trainer-core/model/hf/hub-cache';
 import { isHfModelFolder, openHfModelFolder } from '../../trainer-core/model/hf/load';
 import { repoRoot, runTurnlabInProcess } from '../helpers/turnlab-cli';
+import { openStore } from '../../main/store/db';
+import { describeRunModel } from '../../main/services/run-model';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-hub-cache-'));
 const cache = join(root, 'hub');
@@ -86,6 +88,34 @@ describe('the Hugging Face cache', () => {
     const missing = await runTurnlabInProcess(['eval', '--model', 'test-org/missing', '--config', config], { env });
     expect(missing.stderr).toMatch(/^turnlab: Model folder test-org\/missing does not exist, and test-org\/missing is not in the Hugging Face cache /m);
   });
+
+  it('resumes a run trained from a Hub id, and names its architecture, from the same cache', async () => {
+    const env = { HF_HUB_CACHE: cache };
+    const dataDir = join(root, 'data');
+    const small = [
+      'trainer.backend=wasm', 'trainer.workers=1', 'trainer.total_training_steps=1', 'trainer.test_freq=0', 'trainer.val_before_train=false', 'warm_start.steps=0',
+      'es_manager.train.env_groups=2', 'es_manager.train.group_size=2', 'es_manager.train.env_configs.n_groups=[2]',
+      'ppo_mini_batch_size=4', 'micro_batch_size_per_gpu=2', 'actor_rollout_ref.rollout.response_length=8',
+      `actor_rollout_ref.model.path=${ID}`, 'actor_rollout_ref.model.lora_rank=4',
+    ].flatMap((o) => ['--set', o]);
+    const trained = await runTurnlabInProcess(['train', '--config', join(repoRoot, 'configs/bandit.yaml'), ...small, '--name', 'from-hub'], { env, dataDir });
+    expect(trained.stderr).not.toMatch(/^turnlab:/m);
+    expect(trained.code).toBe(0);
+    const resumed = await runTurnlabInProcess(['resume', 'from-hub', '--set', 'trainer.total_training_steps=2'], { env, dataDir });
+    expect(resumed.stderr).not.toMatch(/^turnlab:/m);
+    expect(resumed.code).toBe(0);
+    const previous = process.env.HF_HUB_CACHE;
+    process.env.HF_HUB_CACHE = cache;
+    try {
+      const store = openStore(dataDir);
+      const run = store.runs.list().find((r) => r.name === 'from-hub')!;
+      expect(describeRunModel(run)).toMatchObject({ kind: 'pretrained', path: ID, architecture: 'Qwen2ForCausalLM' });
+      store.close();
+    } finally {
+      if (previous === undefined) delete process.env.HF_HUB_CACHE;
+      else process.env.HF_HUB_CACHE = previous;
+    }
+  }, 300_000);
 
   it('refuses an id the cache lacks, or holds twice without refs/main, naming the cache and the fix', async () => {
     const previous = process.env.HF_HUB_CACHE;

@@ -13,7 +13,7 @@ import { parseRunConfig } from '../config/load';
 import type { RunConfig } from '../config/schema';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from '../model/hf/config';
 import { HfDecoder, trainableShapes, type HfDecoderOptions } from '../model/hf/decoder';
-import { hfDecoderBuilder, openHfModelFolder, type HfModelFolder } from '../model/hf/load';
+import { hfDecoderBuilder, openHfModelFolder, resolveModelFolder, type HfModelFolder } from '../model/hf/load';
 import { findArchitecture } from '../model/hf/architectures';
 import { resolveTargetModules, type LoraSettings } from '../model/hf/lora';
 import { peftAdapterConfig, peftTensors } from '../model/hf/peft';
@@ -163,7 +163,8 @@ function trainedArrays(dir: string, base: CheckpointBase, file: string): Record<
 /** The folder's config.json alone (no weights), for checks before anything is loaded. */
 export function readPretrainedConfig(cfg: RunConfig): HfDecoderConfig {
   const path = modelPath(cfg);
-  const configPath = join(path, 'config.json');
+  // A Hub id (`Qwen/Qwen2.5-0.5B-Instruct`) names its snapshot in the Hugging Face cache, as when the run started.
+  const configPath = join(resolveModelFolder(path), 'config.json');
   if (!existsSync(configPath)) {
     throw new HfModelError(`actor_rollout_ref.model.path: ${path} has no config.json; point it at a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)`);
   }
