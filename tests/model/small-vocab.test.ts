@@ -1,5 +1,6 @@
 // The small test folders (scripts/qwen-tokenizer-subset.ts): Qwen's tokenizer cut to 4,096 ids
 // must still be a sound tokenizer of the same kind, or the tests that train on them check less.
+import { copyFileSync, cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHfModelFolder, type HfModelFolder } from '../../trainer-core/model/hf/load';
@@ -39,5 +40,14 @@ describe('a tiny Qwen2 folder over 4,096 ids', () => {
       { role: 'user' as const, content: 'Turn 1: where do you push?' },
     ];
     expect(small.template!.render(messages, { addGenerationPrompt: true })).toBe(full.template!.render(messages, { addGenerationPrompt: true }));
+  });
+
+  it('refuses a tokenizer of another model, and a tokenizer.json the tokenizers library cannot read, naming the file', async () => {
+    const mixed = join(temp.dir, 'mixed');
+    cpSync(small.dir, mixed, { recursive: true });
+    for (const file of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(full.dir, file), join(mixed, file));
+    await expect(openHfModelFolder(mixed)).rejects.toThrow(/tokenizer\.json has ids up to 15\d{4}, but config\.json's vocab_size is 4096: the tokenizer belongs to another model/);
+    writeFileSync(join(mixed, 'tokenizer.json'), JSON.stringify({ kind: 'word-byte', words: ['a'] }));
+    await expect(openHfModelFolder(mixed)).rejects.toThrow(`${join(mixed, 'tokenizer.json')} is not a Hugging Face tokenizers file`);
   });
 });

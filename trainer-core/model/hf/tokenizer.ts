@@ -58,7 +58,13 @@ export class HfTokenizer implements Tokenizer {
     let largest = 0;
     for (const id of Object.values(this.impl.get_vocab())) largest = Math.max(largest, id);
     for (const id of this.impl.get_added_tokens_decoder().keys()) largest = Math.max(largest, id);
-    // The model's embedding is often padded past the tokenizer (Qwen: 151,936 rows, 151,669 ids).
+    // The model's embedding is often padded past the tokenizer (Qwen: 151,936 rows, 151,669 ids);
+    // ids past it would index rows the model does not have: a tokenizer of another model.
+    if (modelVocabSize !== undefined && largest >= modelVocabSize) {
+      throw new HfModelError(
+        `tokenizer.json has ids up to ${largest}, but config.json's vocab_size is ${modelVocabSize}: the tokenizer belongs to another model; copy the model's own tokenizer.json and tokenizer_config.json into its folder`,
+      );
+    }
     this.vocabSize = Math.max(largest + 1, modelVocabSize ?? 0);
   }
 
@@ -86,7 +92,13 @@ export class HfTokenizer implements Tokenizer {
     const tokenizerJson = await read('tokenizer.json', true);
     const tokenizerConfig = (await read('tokenizer_config.json', false)) ?? {};
     const generationConfig = await read('generation_config.json', false);
-    return new HfTokenizer({ tokenizerJson: tokenizerJson!, tokenizerConfig, generationConfig }, modelVocabSize);
+    try {
+      return new HfTokenizer({ tokenizerJson: tokenizerJson!, tokenizerConfig, generationConfig }, modelVocabSize);
+    } catch (error) {
+      if (error instanceof HfModelError) throw new HfModelError(`${dir}: ${error.message}`);
+      // The tokenizers library's own words ("Tokenizer must contain a model property") name no file.
+      throw new HfModelError(`${join(dir, 'tokenizer.json')} is not a Hugging Face tokenizers file (${(error as Error).message}); copy the model's own tokenizer.json from its Hub repository`);
+    }
   }
 
   encode(text: string): number[] {
