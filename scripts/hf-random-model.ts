@@ -8,7 +8,7 @@
  *   npx tsx scripts/hf-random-model.ts OUT_DIR            # tiny qwen2, qwen3 and llama folders
  *   npx tsx scripts/hf-random-model.ts OUT_DIR qwen2.5-0.5b smollm2-135m   # full-size shapes
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -183,8 +183,10 @@ export async function writeTinyHfModels(root: string, size: 'tiny' | 'small' = '
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [out, ...names] = process.argv.slice(2);
-  const usage = `usage: npx tsx scripts/hf-random-model.ts OUT_DIR [${Object.keys(PRESETS).join(' | ')} ...] (default: tiny-qwen2 tiny-qwen3 tiny-llama)\n`;
+  const words = process.argv.slice(2);
+  const force = words.includes('--force');
+  const [out, ...names] = words.filter((w) => w !== '--force');
+  const usage = `usage: npx tsx scripts/hf-random-model.ts OUT_DIR [${Object.keys(PRESETS).join(' | ')} ...] [--force] (default: tiny-qwen2 tiny-qwen3 tiny-llama; --force writes over folders that exist)\n`;
   if (out === '--help' || out === '-h') {
     process.stdout.write(usage);
     process.exit(0);
@@ -199,7 +201,13 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       process.stderr.write(`unknown preset "${name}"; use one of ${Object.keys(PRESETS).join(', ')}\n`);
       process.exit(2);
     }
-    const dir = await writeRandomHfModel(join(out, name), PRESETS[name], { seed: 1, shards: name === 'tiny-qwen3' ? 2 : 1 });
+    // A preset is named as the real model (qwen2.5-0.5b): its folder in ~/models may be a download.
+    const target = join(out, name);
+    if (!force && existsSync(target) && readdirSync(target).length > 0) {
+      process.stderr.write(`${target} exists and holds files (a real model of that name?); random weights would replace them: give another OUT_DIR, or --force to write over it\n`);
+      process.exit(2);
+    }
+    const dir = await writeRandomHfModel(target, PRESETS[name], { seed: 1, shards: name === 'tiny-qwen3' ? 2 : 1 });
     process.stdout.write(`${dir}\n`);
   }
 }
