@@ -146,6 +146,9 @@ describe('training a pretrained LoRA policy', () => {
     const otherRank = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.model.lora_rank=2']);
     expect(() => verifyRunCheckpoint(ckpt, otherRank)).toThrow(CheckpointError);
     expect(() => verifyRunCheckpoint(ckpt, otherRank)).toThrow(/lora_A` has shape \[64,4\]/);
+    // Fewer target modules would drop the others' trained adapters: refused, naming them.
+    const fewer = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.model.target_modules=[q_proj]']);
+    expect(() => verifyRunCheckpoint(ckpt, fewer)).toThrow(/policy\.safetensors holds \d+ trained tensor\(s\) the settings have no place for .*adapters on .*k_proj.*target_modules no longer names/);
 
     const evaluated = await evaluateCheckpoint(ckpt, { episodes: 2 });
     expect(evaluated.iteration).toBe(1);

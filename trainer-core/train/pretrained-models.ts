@@ -210,4 +210,14 @@ function checkArrays(dir: string, file: string, arrays: Record<string, NamedArra
       throw new CheckpointError(`checkpoint ${dir}: ${file} field \`${name}\` has shape [${entry.shape}], the model and LoRA settings give [${shape}]${rankHint(name, entry.shape, shape)}`);
     }
   }
+  // Trained tensors the settings have no place for would be dropped without a word (target_modules narrowed on resume).
+  const wanted = new Set(shapes.map(([name]) => name));
+  const extra = Object.keys(arrays).filter((name) => !wanted.has(name));
+  if (extra.length > 0) {
+    const modules = [...new Set(extra.map((name) => /\.(\w+)\.lora_[AB]$/.exec(name)?.[1]).filter((m): m is string => m !== undefined))];
+    const hint = modules.length > 0
+      ? `: it was trained with adapters on ${modules.join(', ')} too, which actor_rollout_ref.model.target_modules no longer names; resume or fork with the target_modules it was trained with (turnlab show <run> --config)`
+      : `: it was trained with other actor_rollout_ref.model settings or another model`;
+    throw new CheckpointError(`checkpoint ${dir}: ${file} holds ${extra.length} trained tensor(s) the settings have no place for (\`${extra[0]}\`${extra.length > 1 ? ', ...' : ''})${hint}`);
+  }
 }
