@@ -100,4 +100,16 @@ describe('turnlab with a pretrained model', () => {
     const both = await inProcess('eval', '1', '--model', modelDir, '--config', join(repo, 'configs/frozenlake-nonslip.yaml'));
     expect(both.stderr).toMatch(/give a checkpoint or --model, not both/);
   }, 300_000);
+
+  it('says in one line what is wrong with a prompt, not with a stack', async () => {
+    const generate = (...args: string[]) => inProcess('generate', '--model', modelDir, '--max-new-tokens', '2', '--backend', 'wasm', ...args);
+    const empty = await generate('--prompt', '');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^turnlab: The prompt encodes to no tokens; give some text with --prompt$/m);
+    expect(empty.stderr).not.toMatch(/internal error|\n\s+at /);
+    const long = await generate('--prompt', 'word '.repeat(40_000));
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/^turnlab: The prompt has \d+ tokens; the model's context of \d+ leaves no room to generate: shorten --prompt$/m);
+    expect(long.stderr).not.toMatch(/internal error|\n\s+at /);
+  }, 300_000);
 });

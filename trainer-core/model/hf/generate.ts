@@ -9,6 +9,7 @@ import { Rng } from '../../rng';
 import { sampleTokens } from '../sampler';
 import { scoreTokens } from '../scoring';
 import type { Transformer } from '../transformer';
+import { HfModelError } from './config';
 import type { HfDecoder } from './decoder';
 import type { HfModelFolder } from './load';
 
@@ -43,7 +44,7 @@ export function asPolicy(model: Pick<HfDecoder, 'config' | 'forward'>): Transfor
 
 export function promptText(folder: HfModelFolder, prompt: string, chat: boolean): string {
   if (!chat) return prompt;
-  if (!folder.template) throw new Error(`${folder.dir}: tokenizer_config.json has no chat_template, so --chat cannot render a prompt`);
+  if (!folder.template) throw new HfModelError(`${folder.dir}: tokenizer_config.json has no chat_template (a base model, not an instruct one), so --chat cannot render a prompt; leave out --chat`);
   return folder.template.render([{ role: 'user', content: prompt }], {
     addGenerationPrompt: true,
     bosToken: folder.tokenizer.bosToken,
@@ -54,7 +55,11 @@ export function promptText(folder: HfModelFolder, prompt: string, chat: boolean)
 export async function generate(folder: HfModelFolder, model: HfDecoder, options: GenerateOptions): Promise<GenerateResult> {
   const text = promptText(folder, options.prompt, options.chat ?? false);
   const promptIds = folder.tokenizer.encode(text);
-  if (promptIds.length === 0) throw new Error('The prompt encodes to no tokens; give some text with --prompt');
+  if (promptIds.length === 0) throw new HfModelError('The prompt encodes to no tokens; give some text with --prompt');
+  const context = model.config.contextLength;
+  if (promptIds.length >= context) {
+    throw new HfModelError(`The prompt has ${promptIds.length} tokens; the model's context of ${context} leaves no room to generate: shorten --prompt`);
+  }
   const greedy = options.greedy === true || options.temperature === 0;
   const policy = asPolicy(model);
   const sampled = await sampleTokens(policy, [promptIds], {
