@@ -43,6 +43,12 @@ describe('keys of verl and RAGEN', () => {
     expect(messageOf(path, ['critic.model.path=Qwen/Qwen2.5-0.5B'])).toContain("unknown key `critic.model.path`: the critic starts from the policy's weights");
     expect(messageOf(path, ['reward_model.enable=false'])).toContain("unknown key `reward_model.enable`: TurnLab's rewards come from the environments");
     expect(messageOf(path, ['trainer.log_val_generations=10'])).toContain('unknown key `trainer.log_val_generations`: every episode and turn is stored');
+    // verl's model keys a pasted script holds, which the closest spelling sent to lora_alpha, target_modules, stop.
+    expect(messageOf(path, ['actor_rollout_ref.actor.ppo_micro_batch_size=4'])).toContain("unknown key `actor_rollout_ref.actor.ppo_micro_batch_size`: verl's older micro-batch over every GPU; TurnLab's is one device's: `actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu`");
+    expect(messageOf(path, ['actor_rollout_ref.rollout.dtype=bfloat16'])).toContain('unknown key `actor_rollout_ref.rollout.dtype`: the rollout samples with the policy\'s own weights: `actor_rollout_ref.model.dtype`');
+    expect(messageOf(path, ['actor_rollout_ref.model.trust_remote_code=true'])).toContain('unknown key `actor_rollout_ref.model.trust_remote_code`: TurnLab runs no code from a model folder');
+    expect(messageOf(path, ['actor_rollout_ref.model.use_rslora=true'])).toContain('set `actor_rollout_ref.model.lora_alpha` to alpha x sqrt(lora_rank)');
+    expect(messageOf(path, ['actor_rollout_ref.model.override_config.attention_dropout=0'])).toContain("unknown key `actor_rollout_ref.model.override_config.attention_dropout`: the model's shape is its folder's config.json");
     // RAGEN's top level: its seeds, and Hydra's defaults list and settings.
     expect(messageOf(path, ['seed.train=10000'])).toContain("unknown key `seed.train`: RAGEN's first train seed: here `es_manager.train.start_seed`");
     expect(messageOf(path, ['hydra.run.dir=outputs'])).toContain("unknown key `hydra.run.dir`: Hydra's own settings");
