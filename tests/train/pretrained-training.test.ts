@@ -146,6 +146,10 @@ describe('training a pretrained LoRA policy', () => {
     const otherRank = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.model.lora_rank=2']);
     expect(() => verifyRunCheckpoint(ckpt, otherRank)).toThrow(CheckpointError);
     expect(() => verifyRunCheckpoint(ckpt, otherRank)).toThrow(/lora_A` has shape \[64,4\]/);
+    // The same rank on another model's layers: the model is named, not the rank it already has.
+    const llamaDir = await writeRandomHfModel(join(tmp.dir, 'small-llama'), PRESETS['small-llama'], { seed: 6 });
+    const otherModel = pretrainedConfig(['algorithm.adv_estimator=gae', `actor_rollout_ref.model.path=${llamaDir}`]);
+    expect(() => verifyRunCheckpoint(ckpt, otherModel)).toThrow(/: the checkpoint was trained on a model whose layers have other widths; resume or fork it on the model it was trained on/);
     // Fewer target modules would drop the others' trained adapters: refused, naming them.
     const fewer = pretrainedConfig(['algorithm.adv_estimator=gae', 'actor_rollout_ref.model.target_modules=[q_proj]']);
     expect(() => verifyRunCheckpoint(ckpt, fewer)).toThrow(/policy\.safetensors holds \d+ trained tensor\(s\) the settings have no place for .*adapters on .*k_proj.*target_modules no longer names/);

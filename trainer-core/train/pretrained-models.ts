@@ -195,7 +195,12 @@ export function verifyPretrainedCheckpoint(dir: string, cfg: RunConfig, roles: {
 /** An adapter's shape differs in its rank: the checkpoint fixes it, so say which rank it has. */
 function rankHint(name: string, stored: readonly number[], wanted: readonly number[]): string {
   if (!/lora_[AB]/.test(name) || stored.length !== 2 || wanted.length !== 2) return '';
-  const rank = name.includes('lora_A') ? stored[1] : stored[0];
+  const rankAt = name.includes('lora_A') ? 1 : 0;
+  const rank = stored[rankAt];
+  // The same rank with another width: the adapters were trained on another model's layers.
+  if (rank === wanted[rankAt]) {
+    return `: the checkpoint was trained on a model whose layers have other widths; resume or fork it on the model it was trained on (actor_rollout_ref.model.path in turnlab show <run> --config)`;
+  }
   return `: the checkpoint was trained with lora_rank ${rank}, which sets its adapters' shapes; resume or fork it with actor_rollout_ref.model.lora_rank=${rank}`;
 }
 
