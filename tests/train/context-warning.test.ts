@@ -26,4 +26,19 @@ describe('episodes that fill the context', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^warning: \d+ of 4 train episodes at iteration 1 ended because the context was full \(model\.context_length 120\); raise model\.context_length/);
   }, 120_000);
+
+  it('fails the run, naming the key, when not one first prompt fits: it would train nothing', async () => {
+    const cfg = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
+      ...TINY_LAKE_OVERRIDES,
+      'warm_start.steps=0',
+      'model.context_length=16',
+      'trainer.total_training_steps=2',
+      'trainer.val_before_train=false',
+    ]);
+    const outcome = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'too-small') }).then(
+      ({ result }) => result,
+      (error: unknown) => ({ status: 'threw', error: String(error) }),
+    );
+    expect(JSON.stringify(outcome)).toMatch(/not one of the 4 train episodes could play its first turn: the first prompt leaves no room for a reply in the context \(model\.context_length 16\); raise model\.context_length/);
+  }, 120_000);
 });

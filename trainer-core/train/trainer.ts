@@ -8,6 +8,7 @@ import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
 import { returnsToGo } from '../algo/returns-to-go';
 import { selectBackend } from '../backend';
+import { ConfigError } from '../config/errors';
 import { resolvedConfigToYaml } from '../config/load';
 import { configForTrainStage } from '../config/train-stages';
 import type { RunConfig } from '../config/schema';
@@ -318,6 +319,17 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
  * episodes for its whole length unnoticed.
  */
 function warnIfContextFull(s: Session, episodes: readonly EpisodeRecord[], iteration: number): void {
+  // Not one first turn played: every iteration would train nothing and the run still "complete".
+  if (episodes.length > 0 && episodes.every((e) => e.endReason === 'context-full' && e.turns.length === 0)) {
+    const context = s.policy.config.contextLength;
+    const which = context < s.cfg.model.context_length ? `the model's max_position_embeddings ${context}, below model.context_length ${s.cfg.model.context_length}` : `model.context_length ${context}`;
+    throw new ConfigError([
+      {
+        path: ['model', 'context_length'],
+        message: `not one of the ${episodes.length} ${episodes[0].split} episodes could play its first turn: the first prompt leaves no room for a reply in the context (${which}); raise model.context_length (a pretrained model's own limit is its max_position_embeddings)`,
+      },
+    ]);
+  }
   if (s.contextWarned) return;
   const cut = episodes.filter((e) => e.endReason === 'context-full');
   if (cut.length === 0) return;
