@@ -7,16 +7,20 @@ import { tempDir, trainInMemory } from './helpers';
 const tmp = tempDir('context-warning');
 afterAll(() => tmp.cleanup());
 
+/** Two iterations of a tiny FrozenLake in a context of `tokens`. */
+const lakeWithContext = (tokens: number) =>
+  loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
+    ...TINY_LAKE_OVERRIDES,
+    'warm_start.steps=0',
+    `model.context_length=${tokens}`,
+    'trainer.total_training_steps=2',
+    'trainer.val_before_train=false',
+  ]);
+
 describe('episodes that fill the context', () => {
   it('are reported once per run on the log, naming the key to raise', async () => {
     // Ten turns of FrozenLake do not fit 120 tokens: every episode is cut, at every iteration.
-    const cfg = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
-      ...TINY_LAKE_OVERRIDES,
-      'warm_start.steps=0',
-      'model.context_length=120',
-      'trainer.total_training_steps=2',
-      'trainer.val_before_train=false',
-    ]);
+    const cfg = lakeWithContext(120);
     const lines: string[] = [];
     const { sink, result } = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'run'), log: (line) => lines.push(line) });
     expect(result.status).toBe('completed');
@@ -28,13 +32,7 @@ describe('episodes that fill the context', () => {
   }, 120_000);
 
   it('fails the run, naming the key, when not one first prompt fits: it would train nothing', async () => {
-    const cfg = loadRunConfig(join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml'), [
-      ...TINY_LAKE_OVERRIDES,
-      'warm_start.steps=0',
-      'model.context_length=16',
-      'trainer.total_training_steps=2',
-      'trainer.val_before_train=false',
-    ]);
+    const cfg = lakeWithContext(16);
     const outcome = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'too-small') }).then(
       ({ result }) => result,
       (error: unknown) => ({ status: 'threw', error: String(error) }),
