@@ -11,8 +11,8 @@
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { releaseBackend } from '../trainer-core/backend';
-import { unknownOption } from './lib/bench-args';
-import { BenchArgumentError, isUserError } from './lib/bench-errors';
+import { runAlone, unknownOption } from './lib/bench-args';
+import { BenchArgumentError } from './lib/bench-errors';
 import { tempFolder } from './lib/temp-folder';
 import { loadRunConfig } from '../trainer-core/config';
 import { evaluateCheckpoint } from '../trainer-core/train/evaluate';
@@ -165,13 +165,6 @@ export default async function benchFrozenLake(args: string[] = []): Promise<void
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    if (['--help', '-h'].includes(process.argv[2] ?? '')) console.log(USAGE);
-    else await benchFrozenLake(process.argv.slice(2));
-  } catch (error) {
-    if (!isUserError(error)) throw error;
-    process.stderr.write(`bench frozenlake: ${error.message}\n`);
-    process.exit(2);
-  }
+  await runAlone('frozenlake', USAGE, benchFrozenLake);
   await releaseBackend();
 }

@@ -21,8 +21,8 @@ import { openStore, type Store } from '../main/store/db';
 import { releaseBackend } from '../trainer-core/backend';
 import { estimatorNames } from '../trainer-core/algo/estimator-registry';
 import { EVALUATION_EPISODES, EVALUATION_OVERRIDES, EVALUATION_SEED, evalCommand, heldOut, meanFigure, pairedSuccesses } from './lib/held-out-evaluation';
-import { unknownOption } from './lib/bench-args';
-import { BenchArgumentError, isUserError } from './lib/bench-errors';
+import { runAlone, unknownOption } from './lib/bench-args';
+import { BenchArgumentError } from './lib/bench-errors';
 import { checkVariantEnvs, planOf, type SeedPlan, type VariantPlan, type Warm } from './lib/learning-plan';
 import { BI_LEVEL_GAE, estimatorOverrides, parseShaping, refuseVariedSets, variantsOf, variedKeys } from './lib/learning-variants';
 import { forkedVariant, fromWarmPolicyOverrides, scratchVariant, sharedWarmStart, warmStartOverrides, type TwinMode } from './lib/shared-warm-start';
@@ -182,13 +182,6 @@ function logFor(runName: string): (line: string) => void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    if (['--help', '-h'].includes(process.argv[2] ?? '')) console.log(USAGE);
-    else await benchLearning(process.argv.slice(2));
-  } catch (error) {
-    if (!isUserError(error)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
-  }
+  await runAlone('learning', USAGE, benchLearning);
   await releaseBackend();
 }
