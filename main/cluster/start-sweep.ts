@@ -16,7 +16,7 @@ import { newSweepName, recordSweepPlan } from './sweep-name';
 export async function startSweep(store: Store, manager: RunManager | undefined, request: StartSweepRequest & { configPath: string }): Promise<SweepStartedDto> {
   // The grid comes as lines (the form's field, an API client's array), not as --grid flags.
   const axes = request.grid.map((line) => parseGridAxis(line, 'form'));
-  expandGrid(axes, 'form');
+  const settings = expandGrid(axes, 'form');
   const overrides = request.overrides ?? [];
   if (request.executor === 'slurm') {
     if (!request.slurm) throw new Error('a Slurm sweep needs a shared folder (remoteDir)');
@@ -40,7 +40,6 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   const base = request.name ?? loadRunConfigWithSource(configPath, overrides).cfg.trainer.experiment_name;
   const plan = planSweep(base, axes, request.seeds, []);
   loadSweepRunConfigs(configPath, overrides, plan.runs, axes);
-  const settings = expandGrid(axes);
   const sweep = newSweepName(store, base);
   recordSweepPlan(store, sweep, axes, request.seeds, 'local');
   const groups: string[] = [];
