@@ -10,6 +10,7 @@ export { checkpointVocabSize, verifyCheckpoint, readCheckpointConfig, readCheckp
 export { verifyRunCheckpoint } from './train/checkpoint-check';
 export { checkOwnModelFits, expectedModels } from './train/models';
 export { wasmMemoryWarning } from './train/wasm-memory';
+export { settingNotes } from './train/setting-notes';
 export { checkWarmStartFits } from './train/warm-start-fit';
 export { openCheckpointPolicy } from './train/pretrained-models';
 export { isHfModelFolder, openHfModelFolder, loadHfDecoder } from './model/hf/load';

@@ -1,5 +1,5 @@
 import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
-import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, wasmMemoryWarning } from '../../trainer-core/compute';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
 
 /** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
 function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {
@@ -59,5 +59,6 @@ export async function prepareRun(
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   const heapWarning = backend.name === 'wasm' ? wasmMemoryWarning(cfg) : null;
   if (heapWarning !== null) options.log?.(heapWarning);
+  for (const note of settingNotes(cfg, { resuming: options.resuming })) options.log?.(note);
   return { resolveSpec, backend };
 }

@@ -69,6 +69,14 @@ describe('keys of verl and RAGEN', () => {
     }
     expect(foreignKeyAdvice(['trainer', 'seed'])).toBeUndefined();
   });
+
+  it("sends transformers' 16-bit dtypes to auto, not to the closest spelling (float32)", () => {
+    const path = join(dir, 'plain.yaml');
+    writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');
+    const message = messageOf(path, ['actor_rollout_ref.model.dtype=bfloat16']);
+    expect(message).toContain('must be one of auto | float32, got the string "bfloat16": auto (the default) keeps a BF16 or F16 checkpoint');
+    expect(message).not.toContain('did you mean');
+  });
 });
 
 describe("Hydra's prefixes in an override, wherever overrides are read (--set, the run form, the API)", () => {

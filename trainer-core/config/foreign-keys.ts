@@ -94,6 +94,11 @@ export const FOREIGN_VALUES: ReadonlyArray<readonly [string, readonly string[], 
     ['wandb', 'mlflow', 'swanlab', 'vemlp_wandb', 'clearml', 'trackio'],
     "it sends the metrics to a service; TurnLab keeps them in its data folder, shows them in the workbench, and `turnlab export` writes them as CSV, JSONL or TensorBoard's files (or add tensorboard here)",
   ],
+  [
+    'actor_rollout_ref.model.dtype',
+    ['bfloat16', 'bf16', 'float16', 'fp16', 'half'],
+    "auto (the default) keeps a BF16 or F16 checkpoint's frozen LoRA base in its 16 bits, as transformers' torch_dtype=auto does; weights that train (LoRA adapters, or every weight without lora_rank) are float32 either way",
+  ],
 ];
 
 /** What verl or RAGEN meant by `value` at `path` and what to use here, or undefined for a value they do not have either. */
