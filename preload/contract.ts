@@ -253,6 +253,7 @@ export interface ModelExportDto {
   iteration: number;
   out: string;
   merged: boolean;
+  dtype: 'F32' | 'BF16';
 }
 
 export interface SeriesPointDto {

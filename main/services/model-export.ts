@@ -8,6 +8,8 @@ export interface ModelExportResult {
   iteration: number;
   out: string;
   merged: boolean;
+  /** The weights' dtype: the one asked for, else the base's own for adapters written beside it (F32 otherwise). */
+  dtype: 'F32' | 'BF16';
 }
 
 /**
@@ -29,8 +31,8 @@ export async function exportModel(
   const models = await openCheckpointPolicy(resolve(store.dataDir, checkpoint.path));
   try {
     const target = resolve(out);
-    await exportHfFolder(models.folder, models.policy, target, { merged: options.merged, dtype: options.dtype });
-    return { checkpointId: checkpoint.id, runId: checkpoint.runId, iteration: models.iteration, out: target, merged: options.merged };
+    const dtype = await exportHfFolder(models.folder, models.policy, target, { merged: options.merged, dtype: options.dtype });
+    return { checkpointId: checkpoint.id, runId: checkpoint.runId, iteration: models.iteration, out: target, merged: options.merged, dtype };
   } finally {
     models.dispose();
   }

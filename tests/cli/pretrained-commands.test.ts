@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
+import { storedDtypes } from '../../trainer-core/model/hf/weight-headers';
 import { tinyPretrainedLake } from '../helpers/tiny-lake';
 import { runTurnlabInProcess } from '../helpers/turnlab-cli';
 
@@ -57,7 +58,7 @@ describe('turnlab with a pretrained model', () => {
     const out = join(root, 'merged');
     const exported = turnlab('export-model', 'qwen-lora', '--out', out, '--merged');
     expect(exported.code).toBe(0);
-    expect(exported.stdout).toMatch(/iteration 1\) written to .*merged \(adapters merged\)/);
+    expect(exported.stdout).toMatch(/iteration 1\) written to .*merged as F32 \(adapters merged\)/);
     for (const file of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) expect(existsSync(join(out, file))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).architectures).toEqual(['Qwen2ForCausalLM']);
     const fromExport = await inProcess('generate', '--model', out, ...prompt);
@@ -69,6 +70,16 @@ describe('turnlab with a pretrained model', () => {
     // ...and the adapters trained: the untrained base gives other logprobs.
     const base = JSON.parse((await inProcess('generate', '--model', modelDir, ...prompt)).stdout) as Generated;
     expect(Math.max(...base.logprobs.map((lp, i) => Math.abs(lp - a.logprobs[i])))).toBeGreaterThan(1e-3);
+    // Unmerged, the BF16 base that never trained goes out as it came, the adapters beside it; --dtype f32 widens it.
+    const unmerged = await inProcess('export-model', 'qwen-lora', '--out', join(root, 'unmerged'));
+    expect(unmerged.stdout).toMatch(/written to .*unmerged as BF16\n$/);
+    expect(JSON.parse(readFileSync(join(root, 'unmerged/config.json'), 'utf8')).torch_dtype).toBe('bfloat16');
+    expect([...storedDtypes(join(root, 'unmerged'))]).toEqual(['BF16']);
+    expect([...storedDtypes(modelDir)]).toEqual(['BF16']);
+    expect(existsSync(join(root, 'unmerged/adapter/adapter_model.safetensors'))).toBe(true);
+    const widened = await inProcess('export-model', 'qwen-lora', '--out', join(root, 'widened'), '--dtype', 'f32');
+    expect(widened.stdout).toMatch(/as F32\n$/);
+    expect([...storedDtypes(join(root, 'widened'))]).toEqual(['F32']);
     // A second export into the same folder is refused rather than mixing two models' files.
     const again = await inProcess('export-model', 'qwen-lora', '--out', out);
     expect(again.code).toBe(2);

@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)('a pretrained model in the workbench, in a browser
     expect(await seriousViolations(page)).toEqual([]);
     await panel.locator('button.start-export').click();
     await page.locator('.message').waitFor({ timeout: 120_000 });
-    expect(await page.locator('.message').innerText()).toBe(`exported iteration 1 as a Hugging Face model (adapters merged) to ${out}`);
+    expect(await page.locator('.message').innerText()).toBe(`exported iteration 1 as a Hugging Face model in BF16 (adapters merged) to ${out}`);
     expect(await panel.count()).toBe(0);
     for (const file of ['config.json', 'model.safetensors', 'tokenizer.json']) expect(existsSync(join(out, file))).toBe(true);
     expect((JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { architectures: string[] }).architectures).toEqual(['Qwen2ForCausalLM']);

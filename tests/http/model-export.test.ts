@@ -114,7 +114,7 @@ describe('a pretrained run in the workbench API', () => {
     const out = join(tmp.dir, 'exported');
     const reply = await call('exportCheckpointModel', { checkpointId, out, merged: true, dtype: 'BF16' });
     expect(reply.error).toBeUndefined();
-    expect(reply.result).toEqual({ checkpointId, runId: 1, iteration: 1, out, merged: true });
+    expect(reply.result).toEqual({ checkpointId, runId: 1, iteration: 1, out, merged: true, dtype: 'BF16' });
     for (const file of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) expect(existsSync(join(out, file))).toBe(true);
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { architectures: string[]; torch_dtype?: string };
     expect(config.architectures).toEqual(['Qwen2ForCausalLM']);
@@ -145,7 +145,7 @@ describe('a pretrained run in the workbench API', () => {
     expect(dialogTitles).toEqual(['Export the model as a Hugging Face folder into (a new or empty folder)']);
     chosen = join(tmp.dir, 'chosen');
     const result = await desktop.exportCheckpointModel({ checkpointId, merged: false, dtype: 'F32' });
-    expect(result).toEqual({ checkpointId, runId: 1, iteration: 1, out: chosen, merged: false });
+    expect(result).toEqual({ checkpointId, runId: 1, iteration: 1, out: chosen, merged: false, dtype: 'F32' });
     // Unmerged: the base weights, and the trained adapter beside them in PEFT's layout.
     for (const file of ['config.json', 'model.safetensors', 'adapter/adapter_config.json', 'adapter/adapter_model.safetensors']) {
       expect(existsSync(join(chosen, file)), file).toBe(true);

@@ -140,7 +140,7 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
 
   function exported(result: ModelExportDto): void {
     exporting.value = null;
-    message.value = `exported iteration ${result.iteration} as a Hugging Face model${result.merged ? ' (adapters merged)' : ''} to ${result.out}`;
+    message.value = `exported iteration ${result.iteration} as a Hugging Face model in ${result.dtype}${result.merged ? ' (adapters merged)' : ''} to ${result.out}`;
   }
 
   const saveFolder = (checkpoint: CheckpointDto) =>

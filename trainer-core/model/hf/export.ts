@@ -12,14 +12,29 @@ import { linearName, type HfDecoder } from './decoder';
 import type { HfModelFolder } from './load';
 import { loraScale } from './lora';
 import { savePeftAdapter } from './peft';
+import { storedDtypes } from './weight-headers';
 import { writeHfSafetensors } from './weights';
+
+export type ExportDtype = 'F32' | 'BF16';
+
+/**
+ * What an export writes unless told: a BF16 base under adapters written beside it never trained,
+ * so it goes out as it came (half the size, `torch_dtype` unchanged); a merged or fully
+ * fine-tuned one is float32, since BF16's 8 bits of mantissa round a small trained change away.
+ */
+export function defaultExportDtype(folder: HfModelFolder, model: HfDecoder, merged: boolean): ExportDtype {
+  if (merged || !model.lora) return 'F32';
+  const stored = storedDtypes(folder.dir);
+  return stored.size === 1 && stored.has('BF16') ? 'BF16' : 'F32';
+}
 
 const TOKENIZER_FILES = /^(tokenizer\.json|tokenizer_config\.json|special_tokens_map\.json|generation_config\.json|vocab\.json|merges\.txt|chat_template\.jinja)$/;
 
-export async function exportHfFolder(folder: HfModelFolder, model: HfDecoder, out: string, options: { merged: boolean; dtype?: 'F32' | 'BF16' }): Promise<void> {
+/** Writes the folder and returns the dtype its weights were written in. */
+export async function exportHfFolder(folder: HfModelFolder, model: HfDecoder, out: string, options: { merged: boolean; dtype?: ExportDtype }): Promise<ExportDtype> {
   if (existsSync(out) && (await readdir(out)).length > 0) throw new HfModelError(`${out} exists and is not empty; choose a new folder for the export`);
   makeHfFolder(out);
-  const dtype = options.dtype ?? 'F32';
+  const dtype = options.dtype ?? defaultExportDtype(folder, model, options.merged);
   const tensors = await model.baseTensors();
   if (options.merged && model.lora) {
     const arrays = await model.trainableArrays();
@@ -46,4 +61,5 @@ export async function exportHfFolder(folder: HfModelFolder, model: HfDecoder, ou
   await writeFile(join(out, 'config.json'), `${JSON.stringify({ ...folder.configJson, torch_dtype: dtype === 'BF16' ? 'bfloat16' : 'float32' }, null, 2)}\n`);
   for (const file of await readdir(folder.dir)) if (TOKENIZER_FILES.test(file)) await copyFile(join(folder.dir, file), join(out, file));
   if (!options.merged && model.lora) await savePeftAdapter(join(out, 'adapter'), model, out);
+  return dtype;
 }

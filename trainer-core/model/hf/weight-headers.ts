@@ -75,7 +75,7 @@ export function readSafetensorsHeader(path: string): Record<string, HeaderEntry>
 }
 
 /** Every tensor's shape in a model folder, from one file or the shards its index names. */
-function declaredShapes(dir: string): Map<string, { shape: number[]; file: string }> {
+function declaredTensors(dir: string): Map<string, { shape: number[]; dtype: string; file: string }> {
   const single = join(dir, 'model.safetensors');
   const index = join(dir, 'model.safetensors.index.json');
   const files: string[] = [];
@@ -96,11 +96,11 @@ function declaredShapes(dir: string): Map<string, { shape: number[]; file: strin
   } else {
     throw noWeights(dir);
   }
-  const shapes = new Map<string, { shape: number[]; file: string }>();
+  const tensors = new Map<string, { shape: number[]; dtype: string; file: string }>();
   for (const file of files) {
-    for (const [name, entry] of Object.entries(readSafetensorsHeader(file))) shapes.set(name, { shape: entry.shape, file });
+    for (const [name, entry] of Object.entries(readSafetensorsHeader(file))) tensors.set(name, { shape: entry.shape, dtype: entry.dtype, file });
   }
-  return shapes;
+  return tensors;
 }
 
 /** config.json's top-level numbers that equal `value`: the keys a mismatched dimension points at. */
@@ -114,8 +114,13 @@ function keysWithValue(configJson: Record<string, unknown>, value: number): stri
  * Refuses a folder whose weights lack a tensor its config needs, hold one of another shape, or
  * are cut short. The line names config.json's key where one dimension gives it away.
  */
+/** The dtypes a model folder's weights are stored in (one file's or every shard's headers). */
+export function storedDtypes(dir: string): Set<string> {
+  return new Set([...declaredTensors(dir).values()].map((tensor) => tensor.dtype));
+}
+
 export function checkHfWeights(dir: string, config: HfDecoderConfig, configJson: Record<string, unknown>): void {
-  const shapes = declaredShapes(dir);
+  const shapes = declaredTensors(dir);
   const configPath = join(dir, 'config.json');
   for (const [name, needed] of expectedShapes(config)) {
     const found = shapes.get(name);
