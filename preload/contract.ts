@@ -230,7 +230,10 @@ export type RunModelDto =
       name: string;
       /** `architectures[0]` of the folder's config.json; null when it cannot be read now. */
       architecture: string | null;
+      /** The base model's parameters (config.json), as the trainer's log line says them; the stored count, adapters included, when config.json cannot be read. */
       parameterCount: number | null;
+      /** The LoRA adapters' parameters; null for full fine-tuning, or when the base's count is unknown. */
+      trainableCount: number | null;
       /** null: full fine-tuning. */
       lora: LoraDto | null;
     }

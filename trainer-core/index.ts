@@ -64,7 +64,7 @@ export type { TrainOptions, TrainResult } from './train/train-options';
 export type { BackendChoice } from './backend';
 export type { HfDecoder } from './model/hf/decoder';
 export type { HfModelFolder } from './model/hf/load';
-export { HfModelError } from './model/hf/config';
+export { HfModelError, parseHfConfig, baseParameterCount } from './model/hf/config';
 export { findInHubCache, looksLikeHubId } from './model/hf/hub-cache';
 export { readCheckpointFiles } from './train/checkpoint-files';
 export { BACKENDS } from './backend-names';

@@ -1,14 +1,29 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { RunModelDto } from '../../preload/contract';
-import { findInHubCache, looksLikeHubId, resolveTargetModules } from '../../trainer-core';
+import { baseParameterCount, findInHubCache, looksLikeHubId, parseHfConfig, resolveTargetModules } from '../../trainer-core';
 import type { RunRecord } from '../store/types';
 
-/** The folder's config.json names its architecture; a folder moved away since reads null. */
-function architectureOf(folder: string): string | null {
+/** The folder's config.json, or null when it cannot be read now (a folder moved away). */
+function configJsonOf(folder: string): Record<string, unknown> | null {
   try {
-    const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as { architectures?: unknown };
-    return Array.isArray(config.architectures) && typeof config.architectures[0] === 'string' ? config.architectures[0] : null;
+    const json = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as unknown;
+    return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function architectureOf(config: Record<string, unknown> | null): string | null {
+  const names = config?.architectures;
+  return Array.isArray(names) && typeof names[0] === 'string' ? names[0] : null;
+}
+
+/** The base model's parameters as the trainer's log line counts them; null for a config it cannot read. */
+function baseParametersOf(config: Record<string, unknown> | null): number | null {
+  if (config === null) return null;
+  try {
+    return baseParameterCount(parseHfConfig(config));
   } catch {
     return null;
   }
@@ -40,12 +55,18 @@ export function describeRunModel(run: RunRecord): RunModelDto {
   const path = pretrained?.path;
   if (typeof path === 'string' && path !== '') {
     const rank = pretrained?.lora_rank ?? 0;
+    const config = configJsonOf(folderOf(path));
+    // The stored count is every parameter the policy holds, adapters included; the trainer's log
+    // line says the base model's and the adapters' apart, and so does the workbench.
+    const base = baseParametersOf(config);
+    const adapters = rank > 0 && base !== null && run.parameterCount !== null && run.parameterCount >= base ? run.parameterCount - base : null;
     return {
       kind: 'pretrained',
       path,
       name: basename(resolve(path)),
-      architecture: architectureOf(folderOf(path)),
-      parameterCount: run.parameterCount,
+      architecture: architectureOf(config),
+      parameterCount: base ?? run.parameterCount,
+      trainableCount: adapters,
       lora: rank > 0 ? { rank, alpha: Number(pretrained?.lora_alpha), targetModules: targetModules(pretrained?.target_modules) } : null,
     };
   }

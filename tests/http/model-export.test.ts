@@ -85,10 +85,11 @@ afterAll(async () => {
 });
 
 describe('a pretrained run in the workbench API', () => {
-  it('describes the model from the stored config and the parameter count the trainer stored', async () => {
+  it('describes the model from the stored config and counts its parameters as the trainer logged them', async () => {
     const reply = await call('runModel', 1);
     expect(reply.status).toBe(200);
-    // The trainer logs the base model's parameters and the adapters' apart; the stored count is both.
+    // The trainer logs the base model's parameters and the adapters' apart, as the model line
+    // does; the stored count (the Runs table's) is both.
     const stated = /Qwen2ForCausalLM: ([\d,]+) parameters.*: ([\d,]+) trainable/.exec(trainerLog);
     expect(stated).not.toBeNull();
     const [base, adapters] = [stated![1], stated![2]].map((n) => Number(n.replace(/,/g, '')));
@@ -97,7 +98,8 @@ describe('a pretrained run in the workbench API', () => {
       path: modelDir,
       name: 'tiny-qwen2',
       architecture: 'Qwen2ForCausalLM',
-      parameterCount: base + adapters,
+      parameterCount: base,
+      trainableCount: adapters,
       lora: { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj'] },
     });
     expect(((await call('getRun', 1)).result as { parameterCount: number }).parameterCount).toBe(base + adapters);

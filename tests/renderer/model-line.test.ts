@@ -8,17 +8,18 @@ const qwen = {
   name: 'Qwen2.5-0.5B-Instruct',
   architecture: 'Qwen2ForCausalLM',
   parameterCount: 494_032_768,
+  trainableCount: 540_672,
   lora: { rank: 8, alpha: 16, targetModules: ['q_proj', 'v_proj'] },
 };
 
 describe('the model line', () => {
   it('names a pretrained folder, its architecture, size and LoRA settings, or full fine-tuning', () => {
-    expect(modelLine(qwen)).toBe('Qwen2.5-0.5B-Instruct: Qwen2ForCausalLM, 494,032,768 parameters, LoRA rank 8 alpha 16 on q_proj, v_proj');
-    expect(modelLine({ ...qwen, lora: null })).toBe('Qwen2.5-0.5B-Instruct: Qwen2ForCausalLM, 494,032,768 parameters, full fine-tuning');
+    expect(modelLine(qwen)).toBe('Qwen2.5-0.5B-Instruct: Qwen2ForCausalLM, 494,032,768 parameters, LoRA rank 8 alpha 16 on q_proj, v_proj: 540,672 trainable');
+    expect(modelLine({ ...qwen, lora: null, trainableCount: null })).toBe('Qwen2.5-0.5B-Instruct: Qwen2ForCausalLM, 494,032,768 parameters, full fine-tuning');
   });
 
   it('says what it cannot know: a count not stored, a folder moved away', () => {
-    expect(modelLine({ ...qwen, parameterCount: null, architecture: null })).toBe(
+    expect(modelLine({ ...qwen, parameterCount: null, trainableCount: null, architecture: null })).toBe(
       'Qwen2.5-0.5B-Instruct: architecture unknown (config.json not readable), parameter count not stored, LoRA rank 8 alpha 16 on q_proj, v_proj',
     );
   });

@@ -36,6 +36,22 @@ describe("a run's model, from its stored config", () => {
     expect(lora(['q_proj', 'v_proj'])).toMatchObject({ lora: { targetModules: ['q_proj', 'v_proj'] } });
   });
 
+  it("counts the base model's parameters from its config.json and the adapters' as the rest of the stored count", () => {
+    const qwen = join(tmp.dir, 'tiny');
+    mkdirSync(qwen);
+    // A 16 x 8 embedding (tied), one layer of width 8 (2 heads of 4, q/k/v biases, MLP 16: 680), the final norm: 816.
+    // Rank-2 adapters on q_proj: 8 x 2 + 2 x 8 = 32.
+    const config = { architectures: ['Qwen2ForCausalLM'], vocab_size: 16, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 2, intermediate_size: 16, tie_word_embeddings: true };
+    writeFileSync(join(qwen, 'config.json'), JSON.stringify(config));
+    const run = storedRun({ actor_rollout_ref: { model: { path: qwen, lora_rank: 2, lora_alpha: 4, target_modules: ['q_proj'] } } });
+    store.runs.update(run.id, { parameterCount: 816 + 32 });
+    expect(describeRunModel(store.runs.get(run.id)!)).toMatchObject({ parameterCount: 816, trainableCount: 32 });
+    // A folder that no longer reads gives the stored count, adapters included, and no split.
+    const moved = storedRun({ actor_rollout_ref: { model: { path: join(tmp.dir, 'gone'), lora_rank: 2 } } });
+    store.runs.update(moved.id, { parameterCount: 1024 });
+    expect(describeRunModel(store.runs.get(moved.id)!)).toMatchObject({ parameterCount: 1024, trainableCount: null, architecture: null });
+  });
+
   it('reads a config missing keys (an earlier version) without failing, and full fine-tuning as no LoRA', () => {
     expect(describeRunModel(storedRun({ actor_rollout_ref: { model: { path: folder } } }))).toMatchObject({ kind: 'pretrained', lora: null });
     expect(describeRunModel(storedRun({ actor_rollout_ref: { model: { path: folder, lora_rank: 4, lora_alpha: 8 } } }))).toMatchObject({

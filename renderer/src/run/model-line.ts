@@ -15,8 +15,9 @@ export function modelLine(model: RunModelDto): string {
     return `TurnLab transformer trained from scratch: ${layers}, ${width}, ${parameters(model)}`;
   }
   const architecture = model.architecture ?? 'architecture unknown (config.json not readable)';
+  const trainable = model.trainableCount === null ? '' : `: ${count(model.trainableCount)} trainable`;
   const training = model.lora
-    ? `LoRA rank ${model.lora.rank} alpha ${model.lora.alpha} on ${model.lora.targetModules.join(', ')}`
+    ? `LoRA rank ${model.lora.rank} alpha ${model.lora.alpha} on ${model.lora.targetModules.join(', ')}${trainable}`
     : 'full fine-tuning';
   return `${model.name}: ${architecture}, ${parameters(model)}, ${training}`;
 }
