@@ -55,7 +55,15 @@ export async function prepareRun(
   if (cfg.model.path && !options.resuming) verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
   // A pretrained model's folder is read (config and tokenizer, not the weights) before the run exists.
   const pretrained = cfg.actor_rollout_ref.model.path;
-  if (pretrained !== null) await openHfModelFolder(pretrained);
+  if (pretrained !== null) {
+    try {
+      await openHfModelFolder(pretrained);
+    } catch (error) {
+      // Said as resume and the run form say it: the key the user gave, then what is wrong.
+      if (error instanceof Error && error.name === 'HfModelError') error.message = `actor_rollout_ref.model.path: ${error.message}`;
+      throw error;
+    }
+  }
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   const heapWarning = backend.name === 'wasm' ? wasmMemoryWarning(cfg) : null;
   if (heapWarning !== null) options.log?.(heapWarning);

@@ -169,7 +169,7 @@ describe.skipIf(!hasChromium)('New run form validation', () => {
     expect(await start().isDisabled()).toBe(true);
 
     await path.fill(empty);
-    await expect.poll(() => problem('model-path').innerText(), ANSWER).toBe(`${empty} has no config.json: not a Hugging Face model folder`);
+    await expect.poll(() => problem('model-path').innerText(), ANSWER).toBe(`${empty} has no config.json: not a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)`);
     expect(await start().isDisabled()).toBe(true);
     await saveScreenshot(page, shots.dir, 'run-form-model-folder-problem');
 

@@ -74,7 +74,7 @@ describe('checking a run config before it starts', () => {
     expect(await check(missing)).toEqual([{ key: 'actor_rollout_ref.model.path', message: `Model folder ${missing} does not exist` }]);
     const empty = join(tmp.dir, 'empty-folder');
     mkdirSync(empty);
-    expect(await check(empty)).toEqual([{ key: 'actor_rollout_ref.model.path', message: `${empty} has no config.json: not a Hugging Face model folder` }]);
+    expect(await check(empty)).toEqual([{ key: 'actor_rollout_ref.model.path', message: `${empty} has no config.json: not a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)` }]);
     // What a shell would have done for a path, said where TurnLab does not.
     expect(await check(join(modelDir, 'config.json'))).toEqual([{ key: 'actor_rollout_ref.model.path', message: `Model folder ${join(modelDir, 'config.json')} is a file, not a folder: give the folder that holds it, ${modelDir}` }]);
     expect((await check('~/models/qwen'))[0].message).toBe(`Model folder ~/models/qwen does not exist: ~ is not expanded here; write the full path, ${join(homedir(), 'models/qwen')}`);

@@ -167,10 +167,3 @@ export function baseParameterCount(c: HfDecoderConfig): number {
   const embeddings = c.vocabSize * c.hiddenSize * (c.tieWordEmbeddings ? 1 : 2);
   return embeddings + c.nLayers * perLayer + c.hiddenSize;
 }
-
-/** A folder without safetensors weights, and what to put there. */
-export function noWeights(dir: string): HfModelError {
-  return new HfModelError(
-    `${dir} has neither model.safetensors nor model.safetensors.index.json; copy the model's safetensors files into it (PyTorch .bin weights are not read: transformers' save_pretrained writes safetensors)`,
-  );
-}

@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ChatTemplate } from './chat-template';
 import { HfModelError, parseHfConfig, type HfDecoderConfig } from './config';
 import { HfDecoder, type HfDecoderOptions } from './decoder';
+import { noConfigError } from './folder-kind';
 import { findInHubCache, looksLikeHubId } from './hub-cache';
 import { HfTokenizer } from './tokenizer';
 import { checkHfWeights } from './weight-headers';
@@ -61,7 +62,7 @@ export async function openHfModelFolder(path: string): Promise<HfModelFolder> {
   const hubId = dir === path ? undefined : path;
   if (!statSync(dir).isDirectory()) throw new HfModelError(`Model folder ${dir} is a file, not a folder: give the folder that holds it, ${dirname(dir)}`);
   const configPath = join(dir, 'config.json');
-  if (!existsSync(configPath)) throw new HfModelError(`${dir} has no config.json: not a Hugging Face model folder`);
+  if (!existsSync(configPath)) throw noConfigError(dir);
   let configJson: Record<string, unknown>;
   try {
     configJson = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;

@@ -6,7 +6,8 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HfModelError, noWeights, type HfDecoderConfig } from './config';
+import { HfModelError, type HfDecoderConfig } from './config';
+import { noWeightsError } from './folder-kind';
 import { expectedShapes } from './decoder';
 
 interface HeaderEntry {
@@ -94,7 +95,7 @@ function declaredTensors(dir: string): Map<string, { shape: number[]; dtype: str
       files.push(join(dir, file));
     }
   } else {
-    throw noWeights(dir);
+    throw noWeightsError(dir);
   }
   const tensors = new Map<string, { shape: number[]; dtype: string; file: string }>();
   for (const file of files) {

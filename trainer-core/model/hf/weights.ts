@@ -11,7 +11,8 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { widenHalves, type HalfFormat } from '../half-matrix';
 import { allocateSafetensors } from '../safetensors';
-import { HfModelError, noWeights } from './config';
+import { HfModelError } from './config';
+import { noWeightsError } from './folder-kind';
 
 export type HfDType = 'F32' | 'BF16' | 'F16';
 
@@ -91,7 +92,7 @@ export async function readHfWeights(dir: string): Promise<Record<string, HfStore
   const single = join(dir, 'model.safetensors');
   const index = join(dir, 'model.safetensors.index.json');
   if (existsSync(single)) return readStoredSafetensors(single);
-  if (!existsSync(index)) throw noWeights(dir);
+  if (!existsSync(index)) throw noWeightsError(dir);
   const weightMap = (JSON.parse(await readFile(index, 'utf8')) as { weight_map?: Record<string, string> }).weight_map;
   if (!weightMap) throw new HfModelError(`${index} has no weight_map`);
   const byFile = new Map<string, Set<string>>();
