@@ -36,7 +36,7 @@ function tinyGigpoConfig(overrides: string[]) {
 afterAll(() => tmp.cleanup());
 
 describe('adv_estimator gigpo in training', () => {
-  it("hands GiGPO each turn's observation as its state and each episode's group, and stores its advantage on each turn", async () => {
+  it("hands GiGPO each turn's observation as its state, its reward on its turn and each episode's group, and stores its advantage on each turn", async () => {
     const config = tinyGigpoConfig(['algorithm.gamma=0.9', 'algorithm.gigpo.step_advantage_w=0.5']);
     const { sink, result } = await trainInMemory(config, { checkpointDir: join(tmp.dir, 'run') });
     expect(result.status).toBe('completed');
@@ -63,6 +63,11 @@ describe('adv_estimator gigpo in training', () => {
         keyOf.set(t.observation, key);
       }));
       trained.forEach((episode, row) => {
+        // Each turn's reward (env reward plus format penalty) on its own last token, with
+        // agent_proxy.use_turn_scores off: lumped on the episode's end, GiGPO's step returns of one
+        // state would differ only by the distance to that end.
+        expect(config.agent_proxy.use_turn_scores).toBe(false);
+        episode.turns.forEach((turn, k) => expect(input.rewards[row * input.cols + input.turnEnds[row][k]]).toBeCloseTo(turn.reward, 6));
         const perTurn = input.turnEnds[row].map((end) => output.advantages[row * input.cols + end]);
         episode.turns.forEach((turn, k) => expect(turn.advantageMean).toBeCloseTo(perTurn[k], 6));
         if (episode.turns.length > 1) {

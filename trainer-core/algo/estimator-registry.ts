@@ -43,6 +43,11 @@ export function needsCritic(name: string): boolean {
   return estimatorNamed(name).reads.includes('values');
 }
 
+/** An estimator that judges turns by their own rewards needs each turn's reward on that turn. */
+export function needsTurnRewards(name: string): boolean {
+  return estimatorNamed(name).rewardsPerTurn === true;
+}
+
 /** An estimator that compares episodes within groups needs the rollout's group ids. */
 export function needsGroups(name: string): boolean {
   return estimatorNamed(name).reads.includes('groupIds');

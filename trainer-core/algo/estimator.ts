@@ -57,6 +57,13 @@ export interface AdvantageEstimator<I extends AdvantageInput = AdvantageInput> {
   readonly description: string;
   /** The inputs it cannot do without; the registry checks the batch has them before calling compute. */
   readonly reads: readonly I[];
+  /**
+   * Its returns are judged turn by turn (GiGPO's step returns, verl-agent's per-step rewards), so
+   * the rollout puts each turn's reward on that turn's last token, as `agent_proxy.use_turn_scores`
+   * does: lumped on the episode's end, two turns played from one state would differ only by their
+   * distance from it, and an invalid reply early on would look better than a valid move later.
+   */
+  readonly rewardsPerTurn?: boolean;
   compute(batch: RewardBatch & Pick<AdvantageInputs, I> & Partial<AdvantageInputs>, settings: EstimatorSettings): AdvantageResult;
 }
 

@@ -10,6 +10,7 @@ import { groupingKeys, normalizeScores, type RewardGrouping, type RewardMethod }
 import { templateOf, type ChatMessage } from './templates';
 import type { Tokenizer } from './tokenizer';
 import { endsWithIds } from '../token-ids';
+import { isEstimatorName, needsTurnRewards } from '../algo/estimator-registry';
 
 /**
  * Drives one multi-turn rollout for every env of a manager: batch the contexts of the episodes
@@ -144,7 +145,8 @@ export function rolloutSettingsFromConfig(cfg: RunConfig, split: Split): Rollout
     responseLength: rollout.response_length,
     stop: rollout.stop,
     maxSequenceLength: cfg.model.context_length,
-    useTurnScores: cfg.agent_proxy.use_turn_scores,
+    // Only a train split is trained on, and an evaluation may name an estimator it never registers.
+    useTurnScores: cfg.agent_proxy.use_turn_scores || (split === 'train' && isEstimatorName(cfg.algorithm.adv_estimator) && needsTurnRewards(cfg.algorithm.adv_estimator)),
     turnShaping: split === 'train' ? cfg.algorithm.turn_shaping : null,
     rewardNormalization: cfg.agent_proxy.reward_normalization,
   };

@@ -5,6 +5,7 @@ export const gigpo = defineEstimator({
   name: 'gigpo',
   description: "GRPO's episode advantage plus a step advantage among turns played from the same state (verl-agent)",
   reads: ['groupIds', 'turnEnds', 'stateKeys'],
+  rewardsPerTurn: true,
   compute: ({ rows, cols, rewards, mask, groupIds, turnEnds, stateKeys }, s) =>
     computeGigpo({
       rows,
