@@ -105,7 +105,7 @@ export async function resumeFromCheckpoint(
   }
   const { cfg, sourceYaml } = loaded;
   checkContinuable(cfg, checkpoint, folder);
-  if (!options.fork) checkSameSeed(cfg, parent);
+  if (!options.fork) checkSameRun(cfg, parent);
   const logger = runLogger(store, options.log);
   // The run's stored config names the folder its checkpoints were trained on, without reading the checkpoint again.
   const trainedOn = (parent.config as { actor_rollout_ref?: { model?: { path?: unknown } } } | null)?.actor_rollout_ref?.model?.path;
@@ -187,14 +187,33 @@ function checkpointToResume(store: Store, ref: string, fork: boolean): Checkpoin
  * A run keeps the seed it started with: its iterations so far were trained under it, and its
  * seed is what Compare and the tables show. Another seed continues as a fork.
  */
-function checkSameSeed(cfg: RunConfig, run: RunRecord): void {
-  if (cfg.trainer.seed === run.seed) return;
-  throw new ConfigError([
-    {
-      path: ['trainer', 'seed'],
-      message: `run ${run.id} (${run.name}) was trained with \`trainer.seed\` ${run.seed}; to go on under seed ${cfg.trainer.seed}, fork it (turnlab resume ${run.id} --fork --set trainer.seed=${cfg.trainer.seed}), which keeps both`,
-    },
-  ]);
+/**
+ * A resume goes on with the run's seed and algorithm: with another, its stored config (what
+ * `--config run:N` and the tables read) would name what only its last iterations trained with,
+ * and another estimator adds or drops a critic mid-run. A fork keeps both runs.
+ */
+function checkSameRun(cfg: RunConfig, run: RunRecord): void {
+  const fork = (set: string) => `fork it (turnlab resume ${run.id} --fork --set ${set}), which keeps both`;
+  if (cfg.trainer.seed !== run.seed) {
+    throw new ConfigError([
+      {
+        path: ['trainer', 'seed'],
+        message: `run ${run.id} (${run.name}) was trained with \`trainer.seed\` ${run.seed}; to go on under seed ${cfg.trainer.seed}, ${fork(`trainer.seed=${cfg.trainer.seed}`)}`,
+      },
+    ]);
+  }
+  const algorithm = algorithmOf(cfg);
+  if (algorithm !== run.algorithm) {
+    const bilevel = cfg.algorithm.bi_level_gae !== (run.algorithm === 'ppo (bi-level gae)');
+    const key = bilevel && cfg.algorithm.adv_estimator === 'gae' ? 'bi_level_gae' : 'adv_estimator';
+    const value = key === 'bi_level_gae' ? String(cfg.algorithm.bi_level_gae) : cfg.algorithm.adv_estimator;
+    throw new ConfigError([
+      {
+        path: ['algorithm', key],
+        message: `run ${run.id} (${run.name}) was trained with ${run.algorithm}; to go on with ${algorithm}, ${fork(`algorithm.${key}=${value}`)}`,
+      },
+    ]);
+  }
 }
 
 /**

@@ -51,11 +51,16 @@ describe('continuing a completed run', () => {
     expect(logged).toContain(`resuming from ckpt:${store.checkpoints.listByRun(run.id).find((c) => c.iteration === 2)!.id}, iteration 2; with trainer.total_training_steps=4`);
   });
 
-  it('says which iterations an earlier checkpoint trains again, and keeps the seed the run started with', async () => {
+  it('says which iterations an earlier checkpoint trains again, and keeps the seed and estimator the run started with', async () => {
     const { run } = await trainFromConfigFile(store, BANDIT, { overrides: [...TINY, 'trainer.total_training_steps=3', 'trainer.seed=3'] });
     const first = store.checkpoints.listByRun(run.id).find((c) => c.iteration === 1)!;
     await expect(resumeFromCheckpoint(store, `ckpt:${first.id}`, { overrides: ['trainer.seed=7'] })).rejects.toThrow(
       `run ${run.id} (${run.name}) was trained with \`trainer.seed\` 3; to go on under seed 7, fork it (turnlab resume ${run.id} --fork --set trainer.seed=7), which keeps both`,
+    );
+    expect(store.runs.summary(run.id)!.iterations).toBe(3);
+    // So does its estimator: another would add or drop a critic mid-run under one stored config.
+    await expect(resumeFromCheckpoint(store, `ckpt:${first.id}`, { overrides: ['algorithm.adv_estimator=gae'] })).rejects.toThrow(
+      `run ${run.id} (${run.name}) was trained with grpo; to go on with ppo (gae), fork it (turnlab resume ${run.id} --fork --set algorithm.adv_estimator=gae), which keeps both`,
     );
     expect(store.runs.summary(run.id)!.iterations).toBe(3);
     await resumeFromCheckpoint(store, `ckpt:${first.id}`);
