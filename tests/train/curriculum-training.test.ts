@@ -60,6 +60,8 @@ describe('es_manager.train.stages in training', () => {
     expect(klLoss[0]).toBeUndefined();
     expect(klLoss[1]).toBeGreaterThanOrEqual(0);
     expect(klLoss[2]).toBeUndefined();
+    // verl's actor/kl_coef is the KL loss's weight, each stage's own (not the in-reward controller's).
+    expect([1, 2, 3].map((i) => sink.metrics.get(i)?.['actor/kl_coef'])).toEqual([0, 0.05, 0]);
   }, 120_000);
 
   it('fits the tokenizer of the run without stages when every stage plays tags the splits already play', () => {

@@ -273,7 +273,9 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
         ),
       ),
     );
-    metrics['actor/kl_coef'] = s.klController.value;
+    // verl's name for the KL loss's weight (the in-reward controller's is reward_kl_penalty_coeff),
+    // logged only where a KL loss is on; a curriculum stage may change it.
+    if (stageCfg.actor_rollout_ref.actor.use_kl_loss) metrics['actor/kl_coef'] = stageCfg.actor_rollout_ref.actor.kl_loss_coef;
     metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
   }
   const updateSeconds = (performance.now() - updateStart) / 1000;
