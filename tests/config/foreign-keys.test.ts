@@ -70,6 +70,15 @@ describe('keys of verl and RAGEN', () => {
     expect(foreignKeyAdvice(['trainer', 'seed'])).toBeUndefined();
   });
 
+  it('sends verl names of estimators to what they are here', () => {
+    const path = join(dir, 'plain.yaml');
+    writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');
+    expect(messageOf(path, ['algorithm.adv_estimator=ppo'])).toMatch(/got the string "ppo": PPO with a critic is `gae`/);
+    expect(messageOf(path, ['algorithm.adv_estimator=bi_level_gae'])).toMatch(/RAGEN's bi-level GAE is `gae` with `algorithm.bi_level_gae: true`$/);
+    expect(messageOf(path, ['actor_rollout_ref.actor.shuffle=false'])).toMatch(/unknown key `actor_rollout_ref.actor.shuffle`: TurnLab reshuffles/);
+    expect(messageOf(path, ['algorithm.filter_groups.enable=true'])).toMatch(/unknown key `algorithm.filter_groups.enable`: DAPO's dynamic sampling/);
+  });
+
   it("sends transformers' 16-bit dtypes to auto, not to the closest spelling (float32)", () => {
     const path = join(dir, 'plain.yaml');
     writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');

@@ -250,6 +250,15 @@ describe('--set overrides', () => {
     expect(errorOf(() => loadRunConfig(file(yaml), ['model.n_head=3'])).message).toBe('--set model.n_head=3: `model.d_model` (64) must be a multiple of `model.n_head` (3)');
   });
 
+  it('blames the override that made a section for a key missing from it, and the file for one its own section lacks', () => {
+    const yaml = 'algorithm:\n  adv_estimator: grpo\n';
+    expect(errorOf(() => loadRunConfig(file(yaml), ['algorithm.turn_shaping.coef=0.1'])).message).toBe(
+      '--set algorithm.turn_shaping.coef=0.1: `algorithm.turn_shaping.gamma` is missing; it must be a number',
+    );
+    const path = file('algorithm:\n  turn_shaping:\n    coef: 0.1\n');
+    expect(errorOf(() => loadRunConfig(path, ['algorithm.turn_shaping.coef=0.2'])).message).toMatch(new RegExp(`^${path} line 3: \`algorithm.turn_shaping.gamma\` is missing`));
+  });
+
   it('says what a Python or Hydra spelling of a value means here (None, a multirun list)', () => {
     expect(errorOf(() => loadRunConfig(file('{}'), ['agent_proxy.max_turn=None'])).message).toBe(
       '--set agent_proxy.max_turn=None: `agent_proxy.max_turn` must be an integer, got the string "None" (YAML writes no value as null)',

@@ -35,7 +35,7 @@ describe('setting notes', () => {
   });
 
   it("names the critic's batch too when GAE trains one", () => {
-    const notes = settingNotes(config('bandit.yaml', ['algorithm.adv_estimator=gae', 'critic.ppo_micro_batch_size_per_gpu=3']));
+    const notes = settingNotes(config('bandit.yaml', ['algorithm.adv_estimator=gae', 'algorithm.norm_adv_by_std_in_grpo=true', 'critic.ppo_micro_batch_size_per_gpu=3']));
     expect(notes).toEqual([
       'note: critic.ppo_mini_batch_size (16) is not a multiple of ppo_micro_batch_size_per_gpu (3), so each mini-batch is split into micro-batches of at most 3 episodes (verl asks for a multiple; the loss is the same either way)',
     ]);
@@ -59,6 +59,35 @@ describe('setting notes', () => {
     ]);
     expect(settingNotes(cfg, { resuming: true })).toEqual([]);
     expect(settingNotes(config('sokoban.yaml'))).toEqual([]);
+  });
+
+  it('says which algorithm settings the chosen estimator or loss never reads', () => {
+    const notes = (overrides: string[]) => settingNotes(config('base.yaml', overrides));
+    expect(notes(['algorithm.adv_estimator=grpo', 'algorithm.gigpo.mode=mean_norm', 'algorithm.high_level_gamma=0.9'])).toEqual([
+      'note: algorithm.gigpo.mode is set, but only adv_estimator: gigpo reads it (algorithm.adv_estimator is grpo)',
+      'note: algorithm.high_level_gamma is set, but only bi-level GAE (adv_estimator: gae with bi_level_gae: true) reads it (algorithm.adv_estimator is grpo)',
+    ]);
+    expect(notes(['algorithm.adv_estimator=gae', 'algorithm.bi_level_gae=true', 'algorithm.high_level_gamma=0.9'])).toEqual([]);
+    // bandit.yaml leaves out GRPO's std division; GiGPO keeps its own unless told.
+    expect(settingNotes(config('bandit.yaml', ['algorithm.adv_estimator=gigpo']))).toEqual([
+      'note: algorithm.norm_adv_by_std_in_grpo is false, but only adv_estimator: grpo reads it (algorithm.adv_estimator is gigpo); GiGPO divides by the std unless algorithm.gigpo.mode=mean_norm',
+    ]);
+    expect(notes(['algorithm.kl_ctrl.type=adaptive', 'algorithm.kl_ctrl.target_kl=0.01'])).toEqual([
+      'note: algorithm.kl_ctrl.type, algorithm.kl_ctrl.target_kl are set, but only the KL penalty in the reward reads them, and algorithm.use_kl_in_reward is false',
+    ]);
+    expect(notes(['algorithm.kl_ctrl.type=adaptive', 'algorithm.use_kl_in_reward=true'])).toEqual([]);
+    expect(notes(['algorithm.use_kl_in_reward=true', 'actor_rollout_ref.actor.use_kl_loss=true'])).toEqual([
+      'note: algorithm.use_kl_in_reward and actor_rollout_ref.actor.use_kl_loss are both on, so the KL to the reference is counted twice (verl warns of the same); keep one',
+    ]);
+    expect(notes(['actor_rollout_ref.actor.loss_scale_factor=100'])).toEqual([
+      'note: actor_rollout_ref.actor.loss_scale_factor is set, but only loss_agg_mode: seq-mean-token-sum-norm reads it (it is token-mean)',
+    ]);
+    expect(notes(['actor_rollout_ref.actor.loss_scale_factor=100', 'actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum-norm'])).toEqual([]);
+    expect(notes(['algorithm.adv_estimator=rloo', 'es_manager.train.group_size=1', 'rollout_filter_ratio=1', 'ppo_mini_batch_size=8'])).toEqual([
+      'note: es_manager.train.group_size is 1, so rloo has no group to compare an episode with: as in verl a group of one has mean 0 (and std 1), ' +
+        "so each advantage is the episode's own reward, with no baseline; a group_size of 2 or more gives one",
+    ]);
+    expect(notes(['es_manager.train.group_size=1', 'rollout_filter_ratio=1', 'ppo_mini_batch_size=8'])).toEqual([]);
   });
 
   it('is logged as the run is prepared, before any run exists', async () => {

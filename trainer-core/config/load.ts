@@ -153,6 +153,21 @@ function foldCopiedIssues(issues: ConfigIssue[], copies: Map<string, string>): C
   });
 }
 
+/**
+ * A key missing from a section the file does not write, which an override made by setting
+ * another key in it (`--set algorithm.turn_shaping.coef=0.1` without `gamma`): the override is
+ * the cause, not the line of the nearest section the file has.
+ */
+function sectionOrigin(path: ReadonlyArray<string | number>, source: YamlSource | undefined, origins: Map<string, string>): string | undefined {
+  for (let n = path.length - 1; n > 0; n--) {
+    const section = path.slice(0, n);
+    if (source?.has(section)) return undefined;
+    const prefix = `${formatPath(section)}.`;
+    for (const [key, origin] of origins) if (key.startsWith(prefix)) return origin;
+  }
+  return undefined;
+}
+
 function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins: Map<string, string>): ConfigIssue {
   if (issue.origin || issue.line !== undefined) return issue;
   const originOf = (path: ReadonlyArray<string | number>) => {
@@ -166,7 +181,7 @@ function locateIssue(issue: ConfigIssue, source: YamlSource | undefined, origins
   // came from an override, that override is what made it fail, not the file's line.
   // An unknown key's message names the key it may have meant, which is no cause of it.
   const named = issue.message.startsWith('unknown key') ? [] : [...issue.message.matchAll(/`([A-Za-z_][\w-]*(?:\.[\w-]+)+)`/g)].map((m) => m[1].split('.'));
-  const origin = originOf(issue.path) ?? named.map(originOf).find((o) => o !== undefined);
+  const origin = originOf(issue.path) ?? named.map(originOf).find((o) => o !== undefined) ?? sectionOrigin(issue.path, source, origins);
   if (origin) return { ...issue, origin };
   const line = source?.lineOf(issue.path, issue.message.startsWith('unknown key'));
   return line === undefined ? issue : { ...issue, line };

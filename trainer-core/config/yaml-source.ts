@@ -55,6 +55,11 @@ export class YamlSource {
    * what the file holds gives the line of the deepest part it does hold, or undefined when the
    * file holds none of it (the value came from the defaults).
    */
+  /** Whether the file itself writes the key at `path` (not only one of its ancestors). */
+  has(path: ReadonlyArray<string | number>): boolean {
+    return this.doc.hasIn(path);
+  }
+
   lineOf(path: ReadonlyArray<string | number>, key = false): number | undefined {
     let node: unknown = this.doc.contents;
     let offset: number | undefined;
