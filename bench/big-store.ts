@@ -53,7 +53,7 @@ const LRS = [1e-4, 3e-4, 1e-3, 3e-3];
 export const BIG_STORE_METRICS: string[] = [
   ...['entropy', 'pg_loss', 'pg_clipfrac', 'ppo_kl', 'grad_norm', 'lr', 'kl_loss', 'kl_coef', 'pg_clipfrac_lower', 'loss', 'entropy_coeff', 'ratio_mean', 'ratio_max', 'ratio_min', 'update_seconds']
     .map((n) => `actor/${n}`),
-  ...['vf_loss', 'vf_clipfrac', 'vpred_mean', 'returns_mean', 'returns_max', 'returns_min', 'advantages_mean', 'advantages_max', 'advantages_min', 'values_mean']
+  ...['vf_loss', 'vf_clipfrac', 'vpred_mean', 'returns/mean', 'returns/max', 'returns/min', 'advantages/mean', 'advantages/max', 'advantages/min', 'values/mean']
     .map((n) => `critic/${n}`),
   ...['success', 'reward', 'format_ok', 'response_length', 'num_actions', 'action_is_valid', 'action_is_effective', 'turns']
     .map((n) => `train/${ENV}/${n}`),

@@ -54,7 +54,7 @@ describe('an advantage estimator registered from a test file', () => {
       { rows: 8, gamma: 0.7, hadValues: false },
     ]);
     expect(sink.metrics.get(2)).toHaveProperty('actor/pg_loss');
-    expect(sink.metrics.get(2)?.['critic/advantages_mean']).toBeCloseTo(0.25, 6);
+    expect(sink.metrics.get(2)?.['critic/advantages/mean']).toBeCloseTo(0.25, 6);
     expect(Object.keys(sink.metrics.get(2) ?? {}).filter((k) => k.startsWith('critic/vf'))).toEqual([]);
     const trained = sink.episodes.filter((e) => e.split === 'train').flatMap((e) => e.turns.map((t) => t.advantageMean));
     expect(trained.length).toBe(16);

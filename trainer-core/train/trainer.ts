@@ -6,6 +6,7 @@ import { centerAdvantagesByToken } from '../algo/token-centering';
 import { applyKlPenalty, type KlType } from '../algo/kl';
 import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
+import { dataMetrics } from './data-metrics';
 import { returnsToGo } from '../algo/returns-to-go';
 import { selectBackend } from '../backend';
 import { ConfigError } from '../config/errors';
@@ -261,7 +262,6 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
         ),
       );
       metrics['critic/vpred_mean'] = maskedMean(values, batch.mask);
-      metrics['critic/returns_mean'] = maskedMean(adv.returns, batch.mask);
     }
     // The environment's rewards, not the KL-penalised ones: the value head learns the outcome.
     const auxReturns = actor.aux_value_coef > 0 ? returnsToGo(batch, cfg.algorithm.gamma) : null;
@@ -276,7 +276,21 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
     // verl's name for the KL loss's weight (the in-reward controller's is reward_kl_penalty_coeff),
     // logged only where a KL loss is on; a curriculum stage may change it.
     if (stageCfg.actor_rollout_ref.actor.use_kl_loss) metrics['actor/kl_coef'] = stageCfg.actor_rollout_ref.actor.kl_loss_coef;
-    metrics['critic/advantages_mean'] = maskedMean(advantages, batch.mask);
+    const turns = batch.episodes.flatMap((e) => e.turns);
+    Object.assign(
+      metrics,
+      dataMetrics({
+        rows: batch.rows,
+        cols: batch.cols,
+        mask: batch.mask,
+        scores: batch.rewards,
+        rewards,
+        advantages,
+        returns: adv.returns,
+        values,
+        replies: { total: turns.length, cut: turns.filter((t) => t.cut).length },
+      }),
+    );
   }
   const updateSeconds = (performance.now() - updateStart) / 1000;
   const trainedTokens = batch.mask.reduce((a, b) => a + b, 0);
