@@ -21,6 +21,7 @@ export {
   configForTrainStage,
   trainStageTags,
   MAX_ROLLOUT_EPISODES,
+  evaluationOverrideNotes,
 } from './config';
 export { formatPath } from './config/errors';
 export { defaultRunConfigInput } from './config/defaults';

@@ -3,7 +3,7 @@ import type { Store } from '../store/db';
 import { formatValue, renderTable } from './format';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
-import { MAX_ROLLOUT_EPISODES } from '../../trainer-core';
+import { evaluationOverrideNotes, MAX_ROLLOUT_EPISODES } from '../../trainer-core';
 import { UserError } from './errors';
 import { wholeNumber } from './whole-number';
 import { withStore } from './with-store';
@@ -54,6 +54,7 @@ export function register(program: Command): void {
       if (options.model !== undefined && first !== undefined && !looksLikeOverride) throw new UserError('give a checkpoint or --model, not both');
       const positional = ref === undefined && first !== undefined ? [first, ...rest] : rest;
       const overrides = [...(options.set ?? []), ...hydraOverrides(positional), ...(options.greedy ? ['actor_rollout_ref.rollout.val_kwargs.do_sample=false'] : [])];
+      for (const note of evaluationOverrideNotes(overrides)) logLine(note);
       if (options.model !== undefined) {
         if (options.config === undefined) throw new UserError('--model needs --config <file>: the run config whose validation episodes to play');
         await evaluateModelFolder(options.model, options.config, { episodes, seed, overrides }, options.json === true);

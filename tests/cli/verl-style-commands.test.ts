@@ -34,12 +34,21 @@ describe('Hydra-style overrides', () => {
   it('evaluates with key=value after the checkpoint, stored with the evaluation, and says where the checkpoint goes', async () => {
     const greedy = await turnlab('eval', 'from-hydra', '--episodes', '4', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false', '--json');
     expect(greedy.code).toBe(0);
-    const sampled = await turnlab('eval', 'from-hydra', '--episodes', '4', '--json');
+    expect(greedy.stderr).not.toMatch(/^note:/m);
+    // Keys only training reads are said to change nothing, the train split's sampling pointing to validation's.
+    const sampled = await turnlab('eval', 'from-hydra', '--episodes', '4', '--json', 'algorithm.adv_estimator=gae', 'actor_rollout_ref.rollout.temperature=0.1');
+    expect(sampled.stderr).toContain('note: algorithm.adv_estimator changes nothing in an evaluation: it sets how the policy is updated\n');
+    expect(sampled.stderr).toContain(
+      'note: actor_rollout_ref.rollout.temperature changes nothing in an evaluation: validation samples with `actor_rollout_ref.rollout.val_kwargs.temperature`\n',
+    );
     const ids = [greedy, sampled].map((r) => (JSON.parse(r.stdout) as { evaluationId: number }).evaluationId);
     const { openStore } = await import('../../main/store/db');
     const store = openStore(dataDir);
     try {
-      expect(ids.map((id) => store.evaluations.get(id)?.overrides)).toEqual([['actor_rollout_ref.rollout.val_kwargs.do_sample=false'], []]);
+      expect(ids.map((id) => store.evaluations.get(id)?.overrides)).toEqual([
+        ['actor_rollout_ref.rollout.val_kwargs.do_sample=false'],
+        ['algorithm.adv_estimator=gae', 'actor_rollout_ref.rollout.temperature=0.1'],
+      ]);
     } finally {
       store.close();
     }

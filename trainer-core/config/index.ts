@@ -4,6 +4,7 @@ export { ConfigError, type ConfigIssue } from './errors';
 export { MAX_ROLLOUT_EPISODES } from './checks';
 export { resolveReferences } from './references';
 export { parseOverride, type Override } from './overrides';
+export { evaluationOverrideNotes } from './evaluation-keys';
 export { configForTrainStage, trainStageAt, trainStageEnvConfigs, trainStageTags } from './train-stages';
 export {
   RunConfigSchema,
