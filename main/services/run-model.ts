@@ -36,6 +36,21 @@ function folderOf(path: string): string {
   return lookup.found ? lookup.dir : resolve(path);
 }
 
+/** config.json keys that set a model's shapes and vocabulary: two folders that differ in one hold different models. */
+const SHAPE_KEYS = ['architectures', 'vocab_size', 'hidden_size', 'num_hidden_layers', 'num_attention_heads', 'num_key_value_heads', 'intermediate_size', 'tie_word_embeddings'];
+
+/**
+ * Where the model folder `loads` differs from `trainedOn` in a key of its shape, as
+ * "vocab_size 151936 there, 4096 here"; null when they agree or either config.json cannot be
+ * read (a folder moved away: only the user can vouch for the copy).
+ */
+export function modelShapeDifference(trainedOn: string, loads: string): string | null {
+  const [a, b] = [configJsonOf(folderOf(trainedOn)), configJsonOf(folderOf(loads))];
+  if (a === null || b === null) return null;
+  const differ = SHAPE_KEYS.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
+  return differ.length === 0 ? null : differ.map((key) => `${key} ${JSON.stringify(a[key]) ?? 'unset'} there, ${JSON.stringify(b[key]) ?? 'unset'} here`).join(', ');
+}
+
 /** The adapted modules as the trainer resolves them; a list a later TurnLab no longer knows is shown as stored. */
 function targetModules(value: string | readonly string[] | undefined): string[] {
   try {

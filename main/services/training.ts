@@ -16,6 +16,7 @@ import { runLogger } from './run-log';
 import { codeVersionLine } from './code-version';
 import { checkNewRunLabels, normaliseTags } from '../../preload/run-labels';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
+import { modelShapeDifference } from './run-model';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -111,6 +112,17 @@ export async function resumeFromCheckpoint(
   const trainedOn = (parent.config as { actor_rollout_ref?: { model?: { path?: unknown } } } | null)?.actor_rollout_ref?.model?.path;
   const loads = cfg.actor_rollout_ref.model.path;
   if (typeof trainedOn === 'string' && loads !== null && resolve(trainedOn) !== resolve(loads)) {
+    // A folder of another model (another vocabulary or width) may still take the adapters' shapes,
+    // and would train them on weights they were never fitted to.
+    const difference = modelShapeDifference(trainedOn, loads);
+    if (difference !== null) {
+      throw new ConfigError([
+        {
+          path: ['actor_rollout_ref', 'model', 'path'],
+          message: `the checkpoint was trained on the model folder ${trainedOn}, and ${loads} holds another model (${difference}); ${options.fork ? 'fork' : 'resume'} onto the folder it was trained on, or a copy of it`,
+        },
+      ]);
+    }
     // Allowed (a folder moved, a copy elsewhere), but the weights under the checkpoint's training
     // are the user's to vouch for: a merged export of the same run would count its adapters twice.
     logger.log(`note: the checkpoint was trained on the model folder ${trainedOn}; this run loads ${loads} under it, which must hold the same weights`);

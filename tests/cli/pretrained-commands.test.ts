@@ -4,7 +4,7 @@
 // the export and the first generation run as real `turnlab` processes, the others through its
 // entry point in this process.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,14 @@ describe('turnlab with a pretrained model', () => {
     const moved = await inProcess('resume', 'qwen-lora', '--fork', '--name', 'on-merged', '--set', `actor_rollout_ref.model.path=${out}`, '--set', 'trainer.total_training_steps=2');
     expect(moved.code).toBe(0);
     expect(moved.stderr).toContain(`note: the checkpoint was trained on the model folder ${modelDir}; this run loads ${out} under it, which must hold the same weights`);
+    // A folder of another model (here another vocabulary) is refused, though the adapters' shapes would fit it.
+    const other = join(root, 'other-vocab');
+    mkdirSync(other);
+    const baseConfig = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')) as { vocab_size: number };
+    writeFileSync(join(other, 'config.json'), JSON.stringify({ ...baseConfig, vocab_size: 999 }));
+    const onOther = await inProcess('resume', 'qwen-lora', '--fork', '--name', 'on-other', '--set', `actor_rollout_ref.model.path=${other}`, '--set', 'trainer.total_training_steps=2');
+    expect(onOther.code).toBe(2);
+    expect(onOther.stderr).toContain(`${other} holds another model (vocab_size ${baseConfig.vocab_size} there, 999 here); fork onto the folder it was trained on, or a copy of it`);
     expect(otherRank.stderr).toMatch(/has shape \[\d+,2\], the model and LoRA settings give \[\d+,4\]: the checkpoint was trained with lora_rank 2, which sets its adapters' shapes; resume or fork it with actor_rollout_ref.model.lora_rank=2\n$/);
   }, 300_000);
 
