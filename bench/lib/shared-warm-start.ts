@@ -14,7 +14,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessAlive } from '../../main/services/run-owner';
-import { checkpointRunConfig, resumeFromCheckpoint, trainFromConfigFile, type TrainingOutcome } from '../../main/services/training';
+import { resumeFromCheckpoint, trainFromConfigFile, type TrainingOutcome } from '../../main/services/training';
+import { checkpointRunConfig } from '../../main/services/resume-checks';
 import { hashConfig } from '../../main/store/repositories/runs';
 import type { Store } from '../../main/store/db';
 import type { CheckpointRecord, RunRecord } from '../../main/store/types';

@@ -71,7 +71,7 @@ export function register(program: Command): void {
         throw new UserError(`give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>${after}`);
       }
       await withStore(command, async (store) => {
-        const { resolveCheckpoint } = await import('../services/training');
+        const { resolveCheckpoint } = await import('../services/checkpoint-refs');
         const { recordEvaluation } = await import('../services/stored-evaluation');
         const { resolve } = await import('node:path');
         const checkpoint = resolveCheckpoint(store, ref);

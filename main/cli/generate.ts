@@ -69,7 +69,7 @@ export function register(program: Command): void {
         } else {
           await selectBackend(flags.backend as never, log);
           await withStore(command, async (store) => {
-            const { resolveCheckpoint } = await import('../services/training');
+            const { resolveCheckpoint } = await import('../services/checkpoint-refs');
             const { openCheckpointPolicy } = await import('../../trainer-core/compute');
             const { resolve } = await import('node:path');
             const models = await openCheckpointPolicy(resolve(store.dataDir, resolveCheckpoint(store, flags.model).path));

@@ -111,7 +111,8 @@ export function register(program: Command): void {
       if (options.name !== undefined && !options.fork) throw new UserError(`--name names the child run of --fork; to rename run ${ref} itself: turnlab rename ${ref} ${JSON.stringify(options.name)}`);
       if (options.discardLater && options.fork) throw new UserError('--fork keeps every checkpoint of the run it starts from; leave out --discard-later');
       await withStore(command, async (store) => {
-        const { resumeFromCheckpoint, resolveCheckpoint } = await import('../services/training');
+        const { resumeFromCheckpoint } = await import('../services/training');
+        const { resolveCheckpoint } = await import('../services/checkpoint-refs');
         if (!options.fork && !options.discardLater) refuseLostCheckpoints(store, resolveCheckpoint(store, ref), ref);
         await stampBundle(store.dataDir);
         await runWithProgress(

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Store } from '../store';
-import { resolveCheckpoint } from './training';
+import { resolveCheckpoint } from './checkpoint-refs';
 
 export interface ModelExportResult {
   checkpointId: number;

@@ -1,12 +1,11 @@
-import { existsSync, rmSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { ConfigError, trainStageTags, loadRunConfigWithSource, parseRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
-import { readCheckpointConfig, readCheckpointSourceConfig, verifyRunCheckpoint, train } from '../../trainer-core/compute';
+import { rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { trainStageTags, loadRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
+import { verifyRunCheckpoint, train } from '../../trainer-core/compute';
 import { checkpointsDir, tensorBoardDir } from '../paths';
 import type { Store } from '../store/db';
 import { describeWriteError, StoreError } from '../store/errors';
-import type { CheckpointRecord, RunRecord } from '../store/types';
+import type { RunRecord } from '../store/types';
 import { StoreSink } from '../trainer-host/store-sink';
 import { runFolder } from './tensorboard-folders';
 import { shellQuote } from '../shell-quote';
@@ -16,7 +15,7 @@ import { runLogger } from './run-log';
 import { codeVersionLine } from './code-version';
 import { checkNewRunLabels, normaliseTags } from '../../preload/run-labels';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
-import { modelShapeDifference } from './run-model';
+import { algorithmOf, checkContinuable, checkModelFolder, checkpointFitsItsOwnConfig, checkpointRunConfig, checkpointToResume, checkSameRun } from './resume-checks';
 
 /**
  * Starting, resuming and forking runs: the same code serves the CLI and the desktop app.
@@ -108,25 +107,8 @@ export async function resumeFromCheckpoint(
   checkContinuable(cfg, checkpoint, folder);
   if (!options.fork) checkSameRun(cfg, parent);
   const logger = runLogger(store, options.log);
-  // The run's stored config names the folder its checkpoints were trained on, without reading the checkpoint again.
-  const trainedOn = (parent.config as { actor_rollout_ref?: { model?: { path?: unknown } } } | null)?.actor_rollout_ref?.model?.path;
-  const loads = cfg.actor_rollout_ref.model.path;
-  if (typeof trainedOn === 'string' && loads !== null && resolve(trainedOn) !== resolve(loads)) {
-    // A folder of another model (another vocabulary or width) may still take the adapters' shapes,
-    // and would train them on weights they were never fitted to.
-    const difference = modelShapeDifference(trainedOn, loads);
-    if (difference !== null) {
-      throw new ConfigError([
-        {
-          path: ['actor_rollout_ref', 'model', 'path'],
-          message: `the checkpoint was trained on the model folder ${trainedOn}, and ${loads} holds another model (${difference}); ${options.fork ? 'fork' : 'resume'} onto the folder it was trained on, or a copy of it`,
-        },
-      ]);
-    }
-    // Allowed (a folder moved, a copy elsewhere), but the weights under the checkpoint's training
-    // are the user's to vouch for: a merged export of the same run would count its adapters twice.
-    logger.log(`note: the checkpoint was trained on the model folder ${trainedOn}; this run loads ${loads} under it, which must hold the same weights`);
-  }
+  const folderNote = checkModelFolder(parent, cfg, options.fork === true);
+  if (folderNote !== null) logger.log(folderNote);
   const prepared = await prepareRun(cfg, process.cwd(), { log: logger.log, resuming: true });
   let run: RunRecord;
   let lastBefore: number | null = null;
@@ -163,158 +145,6 @@ export async function resumeFromCheckpoint(
   const changes = options.overrides?.length ? `; with ${options.overrides.join(' ')}` : '';
   logger.log(`${from}${again}${changes}`);
   return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, { ...options, log: logger.log });
-}
-
-function checkpointFitsItsOwnConfig(folder: string, iteration: number): boolean {
-  try {
-    verifyRunCheckpoint(folder, checkpointRunConfig(folder, []).cfg, iteration);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The checkpoint `ref` names. A run with none yet may be in its warm start: the refusal that
- * helps then is who trains it, not "train it again".
- */
-function checkpointToResume(store: Store, ref: string, fork: boolean): CheckpointRecord {
-  try {
-    return resolveCheckpoint(store, ref);
-  } catch (error) {
-    if (!fork && error instanceof StoreError) {
-      let runId: number | null = null;
-      try {
-        runId = store.runs.resolve(ref).id;
-      } catch {
-        // Not a run: the error above says what it is.
-      }
-      if (runId !== null) assertRunFree(store, runId, 'resume');
-    }
-    throw error;
-  }
-}
-
-/**
- * A run keeps the seed it started with: its iterations so far were trained under it, and its
- * seed is what Compare and the tables show. Another seed continues as a fork.
- */
-/**
- * A resume goes on with the run's seed and algorithm: with another, its stored config (what
- * `--config run:N` and the tables read) would name what only its last iterations trained with,
- * and another estimator adds or drops a critic mid-run. A fork keeps both runs.
- */
-function checkSameRun(cfg: RunConfig, run: RunRecord): void {
-  const fork = (set: string) => `fork it (turnlab resume ${run.id} --fork --set ${set}), which keeps both`;
-  if (cfg.trainer.seed !== run.seed) {
-    throw new ConfigError([
-      {
-        path: ['trainer', 'seed'],
-        message: `run ${run.id} (${run.name}) was trained with \`trainer.seed\` ${run.seed}; to go on under seed ${cfg.trainer.seed}, ${fork(`trainer.seed=${cfg.trainer.seed}`)}`,
-      },
-    ]);
-  }
-  const algorithm = algorithmOf(cfg);
-  if (algorithm !== run.algorithm) {
-    const bilevel = cfg.algorithm.bi_level_gae !== (run.algorithm === 'ppo (bi-level gae)');
-    const key = bilevel && cfg.algorithm.adv_estimator === 'gae' ? 'bi_level_gae' : 'adv_estimator';
-    const value = key === 'bi_level_gae' ? String(cfg.algorithm.bi_level_gae) : cfg.algorithm.adv_estimator;
-    throw new ConfigError([
-      {
-        path: ['algorithm', key],
-        message: `run ${run.id} (${run.name}) was trained with ${run.algorithm}; to go on with ${algorithm}, ${fork(`algorithm.${key}=${value}`)}`,
-      },
-    ]);
-  }
-}
-
-/**
- * A checkpoint's config with `overrides` applied. Overrides go onto the unresolved source
- * (config.source.yaml) before `${}` references are resolved, so `--set ppo_mini_batch_size=8`
- * also reaches the actor's and critic's copies of it; a checkpoint from before the source was
- * kept falls back to its resolved config.yaml, where references are already values.
- */
-export function checkpointRunConfig(folder: string, overrides: readonly string[]): RunConfigWithSource {
-  const source = readCheckpointSourceConfig(folder);
-  if (source !== null) return parseRunConfigWithSource(parseYaml(source), join(folder, 'config.source.yaml'), overrides);
-  return parseRunConfigWithSource(parseYaml(readCheckpointConfig(folder)), join(folder, 'config.yaml'), overrides);
-}
-
-/** A continuation must have iterations left to train, or resuming would only delete later ones. */
-function checkContinuable(cfg: RunConfig, checkpoint: CheckpointRecord, folder: string): void {
-  const total = cfg.trainer.total_training_steps;
-  if (total <= checkpoint.iteration) {
-    throw new ConfigError([
-      {
-        path: ['trainer', 'total_training_steps'],
-        message: `\`trainer.total_training_steps\` is ${total}, but checkpoint ${folder} is at iteration ${checkpoint.iteration}: nothing to train; raise it above ${checkpoint.iteration} (e.g. trainer.total_training_steps=${checkpoint.iteration + 10})`,
-      },
-    ]);
-  }
-}
-
-/** The run `ref` names; a path that names no run and no folder is said to be a missing folder, not an unknown run. */
-function runOrMissingFolder(store: Store, ref: string): RunRecord {
-  try {
-    return store.runs.resolve(ref);
-  } catch (error) {
-    if (!/[/\\]/.test(ref)) throw error;
-    throw new StoreError('RUN_NOT_FOUND', `no folder ${resolve(ref)} (a checkpoint is named by its folder, ckpt:<id> from 'turnlab show <run>', or a run id or name for its latest)`);
-  }
-}
-
-/** The checkpoint recorded at `rel`, a folder relative to the data folder. */
-function checkpointAtPath(store: Store, rel: string): CheckpointRecord | undefined {
-  for (const runId of store.runs.allIds()) {
-    const match = store.checkpoints.listByRun(runId).find((c) => c.path === rel);
-    if (match) return match;
-  }
-  return undefined;
-}
-
-/** A checkpoint named by run, `ckpt:<id>`, or folder path. */
-export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
-  const idMatch = /^ckpt:(\d+)$/.exec(ref.trim());
-  if (idMatch) {
-    const found = store.checkpoints.get(Number(idMatch[1]));
-    if (!found) {
-      // Ids are never given twice: one given before was saved and is gone (pruned, or its run deleted).
-      const gone = store.checkpoints.highestIdEver() >= Number(idMatch[1]);
-      throw new StoreError(
-        'RUN_NOT_FOUND',
-        gone
-          ? `checkpoint ${idMatch[1]} no longer exists: a run keeps its last trainer.keep_last_n checkpoints, and a deleted run takes its own with it; 'turnlab show <run>' lists those there are`
-          : `unknown checkpoint '${ref}' (see 'turnlab show <run>')`,
-      );
-    }
-    return found;
-  }
-  const asPath = resolve(ref);
-  if ((ref.includes('/') || ref.includes('\\')) && existsSync(asPath)) {
-    const rel = isAbsolute(ref) || existsSync(asPath) ? relative(store.dataDir, asPath) : ref;
-    const match = checkpointAtPath(store, rel);
-    if (match) return match;
-    // A checkpoint downloaded from the workbench or copied from another data folder has no record here.
-    throw new StoreError(
-      'RUN_NOT_FOUND',
-      `folder ${ref} is not a checkpoint of this data folder (${store.dataDir}): resume and eval take the checkpoints recorded here; ` +
-        `to bring a run with its checkpoints from another data folder, turnlab export-run <run> --bundle DIR there and turnlab import DIR here, ` +
-        `or start a new run from this policy with model.path=${shellQuote(asPath)}`,
-    );
-  }
-  // `turnlab show` prints folders relative to the data folder (checkpoints/run-1/iter-60).
-  const shown = !isAbsolute(ref) && /[/\\]/.test(ref) ? checkpointAtPath(store, relative(store.dataDir, resolve(store.dataDir, ref))) : undefined;
-  if (shown) return shown;
-  const run = runOrMissingFolder(store, ref);
-  const latest = store.checkpoints.latest(run.id);
-  if (!latest) {
-    // A run stopped before its first save, or a warm start alone (steps 0) that kept none.
-    throw new StoreError(
-      'RUN_NOT_FOUND',
-      `run ${run.id} (${run.name}) saved no checkpoint (trainer.save_freq; a warm start alone keeps one with warm_start.save_checkpoint=true); turnlab train --config run:${run.id} trains it again`,
-    );
-  }
-  return latest;
 }
 
 async function runTraining(
@@ -396,11 +226,4 @@ function tensorBoardLog(store: Store, run: RunRecord, cfg: RunConfig, log?: (lin
 
 function envTagsOf(cfg: RunConfig): string[] {
   return [...new Set([...trainStageTags(cfg), ...cfg.es_manager.val.env_configs.tags])];
-}
-
-function algorithmOf(cfg: RunConfig): string {
-  const a = cfg.algorithm;
-  if (a.adv_estimator === 'gae' && a.bi_level_gae) return 'ppo (bi-level gae)';
-  if (a.adv_estimator === 'gae') return 'ppo (gae)';
-  return a.adv_estimator;
 }

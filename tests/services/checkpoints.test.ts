@@ -4,7 +4,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveCheckpoint, resumeFromCheckpoint, runCheckpointDir, trainFromConfigFile } from '../../main/services/training';
+import { resumeFromCheckpoint, runCheckpointDir, trainFromConfigFile } from '../../main/services/training';
+import { resolveCheckpoint } from '../../main/services/checkpoint-refs';
 import { openStore } from '../../main/store/db';
 import { sha256 } from '../../trainer-core/train/checkpoint-files';
 import { checkpointsToPrune } from '../../trainer-core/train/checkpoint-retention';

@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../main/store/db';
-import { checkpointRunConfig, resumeFromCheckpoint, trainFromConfigFile } from '../../main/services/training';
+import { resumeFromCheckpoint, trainFromConfigFile } from '../../main/services/training';
+import { checkpointRunConfig } from '../../main/services/resume-checks';
 import type { RunConfig } from '../../trainer-core/config';
 import { makeTempDir, type TempDir } from '../helpers/fixtures';
 import { BANDIT_CONFIG, TINY_BANDIT_OVERRIDES, tinyBanditConfig, trainInMemory } from '../train/helpers';
