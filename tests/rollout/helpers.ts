@@ -82,7 +82,7 @@ export function corridorConfig(overrides: string[] = [], groups = 2, groupSize =
       custom_envs: { Corridor: { env_type: 'corridor', module: './corridor', max_actions_per_traj: 4 } },
       es_manager: {
         train: { env_groups: groups, group_size: groupSize, start_seed: 10, env_configs: { tags: ['Corridor'], n_groups: [groups] } },
-        val: { env_groups: 3, group_size: 1, env_configs: { tags: ['Corridor'], n_groups: [3] } },
+        val: { env_groups: 3, group_size: 1, start_seed: 123, env_configs: { tags: ['Corridor'], n_groups: [3] } },
       },
     },
     'test',

@@ -42,6 +42,17 @@ describe('setting notes', () => {
     expect(settingNotes(config('bandit.yaml', ['critic.ppo_micro_batch_size_per_gpu=3']))).toEqual([]);
   });
 
+  it('says when validation plays start seeds the run also trains on (the default keeps them apart)', () => {
+    // 40 iterations of 2 groups from seed 0 reach seed 79: validation from 60 shares 20 of its 64.
+    const overlapping = config('bandit.yaml', [...SMALL, 'ppo_mini_batch_size=4', 'micro_batch_size_per_gpu=4', 'trainer.total_training_steps=40', 'es_manager.val.start_seed=60', 'es_manager.val.env_groups=64', 'es_manager.val.env_configs.n_groups=[64]']);
+    expect(settingNotes(overlapping)).toEqual([
+      'note: 20 of the 64 validation start seeds (es_manager.val.start_seed 60 on) are train seeds too (es_manager.train.start_seed 0 on, 2 a rollout), ' +
+        'so validation success partly measures boards the run trained on; move es_manager.val.start_seed past the train seeds (the default, 1000000, is)',
+    ]);
+    expect(settingNotes(config('bandit.yaml', [...SMALL, 'es_manager.train.seeds=[5,61,61,200]', 'es_manager.val.start_seed=60'])).find((n) => n.includes('validation start seeds'))).toMatch(/^note: 1 of the \d+ validation start seeds .* \(es_manager.train.seeds\)/);
+    expect(config('frozenlake.yaml').es_manager.val.start_seed).toBe(1_000_000);
+  });
+
   it('says LoRA keys without a rank train every weight', () => {
     const hf = ['actor_rollout_ref.model.path=/models/qwen', 'actor_rollout_ref.model.lora_alpha=32', 'actor_rollout_ref.model.target_modules=[q_proj]'];
     expect(settingNotes(config('bandit.yaml', [...hf, 'warm_start.steps=0']))).toEqual([

@@ -159,7 +159,7 @@ es_manager:
   val:
     env_groups: 256
     group_size: 1
-    start_seed: 123              # validation seeds are the same at every validation
+    start_seed: 1000000          # the same boards at every validation, apart from the train seeds (start_seed + iteration x env_groups), as RAGEN's val 123 is from its train 10000
     env_configs:
       tags: [SimpleSokoban]
       n_groups: [256]

@@ -83,7 +83,7 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['model_path', 'a pretrained model is `actor_rollout_ref.model.path` (a Hugging Face folder)'],
   ['lora.', 'LoRA is `actor_rollout_ref.model.lora_rank`, `lora_alpha` and `target_modules`'],
   ['seed.train', "RAGEN's first train seed: here `es_manager.train.start_seed` (by default `trainer.seed`, which also seeds the weights and the sampling)"],
-  ['seed.val', "RAGEN's validation seed: here `es_manager.val.start_seed` (123, as RAGEN's)"],
+  ['seed.val', "RAGEN's validation seed: here `es_manager.val.start_seed` (1000000, apart from the train seeds as RAGEN's 123 is from its 10000)"],
   ['seed.', 'the run\'s seed is `trainer.seed` (the weights, the sampling and the train episodes); the episodes\' own are `es_manager.train.start_seed` and `es_manager.val.start_seed`'],
   ['defaults', "Hydra's defaults list, which TurnLab does not read: a config is one file, and a key it leaves out keeps its default (configs/base.yaml lists them all); start from a copy of a shipped config, or `turnlab show <run> --config`"],
   ['hydra.', "Hydra's own settings (output folder, job name): TurnLab keeps every run in its data folder: leave them out"],

@@ -12,7 +12,7 @@ import { modelRoles } from './models';
  * algorithm settings the chosen estimator or loss never reads.
  */
 export function settingNotes(cfg: RunConfig, options: { resuming?: boolean } = {}): string[] {
-  const notes = [...batchNotes(cfg), ...loraNotes(cfg), ...algorithmNotes(cfg)];
+  const notes = [...batchNotes(cfg), ...seedNotes(cfg), ...loraNotes(cfg), ...algorithmNotes(cfg)];
   if (!options.resuming) notes.push(...warmStartNotes(cfg));
   return notes.map((note) => `note: ${note}`);
 }
@@ -60,6 +60,27 @@ function batchNotes(cfg: RunConfig): string[] {
 function isSet(cfg: RunConfig, path: string): boolean {
   const at = (root: unknown) => path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
   return JSON.stringify(at(cfg)) !== JSON.stringify(at(defaultRunConfigInput()));
+}
+
+/** Validation boards the run also trains on: its validation success would measure what it has seen. */
+function seedNotes(cfg: RunConfig): string[] {
+  const { train, val } = cfg.es_manager;
+  const [valStart, valEnd] = [val.start_seed, val.start_seed + val.env_groups];
+  let overlap: number;
+  let trained: string;
+  if (train.seeds.length > 0) {
+    overlap = new Set(train.seeds.filter((seed) => seed >= valStart && seed < valEnd)).size;
+    trained = 'es_manager.train.seeds';
+  } else {
+    const trainEnd = train.start_seed + cfg.trainer.total_training_steps * train.env_groups;
+    overlap = Math.max(0, Math.min(trainEnd, valEnd) - Math.max(train.start_seed, valStart));
+    trained = `es_manager.train.start_seed ${train.start_seed} on, ${train.env_groups} a rollout`;
+  }
+  if (overlap === 0) return [];
+  return [
+    `${overlap} of the ${val.env_groups} validation start seeds (es_manager.val.start_seed ${valStart} on) are train seeds too (${trained}), ` +
+      "so validation success partly measures boards the run trained on; move es_manager.val.start_seed past the train seeds (the default, 1000000, is)",
+  ];
 }
 
 function loraNotes(cfg: RunConfig): string[] {
