@@ -29,7 +29,8 @@ describe("a pretrained model's chat template", () => {
     // context keeps every sampled id, so that the policy is trained in the context it acted in.
     const turns: ContextTurn[] = [reply(tokenizer, 1, '<answer>Right</answer>'), { turn: 2, observation: 'PG', actionsLeft: 9 }];
     const rendered = tokenizer.chat!.render(cm.messages(env, turns), true);
-    expect(tokenizer.decode(cm.contextIds(env, turns))).toBe(rendered);
+    // RAGEN opens the reply with <think> after the template's generation prompt.
+    expect(tokenizer.decode(cm.contextIds(env, turns))).toBe(`${rendered}<think>`);
     expect(rendered.startsWith("<|im_start|>system\nYou're a helpful assistant.<|im_end|>\n<|im_start|>user\nReach the goal G.")).toBe(true);
     expect(rendered.endsWith('<|im_end|>\n<|im_start|>assistant\n')).toBe(true);
     // The sampled ids are kept as they were, end-of-turn token included.

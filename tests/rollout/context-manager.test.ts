@@ -53,7 +53,9 @@ describe('ragen template', () => {
   it('renders flat text with chat markers, ending where the model replies', () => {
     const text = manager('ragen').flatText(env, [{ turn: 1, observation: 'o', actionsLeft: 3 }]);
     expect(text.startsWith("<|im_start|>system\nYou're a helpful assistant.<|im_end|>\n<|im_start|>user\nWalk")).toBe(true);
-    expect(text.endsWith('<|im_end|>\n<|im_start|>assistant\n')).toBe(true);
+    // RAGEN opens the reply with the tag it expects first.
+    expect(text.endsWith('<|im_end|>\n<|im_start|>assistant\n<think>')).toBe(true);
+    expect(manager('ragen', false).flatText(env, [{ turn: 1, observation: 'o', actionsLeft: 3 }]).endsWith('assistant\n<answer>')).toBe(true);
   });
 });
 

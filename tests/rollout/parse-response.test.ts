@@ -73,6 +73,15 @@ describe('parseResponse', () => {
     expect(withThink.validActions).toEqual(['Right']);
   });
 
+  it("removes tags and chat markers inside the thinking and the answer, as RAGEN does", () => {
+    // The prompt opened <answer> and the model wrote its own: the reply still reads.
+    const repeated = parseResponse('<answer><answer>Left</answer>', { ...grid, enableThink: false });
+    expect(repeated.validActions).toEqual(['Left']);
+    expect(violatesFormat(repeated)).toBe(false);
+    const marked = parseResponse('<think><think>go left</think><answer>Left || Up<|im_end|></answer>', grid);
+    expect([marked.think, marked.answer, marked.validActions]).toEqual(['go left', 'Left || Up', ['Left', 'Up']]);
+  });
+
   it('passes free-text actions through as written', () => {
     const parsed = parseResponse('<think></think><answer>3 + 4 - 2</answer>', { ...grid, actionNames: null });
     expect(parsed.validActions).toEqual(['3 + 4 - 2']);

@@ -164,6 +164,17 @@ describe('runRollout', () => {
     expect(result.episodes[1].metrics.action_is_effective).toBe(0);
   });
 
+  it("shows the model the environment's reward of its last turn, not the format penalty (RAGEN's prompt)", async () => {
+    const cfg = corridorConfig(['agent_proxy.max_turn=2'], 1, 1);
+    // The first reply names no action: its turn costs the penalty, and the env pays nothing.
+    const { result } = await roll(cfg, (prompt) => (prompt.includes('Turn 2') ? 'Right</think><answer>Right</answer>' : 'x</think><answer>Jump</answer>'));
+    const [episode] = result.episodes;
+    expect(episode.turns[0].penalty).toBe(-0.1);
+    expect(episode.messages.filter((m) => m.role === 'user')[1].content.startsWith('Reward:\n0\n')).toBe(true);
+    // The budget line is said for named actions (the corridor's), as RAGEN's prompt does.
+    expect(episode.messages[1].content).toContain('You can make up to 4 actions, separated by the action separator " || "');
+  });
+
   it('normalises episode scores within groups when asked', async () => {
     const cfg = corridorConfig(['agent_proxy.reward_normalization.method=mean', 'agent_proxy.max_turn=1'], 1, 2);
     const { result } = await roll(cfg, (_, i) => (i === 0 ? '<think></think><answer>Right||Right||Right</answer>' : '<think></think><answer>Left</answer>'));

@@ -196,6 +196,6 @@ describe('replaySettings and the API', () => {
     await expect(api.call('resimulateEpisode', [987_654])).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(api.call('replaySettings', [scriptedRunId, 'Missing'])).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     const settings = (await api.call('replaySettings', [scriptedRunId, 'Boxes'])) as { responsePrefix: string; envType: string };
-    expect(settings).toMatchObject({ envType: 'sokoban', responsePrefix: '' });
+    expect(settings).toMatchObject({ envType: 'sokoban', responsePrefix: '<think>' });
   });
 });

@@ -27,7 +27,10 @@ export interface TurnReply {
   logprobs: readonly number[];
   /** Decoded reply without the end-of-turn id. */
   text: string;
-  /** The turn's reward as shown to the model at the next turn (env reward plus penalty). */
+  /**
+   * The turn's reward as shown to the model at the next turn: the environment's, as RAGEN shows
+   * it; the format penalty is kept apart (it trains, but the prompt does not state it).
+   */
   reward: number;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Reading a model reply the way RAGEN does: `<think>...</think>` then `<answer>...</answer>`
- * anywhere in the text (the first such pair), the answer split on the action separator, at most
+ * anywhere in the text (the first such pair), tags and chat markers inside removed, the answer
+ * split on the action separator, at most
  * `maxActionsPerTurn` actions kept, action names matched case-insensitively and unknown ones
  * dropped. Pure, so the trainer, the replay view and the tests read replies identically.
  */
@@ -28,12 +29,16 @@ export interface ParsedResponse {
 
 const THINK_ANSWER = /<think>([\s\S]*?)<\/think>\s*<answer>([\s\S]*?)<\/answer>/;
 const ANSWER_ONLY = /<answer>([\s\S]*?)<\/answer>/;
+// RAGEN removes these from the thinking and the answer, so a reply that repeats a tag the prompt
+// opened (`<answer><answer>Left</answer>`) or carries a chat marker still reads.
+const SPECIAL_TOKENS = /<\/?think>|<\/?answer>|<\|im_start\|>|<\|im_end\|>/g;
+const clean = (text: string) => text.replace(SPECIAL_TOKENS, '').trim();
 
 export function parseResponse(text: string, options: ParseOptions): ParsedResponse {
   const match = (options.enableThink ? THINK_ANSWER : ANSWER_ONLY).exec(text);
   if (!match) return { think: '', answer: '', actions: [], validActions: [], formatOk: false, actionsCut: 0 };
-  const think = options.enableThink ? match[1].trim() : '';
-  const answer = (options.enableThink ? match[2] : match[1]).trim();
+  const think = options.enableThink ? clean(match[1]) : '';
+  const answer = clean(options.enableThink ? match[2] : match[1]);
   const written = answer
     .split(options.actionSep)
     .map((action) => action.trim())

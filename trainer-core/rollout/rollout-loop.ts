@@ -239,7 +239,7 @@ async function playEpisodes(
       const entry = es.entries[envId];
       const current = contexts[envId][contexts[envId].length - 1];
       const outcome = es.step(envId, cm.parse(text, entry.prompt.actionNames));
-      current.reply = { generatedIds: response.tokenIds, logprobs: response.logprobs, text, reward: outcome.reward };
+      current.reply = { generatedIds: response.tokenIds, logprobs: response.logprobs, text, reward: outcome.envReward };
       records[envId].push({
         ...outcome,
         observationBefore: current.observation,

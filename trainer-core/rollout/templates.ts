@@ -100,10 +100,9 @@ export function ragenTemplate(options: TemplateOptions): PromptTemplate {
       if (env.actionNames) {
         text += `\nYour available actions are:\n${env.actionNames.join(', ')}`;
       }
-      text +=
-        `\nYou can make up to ${env.maxActionsPerTraj} actions, separated by the action separator ` +
-        `" ${options.actionSep} "\n`;
-      return text;
+      // RAGEN states the action budget only where actions are named; a free-text answer is one.
+      if (env.actionNames) text += `\nYou can make up to ${env.maxActionsPerTraj} actions, separated by the action separator " ${options.actionSep} "`;
+      return `${text}\n`;
     },
     turnText(turn) {
       const unchanged = unchangedActions(turn, options);
@@ -116,7 +115,9 @@ export function ragenTemplate(options: TemplateOptions): PromptTemplate {
       );
     },
     rewardText: (reward) => `Reward:\n${formatReward(reward)}\n`,
-    responsePrefix: '',
+    // RAGEN opens the reply with the tag it expects first, so a pretrained model is not
+    // penalised for leaving it out; the reply is parsed with it.
+    responsePrefix: options.enableThink ? '<think>' : '<answer>',
     messageStart: (role) => `<|im_start|>${role}\n`,
     messageEnd: () => '<|im_end|>\n',
     afterReply: '\n',

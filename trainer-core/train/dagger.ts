@@ -96,7 +96,7 @@ async function playRound(
       const current = contexts[envId][contexts[envId].length - 1];
       const outcome = es.step(envId, cm.parse(played, entry.prompt.actionNames));
       const replyIds = [...tokenizer.encode(expert), tokenizer.endOfTurnId];
-      current.reply = { generatedIds: replyIds, logprobs: replyIds.map(() => 0), text: expert, reward: outcome.reward };
+      current.reply = { generatedIds: replyIds, logprobs: replyIds.map(() => 0), text: expert, reward: outcome.envReward };
       if (!outcome.done) {
         contexts[envId].push(nextContextTurn(current, outcome, es.actionsLeft(envId)));
       }

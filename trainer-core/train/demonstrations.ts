@@ -59,7 +59,7 @@ export function playDemonstrations(options: {
       }
       const ids = tokenizer ? [...tokenizer.encode(text), tokenizer.endOfTurnId] : [];
       const outcome = es.step(envId, cm.parse(text, entry.prompt.actionNames));
-      current.reply = { generatedIds: ids, logprobs: ids.map(() => 0), text, reward: outcome.reward };
+      current.reply = { generatedIds: ids, logprobs: ids.map(() => 0), text, reward: outcome.envReward };
       if (!outcome.done) {
         contexts[envId].push(nextContextTurn(current, outcome, es.actionsLeft(envId)));
       }

@@ -52,7 +52,7 @@ export function keptTurns(episode: Pick<EpisodeRecord, 'turns'>, pruneRevisits: 
       previous && !pruneRevisits
         ? nextContextTurn({ observation: previous.observationBefore }, previous, t.actionsLeftBefore)
         : { turn: t.turn, observation: t.observationBefore, actionsLeft: t.actionsLeftBefore };
-    return { ...shown, reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.reward } };
+    return { ...shown, reply: { generatedIds: t.generatedIds, logprobs: t.logprobs, text: t.responseText, reward: t.envReward } };
   });
   if (!pruneRevisits) return turns;
   const kept: ContextTurn[] = [];
