@@ -44,6 +44,14 @@ export async function prepareRun(
       if (error instanceof EnvConfigError) throw error;
       throw new EnvConfigError(`${key}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // Options the schema takes may still make no board (a Sokoban room too small for its boxes):
+    // one reset of each split's envs finds that now, not after the run is recorded.
+    try {
+      es.reset();
+    } catch (error) {
+      const tags = splitCfg.es_manager[split].env_configs.tags.map((tag) => `custom_envs.${tag}.env_config`).join(', ');
+      throw new EnvConfigError(`${key}: the environments cannot start an episode (check ${tags}): ${error instanceof Error ? error.message : String(error)}`);
+    }
     if (splitCfg === cfg && split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
   }
   // A model too large for this machine's memory, said before the run exists.

@@ -156,6 +156,16 @@ describe('configs refused before a run exists', () => {
     await expectNoRuns(dataDir);
   });
 
+  it('refuses env options that make no board before the run exists (a failed run was left behind)', async () => {
+    const dataDir = join(tmp.dir, 'no-board');
+    const sokoban = join(repoRoot, 'configs/sokoban.yaml');
+    expectRefused(
+      await turnlab(['train', '--config', sokoban, '--set', 'custom_envs.SimpleSokoban.env_config.dim_room=[4,4]'], { dataDir }),
+      'es_manager.train: the environments cannot start an episode (check custom_envs.SimpleSokoban.env_config): sokoban: could not generate a 4x4 room with 1 box(es) in 200 tries; use a larger room or fewer boxes',
+    );
+    await expectNoRuns(dataDir);
+  });
+
   it('bounds trainer.total_training_steps: at most a million, and 0 only with a warm start', async () => {
     const dataDir = join(tmp.dir, 'steps');
     expectRefused(

@@ -140,6 +140,9 @@ describe('validation errors', () => {
     const badType = errorOf(() => parseRunConfig({ custom_envs: { X: { env_type: 'frozen_lak' } } }));
     expect(badType.message).toContain('`custom_envs.X.env_type`');
     expect(badType.message).toContain('frozen_lake');
+    // A key of either kind (a boolean or a word) lists both and the closest word.
+    const union = errorOf(() => parseRunConfig({ custom_envs: { X: { env_type: 'frozen_lake', env_config: { random_goal: 'corners' } } } }));
+    expect(union.message).toContain('`custom_envs.X.env_config.random_goal` must be one of true | false | "corner", got the string "corners"; did you mean `corner`?');
   });
 
   it('reports YAML syntax errors with a line', () => {

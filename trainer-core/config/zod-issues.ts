@@ -92,6 +92,24 @@ export function describeZodIssue(
       const op = issue.code === 'too_small' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
       return [{ path, message: `${where} must be ${op} ${String(bound)}, got ${describeValue(actual)}` }];
     }
+    case 'invalid_union': {
+      // Each alternative's own complaint at this key says what it takes (`true or false`, "corner").
+      const choices: string[] = [];
+      const literals: string[] = [];
+      for (const branch of issue.errors) {
+        for (const inner of branch) {
+          if (inner.path.length > 0) continue;
+          if (inner.code === 'invalid_type') choices.push(...(inner.expected === 'boolean' ? ['true', 'false'] : [expectedText(inner.expected)]));
+          if (inner.code === 'invalid_value') {
+            choices.push(...inner.values.map((v) => JSON.stringify(v)));
+            literals.push(...inner.values.filter((v): v is string => typeof v === 'string'));
+          }
+        }
+      }
+      if (choices.length === 0) return [{ path, message: `${where}: ${issue.message}` }];
+      const hint = typeof actual === 'string' ? closestKey(actual, literals) : undefined;
+      return [{ path, message: `${where} must be one of ${[...new Set(choices)].join(' | ')}, got ${describeValue(actual)}` + (hint !== undefined ? `; did you mean \`${hint}\`?` : '') }];
+    }
     default:
       return [{ path, message: `${where}: ${issue.message}` }];
   }
