@@ -21,7 +21,8 @@ export function parseSetPairs(pairs: readonly string[]): Record<string, unknown>
     try {
       raw[key] = parseYaml(pair.slice(eq + 1));
     } catch (error) {
-      throw new UserError(`--set ${key}: the value is not valid YAML (${error instanceof Error ? error.message : String(error)})`);
+      const list = /^\s*\[/.test(pair.slice(eq + 1)) ? `; quote items such as * or -: ${key}='["*", "-"]'` : '';
+      throw new UserError(`--set ${key}: the value is not valid YAML (${error instanceof Error ? error.message.split('\n')[0] : String(error)})${list}`);
     }
   }
   return raw;

@@ -262,6 +262,12 @@ describe('--set overrides', () => {
     expect(errorOf(() => loadRunConfig(path, ['algorithm.turn_shaping.coef=0.2'])).message).toMatch(new RegExp(`^${path} line 3: \`algorithm.turn_shaping.gamma\` is missing`));
   });
 
+  it('says a list YAML could not read needs its items quoted', () => {
+    expect(errorOf(() => loadRunConfig(file('{}'), ['es_manager.train.seeds=[*]'])).message).toBe(
+      '--set es_manager.train.seeds=[*]: `es_manager.train.seeds` must be a list, got the string "[*]" (YAML could not read it as a list: quote items such as * or -, e.g. \'["*", "-"]\')',
+    );
+  });
+
   it('says what a Python or Hydra spelling of a value means here (None, a multirun list)', () => {
     expect(errorOf(() => loadRunConfig(file('{}'), ['agent_proxy.max_turn=None'])).message).toBe(
       '--set agent_proxy.max_turn=None: `agent_proxy.max_turn` must be an integer, got the string "None" (YAML writes no value as null)',

@@ -10,6 +10,8 @@ import { closestKey, keySuggestion, objectKeys, schemaAt } from './schema-walk';
 function typedValueHint(path: ReadonlyArray<string | number>, actual: unknown): string {
   if (typeof actual !== 'string') return '';
   if (/^none$/i.test(actual.trim())) return ' (YAML writes no value as null)';
+  // `[*]` and `[-]` are YAML syntax, so the override fell back to text.
+  if (/^\[.*\]$/.test(actual.trim())) return ' (YAML could not read it as a list: quote items such as * or -, e.g. \'["*", "-"]\')';
   if (actual.includes(',') && !actual.trim().startsWith('[')) return `; several values to try are a sweep: turnlab sweep CONFIG --grid ${formatPath(path)}=${actual}`;
   return '';
 }
