@@ -262,6 +262,10 @@ describe('--set overrides', () => {
     expect(errorOf(() => loadRunConfig(path, ['algorithm.turn_shaping.coef=0.2'])).message).toMatch(new RegExp(`^${path} line 3: \`algorithm.turn_shaping.gamma\` is missing`));
   });
 
+  it('refuses a positive format penalty, which would reward malformed replies', () => {
+    expect(errorOf(() => loadRunConfig(file('{}'), ['es_manager.format_penalty=0.5'])).message).toBe('--set es_manager.format_penalty=0.5: `es_manager.format_penalty` must be <= 0, got 0.5');
+  });
+
   it('says a list YAML could not read needs its items quoted', () => {
     expect(errorOf(() => loadRunConfig(file('{}'), ['es_manager.train.seeds=[*]'])).message).toBe(
       '--set es_manager.train.seeds=[*]: `es_manager.train.seeds` must be a list, got the string "[*]" (YAML could not read it as a list: quote items such as * or -, e.g. \'["*", "-"]\')',

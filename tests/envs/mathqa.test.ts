@@ -30,7 +30,10 @@ describe('MathQA', () => {
     const env = make();
     env.reset(3);
     expect(env.step('')).toMatchObject({ reward: 0, done: false, info: { actionIsValid: false } });
-    expect(env.step('-1')).toMatchObject({ reward: 0, done: true, info: { success: false, actionIsValid: true } });
+    const last = env.step('-1');
+    expect(last).toMatchObject({ reward: 0, done: true, info: { success: false, actionIsValid: true } });
+    // With no attempt left it does not ask for another.
+    expect(last.observation).toContain('Incorrect. No attempts left.');
     expect(env.renderState()).toMatchObject({ kind: 'text', fields: { attempts: 1 } });
   });
 
@@ -38,7 +41,9 @@ describe('MathQA', () => {
     const env = make({ max_attempts: 3 });
     env.reset(5);
     const [answer] = env.solve()!;
-    expect(env.step('-1')).toMatchObject({ reward: 0, done: false });
+    const wrong = env.step('-1');
+    expect(wrong).toMatchObject({ reward: 0, done: false });
+    expect(wrong.observation).toContain('Incorrect. Please think again.');
     expect(env.step(answer)).toMatchObject({ reward: 0.5, done: true, info: { success: true } });
   });
 

@@ -212,7 +212,8 @@ const trainSplitSchema = envSplitSchema.extend({
 });
 
 const esManagerSchema = z.strictObject({
-  format_penalty: z.number(),
+  // A positive "penalty" would reward malformed replies.
+  format_penalty: z.number().max(0),
   train: trainSplitSchema,
   val: envSplitSchema,
 });

@@ -41,7 +41,8 @@ export class MathQAEnv implements Env {
     const reward = correct ? 1 / 2 ** this.attempts : 0;
     this.attempts++;
     this.solved = correct;
-    this.feedback = correct ? 'Correct!' : 'Incorrect. Please think again.';
+    // RAGEN's words while attempts are left; the last wrong answer says there are none.
+    this.feedback = correct ? 'Correct!' : this.done ? 'Incorrect. No attempts left.' : 'Incorrect. Please think again.';
     return { observation: this.render(), reward, done: this.done, info: { success: correct, actionIsValid: true, actionIsEffective: true } };
   }
 
