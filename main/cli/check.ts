@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { collectSet, parseSetPairs } from './play';
+import { collectSet, configTag, parseSetPairs } from './play';
 import { UserError } from './errors';
 import { wholeNumber } from './whole-number';
 
@@ -33,12 +33,14 @@ export function register(program: Command): void {
       const { EnvConfigError, isEnvModulePath, parseEnvOptions, readCustomEnvSpec, getEnvSpec, checkEnv } = await import('../../trainer-core');
       const { resolve } = await import('node:path');
       const isModule = isEnvModulePath(envName);
+      // A config's tag (FrozenLake, SimpleSokoban) checks its env_type with that tag's options, as `play` plays it.
+      const tagged = isModule ? null : configTag(envName);
       const label = isModule ? `custom environment ${resolve(envName)}` : `environment ${envName}`;
       let report;
       try {
         // The module's own spec, unprobed: the check reports every problem, not the first.
-        const spec = isModule ? await readCustomEnvSpec(envName) : getEnvSpec(envName);
-        const envOptions = parseEnvOptions(spec, parseSetPairs(options.set ?? []));
+        const spec = isModule ? await readCustomEnvSpec(envName) : getEnvSpec(tagged?.envType ?? envName);
+        const envOptions = parseEnvOptions(spec, { ...tagged?.envConfig, ...parseSetPairs(options.set ?? []) });
         const seeds = Array.from({ length: episodes }, (_, i) => first + i);
         report = checkEnv(spec, envOptions, label, { seeds, maxSteps, actionBudget });
       } catch (error) {

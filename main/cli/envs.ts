@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { closestName, describeEnvOptions, listEnvSpecs } from '../../trainer-core';
 import { UserError } from './errors';
 import { renderTable } from './format';
+import { configTag } from './play';
 
 function formatDefault(value: unknown): string {
   return value === undefined ? '-' : typeof value === 'string' ? value : JSON.stringify(value);
@@ -11,10 +12,12 @@ export function register(program: Command): void {
   program
     .command('envs')
     .description('list the built-in environments and their options')
-    .argument('[env]', 'only this environment (its env_type, e.g. sokoban)')
+    .argument('[env]', 'only this environment (its env_type, e.g. sokoban, or a tag of configs/base.yaml, e.g. SimpleSokoban)')
     .option('--json', 'print a JSON array instead of tables')
-    .action((only: string | undefined, options: { json?: boolean }) => {
+    .action((named: string | undefined, options: { json?: boolean }) => {
       const all = listEnvSpecs();
+      // A config's tag (FrozenLake, SimpleSokoban) names its env_type, as `play` takes it.
+      const only = named === undefined ? undefined : (configTag(named)?.envType ?? named);
       if (only !== undefined && !all.some((spec) => spec.type === only)) {
         const types = all.map((spec) => spec.type);
         throw new UserError(`unknown environment '${only}'; did you mean '${closestName(only, types)}'? (${types.join(', ')}; a custom one is a module path in a config)`);

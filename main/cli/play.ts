@@ -56,7 +56,7 @@ export async function envFromCli(nameOrPath: string, pairs: readonly string[]): 
  * names, the keys of `custom_envs` in configs/base.yaml), as a RAGEN user names what to play:
  * its env_type with its env_config. Null for an env's own name or a module path.
  */
-function configTag(name: string): { envType: string; envConfig: Record<string, unknown> } | null {
+export function configTag(name: string): { envType: string; envConfig: Record<string, unknown> } | null {
   if (/[/\\.]/.test(name)) return null;
   const tags = (defaultRunConfigInput() as { custom_envs?: Record<string, { env_type?: unknown; env_config?: unknown }> }).custom_envs ?? {};
   const tag = Object.entries(tags).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];

@@ -159,6 +159,11 @@ describe('turnlab envs', () => {
     const table = await runTurnlabInProcess(['envs', 'bandit']);
     expect(table.stdout).toMatch(/^bandit: /);
     expect(table.stdout).not.toContain('Custom environments');
+    // A config's tag names its env_type, as play takes it; check plays it with the tag's options.
+    const tag = await runTurnlabInProcess(['envs', 'SimpleSokoban', '--json']);
+    expect((JSON.parse(tag.stdout) as Array<{ type: string }>).map((e) => e.type)).toEqual(['sokoban']);
+    const checked = await runTurnlabInProcess(['check', 'FrozenLake', '--episodes', '2']);
+    expect(checked.stdout).toMatch(/^environment FrozenLake: ok; 2 seeds played twice/m);
     const wrong = await runTurnlabInProcess(['envs', 'sokobon']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/^turnlab: unknown environment 'sokobon'; did you mean 'sokoban'\? \(frozen_lake, sokoban,/);
