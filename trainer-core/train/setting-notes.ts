@@ -8,8 +8,9 @@ import { modelRoles } from './models';
  * to its mini-batch and a mini-batch to the episodes an update gets, LoRA keys mean nothing
  * without a rank, and a shipped config's warm start imitates the solver on a pretrained model.
  * verl refuses the first two; TurnLab runs them as the notes say, so a researcher tuning the
- * gradient-accumulation arithmetic or pasting a RAGEN command learns what actually runs. So are
- * algorithm settings the chosen estimator or loss never reads.
+ * gradient-accumulation arithmetic or pasting a RAGEN command learns what actually runs. The
+ * same goes for validation seeds the run also trains on, and algorithm settings the chosen
+ * estimator or loss never reads.
  */
 export function settingNotes(cfg: RunConfig, options: { resuming?: boolean } = {}): string[] {
   const notes = [...batchNotes(cfg), ...seedNotes(cfg), ...loraNotes(cfg), ...algorithmNotes(cfg)];
@@ -56,10 +57,13 @@ function batchNotes(cfg: RunConfig): string[] {
   return notes;
 }
 
+let defaults: Record<string, unknown> | undefined;
+
 /** Whether the config's value at `path` differs from the defaults': a key the user (or a shipped config) set. */
 function isSet(cfg: RunConfig, path: string): boolean {
+  defaults ??= defaultRunConfigInput();
   const at = (root: unknown) => path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
-  return JSON.stringify(at(cfg)) !== JSON.stringify(at(defaultRunConfigInput()));
+  return JSON.stringify(at(cfg)) !== JSON.stringify(at(defaults));
 }
 
 /** Validation boards the run also trains on: its validation success would measure what it has seen. */
