@@ -50,7 +50,7 @@ export async function prepareRun(
       es.reset();
     } catch (error) {
       const tags = splitCfg.es_manager[split].env_configs.tags.map((tag) => `custom_envs.${tag}.env_config`).join(', ');
-      throw new EnvConfigError(`${key}: the environments cannot start an episode (check ${tags}): ${error instanceof Error ? error.message : String(error)}`);
+      throw new EnvConfigError(`${key}: the environments cannot start an episode: ${error instanceof Error ? error.message : String(error)} (their options: ${tags})`);
     }
     if (splitCfg === cfg && split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
   }

@@ -161,7 +161,7 @@ describe('configs refused before a run exists', () => {
     const sokoban = join(repoRoot, 'configs/sokoban.yaml');
     expectRefused(
       await turnlab(['train', '--config', sokoban, '--set', 'custom_envs.SimpleSokoban.env_config.dim_room=[4,4]'], { dataDir }),
-      'es_manager.train: the environments cannot start an episode (check custom_envs.SimpleSokoban.env_config): sokoban: could not generate a 4x4 room with 1 box(es) in 200 tries; use a larger room or fewer boxes',
+      'es_manager.train: the environments cannot start an episode: sokoban: could not generate a 4x4 room with 1 box(es) in 200 tries; use a larger room or fewer boxes (their options: custom_envs.SimpleSokoban.env_config)',
     );
     await expectNoRuns(dataDir);
   });
