@@ -105,8 +105,11 @@ function printSolution(env: Env, type: string, budget: number): void {
   }
   const probability = env.optimalSuccessProbability?.(budget);
   if (probability !== undefined) {
+    // Where moves slip, each next move depends on where the last landed: the first is what is known.
+    const next = env.planTurn?.({ turnsLeft: budget, actionsLeft: budget, maxActionsPerTurn: 1 })?.[0];
+    const move = next !== undefined ? `; its best first move is ${next}` : '';
     process.stderr.write(
-      `no fixed action sequence is optimal here; the optimal policy succeeds with probability ${probability.toFixed(4)} within ${budget} actions\n`,
+      `no fixed action sequence is optimal here; the optimal policy succeeds with probability ${probability.toFixed(4)} within ${budget} actions${move}\n`,
     );
   } else {
     process.stderr.write('no solution from this state\n');

@@ -124,7 +124,7 @@ describe('turnlab play', () => {
     const result = await turnlab(['play', 'frozen_lake', '--seed', '3', '--solve', '--budget', '20']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/optimal policy succeeds with probability 0\.\d{4} within 20 actions/);
+    expect(result.stderr).toMatch(/optimal policy succeeds with probability 0\.\d{4} within 20 actions; its best first move is (Left|Down|Right|Up)\n$/);
   });
 
   // RAGEN's names for the environments are the shipped configs' tags (custom_envs in configs/base.yaml).
