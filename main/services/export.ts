@@ -5,6 +5,7 @@ import { EPISODE_COLUMNS, LOG_EXPORT_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS
 import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { ExportRow } from '../store/types';
+import { createTemplate, TEMPLATES, type StoredRunConfig } from '../../trainer-core';
 
 export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns', 'logs'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
@@ -18,20 +19,39 @@ export interface ExportRequest {
   runIds: number[];
 }
 
+/**
+ * A turn's `response` is what the model wrote; the prompt had opened the reply with the
+ * template's tag (`<think>`, or `<answer>` without thinking), which a reader of the export needs
+ * to see the reply as the parser read it.
+ */
+const RESPONSE_PREFIX: Column = { name: 'response_prefix', kind: 'text' };
+
 const COLUMNS: Record<ExportKind, Column[]> = {
   runs: RUN_COLUMNS,
   metrics: METRIC_EXPORT_COLUMNS,
   episodes: EPISODE_COLUMNS,
-  turns: TURN_EXPORT_COLUMNS,
+  turns: [...TURN_EXPORT_COLUMNS, RESPONSE_PREFIX],
   logs: LOG_EXPORT_COLUMNS,
 };
+
+/** The tag a run's prompts opened each reply with, from its stored config (an older one may lack keys). */
+function responsePrefixOf(config: StoredRunConfig): string {
+  const proxy = config.agent_proxy;
+  const name = proxy?.template ?? 'ragen';
+  if (!(TEMPLATES as readonly string[]).includes(name)) return '';
+  return createTemplate(name, { enableThink: proxy?.enable_think ?? true, actionSep: '||', maxResponseTokens: 1 }).responsePrefix;
+}
+
+function* withResponsePrefix(rows: Iterable<ExportRow>, prefixes: ReadonlyMap<number, string>): Generator<ExportRow> {
+  for (const row of rows) yield { ...row, [RESPONSE_PREFIX.name]: prefixes.get(row.run_id as number) ?? '' };
+}
 
 /** The columns (CSV header) and keys (JSONL) of an export, in order. */
 export function exportColumns(what: ExportKind): string[] {
   return COLUMNS[what].map((c) => c.name);
 }
 
-function rowsOf(store: Store, request: ExportRequest): Iterable<ExportRow> {
+function rowsOf(store: Store, request: ExportRequest, prefixes: ReadonlyMap<number, string>): Iterable<ExportRow> {
   switch (request.what) {
     case 'runs':
       return store.runs.exportRows(request.runIds);
@@ -40,7 +60,7 @@ function rowsOf(store: Store, request: ExportRequest): Iterable<ExportRow> {
     case 'episodes':
       return store.episodes.exportRows(request.runIds);
     case 'turns':
-      return store.turns.exportRows(request.runIds);
+      return withResponsePrefix(store.turns.exportRows(request.runIds), prefixes);
     case 'logs':
       return store.logs.exportRows(request.runIds);
   }
@@ -114,17 +134,20 @@ export async function exportRows(
     return text;
   };
   const snapshot = store.openSnapshot();
+  const prefixes = new Map<number, string>();
   try {
     for (const runId of request.runIds) {
-      if (!snapshot.store.runs.get(runId)) {
+      const run = snapshot.store.runs.get(runId);
+      if (!run) {
         throw new StoreError('RUN_NOT_FOUND', `run ${runId} was deleted before its export began; nothing was exported`);
       }
+      prefixes.set(runId, responsePrefixOf(run.config));
     }
   } catch (error) {
     snapshot.end();
     throw error;
   }
-  const source = Readable.from(chunked(rowsOf(snapshot.store, request), options.chunkRows ?? 200), {
+  const source = Readable.from(chunked(rowsOf(snapshot.store, request, prefixes), options.chunkRows ?? 200), {
     objectMode: true,
     highWaterMark: 1,
   });

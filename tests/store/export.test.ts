@@ -47,6 +47,15 @@ function expected(what: ExportKind): Array<Record<string, unknown>> {
   return rows.map((row) => decodeDbRow(Object.fromEntries(Object.entries(row).filter(([key]) => what !== 'runs' || !DERIVED.has(key)))));
 }
 
+/**
+ * What an export gives: the stored rows, and each turn the tag its run's prompts opened the
+ * reply with (the fixture's configs leave the template out: RAGEN's, with thinking, `<think>`).
+ */
+function exported(what: ExportKind): Array<Record<string, unknown>> {
+  const rows = expected(what);
+  return what === 'turns' ? rows.map((row) => ({ ...row, response_prefix: '<think>' })) : rows;
+}
+
 async function exportText(what: ExportKind, format: ExportFormat, ids = runIds): Promise<string> {
   const sink = new PassThrough();
   const chunks: Buffer[] = [];
@@ -127,7 +136,7 @@ afterAll(() => {
 describe.each(['runs', 'metrics', 'episodes', 'turns', 'logs'] as const)('export of %s', (what) => {
   it('round-trips through CSV (RFC 4180: header, CRLF, quoted fields)', async () => {
     const text = await exportText(what, 'csv');
-    const rows = expected(what);
+    const rows = exported(what);
     expect(text.split('\r\n', 1)[0]).toBe(exportColumns(what).join(','));
     expect(text.endsWith('\r\n')).toBe(true);
     expect(parseCsv(text, rows)).toEqual(rows);
@@ -138,18 +147,33 @@ describe.each(['runs', 'metrics', 'episodes', 'turns', 'logs'] as const)('export
     const lines = text.split('\n');
     expect(lines.pop()).toBe('');
     const rows = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(rows).toEqual(expected(what));
+    expect(rows).toEqual(exported(what));
     expect(Object.keys(rows[0])).toEqual(exportColumns(what));
   });
 });
 
 describe('export', () => {
   it('carries every troublesome response through CSV unchanged', async () => {
-    const rows = expected('turns').filter((r) => r.run_id === runIds[1]);
+    const rows = exported('turns').filter((r) => r.run_id === runIds[1]);
     const parsed = parseCsv(await exportText('turns', 'csv', [runIds[1]]), rows);
     expect(parsed).toEqual(rows);
     const responses = parsed.filter((r) => r.iteration === 99).map((r) => r.response);
     expect(responses).toEqual(TRICKY_TEXTS);
+  });
+
+  it("gives each turn the tag its run's prompts opened the reply with", async () => {
+    const answerOnly = store.runs.create({ name: 'answers', config: { agent_proxy: { template: 'compact', enable_think: false } }, seed: 0, envTags: ['Bandit'], algorithm: 'grpo' });
+    store.episodes.insert([
+      {
+        runId: answerOnly.id, iteration: 1, split: 'train', envTag: 'Bandit', groupId: 0, envIndex: 0, seed: 0, totalReward: 1, success: true, numTurns: 1, numActions: 1, truncated: false,
+        turns: [{ observation: 'o', state: null, response: 'Dragon</answer>', actions: ['Dragon'], numValidActions: 1, reward: 1, done: true, info: {}, numTokens: 2, logprobSum: -1, advantageMean: 0.5 }],
+      },
+    ]);
+    const rows = (await exportText('turns', 'jsonl', [answerOnly.id, runIds[0]])).trim().split('\n').map((line) => JSON.parse(line) as { run_id: number; response: string; response_prefix: string });
+    expect(rows[0]).toMatchObject({ run_id: answerOnly.id, response: 'Dragon</answer>', response_prefix: '<answer>' });
+    expect(new Set(rows.slice(1).map((r) => r.response_prefix))).toEqual(new Set(['<think>']));
+    // The other tests compare the whole store's rows with the export of the fixture's runs.
+    store.runs.delete(answerOnly.id);
   });
 
   it('writes only the header for runs with nothing to export', async () => {
