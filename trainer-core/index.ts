@@ -56,7 +56,7 @@ export { checkEnv, type CheckReport } from './envs/env-check';
 export { loadEnvSpecResolver, withAbsoluteModulePaths, sourceWithAbsoluteModulePaths } from './rollout/env-specs';
 export { EnvStateManager, type EnvSpecResolver } from './rollout/es-manager';
 export { matchActionNames, violatesFormat, type ParsedResponse } from './rollout/parse-response';
-export { createTemplate } from './rollout/templates';
+export { createTemplate, responsePrefixOf } from './rollout/templates';
 
 // What a run reports (the sink main/ stores), and shapes of results computed in ./compute.ts
 export type { TrainingSink, RunStartInfo, RunEndStatus, EpisodeReport, TurnReport, CheckpointReport, ExpertIterationRound, WarmUpPhase } from './train/sink';

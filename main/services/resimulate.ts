@@ -4,7 +4,7 @@
 // the stored trajectory is what the environment produces; a mismatch says where it diverged.
 import { z } from 'zod';
 import type { ReplaySettingsDto, ResimulationDto, TurnCheckDto } from '../../preload/contract';
-import { TEMPLATES, customEnvSchema, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, matchActionNames, violatesFormat, type ParsedResponse, createTemplate } from '../../trainer-core';
+import { TEMPLATES, customEnvSchema, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, matchActionNames, violatesFormat, type ParsedResponse, responsePrefixOf } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { EpisodeRecord, TurnRecord } from '../store/types';
 
@@ -92,17 +92,11 @@ export async function replaySettings(store: Store, runId: number, envTag: string
   const { spec, options: envOptions } = await loadSpec(cfg, runId, envTag, options.baseDir ?? process.cwd());
   const env = spec.create(envOptions);
   const proxy = cfg.agent_proxy;
-  const template = createTemplate(proxy.template, {
-    enableThink: proxy.enable_think,
-    actionSep: proxy.action_sep,
-    // Only the response prefix is read here, which does not depend on the token budget.
-    maxResponseTokens: 1,
-  });
   return {
     envTag,
     envType: spec.type,
     actionNames: env.actionNames(),
-    responsePrefix: template.responsePrefix,
+    responsePrefix: responsePrefixOf(proxy.template, proxy.enable_think),
     enableThink: proxy.enable_think,
     actionSep: proxy.action_sep,
     multiAction: spec.multiAction,

@@ -21,6 +21,11 @@ export interface RolloutFilterResult {
   metrics: Record<string, number>;
 }
 
+/** Groups the filter keeps of `groups` at `ratio`: RAGEN keeps int(ratio * groups), and at least one so an update always has data. */
+export function keptGroupCount(groups: number, ratio: number): number {
+  return ratio >= 1 ? groups : Math.max(1, Math.floor(ratio * groups + 1e-9));
+}
+
 /**
  * `includeZero: false` then also drops the groups whose episodes all scored the same (DAPO's
  * dynamic-sampling filter): their group-relative advantages are zero, so they only dilute a
@@ -34,8 +39,7 @@ export function filterGroupsByRewardStd(
 ): RolloutFilterResult {
   if (!(ratio > 0 && ratio <= 1)) throw new RangeError(`rollout_filter_ratio must be in (0, 1], got ${ratio}`);
   const stats = groups.map((g) => ({ groupId: g.groupId, std: std(g.scores), mean: mean(g.scores), max: Math.max(...g.scores) }));
-  // RAGEN keeps int(ratio * groups); at least one group is kept so an update always has data.
-  const keep = ratio >= 1 ? groups.length : Math.max(1, Math.floor(ratio * groups.length + 1e-9));
+  const keep = keptGroupCount(groups.length, ratio);
   const order = stats
     .map((s, index) => ({ ...s, index }))
     .sort((a, b) => (type === 'std' ? b.std - a.std : a.std - b.std) || a.index - b.index);

@@ -117,7 +117,7 @@ export function ragenTemplate(options: TemplateOptions): PromptTemplate {
     rewardText: (reward) => `Reward:\n${formatReward(reward)}\n`,
     // RAGEN opens the reply with the tag it expects first, so a pretrained model is not
     // penalised for leaving it out; the reply is parsed with it.
-    responsePrefix: options.enableThink ? '<think>' : '<answer>',
+    responsePrefix: openingTag(options.enableThink),
     messageStart: (role) => `<|im_start|>${role}\n`,
     messageEnd: () => '<|im_end|>\n',
     afterReply: '\n',
@@ -144,7 +144,7 @@ export function compactTemplate(options: TemplateOptions): PromptTemplate {
       );
     },
     rewardText: (reward) => `<r>${formatReward(reward)}\n`,
-    responsePrefix: options.enableThink ? '<think>' : '<answer>',
+    responsePrefix: openingTag(options.enableThink),
     messageStart: () => '',
     messageEnd: () => '',
     afterReply: '\n',
@@ -165,4 +165,15 @@ export function templateOf(cfg: Pick<RunConfig, 'agent_proxy' | 'actor_rollout_r
 
 export function createTemplate(name: TemplateName, options: TemplateOptions): PromptTemplate {
   return name === 'ragen' ? ragenTemplate(options) : compactTemplate(options);
+}
+
+/** The tag a reply is opened with: the first one the format expects, as RAGEN writes it. */
+function openingTag(enableThink: boolean): string {
+  return enableThink ? '<think>' : '<answer>';
+}
+
+/** The text a template's prompts open each reply with (replay and exports show it before the reply). */
+export function responsePrefixOf(name: TemplateName, enableThink: boolean): string {
+  // Only the prefix is read, which depends on neither the separator nor the token budget.
+  return createTemplate(name, { enableThink, actionSep: '||', maxResponseTokens: 1 }).responsePrefix;
 }

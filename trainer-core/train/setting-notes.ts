@@ -1,6 +1,7 @@
 import type { RunConfig } from '../config/schema';
 import { defaultRunConfigInput } from '../config/defaults';
 import { needsGroups } from '../algo/estimator-registry';
+import { keptGroupCount } from '../rollout/rollout-filter';
 import { modelRoles } from './models';
 
 /**
@@ -21,10 +22,8 @@ export function settingNotes(cfg: RunConfig, options: { resuming?: boolean } = {
 /** Episodes one update gets at most: the groups the rollout filter keeps, times the group size. */
 export function episodesPerUpdate(cfg: RunConfig): number {
   const { env_groups: groups, group_size: size } = cfg.es_manager.train;
-  const ratio = cfg.rollout_filter_ratio;
-  // As filterGroupsByRewardStd keeps them (include_zero false may keep fewer, which a config cannot know).
-  const kept = ratio >= 1 ? groups : Math.max(1, Math.floor(ratio * groups + 1e-9));
-  return kept * size;
+  // include_zero false may keep fewer, which a config cannot know.
+  return keptGroupCount(groups, cfg.rollout_filter_ratio) * size;
 }
 
 function batchNotes(cfg: RunConfig): string[] {
