@@ -1,5 +1,5 @@
-import { type RunConfig, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
-import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
+import { type RunConfig, type HfModelFolder, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, checkFirstPromptsFit, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
 
 /** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
 function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {
@@ -36,6 +36,7 @@ export async function prepareRun(
     { split: 'val' as const, splitCfg: cfg, key: 'es_manager.val' },
     ...cfg.es_manager.train.stages.map((_, i) => ({ split: 'train' as const, splitCfg: configForTrainStage(cfg, i + 1), key: `es_manager.train.stages.${i}` })),
   ];
+  const started: Array<{ splitCfg: RunConfig; es: EnvStateManager }> = [];
   for (const { split, splitCfg, key } of builds) {
     let es: EnvStateManager;
     try {
@@ -53,6 +54,7 @@ export async function prepareRun(
       throw new EnvConfigError(`${key}: the environments cannot start an episode: ${error instanceof Error ? error.message : String(error)} (their options: ${tags})`);
     }
     if (splitCfg === cfg && split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
+    started.push({ splitCfg, es });
   }
   // A model too large for this machine's memory, said before the run exists.
   checkOwnModelFits(cfg);
@@ -62,16 +64,20 @@ export async function prepareRun(
   // row exists (a resumed run continues from its own checkpoint and ignores model.path).
   if (cfg.model.path && !options.resuming) verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
   // A pretrained model's folder is read (config and tokenizer, not the weights) before the run exists.
-  const pretrained = cfg.actor_rollout_ref.model.path;
-  if (pretrained !== null) {
+  const pretrainedPath = cfg.actor_rollout_ref.model.path;
+  let pretrained: { tokenizer: HfModelFolder['tokenizer']; maxPositionEmbeddings: number } | null = null;
+  if (pretrainedPath !== null) {
     try {
-      await openHfModelFolder(pretrained);
+      const folder = await openHfModelFolder(pretrainedPath);
+      pretrained = { tokenizer: folder.tokenizer, maxPositionEmbeddings: folder.config.maxPositionEmbeddings };
     } catch (error) {
       // Said as resume and the run form say it: the key the user gave, then what is wrong.
       if (error instanceof Error && error.name === 'HfModelError') error.message = `actor_rollout_ref.model.path: ${error.message}`;
       throw error;
     }
   }
+  // A board too large for the context, said before the run exists (a resumed run played its prompts).
+  if (!options.resuming) for (const { splitCfg, es } of started) checkFirstPromptsFit(splitCfg, es, resolveSpec, pretrained);
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   const heapWarning = backend.name === 'wasm' ? wasmMemoryWarning(cfg) : null;
   if (heapWarning !== null) options.log?.(heapWarning);

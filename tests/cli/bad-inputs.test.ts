@@ -156,6 +156,16 @@ describe('configs refused before a run exists', () => {
     await expectNoRuns(dataDir);
   });
 
+  it('refuses a first prompt that leaves no room for a reply before the run exists (a failed run was left at the first rollout)', async () => {
+    const dataDir = join(tmp.dir, 'prompt');
+    const result = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'warm_start.mode=none', '--set', 'model.context_length=16'], { dataDir });
+    expectRefused(
+      result,
+      "custom_envs.Bandit: the first prompt of a train episode is 27 tokens and leaves no room for a reply in model.context_length 16; raise model.context_length (a pretrained model's own limit is its max_position_embeddings), or shorten the observation (custom_envs.Bandit.env_config, e.g. a smaller board)",
+    );
+    await expectNoRuns(dataDir);
+  });
+
   it('refuses env options that make no board before the run exists (a failed run was left behind)', async () => {
     const dataDir = join(tmp.dir, 'no-board');
     const sokoban = join(repoRoot, 'configs/sokoban.yaml');

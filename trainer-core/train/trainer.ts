@@ -37,6 +37,7 @@ import { ShardedGenerator } from '../workers/sharded-generator';
 import type { ModelRole } from '../workers/protocol';
 import type { Parallel } from './ppo-update';
 import { episodeReport } from './episode-report';
+import { contextLimitText } from './first-prompt-fit';
 import { COLLAPSE_METRIC, WELL_FORMED_METRIC, collapseWarning, initialCollapseState, stepCollapse, wellFormedShare } from './collapse';
 
 /** A non-finite value in one of these means the weights themselves are NaN or infinite from then on. */
@@ -337,8 +338,7 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
 function warnIfContextFull(s: Session, episodes: readonly EpisodeRecord[], iteration: number): void {
   // Not one first turn played: every iteration would train nothing and the run still "complete".
   if (episodes.length > 0 && episodes.every((e) => e.endReason === 'context-full' && e.turns.length === 0)) {
-    const context = s.policy.config.contextLength;
-    const which = context < s.cfg.model.context_length ? `the model's max_position_embeddings ${context}, below model.context_length ${s.cfg.model.context_length}` : `model.context_length ${context}`;
+    const which = contextLimitText(s.cfg, s.policy.config.contextLength);
     throw new ConfigError([
       {
         path: ['model', 'context_length'],

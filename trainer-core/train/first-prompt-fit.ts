@@ -1,0 +1,73 @@
+/**
+ * Whether every env's first prompt leaves the model room for a reply, asked before a run is
+ * recorded: otherwise a board too large for the context (a 32x32 lake in 512 tokens) is found at
+ * the first rollout, and leaves a `failed` run behind for a config mistake.
+ */
+import { ConfigError } from '../config/errors';
+import type { RunConfig } from '../config/schema';
+import type { EnvSpecResolver, EnvStateManager } from '../rollout/es-manager';
+import { createContextManager } from '../rollout/rollout-loop';
+import type { Tokenizer } from '../rollout/tokenizer';
+import { fitTokenizer } from '../model/tokenizer';
+import { fitRunTokenizer } from './models';
+
+export interface PromptRoom {
+  tag: string;
+  split: string;
+  /** Tokens of the first prompt. */
+  promptTokens: number;
+  /** Tokens a reply may take, as the rollout reckons it (one kept for the end-of-turn id). */
+  room: number;
+}
+
+/** The env of `es` (whose episodes have been reset) whose first prompt leaves the least room. */
+export function tightestFirstPrompt(cfg: RunConfig, es: EnvStateManager, tokenizer: Tokenizer, contextLength: number): PromptRoom | null {
+  const cm = createContextManager(cfg, tokenizer);
+  let tightest: PromptRoom | null = null;
+  for (const entry of es.entries) {
+    const turns = [{ turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj }];
+    const promptTokens = cm.contextIds(entry.prompt, turns).length;
+    const room = contextLength - cm.trainingLength(entry.prompt, turns, promptTokens) - 1;
+    if (tightest === null || room < tightest.room) tightest = { tag: entry.tag, split: es.split, promptTokens, room };
+  }
+  return tightest;
+}
+
+/** How the context's length came about, as the errors say it. */
+export function contextLimitText(cfg: RunConfig, contextLength: number): string {
+  return contextLength < cfg.model.context_length
+    ? `the model's max_position_embeddings ${contextLength}, below model.context_length ${cfg.model.context_length}`
+    : `model.context_length ${contextLength}`;
+}
+
+/**
+ * Refuses when `es`'s tightest first prompt leaves no room for a reply. A model trained from
+ * scratch is asked with bytes first, an upper bound of its fitted tokenizer (which takes seconds
+ * to fit on a long config); a pretrained one with its folder's tokenizer and context. A run that
+ * starts from a checkpoint (`model.path`) is not asked: its tokenizer is read with its weights.
+ */
+export function checkFirstPromptsFit(
+  cfg: RunConfig,
+  es: EnvStateManager,
+  resolveSpec: EnvSpecResolver,
+  pretrained: { tokenizer: Tokenizer; maxPositionEmbeddings: number } | null,
+): void {
+  if (cfg.model.path && !pretrained) return;
+  const contextLength = pretrained ? Math.min(cfg.model.context_length, pretrained.maxPositionEmbeddings) : cfg.model.context_length;
+  const tokenizers = pretrained ? [() => pretrained.tokenizer] : [() => fitTokenizer([]), () => fitRunTokenizer(cfg, resolveSpec)];
+  let tightest: PromptRoom | null = null;
+  for (const tokenizer of tokenizers) {
+    tightest = tightestFirstPrompt(cfg, es, tokenizer(), contextLength);
+    if (tightest === null || tightest.room >= 1) return;
+  }
+  if (tightest === null) return;
+  throw new ConfigError([
+    {
+      path: ['custom_envs', tightest.tag, 'env_config'],
+      message:
+        `custom_envs.${tightest.tag}: the first prompt of a ${tightest.split} episode is ${tightest.promptTokens} tokens and leaves no room for a reply in ` +
+        `${contextLimitText(cfg, contextLength)}; raise model.context_length (a pretrained model's own limit is its max_position_embeddings), ` +
+        `or shorten the observation (custom_envs.${tightest.tag}.env_config, e.g. a smaller board${cfg.agent_proxy.template === 'compact' ? '' : ', or agent_proxy.template: compact'})`,
+    },
+  ]);
+}
