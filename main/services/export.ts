@@ -5,7 +5,7 @@ import { EPISODE_COLUMNS, LOG_EXPORT_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS
 import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { ExportRow } from '../store/types';
-import { responsePrefixOf, TEMPLATES, type StoredRunConfig } from '../../trainer-core';
+import { storedResponsePrefix } from './response-prefix';
 
 export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns', 'logs'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
@@ -33,15 +33,6 @@ const COLUMNS: Record<ExportKind, Column[]> = {
   turns: [...TURN_EXPORT_COLUMNS, RESPONSE_PREFIX],
   logs: LOG_EXPORT_COLUMNS,
 };
-
-/** The tag a run's prompts opened each reply with, from its stored config (an older one may lack keys). */
-function runResponsePrefix(config: StoredRunConfig): string {
-  const proxy = config.agent_proxy;
-  const name = proxy?.template ?? 'ragen';
-  // A stored config is read as written: a template this TurnLab does not know opened nothing known.
-  if (!(TEMPLATES as readonly string[]).includes(name)) return '';
-  return responsePrefixOf(name, proxy?.enable_think ?? true);
-}
 
 function* withResponsePrefix(rows: Iterable<ExportRow>, prefixes: ReadonlyMap<number, string>): Generator<ExportRow> {
   for (const row of rows) yield { ...row, [RESPONSE_PREFIX.name]: prefixes.get(row.run_id as number) ?? '' };
@@ -142,7 +133,7 @@ export async function exportRows(
       if (!run) {
         throw new StoreError('RUN_NOT_FOUND', `run ${runId} was deleted before its export began; nothing was exported`);
       }
-      prefixes.set(runId, runResponsePrefix(run.config));
+      prefixes.set(runId, storedResponsePrefix(run.config, run.createdAt));
     }
   } catch (error) {
     snapshot.end();

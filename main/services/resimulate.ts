@@ -4,7 +4,8 @@
 // the stored trajectory is what the environment produces; a mismatch says where it diverged.
 import { z } from 'zod';
 import type { ReplaySettingsDto, ResimulationDto, TurnCheckDto } from '../../preload/contract';
-import { TEMPLATES, customEnvSchema, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, matchActionNames, violatesFormat, type ParsedResponse, responsePrefixOf } from '../../trainer-core';
+import { TEMPLATES, customEnvSchema, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, matchActionNames, violatesFormat, type ParsedResponse } from '../../trainer-core';
+import { storedResponsePrefix } from './response-prefix';
 import type { Store } from '../store/db';
 import type { EpisodeRecord, TurnRecord } from '../store/types';
 
@@ -89,6 +90,7 @@ export interface ResimulateOptions {
 /** Action names and reply format of one env tag of a run. */
 export async function replaySettings(store: Store, runId: number, envTag: string, options: ResimulateOptions = {}): Promise<ReplaySettingsDto> {
   const cfg = readConfig(store, runId);
+  const createdAt = store.runs.get(runId)!.createdAt;
   const { spec, options: envOptions } = await loadSpec(cfg, runId, envTag, options.baseDir ?? process.cwd());
   const env = spec.create(envOptions);
   const proxy = cfg.agent_proxy;
@@ -96,7 +98,7 @@ export async function replaySettings(store: Store, runId: number, envTag: string
     envTag,
     envType: spec.type,
     actionNames: env.actionNames(),
-    responsePrefix: responsePrefixOf(proxy.template, proxy.enable_think),
+    responsePrefix: storedResponsePrefix(cfg, createdAt),
     enableThink: proxy.enable_think,
     actionSep: proxy.action_sep,
     multiAction: spec.multiAction,

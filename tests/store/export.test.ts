@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportColumns, exportRows, type ExportFormat, type ExportKind } from '../../main/services/export';
+import { RAGEN_PREFIX_SINCE } from '../../main/services/response-prefix';
 import { openStore, type Store } from '../../main/store/db';
 import { makeTempDir, seedStore, TRICKY_TEXTS, type TempDir } from '../helpers/fixtures';
 
@@ -49,11 +50,12 @@ function expected(what: ExportKind): Array<Record<string, unknown>> {
 
 /**
  * What an export gives: the stored rows, and each turn the tag its run's prompts opened the
- * reply with (the fixture's configs leave the template out: RAGEN's, with thinking, `<think>`).
+ * reply with (the fixture's configs leave the template out, RAGEN's, and its runs are dated 2025,
+ * before that template opened replies with `<think>`: none).
  */
 function exported(what: ExportKind): Array<Record<string, unknown>> {
   const rows = expected(what);
-  return what === 'turns' ? rows.map((row) => ({ ...row, response_prefix: '<think>' })) : rows;
+  return what === 'turns' ? rows.map((row) => ({ ...row, response_prefix: '' })) : rows;
 }
 
 async function exportText(what: ExportKind, format: ExportFormat, ids = runIds): Promise<string> {
@@ -171,9 +173,22 @@ describe('export', () => {
     ]);
     const rows = (await exportText('turns', 'jsonl', [answerOnly.id, runIds[0]])).trim().split('\n').map((line) => JSON.parse(line) as { run_id: number; response: string; response_prefix: string });
     expect(rows[0]).toMatchObject({ run_id: answerOnly.id, response: 'Dragon</answer>', response_prefix: '<answer>' });
-    expect(new Set(rows.slice(1).map((r) => r.response_prefix))).toEqual(new Set(['<think>']));
+    expect(new Set(rows.slice(1).map((r) => r.response_prefix))).toEqual(new Set(['']));
     // The other tests compare the whole store's rows with the export of the fixture's runs.
     store.runs.delete(answerOnly.id);
+  });
+
+  it('gives no prefix to the turns of a ragen run created before that template opened replies with <think>', async () => {
+    const turn = { observation: 'o', state: null, response: 'Up</answer>', actions: ['Up'], numValidActions: 1, reward: 1, done: true, info: {}, numTokens: 2, logprobSum: -1, advantageMean: 0.5 };
+    const runs = [RAGEN_PREFIX_SINCE - 1, RAGEN_PREFIX_SINCE].map((createdAt) =>
+      store.runs.create({ name: `ragen ${createdAt}`, createdAt, config: { agent_proxy: { template: 'ragen', enable_think: true } }, seed: 0, envTags: ['Bandit'], algorithm: 'grpo' }),
+    );
+    for (const run of runs) {
+      store.episodes.insert([{ runId: run.id, iteration: 1, split: 'train', envTag: 'Bandit', groupId: 0, envIndex: 0, seed: 0, totalReward: 1, success: true, numTurns: 1, numActions: 1, truncated: false, turns: [turn] }]);
+    }
+    const rows = (await exportText('turns', 'jsonl', runs.map((r) => r.id))).trim().split('\n').map((line) => JSON.parse(line) as { response_prefix: string });
+    expect(rows.map((r) => r.response_prefix)).toEqual(['', '<think>']);
+    for (const run of runs) store.runs.delete(run.id);
   });
 
   it('writes only the header for runs with nothing to export', async () => {
