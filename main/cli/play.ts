@@ -4,6 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { defaultRunConfigInput, EnvConfigError, matchActionName, parseEnvOptions, resolveEnvSpec, type Env, type EnvSpec, type StepResult } from '../../trainer-core';
 import { UserError } from './errors';
+import { describeReply, isWholeReply, readReply } from './play-reply';
 import { wholeNumber } from './whole-number';
 
 /** Commander collector for a repeatable `--set key=value`. */
@@ -69,6 +70,7 @@ interface PlayOptions {
   set?: string[];
   solve?: boolean;
   budget: string;
+  maxActionsPerTurn: string;
 }
 
 function write(text: string): void {
@@ -117,14 +119,16 @@ function printSolution(env: Env, type: string, budget: number): void {
 }
 
 /**
- * One action per line. On a terminal readline edits the line (arrow keys move the cursor and
+ * One action per line, or a whole reply with its tags, read as the rollout reads it (its valid
+ * actions played in turn until the episode ends). On a terminal readline edits the line (arrow keys move the cursor and
  * recall earlier actions instead of being echoed as escape codes); a line that names no action of
  * a named-action env is refused without taking a step, as a typo should be.
  */
-async function playEpisode(env: Env): Promise<void> {
+async function playEpisode(env: Env, maxActionsPerTurn: number): Promise<void> {
   const interactive = process.stdin.isTTY === true;
   const input = createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive, prompt: '> ' });
   const names = env.actionNames();
+  const replyOptions = { actionSep: '||', maxActionsPerTurn, actionNames: names };
   let episodeReturn = 0;
   let steps = 0;
   let last: StepResult | null = null;
@@ -137,19 +141,26 @@ async function playEpisode(env: Env): Promise<void> {
       continue;
     }
     if (!interactive) write(`> ${action}`);
-    if (names && matchActionName(action, names) === null) {
+    let actions = [action];
+    if (isWholeReply(action)) {
+      const parsed = readReply(action, replyOptions);
+      write(describeReply(parsed, action, replyOptions));
+      actions = parsed.validActions;
+    } else if (names && matchActionName(action, names) === null) {
       // The agent's `Left || Up` is several actions in one reply; here each takes a line.
-      const several = action.includes('||') ? ': play takes one action a line' : '';
+      const several = action.includes('||') ? ': play takes one action a line, or a whole reply with its tags (<answer>Left || Up</answer>)' : '';
       write(`'${action}' is not an action${several}; use one of: ${names.join(', ')} (no step taken)`);
-      if (interactive) input.prompt();
-      continue;
+      actions = [];
     }
-    last = env.step(action);
-    steps++;
-    episodeReturn += last.reward;
-    write(describeStep(last));
-    write(`State:\n${last.observation}`);
-    if (last.done) break;
+    for (const next of actions) {
+      last = env.step(next);
+      steps++;
+      episodeReturn += last.reward;
+      write(actions.length > 1 ? `${next}: ${describeStep(last)}` : describeStep(last));
+      write(`State:\n${last.observation}`);
+      if (last.done) break;
+    }
+    if (last?.done) break;
     if (interactive) input.prompt();
   }
   input.close();
@@ -160,15 +171,17 @@ async function playEpisode(env: Env): Promise<void> {
 export function register(program: Command): void {
   program
     .command('play')
-    .description('play one episode in the terminal: one action per line on stdin (pipes work)')
+    .description('play one episode in the terminal: one action per line on stdin (pipes work), or a whole reply (<think>...</think><answer>Left || Up</answer>) read as the rollout reads it')
     .argument('<env>', 'environment type (see `turnlab envs`) or a custom environment module path')
     .option('--seed <n>', 'episode seed', '0')
     .option('--set <key=value>', 'environment option (repeatable); values are YAML scalars', collectSet)
     .option('--solve', "print the solver's action sequence, one action per line, instead of playing")
+    .option('--max-actions-per-turn <n>', 'actions of a whole reply (<answer>Left || Up</answer>) read, as agent_proxy.max_actions_per_turn', '5')
     .option('--budget <n>', 'action budget for the optimal success probability that --solve reports on stochastic worlds', '10')
     .action(async (envName: string, options: PlayOptions) => {
       const seed = wholeNumber('--seed', options.seed, 0);
       const budget = wholeNumber('--budget', options.budget, 1);
+      const maxActionsPerTurn = wholeNumber('--max-actions-per-turn', options.maxActionsPerTurn, 1);
       const { spec, options: envOptions } = await envFromCli(envName, options.set ?? []);
       const { env, observation } = asUserError(() => {
         const made = spec.create(envOptions);
@@ -179,6 +192,6 @@ export function register(program: Command): void {
         return;
       }
       printIntro(env, spec.type, seed, observation);
-      await playEpisode(env);
+      await playEpisode(env, maxActionsPerTurn);
     });
 }

@@ -76,10 +76,26 @@ describe('turnlab play', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("'jump' is not an action; use one of: Up, Down, Left, Right (no step taken)\n");
     // The agent's several actions a reply, typed as a reply: one a line here.
-    expect(result.stdout).toContain("'Left || Up' is not an action: play takes one action a line; use one of: Up, Down, Left, Right (no step taken)\n");
+    expect(result.stdout).toContain("'Left || Up' is not an action: play takes one action a line, or a whole reply with its tags (<answer>Left || Up</answer>); use one of: Up, Down, Left, Right (no step taken)\n");
     expect(result.stdout).not.toContain('invalid action');
     expect(result.stdout).not.toContain('\x1b');
     expect(result.stdout).toContain('Input ended before the episode finished: return -0.1, success: false, steps: 1');
+  });
+
+  it('reads a whole reply as the rollout does: its valid actions played in turn, the rest named, the format penalty said', async () => {
+    const lake = ['play', 'frozen_lake', '--seed', '3', '--set', 'is_slippery=false', '--max-actions-per-turn', '4'];
+    const replies = ['<think>no answer</think>', '<think>around</think><answer>up || Jump || right || down || down</answer>', '<answer>Down</answer>'];
+    const result = await turnlab(lake, `${replies.join('\n')}\n`);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines).toContain('reply: no <think>...</think> then <answer>...</answer> found, so no action is read (the rollout gives the format penalty and takes no step)');
+    expect(lines).toContain('reply: answer "up || Jump || right || down || down"; actions Up, Right, Down (3 of 4 valid); not actions: Jump; 1 past max_actions_per_turn 4 dropped; format penalty: yes');
+    expect(lines).toContain('Up: reward: 0  done: false  (valid, effective)');
+    expect(lines).toContain('Right: reward: 0  done: false  (valid, effective)');
+    expect(lines).toContain('Down: reward: 1  done: true  (valid, effective, success)');
+    // The episode ended inside the second reply: the third is not read.
+    expect(result.stdout).not.toContain('answer "Down"');
+    expect(lines.at(-2)).toBe('Episode finished: return 1, success: true, steps: 3');
   });
 
   // `script` gives the command a real terminal: the arrow keys must edit the line (recall the
