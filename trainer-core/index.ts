@@ -71,5 +71,5 @@ export { readCheckpointFiles } from './train/checkpoint-files';
 export { BACKENDS } from './backend-names';
 
 // Folders a user names (data folders, export targets), made without Node's recursive mkdir
-export { makeFolder, FolderError } from './make-folder';
+export { makeFolder, FolderError, notANewFolder } from './make-folder';
 export { closestName } from './closest-name';

@@ -4,7 +4,7 @@
  * and its errors name neither the folder that could not be made nor why; this one makes one
  * level at a time and says both.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 const REASONS: Record<string, string> = {
@@ -48,4 +48,14 @@ export function makeFolder(path: string): void {
       throw new FolderError(parent, code, `${parent}: ${REASONS[code] ?? (error as Error).message} (${code})`);
     }
   }
+}
+
+/**
+ * Why `path` cannot be the new folder an export writes, or null: a file there (an export once
+ * read it as a folder and failed with ENOTDIR) or a folder that already holds something.
+ */
+export function notANewFolder(path: string): string | null {
+  if (!existsSync(path)) return null;
+  if (!statSync(path).isDirectory()) return `${path} is a file, not a folder`;
+  return readdirSync(path).length > 0 ? `${path} exists and is not empty` : null;
 }

@@ -1,7 +1,7 @@
-import { cpSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { FolderError, makeFolder } from '../../trainer-core';
+import { FolderError, makeFolder, notANewFolder } from '../../trainer-core';
 import { openStore, type Store } from '../store/db';
 import type { RunRecord } from '../store/types';
 import { seedGroupOf } from '../../preload/seed-list';
@@ -13,9 +13,10 @@ import { BundleError, newManifest, writeManifest } from './manifest';
  * lineage comes along), as a bundle a colleague can import. The bundle is written under a
  * temporary name beside DIR and renamed when complete, so DIR is never half-written.
  */
-export function exportRunBundle(store: Store, ref: string, folder: string): { dir: string; runs: RunRecord[] } {
+export function exportRunBundle(store: Store, ref: string, folder: string): { dir: string; runs: RunRecord[]; iterations: Map<number, number> } {
   const dir = resolve(folder);
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new BundleError(`${dir} exists and is not empty; choose a new folder for the bundle`);
+  const taken = notANewFolder(dir);
+  if (taken !== null) throw new BundleError(`${taken}; choose a new folder for the bundle`);
   const run = store.runs.resolve(ref);
   const chain: RunRecord[] = [run];
   for (let parent = run.parentRunId; parent !== null; ) {
@@ -24,6 +25,8 @@ export function exportRunBundle(store: Store, ref: string, folder: string): { di
     chain.unshift(record);
     parent = record.parentRunId;
   }
+  // Each run's last iteration as copied: a run still training has gone on by the time the copy ends.
+  const iterations = new Map<number, number>();
   const temp = join(dirname(dir), `.${basename(dir)}.partial-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   try {
@@ -60,6 +63,7 @@ export function exportRunBundle(store: Store, ref: string, folder: string): { di
                 return rel;
               },
             });
+            iterations.set(r.id, store.runs.summary(r.id)?.iterations ?? 0);
           }
         });
       } finally {
@@ -74,5 +78,5 @@ export function exportRunBundle(store: Store, ref: string, folder: string): { di
     rmSync(temp, { recursive: true, force: true });
     throw error;
   }
-  return { dir, runs: chain };
+  return { dir, runs: chain, iterations };
 }

@@ -23,13 +23,13 @@ export function register(program: Command): void {
     .action(async (ref: string, options: { bundle: string }, command: Command) => {
       await withStore(command, async (store) => {
         const { exportRunBundle } = await import('../bundle/export-bundle');
-        const { dir, runs } = await asUser(() => exportRunBundle(store, ref, options.bundle));
+        const { dir, runs, iterations } = await asUser(() => exportRunBundle(store, ref, options.bundle));
         process.stdout.write(`wrote ${dir}: ${runs.map((r) => `run ${r.id} (${r.name})`).join(', ')}\n`);
         const { isHeld } = await import('../services/run-owner');
         for (const run of runs) {
           const info = store.runs.processInfo(run.id);
           if (!info || !isHeld(info)) continue;
-          const iteration = store.runs.summary(run.id)?.iterations ?? 0;
+          const iteration = iterations.get(run.id) ?? 0;
           process.stderr.write(
             `run ${run.id} (${run.name}) is still training: the bundle holds it ${iteration === 0 ? 'before its first iteration' : `up to iteration ${iteration}`} and imports as interrupted; export it again once it has ended for the whole run\n`,
           );

@@ -112,7 +112,7 @@ function ownValidationNotes(store: Store, runId: number, iteration: number, metr
       const pooled = (value * n + own.value * m) / (n + m);
       const spread = Math.sqrt(pooled * (1 - pooled) * (1 / n + 1 / m));
       const why = overrides.length > 0 ? ` under ${overrides.join(' ')}, so the two differ by those settings and by sampling` : ', so the two differ by sampling';
-      return [`the run's own ${name} at iteration ${iteration}: ${formatValue(own.value)} of ${m} episodes; this evaluation played its own ${episodes} episodes${why}, about ± ${spread.toFixed(3)} (one standard error of the difference)`];
+      return [`the run's own ${name} at iteration ${iteration}: ${formatValue(own.value)} over ${m} episodes; this evaluation played its own ${episodes} episodes${why}, about ± ${spread.toFixed(3)} (one standard error of the difference)`];
     });
 }
 

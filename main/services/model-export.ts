@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Store } from '../store';
 import { resolveCheckpoint } from './checkpoint-refs';
+import { HfModelError, notANewFolder } from '../../trainer-core';
 
 export interface ModelExportResult {
   checkpointId: number;
@@ -24,6 +25,9 @@ export async function exportModel(
   options: { merged: boolean; dtype?: 'F32' | 'BF16'; log?: (line: string) => void },
 ): Promise<ModelExportResult> {
   const checkpoint = resolveCheckpoint(store, ref);
+  // Before the backend and the weights load (minutes for a large model), not after.
+  const taken = notANewFolder(resolve(out));
+  if (taken !== null) throw new HfModelError(`${taken}; choose a new folder for the export`);
   const { selectBackend } = await import('../../trainer-core/compute');
   const { openCheckpointPolicy } = await import('../../trainer-core/compute');
   const { exportHfFolder } = await import('../../trainer-core/compute');

@@ -142,6 +142,13 @@ describe('turnlab export-run / import', () => {
     expect(notBundle.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\)/);
     const theFile = await turnlab(['import', join(newer, 'turnlab-bundle.json')], { dataDir: home });
     expect(theFile.stderr).toBe(`turnlab: ${join(newer, 'turnlab-bundle.json')} is a file; give the bundle's folder (${newer}), the one that holds turnlab-bundle.json\n`);
+    // A file as --bundle was read as a folder and ended in an internal error; it is refused, and kept.
+    const file = join(root, 'a-file.txt');
+    writeFileSync(file, 'keep me');
+    const onFile = await turnlab(['export-run', 'origin', '--bundle', file], { dataDir: away });
+    expect(onFile.stderr).toBe(`turnlab: ${file} is a file, not a folder; choose a new folder for the bundle\n`);
+    expect(onFile.code).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('keep me');
     const missing = await turnlab(['import', join(root, 'no-such-bundle')], { dataDir: home });
     expect(missing.stderr).toMatch(/^turnlab: no folder .*no-such-bundle \(a run bundle is the folder turnlab export-run writes/);
   }, SLOW);

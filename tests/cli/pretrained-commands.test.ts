@@ -84,6 +84,13 @@ describe('turnlab with a pretrained model', () => {
     const again = await inProcess('export-model', 'qwen-lora', '--out', out);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/not empty/);
+    // A file as --out was read as a folder and ended in an internal error; it is refused, and kept.
+    const file = join(root, 'a-file.txt');
+    writeFileSync(file, 'keep me');
+    const onFile = await inProcess('export-model', 'qwen-lora', '--out', file);
+    expect(onFile.stderr).toBe(`turnlab: ${file} is a file, not a folder; choose a new folder for the export\n`);
+    expect(onFile.code).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('keep me');
     // The checkpoint fixes the adapters' rank: a fork at another says which rank to keep.
     const otherRank = await inProcess('resume', 'qwen-lora', '--fork', '--name', 'rank4', '--set', 'actor_rollout_ref.model.lora_rank=4', '--set', 'trainer.total_training_steps=2');
     expect(otherRank.code).toBe(2);

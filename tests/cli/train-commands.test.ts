@@ -61,7 +61,7 @@ describe('turnlab train, resume and eval', () => {
     expect(JSON.parse(greedy.stdout)).toMatchObject({ episodes: 4 });
     // Beside the run's own validation at that iteration (test_freq 2), with how far two samples fall apart.
     const beside = await inProcess('eval', 'ckpt:1', '--episodes', '4');
-    expect(beside.stdout).toMatch(/\nthe run's own val\/Bandit\/success at iteration 2: [\d.]+ of \d+ episodes; this evaluation played its own 4 episodes, so the two differ by sampling, about ± 0\.\d{3} \(one standard error of the difference\)\n$/);
+    expect(beside.stdout).toMatch(/\nthe run's own val\/Bandit\/success at iteration 2: [\d.]+ over \d+ episodes; this evaluation played its own 4 episodes, so the two differ by sampling, about ± 0\.\d{3} \(one standard error of the difference\)\n$/);
     // --greedy is the validation's do_sample=false, and the note says the setting differs too.
     const greedyBeside = await inProcess('eval', 'ckpt:1', '--episodes', '4', '--greedy');
     expect(greedyBeside.stdout).toMatch(/played its own 4 episodes under actor_rollout_ref\.rollout\.val_kwargs\.do_sample=false, so the two differ by those settings and by sampling, about ± 0\.\d{3}/);

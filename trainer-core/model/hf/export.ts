@@ -4,7 +4,7 @@
  * adapters are folded into the weights (W + scale * B A); without, the base weights are written
  * and the adapter beside them in PEFT's layout (adapter/).
  */
-import { existsSync } from 'node:fs';
+import { notANewFolder } from '../../make-folder';
 import { copyFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HfModelError, makeHfFolder } from './config';
@@ -32,7 +32,8 @@ const TOKENIZER_FILES = /^(tokenizer\.json|tokenizer_config\.json|special_tokens
 
 /** Writes the folder and returns the dtype its weights were written in. */
 export async function exportHfFolder(folder: HfModelFolder, model: HfDecoder, out: string, options: { merged: boolean; dtype?: ExportDtype }): Promise<ExportDtype> {
-  if (existsSync(out) && (await readdir(out)).length > 0) throw new HfModelError(`${out} exists and is not empty; choose a new folder for the export`);
+  const taken = notANewFolder(out);
+  if (taken !== null) throw new HfModelError(`${taken}; choose a new folder for the export`);
   makeHfFolder(out);
   const dtype = options.dtype ?? defaultExportDtype(folder, model, options.merged);
   const tensors = await model.baseTensors();
