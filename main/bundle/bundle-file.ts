@@ -51,7 +51,8 @@ export function openBundle(folder: string, options: { verify?: boolean; nativeBi
         try {
           readCheckpointFiles(resolve(dir, path));
         } catch (error) {
-          throw new BundleError(`bundle ${dir}: ${(error as Error).message}`);
+          // The bundle's own copy is damaged or incomplete; the run it came from has the files.
+          throw new BundleError(`bundle ${dir}: ${(error as Error).message}; copy or export the bundle again`);
         }
       }
     }

@@ -5,8 +5,10 @@ import { Option, type Command } from 'commander';
 import {
   EXPORT_FORMATS,
   EXPORT_KINDS,
+  evaluationToExport,
   exportRows,
   type ExportFormat,
+  type ExportRequest,
   type ExportKind,
 } from '../services/export';
 import type { Store } from '../store/db';
@@ -15,6 +17,7 @@ import { UserError } from './errors';
 import { shellQuote } from '../shell-quote';
 import { selectRuns, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
+import { wholeNumber } from './whole-number';
 
 /** Besides the workbench's formats: TensorBoard's event files, a folder of them (metrics only). */
 const TFEVENTS = 'tfevents';
@@ -27,6 +30,7 @@ interface ExportOptions {
   out?: string;
   force?: boolean;
   where?: string[];
+  evaluation?: string;
 }
 
 const WRITE_REASONS: Record<string, string> = {
@@ -84,9 +88,9 @@ async function toEventFolder(store: Store, options: ExportOptions, runIds: numbe
   }
 }
 
-async function toStdout(store: Store, what: ExportKind, format: ExportFormat, runIds: number[]): Promise<void> {
+async function toStdout(store: Store, request: ExportRequest): Promise<void> {
   try {
-    await exportRows(store, { what, format, runIds }, process.stdout, { end: false });
+    await exportRows(store, request, process.stdout, { end: false });
   } catch (error) {
     // The reader went away (`| head`): nothing left to say to anyone.
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') return;
@@ -99,7 +103,7 @@ async function toStdout(store: Store, what: ExportKind, format: ExportFormat, ru
  * half-written file, and an existing file (kept unless --force) survives a failure intact.
  * A device or pipe (/dev/stdout, a FIFO) is written in place and never removed.
  */
-async function toFile(store: Store, options: ExportOptions & { format: ExportFormat; out: string }, runIds: number[]): Promise<void> {
+async function toFile(store: Store, options: ExportOptions & { out: string }, request: ExportRequest): Promise<void> {
   const out = options.out;
   const existing = statOrNull(out);
   if (existing?.isDirectory()) throw new UserError(`cannot write ${out}: it is a folder; give --out a file name (EISDIR)`);
@@ -108,7 +112,7 @@ async function toFile(store: Store, options: ExportOptions & { format: ExportFor
   const target = inPlace ? out : join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
   const stream = await openOut(target, !inPlace, out);
   try {
-    const { rows } = await exportRows(store, { what: options.what, format: options.format, runIds }, stream);
+    const { rows } = await exportRows(store, request, stream);
     if (!inPlace) {
       if (options.force) renameSync(target, out);
       else {
@@ -122,7 +126,8 @@ async function toFile(store: Store, options: ExportOptions & { format: ExportFor
         rmSync(target, { force: true });
       }
     }
-    process.stderr.write(`exported ${rows} ${options.what} rows of ${runIds.length} run(s) to ${out}\n`);
+    const of = request.evaluationId !== undefined ? `evaluation ${request.evaluationId}` : `${request.runIds.length} run(s)`;
+    process.stderr.write(`exported ${rows} ${options.what} rows of ${of} to ${out}\n`);
   } catch (error) {
     stream.destroy();
     if (!inPlace) rmSync(target, { force: true });
@@ -142,13 +147,22 @@ export function register(program: Command): void {
     )
     .addOption(new Option('--format <format>', 'output format (tfevents: a folder of TensorBoard event files, one run a folder)').choices(CLI_FORMATS as unknown as string[]).default('csv'))
     .option('--out <file>', 'write to FILE instead of stdout (with --format tfevents, a folder)')
+    .option('--evaluation <id>', "export the episodes or turns an evaluation played (turnlab eval prints its id) instead of the run's own; give its run alone")
     .option('--force', 'overwrite an existing --out file (tfevents: replace the runs\' event files TurnLab wrote there before)')
     .action(async (refs: string[], options: ExportOptions, command: Command) => {
       await withStore(command, async (store) => {
         const runIds = selectRuns(store, refs, options.all ?? false, options.where ?? [], 'export');
-        if (options.format === TFEVENTS) await toEventFolder(store, options, runIds);
-        else if (options.out) await toFile(store, { ...options, format: options.format, out: options.out }, runIds);
-        else await toStdout(store, options.what, options.format, runIds);
+        const evaluationId = options.evaluation === undefined ? undefined : wholeNumber('--evaluation', options.evaluation, 1);
+        if (options.format === TFEVENTS) {
+          if (evaluationId !== undefined) throw new UserError("--evaluation exports an evaluation's episodes or turns as csv or jsonl; tfevents holds a run's metrics");
+          await toEventFolder(store, options, runIds);
+          return;
+        }
+        const request: ExportRequest = { what: options.what, format: options.format, runIds, evaluationId };
+        // Refused before a file is opened: an unknown evaluation, another run's, or metrics asked of it.
+        if (evaluationId !== undefined) evaluationToExport(store, request);
+        if (options.out) await toFile(store, { ...options, out: options.out }, request);
+        else await toStdout(store, request);
       }, { reader: true });
     });
 }

@@ -31,3 +31,8 @@ export function renderTable(head: string[], rows: Array<Array<string | number>>)
   for (const row of rows) table.push(row.map(String));
   return table.toString();
 }
+
+/** Tags as the CLI lists them, a tag that holds a comma or a quote quoted so it reads back as one. */
+export function formatTags(tags: readonly string[]): string {
+  return tags.map((tag) => (/[,"]/.test(tag) ? JSON.stringify(tag) : tag)).join(', ');
+}

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { Store } from '../store/db';
 import { UserError } from './errors';
+import { formatTags } from './format';
 import { selectRuns, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
 
@@ -127,7 +128,7 @@ function registerEdits(program: Command): void {
       await withStore(command, async (store) => {
         const ids = selectRuns(store, refs, false, options.where ?? [], 'tag');
         const { runs, changed } = await administering(() => retagRuns(store, ids, { add: options.add ?? [], remove: options.remove ?? [] }));
-        for (const run of runs) process.stdout.write(`run ${run.id} (${run.name}): ${run.tags.length ? run.tags.join(', ') : 'no tags'}\n`);
+        for (const run of runs) process.stdout.write(`run ${run.id} (${run.name}): ${run.tags.length ? formatTags(run.tags) : 'no tags'}\n`);
         // A typo in --remove reads as a success otherwise.
         if (changed < runs.length) process.stdout.write(`${runs.length - changed} of ${runs.length} run(s) unchanged: ${unchangedReason(options)}\n`);
       });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CheckpointRecord, LatestMetric, RunSummary } from '../store/types';
-import { formatTime, formatValue, renderTable } from './format';
+import { formatTags, formatTime, formatValue, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
 import { statusText } from './runs';
 import { withStore } from './with-store';
@@ -20,7 +20,7 @@ function describeRun(run: RunSummary, code: string | null): string {
     const checkpoint = run.parentCheckpointId === null ? '' : ` (checkpoint ${run.parentCheckpointId})`;
     lines.push(`continues run ${run.parentRunId}${at}${checkpoint}`);
   }
-  if (run.tags.length) lines.push(`tags: ${run.tags.join(', ')}`);
+  if (run.tags.length) lines.push(`tags: ${formatTags(run.tags)}`);
   if (run.notes) lines.push(`notes: ${run.notes}`);
   if (run.error) lines.push(`error: ${run.error}`);
   return lines.join('\n');

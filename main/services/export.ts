@@ -4,7 +4,7 @@ import type { Options as CsvOptions, stringify as StringifyCsv } from 'csv-strin
 import { EPISODE_COLUMNS, LOG_EXPORT_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
 import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
-import type { ExportRow } from '../store/types';
+import type { EvaluationRecord, ExportRow } from '../store/types';
 import { storedResponsePrefix } from './response-prefix';
 
 export const EXPORT_KINDS = ['runs', 'metrics', 'episodes', 'turns', 'logs'] as const;
@@ -17,6 +17,8 @@ export interface ExportRequest {
   format: ExportFormat;
   /** Runs to export, in this order. */
   runIds: number[];
+  /** The episodes or turns of this evaluation (`turnlab eval`) of the one run instead of the run's own. */
+  evaluationId?: number;
 }
 
 /**
@@ -38,6 +40,19 @@ function* withResponsePrefix(rows: Iterable<ExportRow>, prefixes: ReadonlyMap<nu
   for (const row of rows) yield { ...row, [RESPONSE_PREFIX.name]: prefixes.get(row.run_id as number) ?? '' };
 }
 
+/** The evaluation an export asks for, refused unless it is one of the run's and the export is of episodes or turns. */
+export function evaluationToExport(store: Store, request: ExportRequest): EvaluationRecord {
+  const evaluation = store.evaluations.get(request.evaluationId!);
+  if (!evaluation) throw new StoreError('INVALID_INPUT', `no evaluation ${request.evaluationId} (turnlab eval prints the id of each it stores)`);
+  if (request.what !== 'episodes' && request.what !== 'turns') {
+    throw new StoreError('INVALID_INPUT', `an evaluation's export is of its episodes or turns (--what episodes or --what turns), not ${request.what}`);
+  }
+  if (request.runIds.length !== 1 || request.runIds[0] !== evaluation.runId) {
+    throw new StoreError('INVALID_INPUT', `evaluation ${evaluation.id} is of run ${evaluation.runId}: give that run alone with --evaluation ${evaluation.id}`);
+  }
+  return evaluation;
+}
+
 /** The columns (CSV header) and keys (JSONL) of an export, in order. */
 export function exportColumns(what: ExportKind): string[] {
   return COLUMNS[what].map((c) => c.name);
@@ -50,9 +65,9 @@ function rowsOf(store: Store, request: ExportRequest, prefixes: ReadonlyMap<numb
     case 'metrics':
       return store.metrics.exportRows(request.runIds);
     case 'episodes':
-      return store.episodes.exportRows(request.runIds);
+      return store.episodes.exportRows(request.runIds, undefined, request.evaluationId ?? null);
     case 'turns':
-      return withResponsePrefix(store.turns.exportRows(request.runIds), prefixes);
+      return withResponsePrefix(store.turns.exportRows(request.runIds, undefined, request.evaluationId ?? null), prefixes);
     case 'logs':
       return store.logs.exportRows(request.runIds);
   }
@@ -134,6 +149,11 @@ export async function exportRows(
         throw new StoreError('RUN_NOT_FOUND', `run ${runId} was deleted before its export began; nothing was exported`);
       }
       prefixes.set(runId, storedResponsePrefix(run.config, run.createdAt));
+    }
+    if (request.evaluationId !== undefined) {
+      const evaluation = evaluationToExport(snapshot.store, request);
+      // Its episodes were played with the evaluation's config, at the evaluation's time.
+      prefixes.set(evaluation.runId, storedResponsePrefix(evaluation.config, evaluation.createdAt));
     }
   } catch (error) {
     snapshot.end();

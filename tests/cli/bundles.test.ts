@@ -129,6 +129,21 @@ describe('turnlab export-run / import', () => {
     expect(existsSync(join(fresh, 'checkpoints')) ? readdirSync(join(fresh, 'checkpoints')) : []).toEqual([]);
   }, SLOW);
 
+  it('refuses a bundle whose checkpoint file was altered, saying to copy or export it again, and imports nothing', async () => {
+    const altered = join(root, 'altered');
+    ok(await turnlab(['export-run', 'origin', '--bundle', altered], { dataDir: away }));
+    const checkpoint = join(altered, 'checkpoints', readdirSync(join(altered, 'checkpoints'))[0]);
+    const file = join(checkpoint, readdirSync(checkpoint)[0], 'policy.safetensors');
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(file, bytes);
+    const fresh = join(root, 'fresh-altered');
+    const result = await turnlab(['import', altered], { dataDir: fresh });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^turnlab: bundle ${altered}: .*policy\\.safetensors.*altered.*; copy or export the bundle again\n$`));
+    expect(await runs(fresh)).toEqual([]);
+  }, SLOW);
+
   it('refuses a bundle from a newer TurnLab and a folder that is not a bundle', async () => {
     const newer = join(root, 'newer');
     cpSync(bundle, newer, { recursive: true });

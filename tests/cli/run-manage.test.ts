@@ -184,6 +184,11 @@ describe('turnlab delete, tag, rename and note', () => {
     expect((await turnlab(['tag', String(run.id), '--add', 'x', '--remove', 'x'])).stderr).toBe("turnlab: 'x' is both added and removed: give it once, to add or to remove\n");
     expect(tagged.stdout).toBe(`run ${run.id} (${run.name}): ${tags.join(', ')}\n`);
     expect((await turnlab(['tag', String(run.id)])).stderr).toBe('turnlab: tag: say what to change with --add TAG and/or --remove TAG\n');
+    // A tag that holds a comma is quoted, so it reads back as one tag.
+    const comma = await turnlab(['tag', String(run.id), '--add', 'a,b']);
+    expect(comma.stdout).toBe(`run ${run.id} (${run.name}): baseline, lr sweep, "a,b"\n`);
+    expect((await turnlab(['show', String(run.id)])).stdout).toContain('\ntags: baseline, lr sweep, "a,b"\n');
+    await turnlab(['tag', String(run.id), '--remove', 'a,b']);
 
     expect((await turnlab(['rename', String(run.id), 'baseline-a'])).stdout).toBe(`run ${run.id} renamed from ${run.name} to baseline-a\n`);
     expect((await turnlab(['rename', 'baseline-a', ' '])).stderr).toBe('turnlab: a run name cannot be empty\n');

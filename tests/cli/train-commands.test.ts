@@ -56,6 +56,17 @@ describe('turnlab train, resume and eval', () => {
     expect(report.episodes).toBe(4);
     expect(report.metrics).toHaveProperty('val/Bandit/success');
 
+    // The evaluation's episodes export alone, its run given; not another run's, nor as metrics.
+    const evalEpisodes = await inProcess('export', '1', '--evaluation', '1', '--what', 'episodes', '--format', 'jsonl');
+    expect(evalEpisodes.code, evalEpisodes.stderr).toBe(0);
+    const played = evalEpisodes.stdout.trim().split('\n').map((line) => JSON.parse(line) as { run_id: number; split: string });
+    expect(played.map((e) => [e.run_id, e.split])).toEqual([[1, 'val'], [1, 'val'], [1, 'val'], [1, 'val']]);
+    const ownEpisodes = (await inProcess('export', '1', '--what', 'episodes', '--format', 'jsonl')).stdout.trim().split('\n');
+    expect(ownEpisodes.length).toBeGreaterThan(4);
+    expect((await inProcess('export', '2', '--evaluation', '1', '--what', 'turns')).stderr).toBe('turnlab: evaluation 1 is of run 1: give that run alone with --evaluation 1\n');
+    expect((await inProcess('export', '1', '--evaluation', '1')).stderr).toBe('turnlab: an evaluation\'s export is of its episodes or turns (--what episodes or --what turns), not metrics\n');
+    expect((await inProcess('export', '1', '--evaluation', '9', '--what', 'turns')).stderr).toBe('turnlab: no evaluation 9 (turnlab eval prints the id of each it stores)\n');
+
     const greedy = await inProcess('eval', '1', '--episodes', '4', '--json', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
     expect(greedy.code).toBe(0);
     expect(JSON.parse(greedy.stdout)).toMatchObject({ episodes: 4 });

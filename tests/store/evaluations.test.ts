@@ -144,6 +144,9 @@ describe('evaluations', () => {
     const exported = [...store.episodes.exportRows([run.run.id])].map((row) => row.id);
     expect(exported).not.toContain(episodes[0].id);
     expect([...store.turns.exportRows([run.run.id])].map((row) => row.episode_id)).not.toContain(episodes[0].id);
+    // ...which an export of the evaluation gives alone.
+    expect([...store.episodes.exportRows([run.run.id], 1, stored.id)].map((row) => row.id)).toEqual(episodes.map((e) => e.id));
+    expect([...store.turns.exportRows([run.run.id], 1, stored.id)].map((row) => [row.episode_id, row.observation])).toEqual([[episodes[0].id, 'board 0'], [episodes[1].id, 'board 1']]);
   });
 
   it('refuses two episodes of one evaluation at the same env, storing nothing', () => {

@@ -151,14 +151,15 @@ export class EpisodesRepository {
    * Export rows of the given runs' own episodes in insertion order, paged by id (see
    * MetricsRepository.exportRows for why not one open `.iterate()`).
    */
-  *exportRows(runIds: number[], pageSize = 2000): Generator<ExportRow> {
+  *exportRows(runIds: number[], pageSize = 2000, evaluationId: number | null = null): Generator<ExportRow> {
+    // `IS ?` matches NULL too: a run's own episodes, or one evaluation's.
     const page = this.db.prepare(
-      `SELECT ${selectList(EPISODE_COLUMNS)} FROM episodes WHERE run_id = ? AND id > ? AND evaluation_id IS NULL ORDER BY id LIMIT ?`,
+      `SELECT ${selectList(EPISODE_COLUMNS)} FROM episodes WHERE run_id = ? AND id > ? AND evaluation_id IS ? ORDER BY id LIMIT ?`,
     );
     for (const runId of runIds) {
       let after = 0;
       for (;;) {
-        const rows = page.all(runId, after, pageSize) as Array<Record<string, unknown>>;
+        const rows = page.all(runId, after, evaluationId, pageSize) as Array<Record<string, unknown>>;
         for (const raw of rows) yield decodeRow(EPISODE_COLUMNS, raw);
         if (rows.length < pageSize) break;
         after = rows[rows.length - 1].id as number;
