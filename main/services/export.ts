@@ -1,7 +1,7 @@
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Options as CsvOptions, stringify as StringifyCsv } from 'csv-stringify/sync';
-import { EPISODE_COLUMNS, LOG_EXPORT_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
+import { EPISODE_EXPORT_COLUMNS, LOG_EXPORT_COLUMNS, METRIC_EXPORT_COLUMNS, RUN_COLUMNS, TURN_EXPORT_COLUMNS, type Column } from '../store/columns';
 import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { EvaluationRecord, ExportRow } from '../store/types';
@@ -31,7 +31,7 @@ const RESPONSE_PREFIX: Column = { name: 'response_prefix', kind: 'text' };
 const COLUMNS: Record<ExportKind, Column[]> = {
   runs: RUN_COLUMNS,
   metrics: METRIC_EXPORT_COLUMNS,
-  episodes: EPISODE_COLUMNS,
+  episodes: EPISODE_EXPORT_COLUMNS,
   turns: [...TURN_EXPORT_COLUMNS, RESPONSE_PREFIX],
   logs: LOG_EXPORT_COLUMNS,
 };

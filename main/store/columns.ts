@@ -62,10 +62,19 @@ export const EVALUATION_COLUMNS = columns(`
   id:int run_id:int checkpoint_id:int iteration:int created_at:int config:json overrides:json num_episodes:int
   start_seed:int backend:text device:text metrics:json`);
 
+/** Episode rows as exported: the run's name beside its id, as metric rows carry it. */
+export const EPISODE_EXPORT_COLUMNS: Column[] = [
+  { name: 'id', kind: 'int' },
+  { name: 'run_id', kind: 'int' },
+  { name: 'run_name', kind: 'text', sql: '(SELECT r.name FROM runs r WHERE r.id = episodes.run_id)' },
+  ...EPISODE_COLUMNS.filter((c) => c.name !== 'id' && c.name !== 'run_id'),
+];
+
 /** Turn rows as exported: the episode's coordinates first, so every turn can be related back. */
 export const TURN_EXPORT_COLUMNS: Column[] = [
   { name: 'id', kind: 'int', sql: 't.id' },
   { name: 'run_id', kind: 'int', sql: 'e.run_id' },
+  { name: 'run_name', kind: 'text', sql: '(SELECT r.name FROM runs r WHERE r.id = e.run_id)' },
   { name: 'episode_id', kind: 'int', sql: 't.episode_id' },
   ...columns('iteration:int split:text env_tag:text group_id:int env_index:int').map((c) => ({ ...c, sql: `e.${c.name}` })),
   ...TURN_COLUMNS.filter((c) => c.name !== 'id' && c.name !== 'episode_id').map((c) => ({ ...c, sql: `t.${c.name}` })),

@@ -16,11 +16,12 @@ const EXPECTED_SQL: Record<ExportKind, string> = {
   metrics: `SELECT m.run_id, r.name AS run_name, m.name, m.iteration, m.value, m.wall_time
             FROM metrics m JOIN runs r ON r.id = m.run_id ORDER BY m.run_id, m.name, m.iteration`,
   // A run's own episodes: an evaluation's (evaluation_id set) are not the run's to export.
-  episodes: `SELECT id, run_id, iteration, split, env_tag, group_id, env_index, seed, total_reward, success, num_turns,
-               num_actions, truncated, filtered_out
-             FROM episodes WHERE evaluation_id IS NULL ORDER BY run_id, id`,
-  turns: `SELECT t.*, e.run_id, e.iteration, e.split, e.env_tag, e.group_id, e.env_index
-          FROM turns t JOIN episodes e ON e.id = t.episode_id WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id, t.turn_index`,
+  episodes: `SELECT e.id, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index, e.seed, e.total_reward,
+               e.success, e.num_turns, e.num_actions, e.truncated, e.filtered_out
+             FROM episodes e JOIN runs r ON r.id = e.run_id WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id`,
+  turns: `SELECT t.*, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index
+          FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id
+          WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id, t.turn_index`,
   logs: `SELECT l.run_id, r.name AS run_name, l.id, l.at, l.line FROM run_logs l JOIN runs r ON r.id = l.run_id ORDER BY l.run_id, l.id`,
 };
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { EPISODE_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
+import { EPISODE_COLUMNS, EPISODE_EXPORT_COLUMNS, decodeRow, selectList, toRecord } from '../columns';
 import { StoreError } from '../errors';
 import { storedJson, storedValue } from '../text';
 import { SPLITS, type EpisodeFilter, type EpisodeRecord, type ExportRow, type NewEpisode } from '../types';
@@ -154,13 +154,13 @@ export class EpisodesRepository {
   *exportRows(runIds: number[], pageSize = 2000, evaluationId: number | null = null): Generator<ExportRow> {
     // `IS ?` matches NULL too: a run's own episodes, or one evaluation's.
     const page = this.db.prepare(
-      `SELECT ${selectList(EPISODE_COLUMNS)} FROM episodes WHERE run_id = ? AND id > ? AND evaluation_id IS ? ORDER BY id LIMIT ?`,
+      `SELECT ${selectList(EPISODE_EXPORT_COLUMNS)} FROM episodes WHERE run_id = ? AND id > ? AND evaluation_id IS ? ORDER BY id LIMIT ?`,
     );
     for (const runId of runIds) {
       let after = 0;
       for (;;) {
         const rows = page.all(runId, after, evaluationId, pageSize) as Array<Record<string, unknown>>;
-        for (const raw of rows) yield decodeRow(EPISODE_COLUMNS, raw);
+        for (const raw of rows) yield decodeRow(EPISODE_EXPORT_COLUMNS, raw);
         if (rows.length < pageSize) break;
         after = rows[rows.length - 1].id as number;
       }
