@@ -161,7 +161,7 @@ describe('configs refused before a run exists', () => {
     const result = await turnlab(['train', '--config', bandit, ...TINY_TRAIN, '--set', 'warm_start.mode=none', '--set', 'model.context_length=16'], { dataDir });
     expectRefused(
       result,
-      "custom_envs.Bandit: the first prompt of a train episode is 27 tokens and leaves no room for a reply in model.context_length 16; raise model.context_length (a pretrained model's own limit is its max_position_embeddings), or shorten the observation (custom_envs.Bandit.env_config, e.g. a smaller board)",
+      "custom_envs.Bandit: no train episode of this tag can play a turn: its shortest first prompt is 27 tokens and leaves no room for a reply in model.context_length 16; raise model.context_length (a pretrained model's own limit is its max_position_embeddings), or shorten the observation (custom_envs.Bandit.env_config, e.g. a smaller board)",
     );
     await expectNoRuns(dataDir);
   });

@@ -7,6 +7,7 @@ import { loadRunConfig } from '../../trainer-core/config';
 import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { tinyPretrainedLake } from '../helpers/tiny-lake';
 import { tempDir, trainInMemory } from './helpers';
+import { prepareRun } from '../../main/services/prepare-run';
 
 const tmp = tempDir('pretrained-context');
 afterAll(() => tmp.cleanup());
@@ -44,5 +45,11 @@ describe("a pretrained folder's max_position_embeddings below model.context_leng
       (error: unknown) => ({ status: 'threw', error: String(error) }),
     );
     expect(JSON.stringify(outcome)).toMatch(/could play its first turn: .*\(the model's max_position_embeddings 16, below model\.context_length 512\)/);
+    // A run started as the CLI and the workbench start one is refused before it exists, with the
+    // folder's tokenizer and positions; a 64-position model's first prompts fit.
+    await expect(prepareRun(config, tmp.dir)).rejects.toThrow(
+      /^custom_envs\.FrozenLake\w+: no train episode of this tag can play a turn: its shortest first prompt is \d+ tokens and leaves no room for a reply in the model's max_position_embeddings 16, below model\.context_length 512; /,
+    );
+    await expect(prepareRun(await shortModelLake(64), tmp.dir)).resolves.toBeDefined();
   }, 120_000);
 });

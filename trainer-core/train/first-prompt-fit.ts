@@ -14,22 +14,29 @@ import { fitRunTokenizer } from './models';
 export interface PromptRoom {
   tag: string;
   split: string;
-  /** Tokens of the first prompt. */
+  /** Tokens of the tag's shortest first prompt. */
   promptTokens: number;
   /** Tokens a reply may take, as the rollout reckons it (one kept for the end-of-turn id). */
   room: number;
 }
 
-/** The env of `es` (whose episodes have been reset) whose first prompt leaves the least room. */
+/**
+ * Per env tag of `es` (whose episodes have been reset), the roomiest first prompt; of those, the
+ * tightest. A tag none of whose envs can play a first turn is a config mistake; one long prompt
+ * among many (a long math question) is not, and the rollout cuts that episode alone.
+ */
 export function tightestFirstPrompt(cfg: RunConfig, es: EnvStateManager, tokenizer: Tokenizer, contextLength: number): PromptRoom | null {
   const cm = createContextManager(cfg, tokenizer);
-  let tightest: PromptRoom | null = null;
+  const roomiest = new Map<string, PromptRoom>();
   for (const entry of es.entries) {
     const turns = [{ turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj }];
     const promptTokens = cm.contextIds(entry.prompt, turns).length;
     const room = contextLength - cm.trainingLength(entry.prompt, turns, promptTokens) - 1;
-    if (tightest === null || room < tightest.room) tightest = { tag: entry.tag, split: es.split, promptTokens, room };
+    const best = roomiest.get(entry.tag);
+    if (best === undefined || room > best.room) roomiest.set(entry.tag, { tag: entry.tag, split: es.split, promptTokens, room });
   }
+  let tightest: PromptRoom | null = null;
+  for (const tag of roomiest.values()) if (tightest === null || tag.room < tightest.room) tightest = tag;
   return tightest;
 }
 
@@ -41,7 +48,7 @@ export function contextLimitText(cfg: RunConfig, contextLength: number): string 
 }
 
 /**
- * Refuses when `es`'s tightest first prompt leaves no room for a reply. A model trained from
+ * Refuses when no env of some tag of `es` has a first prompt that leaves room for a reply. A model trained from
  * scratch is asked with bytes first, an upper bound of its fitted tokenizer (which takes seconds
  * to fit on a long config); a pretrained one with its folder's tokenizer and context. A run that
  * starts from a checkpoint (`model.path`) is not asked: its tokenizer is read with its weights.
@@ -65,7 +72,7 @@ export function checkFirstPromptsFit(
     {
       path: ['custom_envs', tightest.tag, 'env_config'],
       message:
-        `custom_envs.${tightest.tag}: the first prompt of a ${tightest.split} episode is ${tightest.promptTokens} tokens and leaves no room for a reply in ` +
+        `custom_envs.${tightest.tag}: no ${tightest.split} episode of this tag can play a turn: its shortest first prompt is ${tightest.promptTokens} tokens and leaves no room for a reply in ` +
         `${contextLimitText(cfg, contextLength)}; raise model.context_length (a pretrained model's own limit is its max_position_embeddings), ` +
         `or shorten the observation (custom_envs.${tightest.tag}.env_config, e.g. a smaller board${cfg.agent_proxy.template === 'compact' ? '' : ', or agent_proxy.template: compact'})`,
     },
