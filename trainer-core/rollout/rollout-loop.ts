@@ -7,7 +7,7 @@ import { buildEpisodeSequence, emptyEpisodeSequence, type EpisodeSequence, type 
 import type { EndReason, EnvStateManager, Split, TurnOutcome } from './es-manager';
 import { computeRolloutMetrics, episodeMetricValues, type EpisodeSummary } from './metrics';
 import { groupingKeys, normalizeScores, type RewardGrouping, type RewardMethod } from './reward-normalization';
-import { templateOf, type ChatMessage } from './templates';
+import { templateOf, type ChatMessage, type EnvPromptInfo } from './templates';
 import type { Tokenizer } from './tokenizer';
 import { endsWithIds } from '../token-ids';
 import { isEstimatorName, needsTurnRewards } from '../algo/estimator-registry';
@@ -164,6 +164,20 @@ export function createContextManager(cfg: RunConfig, tokenizer: Tokenizer): Cont
   });
 }
 
+/** The context of an episode's first turn: the env's first observation and the whole action budget. */
+export function firstContextTurn(es: EnvStateManager, envId: number): ContextTurn {
+  return { turn: 1, observation: es.episode(envId).initialObservation, actionsLeft: es.entries[envId].maxActionsPerTraj };
+}
+
+/**
+ * Tokens a reply may take after a prompt of `promptLength` ids. One token of the context stays
+ * free for the end-of-turn id that closes a reply cut at the limit or ended by a stop string (see
+ * ContextManager.replySegments): it is part of the training row too, which must fit the model.
+ */
+export function replyRoom(cm: ContextManager, env: EnvPromptInfo, turns: readonly ContextTurn[], promptLength: number, maxSequenceLength: number): number {
+  return maxSequenceLength - cm.trainingLength(env, turns, promptLength) - 1;
+}
+
 export interface RolloutParams {
   esManager: EnvStateManager;
   contextManager: ContextManager;
@@ -175,9 +189,7 @@ export interface RolloutParams {
 export async function runRollout(params: RolloutParams): Promise<RolloutResult> {
   const { esManager: es, contextManager: cm, tokenizer, generator, settings } = params;
   es.reset();
-  const contexts: ContextTurn[][] = es.entries.map((entry) => [
-    { turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj },
-  ]);
+  const contexts: ContextTurn[][] = es.entries.map((entry) => [firstContextTurn(es, entry.envId)]);
   const records: TurnRecord[][] = es.entries.map(() => []);
   const stopSequences = settings.stop.map((text) => tokenizer.encode(text));
   const statesBefore: StateRender[] = es.entries.map((entry) => es.episode(entry.envId).initialState);
@@ -206,10 +218,7 @@ async function playEpisodes(
     const asked: number[] = [];
     for (const envId of active) {
       const ids = cm.contextIds(es.entries[envId].prompt, contexts[envId]);
-      // One token of the context stays free for the end-of-turn id that closes a reply cut at
-      // the limit or ended by a stop string (see ContextManager.replySegments): it is part of
-      // the training row too, which must fit the model.
-      const free = maxSequenceLength - cm.trainingLength(es.entries[envId].prompt, contexts[envId], ids.length) - 1;
+      const free = replyRoom(cm, es.entries[envId].prompt, contexts[envId], ids.length, maxSequenceLength);
       const room = Math.min(settings.responseLength, free);
       if (room < 1) {
         contexts[envId].pop();

@@ -6,7 +6,7 @@
 import { ConfigError } from '../config/errors';
 import type { RunConfig } from '../config/schema';
 import type { EnvSpecResolver, EnvStateManager } from '../rollout/es-manager';
-import { createContextManager } from '../rollout/rollout-loop';
+import { createContextManager, firstContextTurn, replyRoom } from '../rollout/rollout-loop';
 import type { Tokenizer } from '../rollout/tokenizer';
 import { fitTokenizer } from '../model/tokenizer';
 import { fitRunTokenizer } from './models';
@@ -16,7 +16,7 @@ export interface PromptRoom {
   split: string;
   /** Tokens of the tag's shortest first prompt. */
   promptTokens: number;
-  /** Tokens a reply may take, as the rollout reckons it (one kept for the end-of-turn id). */
+  /** Tokens a reply may take, as the rollout reckons it (replyRoom). */
   room: number;
 }
 
@@ -29,9 +29,9 @@ export function tightestFirstPrompt(cfg: RunConfig, es: EnvStateManager, tokeniz
   const cm = createContextManager(cfg, tokenizer);
   const roomiest = new Map<string, PromptRoom>();
   for (const entry of es.entries) {
-    const turns = [{ turn: 1, observation: es.episode(entry.envId).initialObservation, actionsLeft: entry.maxActionsPerTraj }];
+    const turns = [firstContextTurn(es, entry.envId)];
     const promptTokens = cm.contextIds(entry.prompt, turns).length;
-    const room = contextLength - cm.trainingLength(entry.prompt, turns, promptTokens) - 1;
+    const room = replyRoom(cm, entry.prompt, turns, promptTokens, contextLength);
     const best = roomiest.get(entry.tag);
     if (best === undefined || room > best.room) roomiest.set(entry.tag, { tag: entry.tag, split: es.split, promptTokens, room });
   }
