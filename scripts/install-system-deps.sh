@@ -13,7 +13,8 @@ need_root() {
 # slurm-wlm and munge: the one-node Slurm cluster of scripts/slurm-local.sh (the Slurm tests).
 # python3-numpy: the independent float64 reference of the pretrained decoders (tests/helpers/hf_reference.py).
 # python3-protobuf, python3-crcmod: the independent reader of TensorBoard event files (tests/helpers/tfevents_reader.py).
-packages=(python3 python3-numpy python3-protobuf python3-crcmod make g++ chromium slurm-wlm munge)
+# python3-pandas: the exports read back as a researcher reads them (tests/helpers/pandas_reader.py).
+packages=(python3 python3-numpy python3-protobuf python3-crcmod python3-pandas make g++ chromium slurm-wlm munge)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -14,23 +14,11 @@ import { deleteRun } from '../../main/services/run-admin';
 import { runFolderName } from '../../main/services/tensorboard-folders';
 import { makeFixtureDataDir, makeTempDir, type FixtureDataDir, type TempDir } from '../helpers/fixtures';
 import { repoRoot, runTurnlabInProcess, TINY_OVERRIDES } from '../helpers/turnlab-cli';
+import { pythonWith } from '../helpers/python-with';
 
 const READER = fileURLToPath(new URL('../helpers/tfevents_reader.py', import.meta.url));
 /** A test's skip note without the reader's libraries; the skip reporter reads it as NEEDS_PYTHON_PROTOBUF. */
 const NOTE = 'python3 with protobuf and crcmod not found: the independent reader of event files cannot run';
-
-/** A python3 with both libraries: the one on PATH, else Debian's own (where apt installs them). */
-function readerPython(): string | null {
-  for (const python of ['python3', '/usr/bin/python3']) {
-    try {
-      execFileSync(python, ['-c', 'import google.protobuf, crcmod.predefined'], { stdio: 'ignore' });
-      return python;
-    } catch {
-      // Not this one.
-    }
-  }
-  return null;
-}
 
 interface ReadEvent {
   wall_time: number;
@@ -43,7 +31,7 @@ interface ReadEvent {
 
 let data: FixtureDataDir;
 let out: TempDir;
-const python = readerPython();
+const python = pythonWith('google.protobuf, crcmod.predefined');
 
 beforeAll(() => {
   data = makeFixtureDataDir({ iterations: 4 });

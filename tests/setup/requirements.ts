@@ -78,6 +78,15 @@ export const NEEDS_PYTHON_PROTOBUF: Requirement = {
   note: /python3 with protobuf and crcmod not found/,
 };
 
+/** The exports are read back with pandas (tests/helpers/pandas_reader.py); the test skips itself with a note without it. */
+export const NEEDS_PANDAS: Requirement = {
+  missing: 'python3 has no pandas, so the exports cannot be read back as a researcher reads them (tests/helpers/pandas_reader.py)',
+  install: 'sudo scripts/install-system-deps.sh (or: sudo apt-get install python3-pandas)',
+  present: () => true,
+  suites: [],
+  note: /python3 with pandas not found/,
+};
+
 /** The Slurm tests start a one-node cluster with scripts/slurm-local.sh, which needs root. */
 export const NEEDS_SLURM: Requirement = {
   missing: 'Slurm is not installed (slurm-wlm and munge: /usr/sbin/slurmctld or /usr/sbin/munged not found), or the tests do not run as root',
@@ -86,7 +95,7 @@ export const NEEDS_SLURM: Requirement = {
   suites: ['tests/cluster/slurm-sweep.test.ts', 'tests/e2e/cluster-jobs.test.ts'],
 };
 
-export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_NUMPY, NEEDS_PYTHON_PROTOBUF, NEEDS_SLURM];
+export const REQUIREMENTS: Requirement[] = [NEEDS_CHROMIUM, NEEDS_ELECTRON, NEEDS_VULKAN, NEEDS_NUMPY, NEEDS_PYTHON_PROTOBUF, NEEDS_PANDAS, NEEDS_SLURM];
 
 export interface SkippedSuite {
   /** Path from the repository root. */
