@@ -18,7 +18,7 @@ import { checkpointFolder, requireCheckpoint, RunAdminError } from './services/r
 import type { RunEventWatcher } from './services/run-events';
 import { tarFolder } from './services/tar-folder';
 import { chooseEncoding, CompressedFiles } from './static-compression';
-import { checkpointExportName, exportFileName, exportRunIds } from './services/workbench-files';
+import { checkpointExportName, exportFileName, workbenchExport } from './services/workbench-files';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -73,6 +73,8 @@ const exportQuery = z.strictObject({
     .string()
     .regex(/^(\d+(,\d+)*)?$/, 'expected run ids separated by commas, e.g. runs=1,2')
     .optional(),
+  /** An evaluation of the one run: its episodes or turns. */
+  evaluation: z.string().regex(/^[1-9]\d*$/, 'expected an evaluation id, e.g. evaluation=3').optional(),
   token: z.string().optional(),
 });
 const archiveQuery = z.strictObject({ id: z.string().regex(/^[1-9]\d*$/, 'expected a checkpoint id'), token: z.string().optional() });
@@ -200,8 +202,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   async function handleExport(res: ServerResponse, url: URL, store: Store): Promise<void> {
     const query = queryOf(exportQuery, url);
     const named = query.runs ? query.runs.split(',').map(Number) : [];
-    const runIds = exportRunIds(store, named);
-    const request = { what: query.what, format: query.format, runIds };
+    // Refused before the download starts: an unknown run or evaluation, another run's evaluation, or metrics asked of one.
+    const evaluationId = query.evaluation === undefined ? undefined : Number(query.evaluation);
+    const request = workbenchExport(store, { what: query.what, format: query.format, runIds: named, evaluationId });
     res.writeHead(200, {
       'Content-Type': query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
       'Content-Disposition': attachment(exportFileName(store, request, named.length === 0)),

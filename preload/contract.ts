@@ -534,6 +534,8 @@ export interface ExportRequestDto {
   what: ExportKindDto;
   format: ExportFormatDto;
   runIds: number[];
+  /** The episodes or turns this evaluation of the one run played, instead of the run's own. */
+  evaluationId?: number;
 }
 
 /** Where the desktop app saved something the user chose a place for. */

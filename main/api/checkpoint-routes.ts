@@ -6,7 +6,7 @@ import { isAbsolute } from 'node:path';
 import type { EvaluationRecord } from '../store/types';
 import { deleteCheckpoint, requireCheckpoint } from '../services/run-admin';
 import { evaluateInChildProcess } from '../services/evaluation';
-import { copyCheckpointFolder, exportFileName, exportRunIds, exportToFile } from '../services/workbench-files';
+import { copyCheckpointFolder, exportFileName, exportToFile, workbenchExport } from '../services/workbench-files';
 import { EXPORT_FORMATS, EXPORT_KINDS } from '../services/export';
 import { describeRunModel } from '../services/run-model';
 import { exportModelInChildProcess } from '../services/model-export-process';
@@ -51,14 +51,16 @@ export const checkpointRoutes = {
       managing(options, () => deleteCheckpoint(store, checkpointId, activeRunIds(options))),
   },
   saveExport: {
-    args: z.tuple([z.strictObject({ what: z.enum(EXPORT_KINDS), format: z.enum(EXPORT_FORMATS), runIds: z.array(id).max(10_000) })]),
+    args: z.tuple([
+      z.strictObject({ what: z.enum(EXPORT_KINDS), format: z.enum(EXPORT_FORMATS), runIds: z.array(id).max(10_000), evaluationId: id.optional() }),
+    ]),
     handle: (store, options, request) =>
       managingAsync(options, async () => {
         const dialogs = requireDialogs(options, 'saveExport');
-        const runIds = exportRunIds(store, request.runIds);
-        const path = await dialogs.chooseFile(exportFileName(store, { ...request, runIds }, request.runIds.length === 0));
+        const checked = workbenchExport(store, request);
+        const path = await dialogs.chooseFile(exportFileName(store, checked, request.runIds.length === 0));
         if (path === null) return null;
-        return exportToFile(store, { ...request, runIds }, path);
+        return exportToFile(store, checked, path);
       }),
   },
   saveCheckpointFolder: {

@@ -4,7 +4,8 @@ import { basename, join } from 'node:path';
 import { ConfigError, YamlSource } from '../../trainer-core';
 import type { Store } from '../store/db';
 import type { CheckpointRecord } from '../store/types';
-import { exportRows, type ExportRequest } from './export';
+import { StoreError } from '../store/errors';
+import { evaluationToExport, exportRows, type ExportRequest } from './export';
 import { checkpointFolder, RunAdminError } from './run-admin';
 
 /** Files the workbench writes: edited configs, exports and model copies the user asked for. */
@@ -18,6 +19,23 @@ export function exportRunIds(store: Store, runIds: readonly number[]): number[] 
   return [...runIds];
 }
 
+/**
+ * The export the workbench asked for, its runs and evaluation checked: every run when none is
+ * named, and an evaluation's episodes or turns only of its own run (the CLI's check, whose
+ * refusal is the workbench's too).
+ */
+export function workbenchExport(store: Store, request: ExportRequest): ExportRequest {
+  const checked = { ...request, runIds: exportRunIds(store, request.runIds) };
+  if (checked.evaluationId === undefined) return checked;
+  try {
+    evaluationToExport(store, checked);
+  } catch (error) {
+    if (error instanceof StoreError) throw new RunAdminError(store.evaluations.get(checked.evaluationId) ? 'REFUSED' : 'NOT_FOUND', error.message);
+    throw error;
+  }
+  return checked;
+}
+
 /** A run's name as a piece of a file name: letters, digits, `.`, `_` and `-` only. */
 export function fileNamePart(name: string): string {
   return name.replace(/[^\w.-]+/g, '_').replace(/^[_.-]+|[_.-]+$/g, '').slice(0, 60);
@@ -25,7 +43,7 @@ export function fileNamePart(name: string): string {
 
 /**
  * `turnlab-<what>-run-4-fl-small-s3.csv` for one run (its id and name), `-runs-1-2` for
- * several, `-all-runs` when every run is exported.
+ * several, `-all-runs` when every run is exported; `-evaluation-7` after the run for an evaluation's.
  */
 export function exportFileName(store: Store, request: ExportRequest, all: boolean): string {
   const only = request.runIds.length === 1 ? store.runs.get(request.runIds[0]) : undefined;
@@ -35,7 +53,8 @@ export function exportFileName(store: Store, request: ExportRequest, all: boolea
     : only
       ? `run-${only.id}${named ? `-${named}` : ''}`
       : `runs-${request.runIds.slice(0, 8).join('-')}${request.runIds.length > 8 ? '-etc' : ''}`;
-  return `turnlab-${request.what}-${runs}.${request.format}`;
+  const evaluation = request.evaluationId === undefined ? '' : `-evaluation-${request.evaluationId}`;
+  return `turnlab-${request.what}-${runs}${evaluation}.${request.format}`;
 }
 
 /** Writes the export to `path` with the CLI's export code. */

@@ -1,9 +1,12 @@
 // End to end (issue 21.8): evaluations of a checkpoint are stored and listed under it. A real
 // short FrozenLake run trained by the CLI, one evaluation made by `turnlab eval`, another by the
 // Checkpoints view's Evaluate in Chromium against `turnlab serve`; both survive a reload, and
-// each opens in Replay, where its episodes step through to the state after the last action.
+// each opens in Replay, where its episodes step through to the state after the last action, and
+// its episodes and turns download as the CLI exports them.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
@@ -140,5 +143,23 @@ describe.skipIf(!hasChromium)('stored evaluations in a browser against turnlab s
     await page.locator('.source-picker').selectOption('');
     await page.locator('.iteration-picker').waitFor();
     await expect.poll(() => page.locator('.episode-row td:first-child').allInnerTexts()).toContain('train');
+  });
+
+  it("downloads an evaluation's episodes as CSV and its turns as JSONL, as turnlab export --evaluation writes them", async () => {
+    await page.goto(serve.at('/runs/1/checkpoints'));
+    const row = page.locator(`.evaluation-row[data-evaluation-id="${cliEvaluation}"]`);
+    await row.waitFor();
+    const [episodes] = await Promise.all([page.waitForEvent('download'), row.locator('button.export').click()]);
+    expect(episodes.suggestedFilename()).toMatch(new RegExp(`^turnlab-episodes-run-1-.*-evaluation-${cliEvaluation}\\.csv$`));
+    const expected = turnlab('export', '1', '--evaluation', String(cliEvaluation), '--what', 'episodes');
+    expect(readFileSync((await episodes.path())!, 'utf8')).toBe(expected);
+    expect(parse(expected, { columns: true })).toHaveLength(2);
+
+    await row.locator('select[name=exportWhat]').selectOption('turns');
+    await row.locator('select[name=exportFormat]').selectOption('jsonl');
+    const [turns] = await Promise.all([page.waitForEvent('download'), row.locator('button.export').click()]);
+    expect(turns.suggestedFilename()).toMatch(new RegExp(`-evaluation-${cliEvaluation}\\.jsonl$`));
+    expect(readFileSync((await turns.path())!, 'utf8')).toBe(turnlab('export', '1', '--evaluation', String(cliEvaluation), '--what', 'turns', '--format', 'jsonl'));
+    expect(await row.locator('.note').innerText()).toBe('download started');
   });
 });

@@ -274,6 +274,39 @@ describe('export from the GUI', () => {
     expect(byQueryToken.body.toString('utf8').trimEnd().split('\n')).toHaveLength(store.runs.list().length);
   });
 
+  it("exports an evaluation's episodes and turns, as a download and through the desktop dialog, and refuses another run's", async () => {
+    const { run, checkpoints } = fixture.runs[2];
+    const turn = { observation: 'board', state: {}, response: 'Right', actions: ['Right'], numValidActions: 1, reward: 1, done: true, info: {}, numTokens: 3 };
+    const played = (envIndex: number) => ({ envTag: 'frozenlake', groupId: 0, envIndex, seed: 500 + envIndex, totalReward: 1, success: true, numActions: 1, truncated: false, turns: [turn] });
+    const evaluation = store.evaluations.insert({ runId: run.id, checkpointId: checkpoints[0].id, iteration: checkpoints[0].iteration, config: {}, overrides: [], metrics: { 'val/success': 1 }, episodes: [0, 1, 2].map(played) });
+    const path = `/api/export?what=turns&format=jsonl&runs=${run.id}&evaluation=${evaluation.id}`;
+    const reply = await get(path, auth());
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-disposition']).toBe(`attachment; filename="turnlab-turns-run-${run.id}-frozenlake-grpo-fork-evaluation-${evaluation.id}.jsonl"`);
+    const rows = reply.body.toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { run_id: number; episode_id: number });
+    const episodeIds = store.evaluations.episodes(evaluation.id).map((episode) => episode.id);
+    expect(rows.map((row) => row.episode_id).sort()).toEqual([...episodeIds].sort());
+    expect(rows.every((row) => row.run_id === run.id)).toBe(true);
+
+    saveTo = join(out.dir, 'evaluation-episodes.csv');
+    expect(await api.saveExport({ what: 'episodes', format: 'csv', runIds: [run.id], evaluationId: evaluation.id })).toEqual({ path: saveTo, rows: 3 });
+    expect(suggestedName).toBe(`turnlab-episodes-run-${run.id}-frozenlake-grpo-fork-evaluation-${evaluation.id}.csv`);
+    expect(readFileSync(saveTo, 'utf8').trimEnd().split('\r\n').slice(1).map((line) => Number(line.split(',')[0]))).toEqual(episodeIds);
+    saveTo = null;
+
+    // Another run's evaluation, metrics of one, and an unknown one: refused before anything is written, by what is wrong.
+    const other = store.runs.allIds().find((id) => id !== run.id)!;
+    expect(await refusal(api.saveExport({ what: 'episodes', format: 'csv', runIds: [other], evaluationId: evaluation.id }))).toMatchObject({
+      code: 'REFUSED',
+      message: expect.stringContaining(`evaluation ${evaluation.id} is of run ${run.id}`),
+    });
+    expect(await refusal(api.saveExport({ what: 'metrics', format: 'csv', runIds: [run.id], evaluationId: evaluation.id }))).toMatchObject({ code: 'REFUSED' });
+    expect(await refusal(api.saveExport({ what: 'turns', format: 'csv', runIds: [run.id], evaluationId: 424242 }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await get(`/api/export?what=turns&format=csv&runs=${other}&evaluation=${evaluation.id}`, auth())).status).toBe(409);
+    expect((await get(`/api/export?what=turns&format=csv&runs=${run.id}&evaluation=424242`, auth())).status).toBe(404);
+    expect((await get(`/api/export?what=turns&format=csv&runs=${run.id}&evaluation=0`, auth())).status).toBe(400);
+  });
+
   it('answers bad export queries with 400 or 404', async () => {
     expect((await get('/api/export?what=secrets&format=csv', auth())).status).toBe(400);
     expect((await get('/api/export?what=runs&format=csv&runs=1;DROP', auth())).status).toBe(400);
