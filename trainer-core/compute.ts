@@ -12,7 +12,7 @@ export { checkOwnModelFits, expectedModels } from './train/models';
 export { wasmMemoryWarning } from './train/wasm-memory';
 export { settingNotes } from './train/setting-notes';
 export { checkWarmStartFits } from './train/warm-start-fit';
-export { checkFirstPromptsFit } from './train/first-prompt-fit';
+export { checkFirstPromptsFit, promptTokenizers } from './train/first-prompt-fit';
 export { openCheckpointPolicy } from './train/pretrained-models';
 export { isHfModelFolder, openHfModelFolder, loadHfDecoder } from './model/hf/load';
 export { looksLikeHubId } from './model/hf/hub-cache';

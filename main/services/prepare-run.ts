@@ -1,5 +1,5 @@
 import { type RunConfig, type HfModelFolder, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
-import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, checkFirstPromptsFit, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, checkFirstPromptsFit, promptTokenizers, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
 
 /** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
 function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {
@@ -77,7 +77,10 @@ export async function prepareRun(
     }
   }
   // A board too large for the context, said before the run exists (a resumed run played its prompts).
-  if (!options.resuming) for (const { splitCfg, es } of started) checkFirstPromptsFit(splitCfg, es, resolveSpec, pretrained);
+  if (!options.resuming) {
+    const tokenizers = promptTokenizers(cfg, resolveSpec, pretrained);
+    for (const { splitCfg, es } of started) checkFirstPromptsFit(splitCfg, es, tokenizers);
+  }
   const backend = await selectBackend(cfg.trainer.backend, options.log);
   const heapWarning = backend.name === 'wasm' ? wasmMemoryWarning(cfg) : null;
   if (heapWarning !== null) options.log?.(heapWarning);

@@ -47,23 +47,37 @@ export function contextLimitText(cfg: RunConfig, contextLength: number): string 
     : `model.context_length ${contextLength}`;
 }
 
+/** The context a run's prompts must fit, and its tokenizers to count them with, cheapest first. */
+export interface PromptTokenizers {
+  contextLength: number;
+  /** Each an upper bound of the next; the last is the run's own. */
+  candidates: Array<() => Tokenizer>;
+}
+
 /**
- * Refuses when no env of some tag of `es` has a first prompt that leaves room for a reply. A model trained from
- * scratch is asked with bytes first, an upper bound of its fitted tokenizer (which takes seconds
- * to fit on a long config); a pretrained one with its folder's tokenizer and context. A run that
- * starts from a checkpoint (`model.path`) is not asked: its tokenizer is read with its weights.
+ * How a new run's first prompts are counted: a model trained from scratch with bytes first, an
+ * upper bound of its fitted tokenizer (which takes seconds to fit on a long config), fitted once
+ * for every split and stage, as the trainer fits it; a pretrained one with its folder's tokenizer
+ * and context. A run that starts from a checkpoint (`model.path`) is not asked (null): its
+ * tokenizer is read with its weights.
  */
-export function checkFirstPromptsFit(
+export function promptTokenizers(
   cfg: RunConfig,
-  es: EnvStateManager,
   resolveSpec: EnvSpecResolver,
   pretrained: { tokenizer: Tokenizer; maxPositionEmbeddings: number } | null,
-): void {
-  if (cfg.model.path && !pretrained) return;
-  const contextLength = pretrained ? Math.min(cfg.model.context_length, pretrained.maxPositionEmbeddings) : cfg.model.context_length;
-  const tokenizers = pretrained ? [() => pretrained.tokenizer] : [() => fitTokenizer([]), () => fitRunTokenizer(cfg, resolveSpec)];
+): PromptTokenizers | null {
+  if (pretrained) return { contextLength: Math.min(cfg.model.context_length, pretrained.maxPositionEmbeddings), candidates: [() => pretrained.tokenizer] };
+  if (cfg.model.path) return null;
+  let fitted: Tokenizer | undefined;
+  return { contextLength: cfg.model.context_length, candidates: [() => fitTokenizer([]), () => (fitted ??= fitRunTokenizer(cfg, resolveSpec))] };
+}
+
+/** Refuses when no env of some tag of `es` has a first prompt that leaves room for a reply. */
+export function checkFirstPromptsFit(cfg: RunConfig, es: EnvStateManager, tokenizers: PromptTokenizers | null): void {
+  if (tokenizers === null) return;
+  const { contextLength } = tokenizers;
   let tightest: PromptRoom | null = null;
-  for (const tokenizer of tokenizers) {
+  for (const tokenizer of tokenizers.candidates) {
     tightest = tightestFirstPrompt(cfg, es, tokenizer(), contextLength);
     if (tightest === null || tightest.room >= 1) return;
   }
