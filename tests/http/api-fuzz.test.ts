@@ -365,7 +365,14 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   getEvaluation: { args: (d) => [d.evaluation()], resolves: true },
   listEvaluationEpisodes: { args: (d) => [d.evaluation(), { split: 'val', envTag: REAL_TAG }], resolves: true },
   deleteCheckpoint: { args: (d) => [d.checkpoint()], resolves: true },
-  saveExport: { args: (d) => [{ what: d.rng.choice(['runs', 'metrics', 'episodes', 'turns', 'logs']), format: d.rng.choice(['csv', 'jsonl']), runIds: all(d, 2) }], resolves: false },
+  saveExport: {
+    args: (d) => {
+      const request = { what: d.rng.choice(['runs', 'metrics', 'episodes', 'turns', 'logs']), format: d.rng.choice(['csv', 'jsonl']), runIds: all(d, 2) };
+      // Now and then an evaluation's episodes or turns, of its run or another's.
+      return [d.rng.next() < 0.3 ? { ...request, evaluationId: d.evaluation() } : request];
+    },
+    resolves: false,
+  },
   // Most fixture checkpoints have no folder (NOT_FOUND); the real run's has one.
   saveCheckpointFolder: { args: (d) => [d.checkpoint()], resolves: false },
   runModel: { args: (d) => [d.run()], resolves: true },
@@ -651,7 +658,7 @@ interface RawRequest {
 const QUERY_PARTS = [
   'what=runs', 'what=turns', 'what=__proto__', 'format=csv', 'format=jsonl', 'format=xml', 'runs=1', 'runs=1,2', 'runs=', 'runs=1,,2', 'runs=-1',
   'runs=99999999999999999999', 'runs=1e3', 'runs=%00', 'id=1', 'id=0', 'id=-1', 'id=1.5', 'id=99999999999999999999', 'id=..%2F..', 'id=',
-  '__proto__=x', 'constructor=1', 'token=wrong', 'x=%E2%80%AE', '%=', 'what', '&&',
+  '__proto__=x', 'constructor=1', 'token=wrong', 'x=%E2%80%AE', '%=', 'what', '&&', 'what=episodes', 'evaluation=1', 'evaluation=0', 'evaluation=1.5', 'evaluation=',
 ];
 
 /**
