@@ -46,10 +46,12 @@ export function checkpointToResume(store: Store, ref: string, fork: boolean): Ch
 /**
  * A resume goes on with the run's seed and algorithm: with another, its stored config (what
  * `--config run:N` and the tables read) would name what only its last iterations trained with,
- * and another estimator adds or drops a critic mid-run. A fork keeps both runs.
+ * and another estimator adds or drops a critic mid-run. A fork keeps both runs; the fork advised
+ * from a checkpoint at or past the config's total raises the total too, or it would be refused next.
  */
-export function checkSameRun(cfg: RunConfig, run: RunRecord): void {
-  const fork = (set: string) => `fork it (turnlab resume ${run.id} --fork --set ${set}), which keeps both`;
+export function checkSameRun(cfg: RunConfig, run: RunRecord, checkpoint: CheckpointRecord): void {
+  const total = cfg.trainer.total_training_steps <= checkpoint.iteration ? ` --set trainer.total_training_steps=${checkpoint.iteration + 10}` : '';
+  const fork = (set: string) => `fork it (turnlab resume ${run.id} --fork --set ${set}${total}), which keeps both`;
   if (cfg.trainer.seed !== run.seed) {
     throw new ConfigError([
       {

@@ -104,8 +104,9 @@ export async function resumeFromCheckpoint(
     throw error;
   }
   const { cfg, sourceYaml } = loaded;
+  // Another seed or estimator first: the fork it advises is what to do, whatever the total.
+  if (!options.fork) checkSameRun(cfg, parent, checkpoint);
   checkContinuable(cfg, checkpoint, folder);
-  if (!options.fork) checkSameRun(cfg, parent);
   const logger = runLogger(store, options.log);
   const folderNote = checkModelFolder(parent, cfg, options.fork === true);
   if (folderNote !== null) logger.log(folderNote);

@@ -31,6 +31,10 @@ describe('continuing a completed run', () => {
     // Nothing to train: refused, and the stored config stays as it was.
     await expect(resumeFromCheckpoint(store, String(run.id))).rejects.toThrow(/nothing to train/);
     expect(store.runs.get(run.id)!.config).toEqual(run.config);
+    // Another seed is what it would not go on with: a fork, advised with a total that trains, comes first.
+    await expect(resumeFromCheckpoint(store, String(run.id), { overrides: [`trainer.seed=${run.seed + 1}`] })).rejects.toThrow(
+      `was trained with \`trainer.seed\` ${run.seed}; to go on under seed ${run.seed + 1}, fork it (turnlab resume ${run.id} --fork --set trainer.seed=${run.seed + 1} --set trainer.total_training_steps=12), which keeps both`,
+    );
 
     const { run: continued } = await resumeFromCheckpoint(store, String(run.id), { overrides: ['trainer.total_training_steps=4'] });
     expect(continued.id).toBe(run.id);
