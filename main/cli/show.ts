@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { StoredEvaluationDto } from '../../preload/contract';
 import type { CheckpointRecord, LatestMetric, RunSummary } from '../store/types';
 import { formatTags, formatTime, formatValue, renderTable } from './format';
 import { markAbandonedRuns } from '../services/run-owner';
@@ -35,6 +36,28 @@ function checkpointsTable(checkpoints: readonly CheckpointRecord[]): string {
   );
 }
 
+/** The run's stored evaluations, as `export <run> --evaluation N` names them (their ids change on `import`). */
+function evaluationsTable(evaluations: readonly StoredEvaluationDto[]): string {
+  if (evaluations.length === 0) return 'none stored (turnlab eval, or Evaluate in the Checkpoints view)';
+  const success = (metrics: StoredEvaluationDto['metrics']) => {
+    const rates = Object.entries(metrics).filter(([name]) => name.endsWith('/success'));
+    if (rates.length === 1) return formatValue(rates[0][1]);
+    return rates.map(([name, value]) => `${name.split('/').at(-2)} ${formatValue(value)}`).join(', ') || '-';
+  };
+  return renderTable(
+    ['evaluation', 'checkpoint', 'iteration', 'played', 'episodes', 'success', 'overrides'],
+    evaluations.map((e) => [
+      e.id,
+      e.checkpointId === null ? '- (deleted)' : `ckpt:${e.checkpointId}`,
+      e.iteration,
+      formatTime(e.createdAt),
+      e.startSeed === null ? e.numEpisodes : `${e.numEpisodes} from seed ${e.startSeed}`,
+      success(e.metrics),
+      e.overrides.join(' ') || '-',
+    ]),
+  );
+}
+
 function metricsTable(metrics: LatestMetric[]): string {
   if (metrics.length === 0) return 'no metrics recorded yet';
   return renderTable(
@@ -64,7 +87,7 @@ export function register(program: Command): void {
     .command('show')
     .description("print a run's config and latest metrics")
     .argument('<run>', 'run id or unique run name')
-    .option('--json', 'print {run, latestMetrics, checkpoints} as JSON (with --log, the lines as [{at, line}])')
+    .option('--json', 'print {run, latestMetrics, checkpoints, evaluations} as JSON (with --log, the lines as [{at, line}])')
     .option('--config', 'print only the resolved config, as YAML that `turnlab train --config` reads (train --config run:<run> does it in one step)')
     .option('--log', "print only the lines the run's trainers logged (the backend, warnings), with their times")
     .option('--follow', 'follow a run training elsewhere (the workbench, another terminal): a line per iteration and its log, from its latest iteration until it ends; Ctrl-C stops following, not the run')
@@ -103,12 +126,14 @@ export function register(program: Command): void {
         }
         const latestMetrics = store.metrics.latest(run.id);
         const checkpoints = store.checkpoints.listByRun(run.id);
+        // Each evaluation's config is the run's with its overrides: left out, as the workbench leaves it.
+        const evaluations: StoredEvaluationDto[] = store.evaluations.listByRun(run.id).map(({ config: _config, ...evaluation }) => evaluation);
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ run, latestMetrics, checkpoints }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ run, latestMetrics, checkpoints, evaluations }, null, 2)}\n`);
           return;
         }
         process.stdout.write(
-          `${describeRun(run, lastCodeVersion(store, run.id))}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n\ncheckpoints:\n${checkpointsTable(checkpoints)}\n`,
+          `${describeRun(run, lastCodeVersion(store, run.id))}\n\nconfig:\n${toYaml(run.config).trimEnd()}\n\nlatest metrics:\n${metricsTable(latestMetrics)}\n\ncheckpoints:\n${checkpointsTable(checkpoints)}\n\nevaluations:\n${evaluationsTable(evaluations)}\n`,
         );
       }, { reader: true });
     });

@@ -43,7 +43,7 @@ function* withResponsePrefix(rows: Iterable<ExportRow>, prefixes: ReadonlyMap<nu
 /** The evaluation an export asks for, refused unless it is one of the run's and the export is of episodes or turns. */
 export function evaluationToExport(store: Store, request: ExportRequest): EvaluationRecord {
   const evaluation = store.evaluations.get(request.evaluationId!);
-  if (!evaluation) throw new StoreError('INVALID_INPUT', `no evaluation ${request.evaluationId} (turnlab eval prints the id of each it stores)`);
+  if (!evaluation) throw new StoreError('INVALID_INPUT', `no evaluation ${request.evaluationId} (turnlab show <run> lists a run's evaluations by id)`);
   if (request.what !== 'episodes' && request.what !== 'turns') {
     throw new StoreError('INVALID_INPUT', `an evaluation's export is of its episodes or turns (--what episodes or --what turns), not ${request.what}`);
   }

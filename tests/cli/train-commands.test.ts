@@ -65,7 +65,7 @@ describe('turnlab train, resume and eval', () => {
     expect(ownEpisodes.length).toBeGreaterThan(4);
     expect((await inProcess('export', '2', '--evaluation', '1', '--what', 'turns')).stderr).toBe('turnlab: evaluation 1 is of run 1: give that run alone with --evaluation 1\n');
     expect((await inProcess('export', '1', '--evaluation', '1')).stderr).toBe('turnlab: an evaluation\'s export is of its episodes or turns (--what episodes or --what turns), not metrics\n');
-    expect((await inProcess('export', '1', '--evaluation', '9', '--what', 'turns')).stderr).toBe('turnlab: no evaluation 9 (turnlab eval prints the id of each it stores)\n');
+    expect((await inProcess('export', '1', '--evaluation', '9', '--what', 'turns')).stderr).toBe("turnlab: no evaluation 9 (turnlab show <run> lists a run's evaluations by id)\n");
 
     const greedy = await inProcess('eval', '1', '--episodes', '4', '--json', '--set', 'actor_rollout_ref.rollout.val_kwargs.do_sample=false');
     expect(greedy.code).toBe(0);
@@ -84,7 +84,20 @@ describe('turnlab train, resume and eval', () => {
     // delete the later one, so that is asked for by name.
     const shown = await inProcess('show', '1');
     expect(shown.stdout).toMatch(/checkpoints:\n[^]*│ ckpt:1 +│ 2 +│[^\n]*│ checkpoints\/run-1\/iter-2 +│/);
-    expect(JSON.parse((await inProcess('show', '1', '--json')).stdout).checkpoints.map((c: { id: number; iteration: number }) => [c.id, c.iteration])).toEqual([[1, 2], [2, 3]]);
+    const shownJson = JSON.parse((await inProcess('show', '1', '--json')).stdout) as {
+      checkpoints: Array<{ id: number; iteration: number }>;
+      evaluations: Array<{ id: number; checkpointId: number; iteration: number; overrides: string[] }>;
+    };
+    expect(shownJson.checkpoints.map((c) => [c.id, c.iteration])).toEqual([[1, 2], [2, 3]]);
+    // The evaluations by the ids export --evaluation takes, each with its checkpoint and overrides (not the config it repeats).
+    expect(shownJson.evaluations.map((e) => [e.id, e.checkpointId, e.iteration, e.overrides.length]).sort((a, b) => a[0] - b[0])).toEqual([
+      [1, 2, 3, 0],
+      [2, 2, 3, 1],
+      [3, 1, 2, 0],
+      [4, 1, 2, 1],
+    ]);
+    expect(shownJson.evaluations[0]).not.toHaveProperty('config');
+    expect(shown.stdout).toMatch(/\nevaluations:\n[^]*│ 2 +│ ckpt:2 +│ 3 +│[^\n│]*│ 4 +│ [\d.]+ +│ actor_rollout_ref\.rollout\.val_kwargs\.do_sample=false +│/);
     const inPlace = await inProcess('resume', 'ckpt:1', 'trainer.total_training_steps=4');
     expect(inPlace.code).toBe(2);
     expect(inPlace.stderr).toMatch(/ckpt:1 is checkpoint 1 at iteration 2 of run 1; .*deletes what it recorded after iteration 2, with its later checkpoints ckpt:2 \(iteration 3\)\. Pass --discard-later .* or --fork/);
