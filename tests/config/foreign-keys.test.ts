@@ -79,6 +79,24 @@ describe('keys of verl and RAGEN', () => {
     expect(messageOf(path, ['algorithm.filter_groups.enable=true'])).toMatch(/unknown key `algorithm.filter_groups.enable`: DAPO's dynamic sampling/);
   });
 
+  it("sends RAGEN's newer keys and verl's other estimators, KL types and older names to what they are here", () => {
+    const path = join(dir, 'plain.yaml');
+    writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');
+    const says = (override: string) => messageOf(path, [override]);
+    expect(says('actor_rollout_ref.rollout.rollout_filter_ratio=0.5')).toMatch(/unknown key `actor_rollout_ref.rollout.rollout_filter_ratio`: RAGEN's newer place .* the top-level `rollout_filter_ratio`/);
+    expect(says('actor_rollout_ref.rollout.rollout_filter_type=std_rev')).toContain('the top-level `rollout_filter_type`');
+    expect(says('rollout_filter_type=largest')).toMatch(/got the string "largest": RAGEN's largest .* is `std` here/);
+    expect(says('actor_rollout_ref.actor.optim.warmup_style=cosine')).toContain("verl's older name of `actor_rollout_ref.actor.optim.lr_scheduler_type`");
+    expect(says('actor_rollout_ref.actor.optim.lr_warmup_steps=2')).toContain('`actor_rollout_ref.actor.optim.lr_warmup_steps_ratio` (0.1 of 200 iterations is 20)');
+    expect(says('grpo_advantage_length_weight=true')).toContain('`actor_rollout_ref.actor.loss_agg_mode`');
+    expect(says('ctx_manager.generation.gen_config.temperature=1')).toContain("RAGEN's context manager");
+    expect(says('algorithm.adv_estimator=reinforce++')).toMatch(/got the string "reinforce\+\+": REINFORCE\+\+ is `reinforce_plus_plus`/);
+    expect(says('algorithm.adv_estimator=remax')).toContain("verl's estimator of that name is not built into TurnLab");
+    expect(says('actor_rollout_ref.actor.kl_loss_type=low_var_kl+')).toContain("verl's `+` variants");
+    expect(says('agent_proxy.max_context_window=-1')).toMatch(/must be > 0, got -1: RAGEN's -1 \(every turn in the prompt\) is null here/);
+    for (const override of ['algorithm.adv_estimator=reinforce++', 'actor_rollout_ref.rollout.rollout_filter_ratio=0.5', 'agent_proxy.max_context_window=-1']) expect(says(override)).not.toContain('did you mean');
+  });
+
   it("sends transformers' 16-bit dtypes to auto, not to the closest spelling (float32)", () => {
     const path = join(dir, 'plain.yaml');
     writeFileSync(path, 'trainer:\n  total_training_steps: 1\n');

@@ -255,11 +255,13 @@ describe('--set overrides', () => {
 
   it('blames the override that made a section for a key missing from it, and the file for one its own section lacks', () => {
     const yaml = 'algorithm:\n  adv_estimator: grpo\n';
-    expect(errorOf(() => loadRunConfig(file(yaml), ['algorithm.turn_shaping.coef=0.1'])).message).toBe(
-      '--set algorithm.turn_shaping.coef=0.1: `algorithm.turn_shaping.gamma` is missing; it must be a number',
+    expect(errorOf(() => loadRunConfig(file(yaml), ['algorithm.turn_shaping.gamma=0.9'])).message).toBe(
+      '--set algorithm.turn_shaping.gamma=0.9: `algorithm.turn_shaping.coef` is missing; it must be a number',
     );
-    const path = file('algorithm:\n  turn_shaping:\n    coef: 0.1\n');
-    expect(errorOf(() => loadRunConfig(path, ['algorithm.turn_shaping.coef=0.2'])).message).toMatch(new RegExp(`^${path} line 3: \`algorithm.turn_shaping.gamma\` is missing`));
+    const path = file('algorithm:\n  turn_shaping:\n    gamma: 0.9\n');
+    expect(errorOf(() => loadRunConfig(path, ['algorithm.turn_shaping.gamma=0.8'])).message).toMatch(new RegExp(`^${path} line 3: \`algorithm.turn_shaping.coef\` is missing`));
+    // The key the section's own refusal suggests is enough on its own: gamma defaults to 1.
+    expect(loadRunConfig(file(yaml), ['algorithm.turn_shaping.coef=0.1']).algorithm.turn_shaping).toEqual({ coef: 0.1, gamma: 1, end: 'absorbing' });
   });
 
   it('refuses a positive format penalty, which would reward malformed replies', () => {

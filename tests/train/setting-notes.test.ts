@@ -14,10 +14,16 @@ const config = (name: string, overrides: string[] = []) => loadRunConfig(join(re
 const SMALL = ['es_manager.train.env_groups=2', 'es_manager.train.group_size=2', 'es_manager.train.env_configs.n_groups=[2]'];
 
 describe('setting notes', () => {
-  it('says nothing for a shipped config as it is', () => {
-    const names = readdirSync(join(repoRoot, 'configs')).filter((f) => f.endsWith('.yaml'));
+  it('says nothing for a shipped config as it is, but what the estimator comparison sets for its other estimators', () => {
+    const names = readdirSync(join(repoRoot, 'configs')).filter((f) => f.endsWith('.yaml') && f !== 'sokoban-hard.yaml');
     expect(names.length).toBeGreaterThan(5);
     for (const name of names) expect([name, settingNotes(config(name))]).toEqual([name, []]);
+    expect(settingNotes(config('sokoban-hard.yaml'))).toEqual([
+      'note: algorithm.gamma is set, but only adv_estimator: gae, gigpo or reinforce_plus_plus reads it (algorithm.adv_estimator is grpo)',
+      'note: critic.optim.lr is set, but adv_estimator: grpo trains no critic (only gae does), so nothing reads it',
+    ]);
+    expect(settingNotes(config('sokoban-hard.yaml', ['algorithm.adv_estimator=gigpo']))).toEqual(['note: critic.optim.lr is set, but adv_estimator: gigpo trains no critic (only gae does), so nothing reads it']);
+    expect(settingNotes(config('sokoban-hard.yaml', ['algorithm.adv_estimator=gae', 'algorithm.bi_level_gae=true']))).toEqual([]);
   });
 
   it('counts the episodes an update gets after the rollout filter', () => {
@@ -27,9 +33,11 @@ describe('setting notes', () => {
   });
 
   it('says a mini-batch is clamped to the episodes an update gets, and a micro-batch to its mini-batch', () => {
-    expect(settingNotes(config('bandit.yaml', [...SMALL, 'ppo_mini_batch_size=64', 'micro_batch_size_per_gpu=64']))).toEqual([
+    expect(settingNotes(config('bandit.yaml', [...SMALL, 'ppo_mini_batch_size=64', 'micro_batch_size_per_gpu=64', 'warm_start.batch_size=null']))).toEqual([
       'note: actor_rollout_ref.actor.ppo_mini_batch_size (64) is more than the 4 episodes an update gets (es_manager.train.env_groups 2 x group_size 2), so each epoch is one mini-batch of 4: one optimiser step',
       'note: actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu (64) is more than the mini-batch of 4 episodes, so each mini-batch is one micro-batch of 4',
+      "note: warm_start.batch_size is null, so warm_start takes its batches of the actor's micro-batch (64): changing the micro-batch changes it, and so the run, " +
+        'where the update alone would be the same; set warm_start.batch_size to keep it',
     ]);
     expect(settingNotes(config('base.yaml', ['rollout_filter_ratio=0.125']))[0]).toContain('(es_manager.train.env_groups 8 x group_size 16 of which rollout_filter_ratio 0.125 keeps 1 groups)');
   });
@@ -39,7 +47,9 @@ describe('setting notes', () => {
     expect(notes).toEqual([
       'note: critic.ppo_mini_batch_size (16) is not a multiple of ppo_micro_batch_size_per_gpu (3), so each mini-batch is split into micro-batches of at most 3 episodes (verl asks for a multiple; the loss is the same either way)',
     ]);
-    expect(settingNotes(config('bandit.yaml', ['critic.ppo_micro_batch_size_per_gpu=3']))).toEqual([]);
+    expect(settingNotes(config('bandit.yaml', ['critic.ppo_micro_batch_size_per_gpu=3']))).toEqual([
+      'note: critic.ppo_micro_batch_size_per_gpu is set, but adv_estimator: grpo trains no critic (only gae does), so nothing reads it',
+    ]);
   });
 
   it('says when validation plays start seeds the run also trains on (the default keeps them apart)', () => {
@@ -99,6 +109,51 @@ describe('setting notes', () => {
         "so each advantage is the episode's own reward, with no baseline; a group_size of 2 or more gives one",
     ]);
     expect(notes(['es_manager.train.group_size=1', 'rollout_filter_ratio=1', 'ppo_mini_batch_size=8'])).toEqual([]);
+  });
+
+  it("says the critic's, the KL loss's, the discounts' and the schedules' keys a run sets where nothing reads them", () => {
+    const notes = (overrides: string[]) => settingNotes(config('base.yaml', overrides));
+    // A key that follows another (`${actor_rollout_ref.actor.ppo_epochs}`) is set only where it differs from it.
+    expect(notes(['algorithm.adv_estimator=grpo', 'critic.optim.lr=1e-3', 'critic.cliprange_value=0.1', 'actor_rollout_ref.actor.ppo_epochs=2'])).toEqual([
+      'note: critic.cliprange_value and critic.optim.lr are set, but adv_estimator: grpo trains no critic (only gae does), so nothing reads them',
+    ]);
+    expect(notes(['critic.optim.lr=1e-3', 'critic.ppo_epochs=3'])).toEqual([]);
+    expect(notes(['actor_rollout_ref.actor.kl_loss_coef=0.5', 'actor_rollout_ref.actor.kl_loss_type=k1'])).toEqual([
+      "note: actor_rollout_ref.actor.kl_loss_coef and actor_rollout_ref.actor.kl_loss_type are set, but actor_rollout_ref.actor.use_kl_loss is false, so there is no KL loss; set use_kl_loss=true for one (RAGEN's configs set both)",
+    ]);
+    expect(notes(['actor_rollout_ref.actor.kl_loss_coef=0.5', 'actor_rollout_ref.actor.use_kl_loss=true'])).toEqual([]);
+    expect(notes(['algorithm.adv_estimator=grpo', 'algorithm.gamma=0.9', 'algorithm.lam=0.9'])).toEqual([
+      'note: algorithm.gamma is set, but only adv_estimator: gae, gigpo or reinforce_plus_plus reads it (algorithm.adv_estimator is grpo)',
+      'note: algorithm.lam is set, but only adv_estimator: gae reads it (algorithm.adv_estimator is grpo)',
+    ]);
+    expect(notes(['algorithm.adv_estimator=reinforce_plus_plus', 'algorithm.gamma=0.9'])).toEqual([]);
+    // The value head's own returns discount by gamma too.
+    expect(notes(['algorithm.adv_estimator=rloo', 'algorithm.gamma=0.9', 'actor_rollout_ref.actor.aux_value_coef=0.5'])).toEqual([]);
+    expect(notes(['actor_rollout_ref.actor.optim.min_lr_ratio=0.5', 'actor_rollout_ref.actor.optim.num_cycles=1'])).toEqual([
+      'note: actor_rollout_ref.actor.optim.min_lr_ratio and actor_rollout_ref.actor.optim.num_cycles are set, but only lr_scheduler_type: cosine reads them (actor_rollout_ref.actor.optim.lr_scheduler_type is constant)',
+    ]);
+    expect(notes(['actor_rollout_ref.actor.optim.min_lr_ratio=0.5', 'actor_rollout_ref.actor.optim.lr_scheduler_type=cosine'])).toEqual([]);
+    expect(notes(['trainer.total_training_steps=10', 'actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.05'])).toEqual([
+      'note: actor_rollout_ref.actor.optim.lr_warmup_steps_ratio (0.05) of 10 iterations rounds down to no warmup iteration, as in verl; 0.1 or more warms up over one',
+    ]);
+    expect(notes(['trainer.total_training_steps=10', 'actor_rollout_ref.actor.optim.lr_warmup_steps_ratio=0.1'])).toEqual([]);
+    expect(notes(['actor_rollout_ref.actor.entropy_coeff=-0.5'])).toEqual([
+      "note: actor_rollout_ref.actor.entropy_coeff is negative (-0.5), so the loss lowers the policy's entropy: verl's entropy_coeff weighs a bonus for it; 0 turns the bonus off",
+    ]);
+    expect(notes(['trainer.test_freq=0'])).toEqual([
+      'note: trainer.test_freq is 0, so the run never validates, not even before training as trainer.val_before_train asks (verl validates before training whatever test_freq is); set test_freq to N to validate every N iterations',
+    ]);
+    expect(notes(['trainer.test_freq=0', 'trainer.val_before_train=false'])).toEqual([]);
+  });
+
+  it("says supervised steps whose batch follows the actor's micro-batch change with it", () => {
+    expect(settingNotes(config('sokoban-rl.yaml', ['micro_batch_size_per_gpu=8', 'warm_start.batch_size=null', 'expert_iteration.batch_size=null']))).toEqual([
+      "note: warm_start.batch_size and expert_iteration.batch_size are null, so warm_start and expert_iteration take their batches of the actor's micro-batch (8): " +
+        'changing the micro-batch changes them, and so the run, where the update alone would be the same; set warm_start.batch_size and expert_iteration.batch_size to keep them',
+    ]);
+    // The shipped configs name their warm start's batch: a smaller micro-batch leaves it as it was.
+    expect(settingNotes(config('sokoban-rl.yaml', ['micro_batch_size_per_gpu=8']))).toEqual([]);
+    expect(settingNotes(config('base.yaml', ['warm_start.mode=expert', 'warm_start.steps=10']))).toEqual([]);
   });
 
   it('is logged as the run is prepared, before any run exists', async () => {

@@ -38,12 +38,17 @@ describe('algorithm.turn_shaping in training', () => {
     expect(input.rows).toBe(trained.length);
     // The distance from a fresh board of the same seed, by the env's own solver.
     const env = frozenLakeSpec.create(frozenLakeSpec.optionsSchema.parse(config.custom_envs.FrozenLakeNonSlip.env_config));
-    trained.forEach((episode, row) => {
+    const bonuses = trained.map((episode, row) => {
       env.reset(episode.seed);
       const distance = Math.min(env.solve?.()?.length ?? 11, 11);
       let sum = 0;
       for (let c = 0; c < input.cols; c++) sum += input.rewards[row * input.cols + c];
       expect(sum).toBeCloseTo(episode.totalReward + 0.5 * distance, 5);
+      return 0.5 * distance;
     });
+    // The bonus has a metric of its own beside the score that includes it.
+    const metrics = sink.metrics.get(1)!;
+    expect(metrics['critic/shaping/mean']).toBeCloseTo(bonuses.reduce((a, b) => a + b, 0) / bonuses.length, 5);
+    expect(metrics['critic/shaping/max']).toBeCloseTo(Math.max(...bonuses), 5);
   }, 120_000);
 });

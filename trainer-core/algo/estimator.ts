@@ -64,6 +64,11 @@ export interface AdvantageEstimator<I extends AdvantageInput = AdvantageInput> {
    * distance from it, and an invalid reply early on would look better than a valid move later.
    */
   readonly rewardsPerTurn?: boolean;
+  /**
+   * The `algorithm` settings its compute reads. A run that sets one it does not read is told so
+   * as it starts (trainer-core/train/algorithm-notes.ts); left out, nothing is said.
+   */
+  readonly settings?: readonly (keyof EstimatorSettings)[];
   compute(batch: RewardBatch & Pick<AdvantageInputs, I> & Partial<AdvantageInputs>, settings: EstimatorSettings): AdvantageResult;
 }
 

@@ -69,7 +69,7 @@ actor_rollout_ref:
       weight_decay: 0.01
       betas: [0.9, 0.999]
       lr_warmup_steps_ratio: 0.0 # linear warmup from 0 over this fraction of the iterations
-      lr_scheduler_type: constant # constant | cosine (towards min_lr_ratio x lr at the last iteration)
+      lr_scheduler_type: constant # constant | cosine (towards min_lr_ratio x lr, reached after the last iteration)
       min_lr_ratio: 0.0          # cosine floor
       num_cycles: 0.5            # cosine periods over the run; 0.5 decays once
   rollout:
@@ -121,7 +121,7 @@ algorithm:
     step_advantage_w: 1.0        # weight of the step advantage
     episode_advantage_w: 1.0     # weight of the episode (GRPO) advantage; 0 judges each turn only against its group's turns from the same state
     mode: mean_std_norm          # mean_std_norm | mean_norm (no division by the std)
-  turn_shaping: null             # {coef, gamma, end}: each train turn's reward plus coef x (gamma x phi(next) - phi(now)), phi = -solver distance to the goal (Ng et al. 1999);
+  turn_shaping: null             # {coef, gamma (1), end}: each train turn's reward plus coef x (gamma x phi(next) - phi(now)), phi = -solver distance to the goal (Ng et al. 1999);
                                  # end: absorbing (phi 0 after the last turn: the optimal policy is unchanged) | bootstrap (the last state keeps its phi); envs without a solver refuse it
   use_kl_in_reward: false        # fold a KL penalty into the token rewards
   kl_penalty: kl                 # estimator for the in-reward KL
@@ -223,4 +223,21 @@ expert_iteration:                # after the warm start, before RL: the policy i
 /** The defaults as a plain object, `${}` references still unresolved. A fresh copy each call. */
 export function defaultRunConfigInput(): Record<string, unknown> {
   return parse(DEFAULTS_YAML) as Record<string, unknown>;
+}
+
+let parsedDefaults: Record<string, unknown> | undefined;
+
+/**
+ * Whether a resolved config's value at `path` (dotted) differs from the default: a key the user,
+ * or a shipped config, set. A default that is another key's value (`${ppo_mini_batch_size}`)
+ * counts as set only where the value differs from that key's, so setting the key it follows does
+ * not also set it.
+ */
+export function differsFromDefault(cfg: object, path: string): boolean {
+  parsedDefaults ??= defaultRunConfigInput();
+  const at = (root: unknown, dotted: string) => dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
+  const fallback = at(parsedDefaults, path);
+  const reference = typeof fallback === 'string' ? /^\$\{([\w.]+)\}$/.exec(fallback)?.[1] : undefined;
+  const expected = reference !== undefined ? at(cfg, reference) : fallback;
+  return JSON.stringify(at(cfg, path)) !== JSON.stringify(expected);
 }

@@ -87,10 +87,23 @@ export const FOREIGN_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['seed.', 'the run\'s seed is `trainer.seed` (the weights, the sampling and the train episodes); the episodes\' own are `es_manager.train.start_seed` and `es_manager.val.start_seed`'],
   ['defaults', "Hydra's defaults list, which TurnLab does not read: a config is one file, and a key it leaves out keeps its default (configs/base.yaml lists them all); start from a copy of a shipped config, or `turnlab show <run> --config`"],
   ['hydra.', "Hydra's own settings (output folder, job name): TurnLab keeps every run in its data folder: leave them out"],
+  ['actor_rollout_ref.rollout.rollout_filter_ratio', "RAGEN's newer place for StarPO-S's filter; here it is the top-level `rollout_filter_ratio` (the fraction of train groups kept)"],
+  ['actor_rollout_ref.rollout.rollout_filter_type', "RAGEN's newer place for StarPO-S's filter; here it is the top-level `rollout_filter_type` (std keeps the groups whose rewards spread most, std_rev the least)"],
+  ['actor_rollout_ref.rollout.rollout_filter_metric', "TurnLab's filter ranks groups by their rewards' spread (RAGEN's reward_variance) and has no other metric: leave it out, and set the top-level `rollout_filter_type`"],
+  ['actor_rollout_ref.actor.use_ref', 'the reference is kept whenever a KL term needs it (`actor_rollout_ref.actor.use_kl_loss` or `algorithm.use_kl_in_reward`): leave it out'],
+  ['grpo_advantage_length_weight', "RAGEN's experiment scaling GRPO's advantages by reply length is not in TurnLab; how replies of different lengths weigh is `actor_rollout_ref.actor.loss_agg_mode` (seq-mean-token-mean weighs each episode alike)"],
+  ['ctx_manager.', "RAGEN's context manager: here the prompt is `agent_proxy` (template, max_context_window, enable_think) and sampling `actor_rollout_ref.rollout` (temperature, top_p, response_length)"],
+  ['actor_rollout_ref.actor.optim.warmup_style', "verl's older name of `actor_rollout_ref.actor.optim.lr_scheduler_type` (constant | cosine)"],
+  ['critic.optim.warmup_style', "verl's older name of `critic.optim.lr_scheduler_type` (constant | cosine)"],
+  ['actor_rollout_ref.actor.optim.lr_warmup_steps', "verl's warmup in optimiser steps (-1: use the ratio); TurnLab warms up over a fraction of the iterations: `actor_rollout_ref.actor.optim.lr_warmup_steps_ratio` (0.1 of 200 iterations is 20)"],
+  ['critic.optim.lr_warmup_steps', "verl's warmup in optimiser steps (-1: use the ratio); TurnLab warms up over a fraction of the iterations: `critic.optim.lr_warmup_steps_ratio` (0.1 of 200 iterations is 20)"],
 ];
 
+const NOT_BUILT_IN = "verl's estimator of that name is not built into TurnLab: choose one listed, or register your own (docs/architecture.md)";
+const STRAIGHT_THROUGH = "verl's `+` variants (one estimator's value with k2's gradient) are not in TurnLab: use the estimator without the `+`";
+
 /** verl's or RAGEN's values of a TurnLab key that TurnLab does not take (the key, `*` for any list item), with what to use instead. */
-export const FOREIGN_VALUES: ReadonlyArray<readonly [string, readonly string[], string]> = [
+export const FOREIGN_VALUES: ReadonlyArray<readonly [string, readonly (string | number)[], string]> = [
   [
     'trainer.logger.*',
     ['wandb', 'mlflow', 'swanlab', 'vemlp_wandb', 'clearml', 'trackio'],
@@ -103,6 +116,16 @@ export const FOREIGN_VALUES: ReadonlyArray<readonly [string, readonly string[], 
     ['drgrpo', 'dr_grpo', 'dr-grpo'],
     'Dr.GRPO is `grpo` with `algorithm.norm_adv_by_std_in_grpo: false` and `actor_rollout_ref.actor.loss_agg_mode: seq-mean-token-sum-norm`',
   ],
+  ['algorithm.adv_estimator', ['reinforce++', 'reinforce_pp', 'reinforcepp'], 'REINFORCE++ is `reinforce_plus_plus` (verl\'s name); `reinforce_plus_plus_baseline` subtracts the group\'s mean first'],
+  ['algorithm.adv_estimator', ['grpo_vectorized'], "verl's vectorised GRPO computes what `grpo` does"],
+  ['algorithm.adv_estimator', ['rloo_vectorized'], "verl's vectorised RLOO computes what `rloo` does"],
+  ['algorithm.adv_estimator', ['remax', 'grpo_passk', 'opo', 'gpg', 'optimal_token_baseline', 'tir_optimal_token_baseline', 'gdpo'], NOT_BUILT_IN],
+  ['actor_rollout_ref.actor.kl_loss_type', ['kl+', 'k1+', 'abs+', 'mse+', 'k2+', 'low_var_kl+', 'k3+'], STRAIGHT_THROUGH],
+  ['algorithm.kl_penalty', ['kl+', 'k1+', 'abs+', 'mse+', 'k2+', 'low_var_kl+', 'k3+'], STRAIGHT_THROUGH],
+  ['rollout_filter_type', ['largest'], "RAGEN's largest (by rollout_filter_metric reward_variance) is `std` here; `std_rev` keeps the smallest"],
+  ['rollout_filter_type', ['smallest'], "RAGEN's smallest (by rollout_filter_metric reward_variance) is `std_rev` here; `std` keeps the largest"],
+  ['rollout_filter_type', ['max_mean'], "RAGEN's filter by the groups' best or mean reward is not in TurnLab: `std` keeps the groups whose episodes disagree most"],
+  ['agent_proxy.max_context_window', [-1], "RAGEN's -1 (every turn in the prompt) is null here"],
   [
     'actor_rollout_ref.model.dtype',
     ['bfloat16', 'bf16', 'float16', 'fp16', 'half'],
@@ -113,7 +136,7 @@ export const FOREIGN_VALUES: ReadonlyArray<readonly [string, readonly string[], 
 /** What verl or RAGEN meant by `value` at `path` and what to use here, or undefined for a value they do not have either. */
 export function foreignValueAdvice(path: ReadonlyArray<string | number>, value: unknown): string | undefined {
   const key = path.map((part) => (typeof part === 'number' ? '*' : part)).join('.');
-  return FOREIGN_VALUES.find(([name, values]) => name === key && typeof value === 'string' && values.includes(value))?.[2];
+  return FOREIGN_VALUES.find(([name, values]) => name === key && (typeof value === 'string' || typeof value === 'number') && values.includes(value))?.[2];
 }
 
 /** What verl or RAGEN meant by `path` and where it is here, or undefined for a key they do not have either. */

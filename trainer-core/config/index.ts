@@ -1,5 +1,5 @@
 export { loadRunConfig, loadRunConfigWithSource, runConfigFromYaml, parseRunConfig, parseRunConfigWithSource, resolvedConfigToYaml, deepMerge, type RunConfigWithSource } from './load';
-export { DEFAULTS_YAML, defaultRunConfigInput } from './defaults';
+export { DEFAULTS_YAML, defaultRunConfigInput, differsFromDefault } from './defaults';
 export { ConfigError, type ConfigIssue } from './errors';
 export { MAX_ROLLOUT_EPISODES } from './checks';
 export { resolveReferences } from './references';

@@ -157,7 +157,7 @@ const algorithmSchema = z.strictObject({
     episode_advantage_w: z.number().nonnegative(),
     mode: z.enum(['mean_std_norm', 'mean_norm']),
   }),
-  turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability, end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),
+  turn_shaping: z.strictObject({ coef: z.number().nonnegative(), gamma: probability.default(1), end: z.enum(TURN_SHAPING_ENDS).default('absorbing') }).nullable(),
   use_kl_in_reward: z.boolean(),
   kl_penalty: z.enum(KL_TYPES),
   kl_ctrl: z.strictObject({

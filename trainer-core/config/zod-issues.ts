@@ -92,7 +92,8 @@ export function describeZodIssue(
       }
       if (issue.origin === 'string') return [{ path, message: `${where} must not be empty` }];
       const op = issue.code === 'too_small' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
-      return [{ path, message: `${where} must be ${op} ${String(bound)}, got ${describeValue(actual)}` }];
+      const advice = foreignValueAdvice(path, actual);
+      return [{ path, message: `${where} must be ${op} ${String(bound)}, got ${describeValue(actual)}${advice !== undefined ? `: ${advice}` : ''}` }];
     }
     case 'invalid_union': {
       // Each alternative's own complaint at this key says what it takes (`true or false`, "corner").

@@ -112,8 +112,10 @@ export interface EpisodeRecord {
   penalty: number;
   /** envScore + penalty: the episode's reward before normalisation. */
   score: number;
-  /** The reward placed into the sequence (normalised env score plus penalty). */
+  /** The reward placed into the sequence (normalised env score plus penalty, and any shaping bonus). */
   trainReward: number;
+  /** The turns' summed shaping bonus (`algorithm.turn_shaping`), which trainReward includes; absent without shaping. */
+  shapingBonus?: number;
   /** The training sequence (empty when the first context already did not fit). */
   sequence: EpisodeSequence;
   messages: ChatMessage[];
@@ -365,6 +367,7 @@ function finishRollout(
       penalty: penalties[e],
       score: envScores[e] + penalties[e],
       trainReward: trainRewards[e],
+      ...(bonuses[e] ? { shapingBonus: bonuses[e].reduce((a, b) => a + b, 0) } : {}),
       sequence,
       messages: answered.length > 0 ? cm.messages(entry.prompt, answered) : [],
       metrics: {},

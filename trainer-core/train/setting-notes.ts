@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config/schema';
-import { defaultRunConfigInput } from '../config/defaults';
-import { needsGroups } from '../algo/estimator-registry';
+import { differsFromDefault } from '../config/defaults';
+import { algorithmNotes } from './algorithm-notes';
 import { keptGroupCount } from '../rollout/rollout-filter';
 import { modelRoles } from './models';
 
@@ -10,8 +10,8 @@ import { modelRoles } from './models';
  * without a rank, and a shipped config's warm start imitates the solver on a pretrained model.
  * verl refuses the first two; TurnLab runs them as the notes say, so a researcher tuning the
  * gradient-accumulation arithmetic or pasting a RAGEN command learns what actually runs. The
- * same goes for validation seeds the run also trains on, and algorithm settings the chosen
- * estimator or loss never reads.
+ * same goes for validation seeds the run also trains on, and algorithm settings nothing reads
+ * (algorithm-notes.ts).
  */
 export function settingNotes(cfg: RunConfig, options: { resuming?: boolean } = {}): string[] {
   const notes = [...batchNotes(cfg), ...seedNotes(cfg), ...loraNotes(cfg), ...algorithmNotes(cfg)];
@@ -56,15 +56,6 @@ function batchNotes(cfg: RunConfig): string[] {
   return notes;
 }
 
-let defaults: Record<string, unknown> | undefined;
-
-/** Whether the config's value at `path` differs from the defaults': a key the user (or a shipped config) set. */
-function isSet(cfg: RunConfig, path: string): boolean {
-  defaults ??= defaultRunConfigInput();
-  const at = (root: unknown) => path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
-  return JSON.stringify(at(cfg)) !== JSON.stringify(at(defaults));
-}
-
 /** Validation boards the run also trains on: its validation success would measure what it has seen. */
 function seedNotes(cfg: RunConfig): string[] {
   const { train, val } = cfg.es_manager;
@@ -89,7 +80,7 @@ function seedNotes(cfg: RunConfig): string[] {
 function loraNotes(cfg: RunConfig): string[] {
   const model = cfg.actor_rollout_ref.model;
   if (model.lora_rank > 0) return [];
-  const set = (['lora_alpha', 'target_modules'] as const).filter((key) => isSet(cfg, `actor_rollout_ref.model.${key}`));
+  const set = (['lora_alpha', 'target_modules'] as const).filter((key) => differsFromDefault(cfg, `actor_rollout_ref.model.${key}`));
   if (set.length === 0) return [];
   const keys = set.map((key) => `actor_rollout_ref.model.${key}`).join(' and ');
   const what = model.path === null ? "TurnLab's own model trains every weight" : 'every weight of the pretrained model trains (full fine-tuning)';
@@ -103,38 +94,4 @@ function warmStartNotes(cfg: RunConfig): string[] {
     `the warm start imitates ${mode === 'expert' ? "the solver's" : 'random valid'} moves for ${steps} steps at warm_start.lr ${lr} on the pretrained model before RL begins; ` +
       'RAGEN starts RL from the model as it is: add warm_start.steps=0 to do the same',
   ];
-}
-
-/** Algorithm keys set where the estimator or loss chosen never reads them, and settings verl warns about. */
-function algorithmNotes(cfg: RunConfig): string[] {
-  const notes: string[] = [];
-  const a = cfg.algorithm;
-  const estimator = a.adv_estimator;
-  const unread = (keys: string[], reader: string) => {
-    const set = keys.filter((key) => isSet(cfg, key));
-    if (set.length > 0) notes.push(`${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'} set, but only ${reader} reads ${set.length > 1 ? 'them' : 'it'} (algorithm.adv_estimator is ${estimator})`);
-  };
-  if (estimator !== 'gigpo') unread(['algorithm.gigpo.step_advantage_w', 'algorithm.gigpo.episode_advantage_w', 'algorithm.gigpo.mode'], 'adv_estimator: gigpo');
-  if (estimator !== 'grpo' && !a.norm_adv_by_std_in_grpo) {
-    const gigpo = estimator === 'gigpo' && a.gigpo.mode === 'mean_std_norm' ? '; GiGPO divides by the std unless algorithm.gigpo.mode=mean_norm' : '';
-    notes.push(`algorithm.norm_adv_by_std_in_grpo is false, but only adv_estimator: grpo reads it (algorithm.adv_estimator is ${estimator})${gigpo}`);
-  }
-  if (!(estimator === 'gae' && a.bi_level_gae)) unread(['algorithm.high_level_gamma'], 'bi-level GAE (adv_estimator: gae with bi_level_gae: true)');
-  if (!a.use_kl_in_reward) {
-    const set = ['algorithm.kl_penalty', 'algorithm.kl_ctrl.type', 'algorithm.kl_ctrl.kl_coef', 'algorithm.kl_ctrl.horizon', 'algorithm.kl_ctrl.target_kl'].filter((key) => isSet(cfg, key));
-    if (set.length > 0) notes.push(`${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set, but only the KL penalty in the reward reads ${set.length > 1 ? 'them' : 'it'}, and algorithm.use_kl_in_reward is false`);
-  } else if (cfg.actor_rollout_ref.actor.use_kl_loss) {
-    notes.push('algorithm.use_kl_in_reward and actor_rollout_ref.actor.use_kl_loss are both on, so the KL to the reference is counted twice (verl warns of the same); keep one');
-  }
-  const actor = cfg.actor_rollout_ref.actor;
-  if (actor.loss_agg_mode !== 'seq-mean-token-sum-norm' && isSet(cfg, 'actor_rollout_ref.actor.loss_scale_factor')) {
-    notes.push(`actor_rollout_ref.actor.loss_scale_factor is set, but only loss_agg_mode: seq-mean-token-sum-norm reads it (it is ${actor.loss_agg_mode})`);
-  }
-  if (needsGroups(estimator) && cfg.es_manager.train.group_size === 1) {
-    notes.push(
-      `es_manager.train.group_size is 1, so ${estimator} has no group to compare an episode with: as in verl a group of one has mean 0 (and std 1), ` +
-        "so each advantage is the episode's own reward, with no baseline; a group_size of 2 or more gives one",
-    );
-  }
-  return notes;
 }

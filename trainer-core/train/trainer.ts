@@ -290,6 +290,9 @@ async function runIteration(s: Session, iteration: number): Promise<{ metrics: R
         returns: adv.returns,
         values,
         replies: { total: turns.length, cut: turns.filter((t) => t.cut).length },
+        rowLengths: batch.tokens.map((row) => row.length),
+        contextFull: batch.episodes.filter((e) => e.endReason === 'context-full').length,
+        shaping: stageCfg.algorithm.turn_shaping !== null ? batch.episodes.map((e) => e.shapingBonus ?? 0) : null,
       }),
     );
   }

@@ -7,6 +7,7 @@ export const gae = defineEstimator({
   name: 'gae',
   description: 'generalised advantage estimation with a critic (bi-level with algorithm.bi_level_gae)',
   reads: ['values'],
+  settings: ['gamma', 'lam', 'bi_level_gae', 'high_level_gamma'],
   compute(batch, s) {
     const { rows, cols, rewards, mask, values } = batch;
     if (!s.bi_level_gae) return computeGae({ rows, cols, rewards, mask, values, gamma: s.gamma, lambda: s.lam });

@@ -6,6 +6,7 @@ export const gigpo = defineEstimator({
   description: "GRPO's episode advantage plus a step advantage among turns played from the same state (verl-agent)",
   reads: ['groupIds', 'turnEnds', 'stateKeys'],
   rewardsPerTurn: true,
+  settings: ['gamma', 'gigpo'],
   compute: ({ rows, cols, rewards, mask, groupIds, turnEnds, stateKeys }, s) =>
     computeGigpo({
       rows,

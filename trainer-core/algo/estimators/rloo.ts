@@ -5,5 +5,6 @@ export const rloo = defineEstimator({
   name: 'rloo',
   description: "each episode's return against the mean of the others in its group (leave one out)",
   reads: ['groupIds'],
+  settings: [],
   compute: ({ rows, cols, rewards, mask, groupIds }) => computeRloo({ rows, cols, rewards, mask, groupIds }),
 });
