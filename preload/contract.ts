@@ -675,6 +675,8 @@ export interface StartSweepRequest {
 export interface SweepPlanDto {
   name: string;
   axes: Array<{ key: string; values: string[] }>;
+  /** Combinations of the axes no run's config accepts, left out as it started: each as its values in the order of the axes. */
+  skipped: string[][];
   seeds: number[];
   executor: 'local' | 'slurm';
   createdAt: number;
@@ -688,6 +690,8 @@ export interface SweepStartedDto {
   sweep: string;
   /** slurm: the array job. */
   arrayJobId: string | null;
+  /** Combinations of the grid left out because no run's config accepts them, each `key=value ...: why`. */
+  skipped: string[];
 }
 
 /** A run of a sweep sent to a cluster (`turnlab sweep --executor slurm`), as last polled. */

@@ -34,6 +34,8 @@ export function parseGridAxis(text: string, words: GridWords = 'flag'): GridAxis
 export interface SweepSetting {
   /** `--set` overrides of this combination, in the order of the axes. */
   overrides: string[];
+  /** Its value on each axis, in the order of the axes. */
+  values: string[];
   /** The settings that differ between combinations, e.g. `lr=0.001,steps=4` (empty for one combination). */
   label: string;
 }
@@ -54,11 +56,23 @@ export function expandGrid(axes: readonly GridAxis[], words: GridWords = 'flag')
   for (const axis of axes) combos = combos.flatMap((c) => axis.values.map((v) => [...c, v]));
   return combos.map((values) => ({
     overrides: values.map((v, i) => `${axes[i].key}=${v}`),
+    values,
     label: values
       .map((v, i) => (axes[i].values.length > 1 ? `${shortKey(axes[i].key, axes)}=${v}` : null))
       .filter((part): part is string => part !== null)
       .join(','),
   }));
+}
+
+/** A combination of the grid no run's config accepts, and why (the config's own words). */
+export interface SkippedSetting {
+  setting: SweepSetting;
+  reason: string;
+}
+
+/** `adv_estimator=grpo bi_level_gae=true: why`, a left-out combination as a line says it. */
+export function skippedLine(axes: readonly GridAxis[], skipped: SkippedSetting): string {
+  return `${skipped.setting.values.map((value, i) => `${axes[i].key.split('.').pop()}=${value}`).join(' ')}: ${skipped.reason}`;
 }
 
 export interface SweepRunPlan {
@@ -75,9 +89,8 @@ export interface SweepPlan {
   runs: SweepRunPlan[];
 }
 
-/** Every run of the sweep; group names avoid those already taken (`base#2`...). */
-export function planSweep(base: string, axes: readonly GridAxis[], seeds: readonly number[], takenGroups: Iterable<string>): SweepPlan {
-  const settings = expandGrid(axes);
+/** Every run of the sweep, a seed group for each setting (expandGrid's, less any left out); group names avoid those already taken (`base#2`...). */
+export function planSweep(base: string, settings: readonly SweepSetting[], seeds: readonly number[], takenGroups: Iterable<string>): SweepPlan {
   if (settings.length * seeds.length > MAX_SWEEP_RUNS) {
     throw new Error(`the sweep has ${settings.length} settings x ${seeds.length} seeds = ${settings.length * seeds.length} runs; at most ${MAX_SWEEP_RUNS}`);
   }

@@ -22,7 +22,7 @@ export interface Sweep<R extends SweepMember = SweepMember> {
 }
 
 /** A stored plan as a sweep reads it; where and when it was sent, where the store has them. */
-type SweepPlan = Pick<SweepPlanDto, 'axes' | 'seeds'> & Partial<Pick<SweepPlanDto, 'executor' | 'createdAt'>>;
+type SweepPlan = Pick<SweepPlanDto, 'axes' | 'seeds'> & Partial<Pick<SweepPlanDto, 'executor' | 'createdAt' | 'skipped'>>;
 
 /** Keys every seed of a setting has of its own, not a setting of the grid. */
 const PER_RUN_KEYS = new Set(['trainer.seed']);
@@ -32,7 +32,7 @@ const PER_RUN_KEYS = new Set(['trainer.seed']);
  * one too, from its plan alone, so it shows from the moment it is submitted.
  */
 export function sweepsOf<R extends SweepMember>(runs: readonly R[], plans: ReadonlyArray<SweepPlan & Pick<SweepPlanDto, 'name'>> = []): Array<Sweep<R>> {
-  const planOf = new Map(plans.map((p): [string, SweepPlan] => [p.name, { axes: p.axes, seeds: p.seeds, executor: p.executor, createdAt: p.createdAt }]));
+  const planOf = new Map(plans.map((p): [string, SweepPlan] => [p.name, { axes: p.axes, seeds: p.seeds, executor: p.executor, createdAt: p.createdAt, skipped: p.skipped }]));
   const byName = new Map<string, R[]>();
   for (const run of runs) {
     const name = sweepOf(run.tags);
@@ -70,11 +70,14 @@ export function sweepAxes(sweep: Sweep): { axes: GridAxis[]; values: string[][] 
 /** "3 settings x 2 seeds", or "3 settings, 5 runs" where the groups hold different counts. */
 export function sweepShape(sweep: Sweep): string {
   if (sweep.plan) {
-    const planned = sweep.plan.axes.reduce((n, a) => n * a.values.length, 1);
+    const skipped = sweep.plan.skipped?.length ?? 0;
+    const planned = sweep.plan.axes.reduce((n, a) => n * a.values.length, 1) - skipped;
     const seeds = `${sweep.plan.seeds.length} seed${sweep.plan.seeds.length === 1 ? '' : 's'}`;
     const started = sweep.groups.length;
+    // Combinations no config accepted were never part of what it trains; said so a reader of a 2 x 2 grid is not left counting.
+    const left = skipped > 0 ? `, ${skipped} combination${skipped === 1 ? '' : 's'} left out` : '';
     // None started yet (a Slurm sweep before its first import): the status says so.
-    return started > 0 && started < planned ? `${started} of ${planned} settings started x ${seeds}` : `${planned} setting${planned === 1 ? '' : 's'} x ${seeds}`;
+    return started > 0 && started < planned ? `${started} of ${planned} settings started x ${seeds}${left}` : `${planned} setting${planned === 1 ? '' : 's'} x ${seeds}${left}`;
   }
   const counts = new Set(sweep.groups.map((g) => g.runs.length));
   const settings = `${sweep.groups.length} setting${sweep.groups.length === 1 ? '' : 's'}`;

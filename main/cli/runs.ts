@@ -175,7 +175,8 @@ export function register(program: Command): void {
         if (columns.length > 0 || sort !== undefined || options.desc || where.length > 0) {
           const rows = pagedRuns(store, { columns, sort, descending: options.desc === true, where });
           if (options.json) {
-            const withColumns = rows.map(({ columnValues, ...row }) => ({ ...row, columns: Object.fromEntries(columns.map((c, i) => [c, columnValues?.[i] ?? null])) }));
+            // A page's row carries the slice of the config the table reads; JSON gives the whole, as `runs --json` does.
+            const withColumns = rows.map(({ columnValues, ...row }) => ({ ...row, config: store.runs.get(row.id)?.config ?? row.config, columns: Object.fromEntries(columns.map((c, i) => [c, columnValues?.[i] ?? null])) }));
             process.stdout.write(`${JSON.stringify(withColumns, null, 2)}\n`);
           } else {
             const none = where.length > 0 ? `no run in ${store.dataDir} matches --where${whereMissNote(store, where)}` : `no runs yet in ${store.dataDir}`;

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import type { ClusterJob } from '../cluster/jobs';
 import type { SlurmResources } from '../cluster/slurm';
-import type { GridAxis } from '../../preload/sweep-plan';
+import { skippedLine, type GridAxis, type SkippedSetting } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
 import { noteInterrupted, UserError, wasInterrupted } from './errors';
 import { renderTable } from './format';
@@ -125,8 +125,13 @@ function throwIfNotCompleted(jobs: ClusterJob[]): void {
   if (bad.length > 0) throw new UserError(`${bad.length} of ${jobs.length} tasks did not complete: ${bad.map((j) => `${j.name} ${j.state}`).join(', ')}`);
 }
 
+/** A `note:` line for each combination the grid holds that no run's config accepts. */
+function writeSkipped(axes: readonly GridAxis[], skipped: readonly SkippedSetting[]): void {
+  for (const one of skipped) process.stderr.write(`note: left out ${skippedLine(axes, one)}\n`);
+}
+
 async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
-  const [{ planSweep, expandGrid, sweepTag }, { loadRunConfigWithSource }, { loadSweepRunConfigs }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName, recordSweepPlan }] = await Promise.all([
+  const [{ planSweep, sweepTag }, { loadRunConfigWithSource }, { acceptedSettings, loadSweepRunConfigs }, { trainSeedGroup }, { axisValues, settingResults, sweepSummaryText }, { newSweepName, recordSweepPlan }] = await Promise.all([
     import('../../preload/sweep-plan'),
     import('../../trainer-core'),
     import('../cluster/sweep-configs'),
@@ -136,11 +141,12 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   ]);
   const overrides = options.set ?? [];
   const base = options.name ?? loadRunConfigWithSource(options.config, overrides).cfg.trainer.experiment_name;
-  const plan = planSweep(base, axes, options.seeds, []);
+  const { settings, skipped } = acceptedSettings(options.config, overrides, axes);
+  const plan = planSweep(base, settings, options.seeds, []);
   loadSweepRunConfigs(options.config, overrides, plan.runs, axes);
-  const settings = expandGrid(axes);
   const sweep = newSweepName(store, base);
-  recordSweepPlan(store, sweep, axes, options.seeds, 'local');
+  recordSweepPlan(store, sweep, axes, options.seeds, 'local', skipped);
+  writeSkipped(axes, skipped);
   process.stderr.write(`sweep ${sweep}: ${plan.runs.length} runs in ${settings.length} seed groups, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
   const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
   for (const [index, setting] of settings.entries()) {
@@ -178,7 +184,7 @@ function groupsOfJobs(axes: readonly GridAxis[], jobs: readonly ClusterJob[], ax
 async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[]): Promise<void> {
   const [{ submitSlurmSweep }, { axisValues, settingResults, sweepSummaryText }] = await Promise.all([import('../cluster/slurm-sweep'), import('./sweep-summary')]);
   const settings = clusterSettings(options);
-  const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
+  const { sweep, arrayJobId, jobs, skipped } = await submitSlurmSweep(store, {
     configPath: options.config,
     overrides: options.set ?? [],
     name: options.name,
@@ -187,6 +193,7 @@ async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[])
     ...settings,
   });
   const groups = [...new Set(jobs.map((j) => j.seedGroup))];
+  writeSkipped(axes, skipped);
   process.stderr.write(`sweep ${sweep}: ${jobs.length} runs in ${groups.length} seed groups (${groups.join(', ')}), sbatch array job ${arrayJobId}${settings.loginHost ? ` on ${settings.loginHost}` : ''}\n`);
   if (options.detach) {
     process.stdout.write(`${jobsTable(jobs)}\n`);

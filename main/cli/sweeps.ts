@@ -50,7 +50,10 @@ export function register(program: Command): void {
             const { axes, results } = sweepResults(store, sweep);
             if (options.json) {
               const settings = results.map((r) => ({ group: r.group, setting: Object.fromEntries(axes.map((a, i) => [a.key, r.values[i]])), finalValSuccess: r.final, bestValSuccess: r.best, final: meanStd(r.final) }));
-              process.stdout.write(`${JSON.stringify({ sweep: sweep.name, tag: sweepTag(sweep.name), axes: axes.map((a) => a.key), settings }, null, 2)}\n`);
+              // Combinations no config accepted, as the plan's axes name them (the table's axes leave out those of one value).
+              const planAxes = sweep.plan?.axes ?? [];
+              const skipped = (sweep.plan?.skipped ?? []).map((values) => Object.fromEntries(planAxes.map((a, i) => [a.key, values[i]])));
+              process.stdout.write(`${JSON.stringify({ sweep: sweep.name, tag: sweepTag(sweep.name), axes: axes.map((a) => a.key), settings, skipped }, null, 2)}\n`);
               return;
             }
             const { head, rows } = sweepSummary(axes, results);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { FolderError, loadRunConfigWithSource, makeFolder } from '../../trainer-core';
-import { loadSweepRunConfigs } from './sweep-configs';
+import { acceptedSettings, loadSweepRunConfigs } from './sweep-configs';
 import { bundleRuns, openBundle } from '../bundle/bundle-file';
 import { importBundles } from '../bundle/import-bundles';
 import { BundleError, newManifest, writeManifest } from '../bundle/manifest';
@@ -12,7 +12,7 @@ import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, shellQuote, type Shell } from './shell';
 import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
-import { folderName, planSweep, sweepTag, type GridAxis } from '../../preload/sweep-plan';
+import { folderName, planSweep, sweepTag, type GridAxis, type GridWords, type SkippedSetting } from '../../preload/sweep-plan';
 import { newSweepName, recordSweepPlan } from './sweep-name';
 
 /**
@@ -27,6 +27,8 @@ export interface SlurmSweepRequest {
   overrides: string[];
   name?: string;
   axes: GridAxis[];
+  /** How a refusal names a grid line: the CLI's --grid (default) or the New run form's field. */
+  gridWords?: GridWords;
   seeds: number[];
   /** The sweep's folder on the shared filesystem, as the nodes see it. */
   remoteDir: string;
@@ -49,7 +51,7 @@ export function defaultTurnlabCommand(): string {
   return `${shellQuote(process.execPath)} ${shellQuote(resolve(import.meta.dirname, '../../bin/turnlab.js'))}`;
 }
 
-export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest, shell: Shell = createShell(request.loginHost)): Promise<{ sweep: string; arrayJobId: string; jobs: ClusterJob[] }> {
+export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest, shell: Shell = createShell(request.loginHost)): Promise<{ sweep: string; arrayJobId: string; jobs: ClusterJob[]; skipped: SkippedSetting[] }> {
   const configPath = resolve(request.configPath);
   // Relative, the nodes (over ssh, from the login node's home) and this machine would read two folders.
   for (const [dir, flag] of [[request.remoteDir, '--remote-dir (remote_dir)'], [request.localDir, '--local-dir (local_dir)']] as const) {
@@ -62,7 +64,8 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
     ...store.runs.progress().flatMap((r) => seedGroupOf(JSON.parse(r.tags) as string[]) ?? []),
     ...jobsTable.list().map((j) => j.seedGroup),
   ];
-  const plan = planSweep(base, request.axes, request.seeds, taken);
+  const { settings, skipped } = acceptedSettings(configPath, request.overrides, request.axes, request.gridWords);
+  const plan = planSweep(base, settings, request.seeds, taken);
   // Every run's config is read here, so a bad key or value refuses the sweep before anything is submitted.
   const configs = loadSweepRunConfigs(configPath, request.overrides, plan.runs, request.axes);
   const sweep = newSweepName(store, base);
@@ -108,9 +111,9 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
     const arrayJobId = await sbatch(shell, join(remoteRoot, 'sweep.sbatch'));
     store.transaction(() => {
       rows.forEach((row, i) => jobsTable.update(row.id, { jobId: `${arrayJobId}_${i}`, state: 'pending' }));
-      recordSweepPlan(store, sweep, request.axes, request.seeds, 'slurm');
+      recordSweepPlan(store, sweep, request.axes, request.seeds, 'slurm', skipped);
     });
-    return { sweep, arrayJobId, jobs: rows.map((r) => jobsTable.get(r.id)!) };
+    return { sweep, arrayJobId, jobs: rows.map((r) => jobsTable.get(r.id)!), skipped };
   } catch (error) {
     // A sweep that was not submitted leaves nothing behind, here or on the shared filesystem.
     jobsTable.remove(rows.map((r) => r.id));

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { StartSweepRequest, SweepStartedDto } from '../../preload/contract';
 import { loadRunConfigWithSource } from '../../trainer-core';
-import { loadSweepRunConfigs } from './sweep-configs';
+import { acceptedSettings, loadSweepRunConfigs } from './sweep-configs';
 import type { Store } from '../store/db';
 import type { RunManager } from '../trainer-host/run-manager';
 import { submitSlurmSweep } from './slurm-sweep';
-import { expandGrid, parseGridAxis, planSweep, sweepTag } from '../../preload/sweep-plan';
+import { parseGridAxis, planSweep, skippedLine, sweepTag } from '../../preload/sweep-plan';
 import { newSweepName, recordSweepPlan } from './sweep-name';
 
 /**
@@ -16,16 +16,16 @@ import { newSweepName, recordSweepPlan } from './sweep-name';
 export async function startSweep(store: Store, manager: RunManager | undefined, request: StartSweepRequest & { configPath: string }): Promise<SweepStartedDto> {
   // The grid comes as lines (the form's field, an API client's array), not as --grid flags.
   const axes = request.grid.map((line) => parseGridAxis(line, 'form'));
-  const settings = expandGrid(axes, 'form');
   const overrides = request.overrides ?? [];
   if (request.executor === 'slurm') {
     if (!request.slurm) throw new Error('a Slurm sweep needs a shared folder (remoteDir)');
     const { remoteDir, localDir, ssh, partition, time, cpusPerTask, gres, turnlab, sbatch } = request.slurm;
-    const { sweep, arrayJobId, jobs } = await submitSlurmSweep(store, {
+    const { sweep, arrayJobId, jobs, skipped } = await submitSlurmSweep(store, {
       configPath: request.configPath,
       overrides,
       name: request.name,
       axes,
+      gridWords: 'form',
       seeds: request.seeds,
       remoteDir,
       localDir,
@@ -33,15 +33,16 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
       turnlab,
       resources: { partition, time, cpusPerTask, gres, extra: sbatch },
     });
-    return { groups: [...new Set(jobs.map((j) => j.seedGroup))], runs: jobs.length, sweep, arrayJobId };
+    return { groups: [...new Set(jobs.map((j) => j.seedGroup))], runs: jobs.length, sweep, arrayJobId, skipped: skipped.map((one) => skippedLine(axes, one)) };
   }
   if (!manager) throw new Error('this server cannot start runs');
   const configPath = resolve(request.configPath);
   const base = request.name ?? loadRunConfigWithSource(configPath, overrides).cfg.trainer.experiment_name;
-  const plan = planSweep(base, axes, request.seeds, []);
+  const { settings, skipped } = acceptedSettings(configPath, overrides, axes, 'form');
+  const plan = planSweep(base, settings, request.seeds, []);
   loadSweepRunConfigs(configPath, overrides, plan.runs, axes);
   const sweep = newSweepName(store, base);
-  recordSweepPlan(store, sweep, axes, request.seeds, 'local');
+  recordSweepPlan(store, sweep, axes, request.seeds, 'local', skipped);
   const groups: string[] = [];
   // Each group starts when the one before has ended, so the machine trains `concurrency` at a time.
   const startGroup = (index: number): Promise<void> => {
@@ -58,5 +59,5 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
     return group.firstRunId.then(() => undefined);
   };
   await startGroup(0);
-  return { groups: settings.map((s, i) => groups[i] ?? (s.label ? `${base}-${s.label}` : base)), runs: plan.runs.length, sweep, arrayJobId: null };
+  return { groups: settings.map((s, i) => groups[i] ?? (s.label ? `${base}-${s.label}` : base)), runs: plan.runs.length, sweep, arrayJobId: null, skipped: skipped.map((one) => skippedLine(axes, one)) };
 }

@@ -17,6 +17,6 @@ export function newSweepName(store: Store, base: string, now = new Date()): stri
  * by one, and the settings a stop left unstarted. A plan without runs is not listed (a sweep whose
  * first trainer refused), so nothing has to be taken back when a start fails.
  */
-export function recordSweepPlan(store: Store, name: string, axes: readonly GridAxis[], seeds: readonly number[], executor: 'local' | 'slurm'): void {
-  store.sweepPlans.record({ name, axes: axes.map((a) => ({ key: a.key, values: [...a.values] })), seeds: [...seeds], executor, createdAt: Date.now() });
+export function recordSweepPlan(store: Store, name: string, axes: readonly GridAxis[], seeds: readonly number[], executor: 'local' | 'slurm', skipped: ReadonlyArray<{ setting: { values: readonly string[] } }>): void {
+  store.sweepPlans.record({ name, axes: axes.map((a) => ({ key: a.key, values: [...a.values] })), skipped: skipped.map((s) => [...s.setting.values]), seeds: [...seeds], executor, createdAt: Date.now() });
 }

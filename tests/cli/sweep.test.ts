@@ -53,6 +53,27 @@ describe('turnlab sweep', () => {
     expect(unknown.stderr).toBe(`turnlab: no sweep named bandit in ${dataDir}; the sweeps are: ${sweep} (turnlab sweeps)\n`);
   }, 180_000);
 
+  it('leaves out the combinations no config accepts and trains the others, saying so', async () => {
+    // PPO, PPO with bi-level GAE and GRPO in one grid: GRPO with bi-level GAE is no config.
+    const grid = ['--grid', 'algorithm.adv_estimator=gae,grpo', '--grid', 'algorithm.bi_level_gae=false,true'];
+    const swept = await inProcess('sweep', '--config', config, ...TINY_TRAIN, '--set', 'trainer.total_training_steps=1', ...grid, '--seeds', '1', '--name', 'estimators');
+    expect(swept.code, swept.stderr).toBe(0);
+    expect(swept.stderr).toMatch(/^note: left out adv_estimator=grpo bi_level_gae=true: `algorithm\.bi_level_gae` is RAGEN's bi-level GAE, which only `adv_estimator: gae` reads/m);
+    const sweep = /^sweep (estimators-\d{8}-\d{6}): 3 runs in 3 seed groups/m.exec(swept.stderr)?.[1];
+    expect(sweep, swept.stderr).toBeDefined();
+    const runs = JSON.parse((await inProcess('runs', '--json', '--where', `tag=sweep:${sweep}`)).stdout) as Array<{ status: string; config: { algorithm: { adv_estimator: string; bi_level_gae: boolean } } }>;
+    expect(runs.map((r) => `${r.config.algorithm.adv_estimator} ${r.config.algorithm.bi_level_gae} ${r.status}`).sort()).toEqual(['gae false completed', 'gae true completed', 'grpo false completed']);
+    // Its listing counts what it trains, not the grid's product, and says what was left out.
+    expect((await inProcess('sweeps', sweep!)).stdout).toContain(`sweep ${sweep}: 3 settings x 1 seed, 1 combination left out, 3 completed;`);
+    const json = JSON.parse((await inProcess('sweeps', sweep!, '--json')).stdout) as { skipped: unknown };
+    expect(json.skipped).toEqual([{ 'algorithm.adv_estimator': 'grpo', 'algorithm.bi_level_gae': 'true' }]);
+
+    // A grid nothing of which is accepted is refused whole, as a value no combination accepts is.
+    const none = await inProcess('sweep', '--config', config, '--grid', 'algorithm.adv_estimator=grpo,rloo', '--grid', 'algorithm.bi_level_gae=true', '--seeds', '1');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^turnlab: --grid algorithm\.(adv_estimator=grpo,rloo \(the value grpo\)|bi_level_gae=true \(the value true\)): `algorithm\.bi_level_gae`/);
+  }, 180_000);
+
   it('says where no sweep is', async () => {
     openStore(join(root, 'empty'), { create: true }).close();
     const empty = await runTurnlabInProcess(['sweeps'], { dataDir: join(root, 'empty') });

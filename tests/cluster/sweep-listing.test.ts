@@ -18,6 +18,14 @@ describe('sweep listing', () => {
     expect(sweepShape(all[0])).toBe('3 settings x 2 seeds');
   });
 
+  it('counts the settings it trains, less the combinations no config accepted, and says how many were left out', () => {
+    const grid = { name: 'sw', axes: [{ key: 'algorithm.adv_estimator', values: ['gae', 'grpo'] }, { key: 'algorithm.bi_level_gae', values: ['false', 'true'] }], skipped: [['grpo', 'true']], seeds: [0] };
+    const [started] = sweepsOf([run(1, 'sw-a', 1, 0)], [grid]);
+    expect(sweepShape(started)).toBe('1 of 3 settings started x 1 seed, 1 combination left out');
+    const [done] = sweepsOf([run(1, 'sw-a', 1, 0), run(2, 'sw-b', 1, 0), run(3, 'sw-c', 1, 0)], [grid]);
+    expect(sweepShape(done)).toBe('3 settings x 1 seed, 1 combination left out');
+  });
+
   it('reads the grid back from the configs where no plan was stored', () => {
     const [old] = sweepsOf([run(1, 'sw-gamma=0.9', 0.9, 0), run(2, 'sw-gamma=1', 1, 0)]);
     expect(sweepShape(old)).toBe('2 settings x 1 seed');

@@ -1,12 +1,12 @@
 // Expanding a sweep and reading Slurm's answers back: pure functions, checked without a cluster.
 import { describe, expect, it } from 'vitest';
 import { arrayScript, jobStateOf, parseScontrol } from '../../main/cluster/slurm';
-import { parseGridAxis, planSweep, sweepName, sweepOf, sweepTag } from '../../preload/sweep-plan';
+import { expandGrid, parseGridAxis, planSweep, sweepName, sweepOf, sweepTag } from '../../preload/sweep-plan';
 
 describe('sweep plans', () => {
   it('names each seed group by the settings that differ and each run by its seed', () => {
     const axes = [parseGridAxis('actor_rollout_ref.actor.optim.lr=1e-3,3e-4'), parseGridAxis('trainer.total_training_steps=10'), parseGridAxis('algorithm.gamma=0.9,1.0')];
-    const plan = planSweep('bandit', axes, [0, 1], ['bandit-lr=1e-3,gamma=0.9']);
+    const plan = planSweep('bandit', expandGrid(axes), [0, 1], ['bandit-lr=1e-3,gamma=0.9']);
     expect(plan.groups.map((g) => g.name)).toEqual(['bandit-lr=1e-3,gamma=0.9#2', 'bandit-lr=1e-3,gamma=1.0', 'bandit-lr=3e-4,gamma=0.9', 'bandit-lr=3e-4,gamma=1.0']);
     expect(plan.runs).toHaveLength(8);
     expect(plan.runs[3]).toEqual({
@@ -16,15 +16,15 @@ describe('sweep plans', () => {
       overrides: ['actor_rollout_ref.actor.optim.lr=1e-3', 'trainer.total_training_steps=10', 'algorithm.gamma=1.0', 'trainer.seed=1'],
       tag: 'seeds:bandit-lr=1e-3,gamma=1.0',
     });
-    expect(planSweep('bandit', [], [0, 1, 2], []).runs.map((r) => r.name)).toEqual(['bandit-s0', 'bandit-s1', 'bandit-s2']);
+    expect(planSweep('bandit', expandGrid([]), [0, 1, 2], []).runs.map((r) => r.name)).toEqual(['bandit-s0', 'bandit-s1', 'bandit-s2']);
   });
 
   it('refuses a malformed --grid, a key given twice and a sweep too large', () => {
     expect(() => parseGridAxis('lr')).toThrow(/--grid 'lr' is not key=value1,value2/);
     expect(() => parseGridAxis('a.lr=1,,2')).toThrow(/empty value/);
-    expect(() => planSweep('b', [parseGridAxis('a=1,2'), parseGridAxis('a=3')], [0], [])).toThrow(/names a twice/);
+    expect(() => expandGrid([parseGridAxis('a=1,2'), parseGridAxis('a=3')])).toThrow(/names a twice/);
     const big = parseGridAxis(`a=${Array.from({ length: 100 }, (_, i) => i).join(',')}`);
-    expect(() => planSweep('b', [big], [0, 1, 2], [])).toThrow(/300 runs; at most 256/);
+    expect(() => planSweep('b', expandGrid([big]), [0, 1, 2], [])).toThrow(/300 runs; at most 256/);
   });
 
   it('names a sweep by its base and start, a folder name, apart from the sweeps already taken', () => {

@@ -119,7 +119,7 @@ describe('starting from edited text that the trainer refuses', () => {
   it('sweeps edited text as it starts a run from it: a refusal names the grid and leaves no file', async () => {
     const sweep = api.startSweep({ yaml: 'trainer:\n  total_training_steps: 2\n', grid: ['algorithm.gama=0.9,1.0'], seeds: [0], executor: 'local' });
     const error = (await sweep.then(() => null, (e: unknown) => e)) as Error | null;
-    expect(error!.message).toBe('--grid algorithm.gama=0.9,1.0 (the value 0.9): unknown key `algorithm.gama`; did you mean `algorithm.gamma`?');
+    expect(error!.message).toBe("the grid line 'algorithm.gama=0.9,1.0' (the value 0.9): unknown key `algorithm.gama`; did you mean `algorithm.gamma`?");
     expect(existsConfigs()).toEqual([]);
     const both = await api.call('startSweep', [{ yaml: 'trainer: {}', configPath: bandit, grid: [], seeds: [0], executor: 'local' }]).then(() => null, (e: unknown) => e);
     expect((both as Error).message).toMatch(/give exactly one of configPath and yaml/);
