@@ -88,6 +88,12 @@ export function sweepShape(sweep: Sweep): string {
   return `${settings}, ${sweep.groups.reduce((n, g) => n + g.runs.length, 0)} runs`;
 }
 
+/** The combinations the sweep left out as no config accepted them, each `adv_estimator=grpo bi_level_gae=true`. */
+export function leftOutSettings(sweep: Sweep): string[] {
+  const axes = sweep.plan?.axes ?? [];
+  return (sweep.plan?.skipped ?? []).map((values) => axes.map((a, i) => `${a.key.split('.').pop()}=${values[i]}`).join(' '));
+}
+
 /** A setting as its axes' last key parts and values: `lr=0.001 gamma=0.9`; the group's name without axes. */
 export function settingLabel(axes: readonly GridAxis[], values: readonly string[], group: string): string {
   return axes.length === 0 ? group : axes.map((a, i) => `${a.key.split('.').pop()}=${values[i]}`).join(' ');

@@ -3,7 +3,7 @@
 // with the Runs view.
 import type { Command } from 'commander';
 import { SWEEP_TAG_PREFIX, sweepTag, type GridAxis } from '../../preload/sweep-plan';
-import { settingLabel, sweepAxes, sweepShape, sweepStatus, sweepsOf, type Sweep } from '../../preload/sweeps';
+import { leftOutSettings, settingLabel, sweepAxes, sweepShape, sweepStatus, sweepsOf, type Sweep } from '../../preload/sweeps';
 import type { Store } from '../store/db';
 import { markAbandonedRuns } from '../services/run-owner';
 import { UserError } from './errors';
@@ -58,6 +58,8 @@ export function register(program: Command): void {
             }
             const { head, rows } = sweepSummary(axes, results);
             process.stdout.write(`sweep ${sweep.name}: ${sweepShape(sweep)}, ${sweepStatus(sweep)}; final validation success by setting, best first (its runs: turnlab runs --where tag=${sweepTag(sweep.name)})\n${renderTable(head, rows)}\n`);
+            const leftOut = leftOutSettings(sweep);
+            if (leftOut.length > 0) process.stdout.write(`left out, as no config accepts them: ${leftOut.join('; ')}\n`);
             return;
           }
           const listed = sweeps.map((sweep) => {

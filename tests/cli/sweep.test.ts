@@ -64,7 +64,9 @@ describe('turnlab sweep', () => {
     const runs = JSON.parse((await inProcess('runs', '--json', '--where', `tag=sweep:${sweep}`)).stdout) as Array<{ status: string; config: { algorithm: { adv_estimator: string; bi_level_gae: boolean } } }>;
     expect(runs.map((r) => `${r.config.algorithm.adv_estimator} ${r.config.algorithm.bi_level_gae} ${r.status}`).sort()).toEqual(['gae false completed', 'gae true completed', 'grpo false completed']);
     // Its listing counts what it trains, not the grid's product, and says what was left out.
-    expect((await inProcess('sweeps', sweep!)).stdout).toContain(`sweep ${sweep}: 3 settings x 1 seed, 1 combination left out, 3 completed;`);
+    const table = (await inProcess('sweeps', sweep!)).stdout;
+    expect(table).toContain(`sweep ${sweep}: 3 settings x 1 seed, 1 combination left out, 3 completed;`);
+    expect(table).toContain('left out, as no config accepts them: adv_estimator=grpo bi_level_gae=true\n');
     const json = JSON.parse((await inProcess('sweeps', sweep!, '--json')).stdout) as { skipped: unknown };
     expect(json.skipped).toEqual([{ 'algorithm.adv_estimator': 'grpo', 'algorithm.bi_level_gae': 'true' }]);
 

@@ -1,7 +1,7 @@
 // A sweep as the Runs view and `turnlab sweeps` describe it: its grid from the plan it stored when
 // it started, else read back from its groups' configs (sweeps from before plans were stored).
 import { describe, expect, it } from 'vitest';
-import { sweepAxes, sweepShape, sweepStatus, sweepsOf, type SweepMember } from '../../preload/sweeps';
+import { leftOutSettings, sweepAxes, sweepShape, sweepStatus, sweepsOf, type SweepMember } from '../../preload/sweeps';
 
 const run = (id: number, group: string, gamma: number, seed: number): SweepMember =>
   ({ id, name: `${group}-s${seed}`, status: 'completed', seed, tags: [`seeds:${group}`, 'sweep:sw'], bestValSuccess: 0.5, createdAt: 1000 + id, config: { algorithm: { gamma }, trainer: { seed } } }) as SweepMember;
@@ -24,6 +24,8 @@ describe('sweep listing', () => {
     expect(sweepShape(started)).toBe('1 of 3 settings started x 1 seed, 1 combination left out');
     const [done] = sweepsOf([run(1, 'sw-a', 1, 0), run(2, 'sw-b', 1, 0), run(3, 'sw-c', 1, 0)], [grid]);
     expect(sweepShape(done)).toBe('3 settings x 1 seed, 1 combination left out');
+    expect(leftOutSettings(done)).toEqual(['adv_estimator=grpo bi_level_gae=true']);
+    expect(leftOutSettings(sweepsOf([run(1, 'sw-a', 1, 0)], [plan])[0])).toEqual([]);
   });
 
   it('reads the grid back from the configs where no plan was stored', () => {
