@@ -40,7 +40,8 @@ export async function prepareRun(
   for (const { split, splitCfg, key } of builds) {
     let es: EnvStateManager;
     try {
-      es = new EnvStateManager(splitCfg, split, { resolveSpec });
+      // With turn shaping the train envs' start is measured too, as the trainer measures it.
+      es = new EnvStateManager(splitCfg, split, { resolveSpec, potentials: split === 'train' && cfg.algorithm.turn_shaping !== null });
     } catch (error) {
       if (error instanceof EnvConfigError) throw error;
       throw new EnvConfigError(`${key}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);

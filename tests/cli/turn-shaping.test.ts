@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../main/store/db';
-import { repoRoot, runTurnlab } from '../helpers/turnlab-cli';
+import { repoRoot, runTurnlab, runTurnlabInProcess } from '../helpers/turnlab-cli';
 
 const work = mkdtempSync(join(tmpdir(), 'turnlab-turn-shaping-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -36,5 +36,23 @@ describe('turnlab train with algorithm.turn_shaping', () => {
       expect(store.runs.list()).toEqual([]);
       store.close();
     }
+  }, 120_000);
+
+  it("refuses a custom env whose distanceToGoal() gives a bad value before the run exists (the env's own distance, not solve()'s)", async () => {
+    const fixtures = join(repoRoot, 'tests/envs/fixtures');
+    const dataDir = join(work, 'data-distance');
+    const result = await runTurnlabInProcess(
+      [
+        'train', '--config', join(fixtures, 'faulty-train.yaml'),
+        '--set', `custom_envs.Faulty.module=${join(fixtures, 'solver-methods.ts')}`,
+        '--set', 'custom_envs.Faulty.env_config.fault=distance-nan',
+        '--set', 'algorithm.turn_shaping.coef=0.1',
+        '--set', 'warm_start.mode=none',
+      ],
+      { dataDir },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^turnlab: es_manager\.train: the environments cannot start an episode: custom environment .*solver-methods\.ts: distanceToGoal\(\) returned number NaN; expected null or a number of moves, 0 or more \(episode seed 0\)/);
+    expect(JSON.parse((await runTurnlabInProcess(['runs', '--json'], { dataDir })).stdout)).toEqual([]);
   }, 120_000);
 });

@@ -18,7 +18,7 @@ import type { Env, EnvSpec } from './types';
  * refused at load time with a message naming the method and what it returned.
  */
 const REQUIRED_METHODS = ['reset', 'step', 'render', 'renderState', 'instructions', 'legend', 'actionNames'] as const;
-const OPTIONAL_METHODS = ['solve', 'planTurn', 'optimalSuccessProbability'] as const;
+const OPTIONAL_METHODS = ['solve', 'planTurn', 'optimalSuccessProbability', 'distanceToGoal'] as const;
 
 const cache = new Map<string, Promise<EnvSpec>>();
 

@@ -1,5 +1,6 @@
 import { deriveSeed, Rng } from '../rng';
 import { createChecked } from './custom-loader';
+import { distanceProblem } from './distance-check';
 import { EnvConfigError } from './errors';
 import { EnvModuleError, guardEnv } from './guarded-env';
 import type { Env, EnvSpec, StepResult } from './types';
@@ -88,8 +89,14 @@ export function checkEnv(spec: EnvSpec, envOptions: Record<string, unknown>, lab
       const outcome = attempt(() => followSolver(solver, seed, options.actionBudget));
       if (outcome?.followed) report.solverEpisodes++;
       if (outcome?.problem) problem(`solve:${outcome.problem.split(':')[0]}`, `${label}: ${outcome.problem} (episode seed ${seed})`);
-    } else if (solver?.optimalSuccessProbability) {
-      attempt(() => (solver.reset(seed), solver.optimalSuccessProbability!(options.actionBudget)));
+    } else if (solver) {
+      // Without a plan to follow, each optional method is still called once for its shape.
+      attempt(() => {
+        solver.reset(seed);
+        solver.planTurn?.({ turnsLeft: options.actionBudget, actionsLeft: options.actionBudget, maxActionsPerTurn: 1 });
+        solver.distanceToGoal?.();
+        solver.optimalSuccessProbability?.(options.actionBudget);
+      });
     }
   }
   return report;
@@ -120,15 +127,25 @@ function followSolver(env: Env, seed: number, budget: number): { followed: boole
   const plan = env.solve!();
   const probability = env.optimalSuccessProbability?.(budget);
   if (plan === null) return { followed: false, problem: null };
+  // Distances along the way, judged only once the plan has proved to reach the goal.
+  const distances: Array<number | null> = [];
+  const measure = () => {
+    if (env.distanceToGoal) distances.push(env.distanceToGoal());
+  };
+  measure();
   let last: StepResult | null = null;
   for (const action of plan) {
     last = env.step(action);
+    measure();
     if (last.done) break;
   }
   if (!last?.done || !last.info.success) {
-    const how = last === null ? 'is empty' : last.done ? 'ended without success' : 'left the episode unfinished';
+    const how = last === null ? 'is empty' : last.done ? 'ended without success' : last.info?.success === true ? 'reached success, but step() never returned done: true' : 'left the episode unfinished';
     return { followed: true, problem: `solve(): its plan of ${plan.length} action${plan.length === 1 ? '' : 's'} ${how}; a plan must reach success (or solve() returns null)` };
   }
+  const steps = distances.length - 1;
+  const wrong = distances.map((d, i) => distanceProblem(d, steps - i, steps, i === steps)).find((p) => p !== null);
+  if (wrong) return { followed: true, problem: wrong };
   if (probability === 0 && plan.length <= budget) {
     return { followed: true, problem: `optimalSuccessProbability(${budget}): returned 0 although solve() found a plan of ${plan.length} action${plan.length === 1 ? '' : 's'}` };
   }

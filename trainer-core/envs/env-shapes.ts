@@ -3,6 +3,7 @@
  * guard that wraps custom environments during training and by `turnlab check`, so both report
  * a bad value the same way.
  */
+import type { Env } from './types';
 
 export interface ShapeProblem {
   /** Dotted path inside the returned value, '' for the value itself. */
@@ -51,8 +52,10 @@ function stateRender(v: unknown): ShapeProblem[] {
   ];
 }
 
-/** The check for each method's return value. */
-export const RESULT_CHECKS: Readonly<Record<string, Check>> = {
+const actionList: Check = (v) => field('', v, v === null || (Array.isArray(v) && v.every((a) => typeof a === 'string')), 'null or a list of action strings');
+
+/** The check for each method's return value; typed by Env so a method added there without a check does not compile. */
+export const RESULT_CHECKS: Readonly<{ [Method in keyof Env]-?: Check }> = {
   reset: text('a string (the first observation)'),
   step: stepResult,
   render: text('a string'),
@@ -61,9 +64,20 @@ export const RESULT_CHECKS: Readonly<Record<string, Check>> = {
   legend: text("a string ('' when there is none)"),
   actionNames: (v) =>
     field('', v, v === null || (Array.isArray(v) && v.length > 0 && v.every((n) => typeof n === 'string' && n !== '')), 'null or a non-empty list of strings'),
-  solve: (v) => field('', v, v === null || (Array.isArray(v) && v.every((a) => typeof a === 'string')), 'null or a list of action strings'),
+  solve: actionList,
+  planTurn: actionList,
   optimalSuccessProbability: (v) => field('', v, typeof v === 'number' && v >= 0 && v <= 1, 'a probability between 0 and 1'),
+  distanceToGoal: (v) => field('', v, v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0), 'null or a number of moves, 0 or more'),
 };
+
+/**
+ * The problems of what `method` returned. An async method's Promise is one problem, not one per
+ * field of the Promise object (which has none of the fields a step result needs).
+ */
+export function resultProblems(method: keyof Env, value: unknown): ShapeProblem[] {
+  if (value instanceof Promise) return [{ field: '', value, expected: 'the result itself (no async; load data with a top-level await in the module instead)' }];
+  return RESULT_CHECKS[method](value);
+}
 
 /** A short description of a value for error messages: its type and a clipped JSON form. */
 export function describe(value: unknown): string {

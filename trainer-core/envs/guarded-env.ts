@@ -1,5 +1,5 @@
 import { EnvConfigError } from './errors';
-import { formatShapeProblem, RESULT_CHECKS } from './env-shapes';
+import { formatShapeProblem, resultProblems } from './env-shapes';
 import type { Env } from './types';
 
 /**
@@ -19,7 +19,7 @@ export class EnvModuleError extends EnvConfigError {
   }
 }
 
-type Method = keyof Env & keyof typeof RESULT_CHECKS;
+type Method = keyof Env;
 
 function showCall(method: string, args: readonly unknown[]): string {
   return `${method}(${args.map((a) => JSON.stringify(a)).join(', ')})`;
@@ -43,7 +43,7 @@ export function guardEnv(env: Env, label: string, report?: (problem: EnvModuleEr
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       throw new EnvModuleError([`${label}: ${shown} threw ${reason.replace(/\s*\n\s*/g, ' ')} (${where})`], method, ['threw']);
     }
-    const problems = RESULT_CHECKS[method](value);
+    const problems = resultProblems(method, value);
     if (problems.length > 0) {
       const lines = problems.map((p) => `${label}: ${formatShapeProblem(shown, p)} (${where})`);
       const error = new EnvModuleError(lines, method, problems.map((p) => p.field));
@@ -67,6 +67,8 @@ export function guardEnv(env: Env, label: string, report?: (problem: EnvModuleEr
   // Optional methods stay absent when the env has none: callers test for them.
   if (typeof env.solve === 'function') guarded.solve = () => call('solve', []) as string[] | null;
   if (typeof env.planTurn === 'function') guarded.planTurn = (budget) => call('planTurn', [budget]) as string[] | null;
+  // Turn shaping reads it: dropped here, the shaping would fall back on solve() or refuse the env.
+  if (typeof env.distanceToGoal === 'function') guarded.distanceToGoal = () => call('distanceToGoal', []) as number | null;
   if (typeof env.optimalSuccessProbability === 'function') {
     guarded.optimalSuccessProbability = (budget) => call('optimalSuccessProbability', [budget]) as number;
   }
