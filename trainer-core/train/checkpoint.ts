@@ -10,6 +10,7 @@ import { Transformer, type TransformerConfig } from '../model/transformer';
 import { decodeModelArrays, encodeModel, type ModelArrays } from '../model/weights';
 import type { RngState } from '../rng';
 import type { EnvStateManagerState } from '../rollout/es-manager';
+import type { CollapseState } from './collapse';
 import { CheckpointError, readCheckpointFiles, writeCheckpointFiles } from './checkpoint-files';
 import { describeModelMismatch } from './models';
 
@@ -34,6 +35,12 @@ export interface TrainingState {
   totalEnvSteps?: number;
   /** Mean validation success at this iteration (null without a validation); keep_last_n keeps the best. */
   valSuccess?: number | null;
+  /**
+   * The collapse detector's memory (the level the run had reached, its latest shares), so a
+   * resumed run logs the `rollout/collapse` the uninterrupted one does. Absent in checkpoints
+   * written before it was kept: a run resumed from one starts the detector afresh.
+   */
+  collapse?: CollapseState;
 }
 
 export interface CheckpointContents {
@@ -117,6 +124,7 @@ const trainingStateSchema = z.object({
   totalEpisodes: z.number().int().nonnegative().optional(),
   totalEnvSteps: z.number().int().nonnegative().optional(),
   valSuccess: finite.nullable().optional(),
+  collapse: z.object({ recent: z.array(finite), earlier: finite, collapsed: z.boolean() }).optional(),
 });
 
 /** Parses state.json; a CheckpointError names the field that is wrong. */

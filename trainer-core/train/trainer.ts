@@ -79,8 +79,9 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     // `turnlab eval` measures it on held-out seeds and other RL settings can start from it.
     if (session.state.iteration === 0 && !options.resumeFrom && hasWarmStart(cfg) && cfg.warm_start.save_checkpoint) await checkpoint(session, startMetrics);
     let status: RunEndStatus = 'completed';
-    // Collapse detection restarts with each process: a resumed run re-learns its earlier level.
-    let collapse = initialCollapseState();
+    // The detector's memory travels in the checkpoint: a resumed run still knows the level it had
+    // reached, so its rollout/collapse is the uninterrupted run's (older checkpoints start afresh).
+    let collapse = session.state.collapse ?? initialCollapseState();
     let diverged = false;
     for (let iteration = session.state.iteration + 1; iteration <= cfg.trainer.total_training_steps; iteration++) {
       enterTrainStage(session, iteration);
@@ -98,6 +99,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       if (share !== null) {
         const step = stepCollapse(collapse, share);
         collapse = step.state;
+        session.state.collapse = collapse;
         metrics[WELL_FORMED_METRIC] = share;
         metrics[COLLAPSE_METRIC] = step.collapsed ? 1 : 0;
         if (step.started) log(collapseWarning(step, iteration));
