@@ -139,4 +139,26 @@ describe('custom environments from the command line', () => {
       expect(runs).toEqual([]);
     }
   }, 300_000);
+
+  it('lists a module\'s own options with envs, as it lists a built-in env\'s (seventeenth QA pass)', async () => {
+    const listed = await runTurnlabInProcess(['envs', example]);
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^guess_number: Guess the secret number.*\(one action per turn\)\n/);
+    expect(listed.stdout).toMatch(/│ max_guesses +│ integer 1\.\. +│ 7 +│ guesses allowed per episode +│/);
+    const missing = await runTurnlabInProcess(['envs', join(work, 'nope.ts')]);
+    expect(missing.code).toBe(2);
+    expect(failureLine(missing.stderr)).toBe(`turnlab: custom environment ${join(work, 'nope.ts')}: file not found`);
+  }, 120_000);
+
+  it('names the config key of a module path that is wrong, and the module it was likely meant to be (seventeenth QA pass)', async () => {
+    const dataDir = join(work, 'data-typo');
+    const folder = join(repo, 'examples/custom-env');
+    const result = await runTurnlabInProcess(['train', '--config', exampleConfig, ...tiny, '--set', `custom_envs.GuessNumber.module=${join(folder, 'guess-numbr.ts')}`], { dataDir });
+    expect(result.code).toBe(2);
+    expect(failureLine(result.stderr)).toBe(
+      `turnlab: custom_envs.GuessNumber.module: custom environment ${join(folder, 'guess-numbr.ts')}: file not found; did you mean ${join(folder, 'guess-number.ts')}?`,
+    );
+    expect(JSON.parse((await runTurnlabInProcess(['runs', '--json'], { dataDir })).stdout)).toEqual([]);
+  }, 120_000);
 });

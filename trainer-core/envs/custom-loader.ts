@@ -5,6 +5,7 @@ import { describe } from './env-shapes';
 import { EnvConfigError } from './errors';
 import { guardEnv } from './guarded-env';
 import { importEnvModule } from './module-import';
+import { missingPackageHint, nearbyModuleHint } from './nearby-module';
 import type { Env, EnvSpec } from './types';
 
 /**
@@ -46,14 +47,14 @@ export async function loadCustomEnvSpec(modulePath: string): Promise<EnvSpec> {
 export async function readCustomEnvSpec(modulePath: string): Promise<EnvSpec> {
   const absolute = resolve(modulePath);
   const label = `custom environment ${absolute}`;
-  if (!existsSync(absolute)) throw new EnvConfigError(`${label}: file not found`);
+  if (!existsSync(absolute)) throw new EnvConfigError(`${label}: file not found${nearbyModuleHint(absolute)}`);
   if (statSync(absolute).isDirectory()) throw new EnvConfigError(`${label}: is a folder; give the module file in it (e.g. ${join(absolute, 'env.ts')})`);
   let module: Record<string, unknown>;
   try {
     module = await importEnvModule(absolute);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new EnvConfigError(`${label}: could not be imported: ${reason.replace(/\s*\n\s*/g, ' ')}`);
+    throw new EnvConfigError(`${label}: could not be imported: ${reason.replace(/\s*\n\s*/g, ' ')}${missingPackageHint(reason, absolute)}`);
   }
   return toSpec(module.default, absolute, label);
 }

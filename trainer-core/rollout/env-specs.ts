@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { RunConfig } from '../config/schema';
 import { trainStageTags } from '../config/train-stages';
+import { EnvConfigError } from '../envs/errors';
 import { parseEnvOptions } from '../envs/options';
 import { isEnvModulePath, resolveEnvSpec } from '../envs/registry';
 import type { EnvSpec } from '../envs/types';
@@ -20,7 +21,11 @@ export async function loadEnvSpecResolver(cfg: RunConfig, splits: readonly Split
     for (const tag of split === 'train' ? trainStageTags(cfg) : cfg.es_manager.val.env_configs.tags) {
       if (byTag.has(tag)) continue;
       const envCfg = cfg.custom_envs[tag];
-      const spec = await resolveEnvSpec(envCfg.module ?? envCfg.env_type, baseDir);
+      const spec = await resolveEnvSpec(envCfg.module ?? envCfg.env_type, baseDir).catch((error: unknown) => {
+        // A config names several envs: say which key holds the module that failed.
+        if (!(error instanceof EnvConfigError) || !isEnvModulePath(envCfg.module ?? envCfg.env_type)) throw error;
+        throw new EnvConfigError(`custom_envs.${tag}.${envCfg.module !== undefined ? 'module' : 'env_type'}: ${error.message}`);
+      });
       parseEnvOptions(spec, envCfg.env_config, `custom_envs.${tag}.env_config`);
       byTag.set(tag, spec);
     }
