@@ -164,6 +164,19 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The request's path and query on this server. Read as a URL relative to the server, `//x/api/runs`
+ * would be a path on host x (and `//` no URL at all, a 500); it is this server's path `//x/api/runs`.
+ */
+function requestUrl(target: string, port: number): URL {
+  if (!target.startsWith('/')) throw new HttpError(400, 'BAD_REQUEST', `'${target.slice(0, 80)}' is not a path on this server`);
+  try {
+    return new URL(`http://${LOOPBACK}:${port}${target}`);
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', `'${target.slice(0, 80)}' is not a path on this server`);
+  }
+}
+
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const token = options.token ?? randomBytes(32).toString('base64url');
   const rendererDir = resolve(options.rendererDir);
@@ -321,7 +334,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       if (!allowedHosts().includes(req.headers.host ?? '')) {
         throw new HttpError(403, 'FORBIDDEN_HOST', `host ${req.headers.host ?? '(none)'} is not this server`);
       }
-      const url = new URL(req.url ?? '/', `http://${LOOPBACK}:${port}`);
+      const url = requestUrl(req.url ?? '/', port);
       const api = /^\/api\/([^/]+)$/.exec(url.pathname);
       if (STREAM_ROUTES.has(url.pathname) && req.method !== 'POST') await handleStream(req, res, url);
       else if (api) await handleApi(req, res, api[1]);

@@ -15,12 +15,16 @@ export function parseSeeds(text: string): number[] {
   const trimmed = text.trim();
   if (/^\d+$/.test(trimmed)) {
     const count = Number(trimmed);
-    if (count < 1 || count > MAX_GROUP_SEEDS) throw new Error(`a count of seeds is 1 to ${MAX_GROUP_SEEDS}, not ${trimmed}`);
+    // A bare number is a count, so one seed of choice needs a list of one (`7,`); 0 is the likeliest to be meant so.
+    if (count === 0) throw new Error(`a count of seeds is 1 to ${MAX_GROUP_SEEDS}, not 0; seed 0 alone is 1 (a count starts at seed 0), any one seed a list of one: 0,`);
+    if (count > MAX_GROUP_SEEDS) throw new Error(`a count of seeds is 1 to ${MAX_GROUP_SEEDS}, not ${trimmed}`);
     return Array.from({ length: count }, (_, i) => i);
   }
+  const one = /^(-?\d+)\s*,$/.exec(trimmed);
+  if (one) return [Number(one[1])];
   const parts = trimmed.split(',').map((p) => p.trim());
   if (parts.length < 2 || parts.some((p) => !/^-?\d+$/.test(p))) {
-    throw new Error(`'${text}' is neither a count of seeds (5 means 0..4) nor a comma-separated list of seeds (1,2,3)`);
+    throw new Error(`'${text}' is neither a count of seeds (5 means 0..4) nor a comma-separated list of seeds (1,2,3; one seed: 7,)`);
   }
   const seeds = parts.map(Number);
   if (new Set(seeds).size !== seeds.length) throw new Error(`seed list '${text}' names a seed twice`);

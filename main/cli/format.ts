@@ -36,3 +36,13 @@ export function renderTable(head: string[], rows: Array<Array<string | number>>)
 export function formatTags(tags: readonly string[]): string {
   return tags.map((tag) => (/[,"]/.test(tag) ? JSON.stringify(tag) : tag)).join(', ');
 }
+
+/**
+ * Control characters as Unicode's pictures of them (ESC as ␛): `play` shows the text the model
+ * reads, and a terminal would act on an env's escape codes (colour, clearing the screen) instead.
+ * Line breaks and tabs stay as they are.
+ */
+export function visibleControls(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => String.fromCharCode(c === '\x7f' ? 0x2421 : 0x2400 + c.charCodeAt(0)));
+}

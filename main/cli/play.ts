@@ -1,3 +1,4 @@
+import { visibleControls } from './format';
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { stripVTControlCharacters } from 'node:util';
@@ -74,7 +75,7 @@ interface PlayOptions {
 }
 
 function write(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${visibleControls(text)}\n`);
 }
 
 function formatReward(value: number): string {

@@ -213,7 +213,7 @@ export function register(program: Command): void {
     .option('--config <file>', 'run config (YAML), a shipped one by name (sokoban; see configs/), or run:<run> for the config a past run trained with', configFileOption)
     .option('--set <key=value>', 'override a config key for every run (repeatable)', collectSet)
     .option('--grid <key=v1,v2>', 'a config key and its values to sweep (repeatable: the grid is every combination)', collectSet)
-    .requiredOption('--seeds <n|list>', 'seeds of each setting: 3 means 0..2, 0,1,2 those seeds', seedsOption)
+    .requiredOption('--seeds <n|list>', 'seeds of each setting: 3 means 0..2, 0,1,2 those seeds, 7, seed 7 alone', seedsOption)
     .option('--name <name>', 'base of the group and run names (default: trainer.experiment_name)')
     .addOption(new Option('--executor <where>', 'local: the queue of this machine; slurm: one sbatch --array').choices(['local', 'slurm']).default('local'))
     .option('--concurrency <n>', 'local: runs trained at once', positiveInt)

@@ -64,7 +64,7 @@ export function register(program: Command): void {
     .option('--set <key=value>', 'override a config key (repeatable), e.g. --set trainer.total_training_steps=50', collectSet)
     .option('--name <name>', 'run name (default: trainer.experiment_name); with --seeds, the base of `<name>-s<seed>`')
     .option('--tag <tag>', 'tag the run (repeatable)', collectSet)
-    .option('--seeds <n|list>', 'a group of runs differing only by trainer.seed: 5 means seeds 0..4, 1,2,3 those seeds', seedsOption)
+    .option('--seeds <n|list>', 'a group of runs differing only by trainer.seed: 5 means seeds 0..4, 1,2,3 those seeds, 7, seed 7 alone', seedsOption)
     .option('--concurrency <n>', 'with --seeds, runs trained at once (default: half the cores)', concurrencyOption)
     .action(async (args: string[], flags: Omit<TrainOptions, 'config'> & { config?: string }, command: Command) => {
       if (flags.concurrency !== undefined && !flags.seeds) throw new UserError('--concurrency applies to a seed group; add --seeds');

@@ -280,6 +280,9 @@ describe('turnlab HTTP server: the page', () => {
     expect(asset.headers['content-type']).toContain('text/javascript');
     expect((await send('GET', '/%2e%2e/%2e%2e/etc/passwd')).status).toBe(404);
     expect((await send('GET', '/missing.js')).status).toBe(404);
+    // A path that opens with // is a path here, not another host's (it was a 500 'Invalid URL').
+    const statuses = await Promise.all(['//', '//assets/app.js', '//x/api/listRuns'].map(async (path) => [path, (await send('GET', path)).status]));
+    expect(statuses).toEqual([['//', 404], ['//assets/app.js', 200], ['//x/api/listRuns', 404]]);
   });
 
   it('explains a missing renderer build with 503 and still answers the API', async () => {

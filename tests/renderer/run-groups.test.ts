@@ -56,6 +56,9 @@ describe('the seeds field', () => {
     expect(readSeedChoice({ seedsText: '3', concurrencyText: '' })).toEqual({ request: { seeds: [0, 1, 2] }, problem: null });
     expect(readSeedChoice({ seedsText: '4,7', concurrencyText: '2' })).toEqual({ request: { seeds: [4, 7], concurrency: 2 }, problem: null });
     expect(readSeedChoice({ seedsText: '4,7', concurrencyText: '0' }).problem).toMatch(/1 to 64/);
+    // A bare number is a count; one seed of choice is a list of one, which 0 (no count) points to.
+    expect(readSeedChoice({ seedsText: '7,', concurrencyText: '' })).toEqual({ request: { seeds: [7] }, problem: null });
+    expect(readSeedChoice({ seedsText: '0', concurrencyText: '' }).problem).toBe('a count of seeds is 1 to 64, not 0; seed 0 alone is 1 (a count starts at seed 0), any one seed a list of one: 0,');
     expect(readSeedChoice({ seedsText: '', concurrencyText: '2' }).problem).toMatch(/give seeds first/);
     expect(readSeedChoice({ seedsText: '1;2', concurrencyText: '' }).problem).toMatch(/neither a count/);
   });
