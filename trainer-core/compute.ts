@@ -11,6 +11,7 @@ export { verifyRunCheckpoint } from './train/checkpoint-check';
 export { checkOwnModelFits, expectedModels } from './train/models';
 export { wasmMemoryWarning } from './train/wasm-memory';
 export { settingNotes } from './train/setting-notes';
+export { scheduleTotalNote } from './train/run-schedule';
 export { checkWarmStartFits } from './train/warm-start-fit';
 export { checkFirstPromptsFit, promptTokenizers } from './train/first-prompt-fit';
 export { openCheckpointPolicy } from './train/pretrained-models';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { trainStageTags, loadRunConfigWithSource, type RunConfigWithSource, type RunConfig, sourceWithAbsoluteModulePaths, withAbsoluteModulePaths, type EpisodeReport, type TrainingSink, type TrainResult } from '../../trainer-core';
-import { verifyRunCheckpoint, train } from '../../trainer-core/compute';
+import { scheduleTotalNote, verifyRunCheckpoint, train } from '../../trainer-core/compute';
 import { checkpointsDir, tensorBoardDir } from '../paths';
 import type { Store } from '../store/db';
 import { describeWriteError, StoreError } from '../store/errors';
@@ -145,6 +145,8 @@ export async function resumeFromCheckpoint(
   const again = lastBefore !== null && lastBefore > checkpoint.iteration ? `; iterations ${checkpoint.iteration + 1}-${lastBefore} recorded after it are trained again` : '';
   const changes = options.overrides?.length ? `; with ${options.overrides.join(' ')}` : '';
   logger.log(`${from}${again}${changes}`);
+  const scheduleNote = scheduleTotalNote(cfg, checkpointRunConfig(folder, []).cfg.trainer.total_training_steps, checkpoint.iteration);
+  if (scheduleNote !== null) logger.log(`note: ${scheduleNote}`);
   return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, { ...options, log: logger.log });
 }
 

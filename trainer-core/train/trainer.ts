@@ -4,7 +4,6 @@ import * as tf from '@tensorflow/tfjs';
 import { computeAdvantages } from '../algo/estimator-registry';
 import { centerAdvantagesByToken } from '../algo/token-centering';
 import { applyKlPenalty, type KlType } from '../algo/kl';
-import { learningRateAt } from '../algo/lr-schedule';
 import { maskedMean } from '../algo/whiten';
 import { dataMetrics } from './data-metrics';
 import { returnsToGo } from '../algo/returns-to-go';
@@ -12,7 +11,6 @@ import { selectBackend } from '../backend';
 import { ConfigError } from '../config/errors';
 import { resolvedConfigToYaml } from '../config/load';
 import { configForTrainStage } from '../config/train-stages';
-import type { RunConfig } from '../config/schema';
 import { deriveSeed, Rng } from '../rng';
 import { filterGroupsByRewardStd, groupScores } from '../rollout/rollout-filter';
 import { createContextManager, rolloutSettingsFromConfig, runRollout, type EpisodeRecord } from '../rollout/rollout-loop';
@@ -29,6 +27,7 @@ import { actorUpdateSettings, criticUpdateSettings } from './update-settings';
 import { stageUsesReference } from './models';
 import type { EpisodeReport, RunEndStatus } from './sink';
 import { optimalSuccessByTag } from './validation';
+import { scheduledLearningRate } from './run-schedule';
 import { enterTrainStage, hasWarmStart, openSession, startWorkers, type Session } from './session';
 import type { TrainOptions, TrainResult } from './train-options';
 
@@ -380,17 +379,6 @@ function rolloutGenerator(s: Session, rng: Rng): PolicyGenerator | ShardedGenera
 
 function parallel(s: Session, role: ModelRole): Parallel | undefined {
   return s.workers ? { pool: s.workers, role } : undefined;
-}
-
-function scheduledLearningRate(o: RunConfig['critic']['optim'], iteration: number, totalIterations: number): number {
-  return learningRateAt(iteration, {
-    schedule: o.lr_scheduler_type,
-    lr: o.lr,
-    totalIterations,
-    warmupRatio: o.lr_warmup_steps_ratio,
-    minLrRatio: o.min_lr_ratio,
-    numCycles: o.num_cycles,
-  });
 }
 
 async function validate(s: Session, iteration = 0): Promise<{ metrics: Record<string, number>; episodes: EpisodeReport[] }> {
