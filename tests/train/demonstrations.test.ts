@@ -4,7 +4,7 @@ import { loadRunConfig } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
 import { fitRunTokenizer } from '../../trainer-core/train/models';
 import { createContextManager } from '../../trainer-core/rollout/rollout-loop';
-import { collectDemonstrations } from '../../trainer-core/train/demonstrations';
+import { collectDemonstrations, longReplyNote } from '../../trainer-core/train/demonstrations';
 
 const SOKOBAN = join(import.meta.dirname, '../../configs/sokoban.yaml');
 
@@ -56,5 +56,18 @@ describe('warm-start demonstrations', () => {
     expect(demos).toHaveLength(40);
     expect(new Set(demos.map((d) => d.text)).size).toBe(40);
     expect(demos.every((d) => d.sequence.lossMask.some((m) => m === 1))).toBe(true);
+  });
+
+  it("say where the solver's replies are longer than the rollout's response_length, which would cut them", () => {
+    const demos = demonstrations(['warm_start.episodes=6']);
+    const lengths = demos.flatMap((d) => d.replyTokens ?? []);
+    // Each counted as the rollout counts a reply: the reply's tokens and its end of turn.
+    expect(lengths.length).toBe(demos.reduce((n, d) => n + d.sequence.lossMask.filter((m, t) => m === 1 && (t === 0 || d.sequence.lossMask[t - 1] === 0)).length, 0));
+    const longest = Math.max(...lengths);
+    // The shipped config's 24 tokens hold its plans whole.
+    expect(longReplyNote(demos, 24)).toBeNull();
+    expect(longReplyNote(demos, longest)).toBeNull();
+    const note = longReplyNote(demos, longest - 1);
+    expect(note).toMatch(new RegExp(`^note: \\d+ of the warm start's ${lengths.length} demonstrated replies are longer than actor_rollout_ref\\.rollout\\.response_length \\(${longest - 1} tokens, the end of turn included; the longest ${longest}\\).*raise response_length to ${longest}`));
   });
 });

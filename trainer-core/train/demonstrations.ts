@@ -20,6 +20,25 @@ export interface Demonstration {
   text: string;
   /** Training sequence: loss mask on the demonstrated replies only. */
   sequence: EpisodeSequence;
+  /** Tokens of each demonstrated reply, its end-of-turn token included, as a rollout counts them against response_length. */
+  replyTokens?: number[];
+}
+
+/**
+ * A `note:` where demonstrated replies are longer than the rollout lets the policy write: the warm
+ * start teaches them whole, the rollout cuts them at `response_length`, so the policy's replies
+ * end unfinished (no closing tag, no action) however low the warm start's loss went.
+ */
+export function longReplyNote(demonstrations: readonly Demonstration[], responseLength: number): string | null {
+  const lengths = demonstrations.flatMap((d) => d.replyTokens ?? []);
+  const over = lengths.filter((n) => n > responseLength);
+  if (over.length === 0) return null;
+  const longest = Math.max(...over);
+  return (
+    `note: ${over.length} of the warm start's ${lengths.length} demonstrated replies are longer than actor_rollout_ref.rollout.response_length ` +
+    `(${responseLength} tokens, the end of turn included; the longest ${longest}): the rollout cuts them there, so the policy learns replies it cannot finish; ` +
+    `raise response_length to ${longest} or shorten the demonstrated replies`
+  );
 }
 
 /** The reply a well-behaved model would write for `actions` (after `thought`), minus the prompt's response prefix. */
@@ -84,7 +103,7 @@ export function toDemonstrations(
     const sequence = tokenizer
       ? buildEpisodeSequence(cm.trainingDocuments(entry.prompt, turns), { mode: 'episode-end', total: 0 })
       : emptyEpisodeSequence();
-    out.push({ tag: entry.tag, text, sequence });
+    out.push({ tag: entry.tag, text, sequence, replyTokens: turns.map((turn) => turn.reply!.generatedIds.length) });
   });
   return out;
 }
