@@ -4,7 +4,7 @@ import { loadRunConfig } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
 import { fitRunTokenizer } from '../../trainer-core/train/models';
 import { createContextManager } from '../../trainer-core/rollout/rollout-loop';
-import { collectDemonstrations, longReplyNote } from '../../trainer-core/train/demonstrations';
+import { collectDemonstrations, longReplyNote, unsolvedDemonstrationsNote } from '../../trainer-core/train/demonstrations';
 
 const SOKOBAN = join(import.meta.dirname, '../../configs/sokoban.yaml');
 
@@ -69,5 +69,18 @@ describe('warm-start demonstrations', () => {
     expect(longReplyNote(demos, longest)).toBeNull();
     const note = longReplyNote(demos, longest - 1);
     expect(note).toMatch(new RegExp(`^note: \\d+ of the warm start's ${lengths.length} demonstrated replies are longer than actor_rollout_ref\\.rollout\\.response_length \\(${longest - 1} tokens, the end of turn included; the longest ${longest}\\).*raise response_length to ${longest}`));
+  });
+
+  it("say where not one of the solver's demonstrated episodes succeeded", () => {
+    const demos = demonstrations(['warm_start.episodes=6']);
+    // Sokoban's solver solves the rooms it does not give up on.
+    expect(demos.every((d) => d.success === true)).toBe(true);
+    expect(unsolvedDemonstrationsNote(demos, 'expert')).toBeNull();
+    const failed = demos.map((d) => ({ ...d, success: false }));
+    expect(unsolvedDemonstrationsNote(failed, 'expert')).toBe(
+      "note: none of the warm start's 6 demonstrated episodes succeeded: it imitates a solver that does not reach the goal; turnlab check <env> plays the solver's plans and says where they go wrong",
+    );
+    // Random valid moves are not meant to succeed.
+    expect(unsolvedDemonstrationsNote(failed, 'random-valid')).toBeNull();
   });
 });

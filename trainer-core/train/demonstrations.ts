@@ -22,6 +22,19 @@ export interface Demonstration {
   sequence: EpisodeSequence;
   /** Tokens of each demonstrated reply, its end-of-turn token included, as a rollout counts them against response_length. */
   replyTokens?: number[];
+  /** Whether the demonstrated episode ended in success, as the env scored it. */
+  success?: boolean;
+}
+
+/**
+ * A `note:` where not one demonstrated episode succeeded: the warm start imitates a solver (or
+ * random valid moves) that never reaches the goal, which a broken custom solver does silently
+ * (`turnlab check` says so of its plans; a run did not).
+ */
+export function unsolvedDemonstrationsNote(demonstrations: readonly Demonstration[], mode: string): string | null {
+  const scored = demonstrations.filter((d) => d.success !== undefined);
+  if (mode !== 'expert' || scored.length === 0 || scored.some((d) => d.success)) return null;
+  return `note: none of the warm start's ${scored.length} demonstrated episodes succeeded: it imitates a solver that does not reach the goal; turnlab check <env> plays the solver's plans and says where they go wrong`;
 }
 
 /**
@@ -103,7 +116,7 @@ export function toDemonstrations(
     const sequence = tokenizer
       ? buildEpisodeSequence(cm.trainingDocuments(entry.prompt, turns), { mode: 'episode-end', total: 0 })
       : emptyEpisodeSequence();
-    out.push({ tag: entry.tag, text, sequence, replyTokens: turns.map((turn) => turn.reply!.generatedIds.length) });
+    out.push({ tag: entry.tag, text, sequence, replyTokens: turns.map((turn) => turn.reply!.generatedIds.length), success: es.episode(envId).success });
   });
   return out;
 }

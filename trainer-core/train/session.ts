@@ -18,7 +18,7 @@ import { createContextManager } from '../rollout/rollout-loop';
 import { existingCheckpoints, type RetainedCheckpoint } from './checkpoint-retention';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFiles, type CheckpointBase, type OptimizerSnapshot, type TrainingState } from './checkpoint';
 import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
-import { collectDemonstrations, longReplyNote } from './demonstrations';
+import { collectDemonstrations, longReplyNote, unsolvedDemonstrationsNote } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { warmStart, WarmStartStopped } from './warm-start';
 import { playRelabelledEpisodes } from './dagger';
@@ -300,8 +300,9 @@ async function supervisedWarmStart(options: TrainOptions, policy: TrainableModel
     rng: new Rng(deriveSeed(seed, 'demonstrations')),
     resolveSpec: options.resolveSpec,
   });
-  const tooLong = longReplyNote(demonstrations, cfg.actor_rollout_ref.rollout.response_length);
-  if (tooLong) options.log?.(tooLong);
+  for (const note of [longReplyNote(demonstrations, cfg.actor_rollout_ref.rollout.response_length), unsolvedDemonstrationsNote(demonstrations, cfg.warm_start.mode)]) {
+    if (note) options.log?.(note);
+  }
   const relabel = cfg.warm_start.dagger_rounds > 0 ? daggerRounds(options, policy, tokenizer) : undefined;
   const steps = cfg.warm_start.steps;
   // A long warm start says how far it is, about ten times, so a terminal is never silent for
