@@ -68,6 +68,7 @@ export type { HfModelFolder } from './model/hf/load';
 export { HfModelError, parseHfConfig, baseParameterCount } from './model/hf/config';
 export { findInHubCache, looksLikeHubId } from './model/hf/hub-cache';
 export { readCheckpointFiles } from './train/checkpoint-files';
+export { evaluationSeedNote } from './train/train-seeds';
 export { BACKENDS } from './backend-names';
 
 // Folders a user names (data folders, export targets), made without Node's recursive mkdir

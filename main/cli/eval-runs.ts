@@ -7,6 +7,7 @@ import type { Store } from '../store/db';
 import type { CheckpointRecord } from '../store/types';
 import { renderTable } from './format';
 import { formatMeanStd, meanStd } from './mean-std';
+import { evaluationSeedNote } from '../../trainer-core';
 
 export interface RunEvaluation {
   runId: number;
@@ -79,6 +80,8 @@ export async function evaluateRuns(store: Store, runIds: readonly number[], opti
     const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes: options.episodes, seed: options.seed, overrides: options.overrides, log: options.log });
     const stored = recordEvaluation(store, checkpoint, result, { overrides: options.overrides, startSeed: options.seed ?? null });
     options.log(`run ${run.id} (${run.name}), checkpoint ${checkpoint.id} (iteration ${result.iteration}): ${result.episodes} episodes, stored as evaluation ${stored.id}`);
+    const seedNote = evaluationSeedNote(result.config, result.iteration);
+    if (seedNote !== null) options.log(seedNote);
     results.push({ runId, name: run.name, seed: run.seed, checkpoint, evaluationId: stored.id, episodes: result.episodes, metrics: result.metrics });
   }
   return results;

@@ -3,7 +3,7 @@ import type { Store } from '../store/db';
 import { formatValue, renderTable } from './format';
 import { collectSet } from './play';
 import { asTrainingUserError } from './training-errors';
-import { evaluationOverrideNotes, MAX_ROLLOUT_EPISODES } from '../../trainer-core';
+import { evaluationOverrideNotes, evaluationSeedNote, MAX_ROLLOUT_EPISODES } from '../../trainer-core';
 import { UserError } from './errors';
 import { wholeNumber } from './whole-number';
 import { withStore } from './with-store';
@@ -88,6 +88,8 @@ export function register(program: Command): void {
             );
             printMetrics(result.metrics);
             for (const line of ownValidationNotes(store, checkpoint.runId, result.iteration, result.metrics, result.episodes, overrides)) process.stdout.write(`${line}\n`);
+            const seedNote = evaluationSeedNote(result.config, result.iteration);
+            if (seedNote !== null) logLine(seedNote);
           }
         });
       });

@@ -3,6 +3,7 @@ import { differsFromDefault } from '../config/defaults';
 import { algorithmNotes } from './algorithm-notes';
 import { keptGroupCount } from '../rollout/rollout-filter';
 import { modelRoles } from './models';
+import { trainSeedOverlap } from './train-seeds';
 
 /**
  * Settings that are valid but do not do what their numbers say: the update clamps a micro-batch
@@ -58,21 +59,11 @@ function batchNotes(cfg: RunConfig): string[] {
 
 /** Validation boards the run also trains on: its validation success would measure what it has seen. */
 function seedNotes(cfg: RunConfig): string[] {
-  const { train, val } = cfg.es_manager;
-  const [valStart, valEnd] = [val.start_seed, val.start_seed + val.env_groups];
-  let overlap: number;
-  let trained: string;
-  if (train.seeds.length > 0) {
-    overlap = new Set(train.seeds.filter((seed) => seed >= valStart && seed < valEnd)).size;
-    trained = 'es_manager.train.seeds';
-  } else {
-    const trainEnd = train.start_seed + cfg.trainer.total_training_steps * train.env_groups;
-    overlap = Math.max(0, Math.min(trainEnd, valEnd) - Math.max(train.start_seed, valStart));
-    trained = `es_manager.train.start_seed ${train.start_seed} on, ${train.env_groups} a rollout`;
-  }
+  const { start_seed: valStart, env_groups: count } = cfg.es_manager.val;
+  const { overlap, trained } = trainSeedOverlap(cfg, cfg.trainer.total_training_steps, valStart, count);
   if (overlap === 0) return [];
   return [
-    `${overlap} of the ${val.env_groups} validation start seeds (es_manager.val.start_seed ${valStart} on) are train seeds too (${trained}), ` +
+    `${overlap} of the ${count} validation start seeds (es_manager.val.start_seed ${valStart} on) are train seeds too (${trained}), ` +
       "so validation success partly measures boards the run trained on; move es_manager.val.start_seed past the train seeds (the default, 1000000, is)",
   ];
 }
