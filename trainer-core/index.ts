@@ -55,6 +55,7 @@ export { checkEnv, type CheckReport } from './envs/env-check';
 // Rollouts: environments of a run, prompts, parsing replies
 export { loadEnvSpecResolver, withAbsoluteModulePaths, sourceWithAbsoluteModulePaths } from './rollout/env-specs';
 export { EnvStateManager, type EnvSpecResolver } from './rollout/es-manager';
+export { startRunEnvironments } from './rollout/run-environments';
 export { matchActionNames, parseResponse, violatesFormat, type ParsedResponse } from './rollout/parse-response';
 export { createTemplate, responsePrefixOf } from './rollout/templates';
 

@@ -141,7 +141,7 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   ]);
   const overrides = options.set ?? [];
   const base = options.name ?? loadRunConfigWithSource(options.config, overrides).cfg.trainer.experiment_name;
-  const { settings, skipped } = acceptedSettings(options.config, overrides, axes);
+  const { settings, skipped } = await acceptedSettings(options.config, overrides, axes);
   const plan = planSweep(base, settings, options.seeds, []);
   loadSweepRunConfigs(options.config, overrides, plan.runs, axes);
   const sweep = newSweepName(store, base);

@@ -64,7 +64,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
     ...store.runs.progress().flatMap((r) => seedGroupOf(JSON.parse(r.tags) as string[]) ?? []),
     ...jobsTable.list().map((j) => j.seedGroup),
   ];
-  const { settings, skipped } = acceptedSettings(configPath, request.overrides, request.axes, request.gridWords);
+  const { settings, skipped } = await acceptedSettings(configPath, request.overrides, request.axes, request.gridWords);
   const plan = planSweep(base, settings, request.seeds, taken);
   // Every run's config is read here, so a bad key or value refuses the sweep before anything is submitted.
   const configs = loadSweepRunConfigs(configPath, request.overrides, plan.runs, request.axes);

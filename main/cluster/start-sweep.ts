@@ -38,7 +38,7 @@ export async function startSweep(store: Store, manager: RunManager | undefined, 
   if (!manager) throw new Error('this server cannot start runs');
   const configPath = resolve(request.configPath);
   const base = request.name ?? loadRunConfigWithSource(configPath, overrides).cfg.trainer.experiment_name;
-  const { settings, skipped } = acceptedSettings(configPath, overrides, axes, 'form');
+  const { settings, skipped } = await acceptedSettings(configPath, overrides, axes, 'form');
   const plan = planSweep(base, settings, request.seeds, []);
   loadSweepRunConfigs(configPath, overrides, plan.runs, axes);
   const sweep = newSweepName(store, base);

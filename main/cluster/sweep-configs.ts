@@ -1,34 +1,47 @@
-import { ConfigError, loadRunConfigWithSource, type RunConfig } from '../../trainer-core';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, EnvConfigError, loadRunConfigWithSource, startRunEnvironments, withAbsoluteModulePaths, type RunConfig } from '../../trainer-core';
 import { expandGrid, type GridAxis, type GridWords, type SkippedSetting, type SweepRunPlan, type SweepSetting } from '../../preload/sweep-plan';
 
 /**
- * The grid's combinations whose configs load, and those left out. A grid of keys that constrain
- * each other (adv_estimator=gae,grpo by bi_level_gae=true,false) holds a combination no config
- * accepts (GRPO with bi-level GAE); the researcher means the others, as the learning bench's
- * --estimators does, so it is left out and said. A value no combination accepts is a mistake of its
- * own (a misspelt value, a key that does not exist) and refuses the whole sweep, naming its
- * --grid, as does a grid of which nothing is accepted.
+ * The grid's combinations whose configs load and whose environments start, and those left out. A
+ * grid of keys that constrain each other (adv_estimator=gae,grpo by bi_level_gae=true,false; a
+ * room size by a box count) holds a combination no run accepts (GRPO with bi-level GAE); the
+ * researcher means the others, as the learning bench's --estimators does, so it is left out and
+ * said. A value no combination accepts is a mistake of its own (a misspelt value, a key that does
+ * not exist, an option a custom env refuses) and refuses the whole sweep, naming its --grid, as
+ * does a grid of which nothing is accepted. The environments are started as a run starts them
+ * (main/services/prepare-run.ts), so a bad env option is refused here, not by the first run of its setting
+ * after the settings before it trained.
  */
-export function acceptedSettings(configPath: string, overrides: readonly string[], axes: readonly GridAxis[], words: GridWords = 'flag'): { settings: SweepSetting[]; skipped: SkippedSetting[] } {
-  const outcomes = expandGrid(axes, words).map((setting) => {
+export async function acceptedSettings(configPath: string, overrides: readonly string[], axes: readonly GridAxis[], words: GridWords = 'flag'): Promise<{ settings: SweepSetting[]; skipped: SkippedSetting[] }> {
+  const baseDir = dirname(resolve(configPath));
+  const outcomes: Array<{ setting: SweepSetting; error: Error | null; reason: string }> = [];
+  for (const setting of expandGrid(axes, words)) {
     try {
-      loadRunConfigWithSource(configPath, [...overrides, ...setting.overrides]);
-      return { setting, error: null };
+      const { cfg } = loadRunConfigWithSource(configPath, [...overrides, ...setting.overrides]);
+      await startRunEnvironments(withAbsoluteModulePaths(cfg, baseDir), baseDir);
+      outcomes.push({ setting, error: null, reason: '' });
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      return { setting, error };
+      if (error instanceof ConfigError) outcomes.push({ setting, error: namingTheGrid(error, axes, words), reason: error.issues.map((issue) => issue.message).join('; ') });
+      else if (error instanceof EnvConfigError) outcomes.push({ setting, error: new EnvConfigError(`${settingWords(setting, words)}: ${error.message}`), reason: error.message });
+      else throw error;
     }
-  });
+  }
   const accepted = outcomes.filter((o) => o.error === null);
   for (const [i, axis] of axes.entries()) {
     for (const value of axis.values) {
       if (accepted.some((o) => o.setting.values[i] === value)) continue;
       const refused = outcomes.find((o) => o.setting.values[i] === value && o.error !== null);
-      if (refused?.error) throw namingTheGrid(refused.error, axes, words);
+      if (refused?.error) throw refused.error;
     }
   }
-  const skipped = outcomes.flatMap((o) => (o.error === null ? [] : [{ setting: o.setting, reason: o.error.issues.map((issue) => issue.message).join('; ') }]));
+  const skipped = outcomes.flatMap((o) => (o.error === null ? [] : [{ setting: o.setting, reason: o.reason }]));
   return { settings: accepted.map((o) => o.setting), skipped };
+}
+
+/** A setting of the grid as a refusal names it: its overrides, and where they came from. */
+function settingWords(setting: SweepSetting, words: GridWords): string {
+  return `with ${setting.overrides.join(' ')} (${words === 'flag' ? 'from --grid' : "from the form's grid"})`;
 }
 
 /**

@@ -1,16 +1,5 @@
-import { type RunConfig, type HfModelFolder, type BackendChoice, EnvConfigError, loadEnvSpecResolver, EnvStateManager, type EnvSpecResolver, configForTrainStage } from '../../trainer-core';
+import { type RunConfig, type HfModelFolder, type BackendChoice, type EnvSpecResolver, startRunEnvironments } from '../../trainer-core';
 import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, checkFirstPromptsFit, promptTokenizers, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
-
-/** `random-valid` demonstrations pick among an env's named actions: a free-text env has none. */
-function checkWarmStartMode(cfg: RunConfig, es: EnvStateManager): void {
-  if (cfg.warm_start.mode !== 'random-valid' || cfg.warm_start.steps === 0) return;
-  const freeText = es.entries.find((entry) => !entry.prompt.actionNames || entry.prompt.actionNames.length === 0);
-  if (freeText) {
-    throw new EnvConfigError(
-      `warm_start.mode: random-valid picks among named actions, but env tag '${freeText.tag}' takes free text; use warm_start.mode: expert (or none)`,
-    );
-  }
-}
 
 export interface PreparedRun {
   resolveSpec: EnvSpecResolver;
@@ -29,34 +18,7 @@ export async function prepareRun(
   baseDir: string,
   options: { log?: (line: string) => void; resuming?: boolean } = {},
 ): Promise<PreparedRun> {
-  const resolveSpec = await loadEnvSpecResolver(cfg, ['train', 'val'], baseDir);
-  // Every curriculum stage's train envs are built too, so a bad one fails now rather than mid-run.
-  const builds = [
-    { split: 'train' as const, splitCfg: cfg, key: 'es_manager.train' },
-    { split: 'val' as const, splitCfg: cfg, key: 'es_manager.val' },
-    ...cfg.es_manager.train.stages.map((_, i) => ({ split: 'train' as const, splitCfg: configForTrainStage(cfg, i + 1), key: `es_manager.train.stages.${i}` })),
-  ];
-  const started: Array<{ splitCfg: RunConfig; es: EnvStateManager }> = [];
-  for (const { split, splitCfg, key } of builds) {
-    let es: EnvStateManager;
-    try {
-      // With turn shaping the train envs' start is measured too, as the trainer measures it.
-      es = new EnvStateManager(splitCfg, split, { resolveSpec, potentials: split === 'train' && cfg.algorithm.turn_shaping !== null });
-    } catch (error) {
-      if (error instanceof EnvConfigError) throw error;
-      throw new EnvConfigError(`${key}: the environments cannot be built: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    // Options the schema takes may still make no board (a Sokoban room too small for its boxes):
-    // one reset of each split's envs finds that now, not after the run is recorded.
-    try {
-      es.reset();
-    } catch (error) {
-      const tags = splitCfg.es_manager[split].env_configs.tags.map((tag) => `custom_envs.${tag}.env_config`).join(', ');
-      throw new EnvConfigError(`${key}: the environments cannot start an episode: ${error instanceof Error ? error.message : String(error)} (their options: ${tags})`);
-    }
-    if (splitCfg === cfg && split === 'train' && !options.resuming) checkWarmStartMode(cfg, es);
-    started.push({ splitCfg, es });
-  }
+  const { resolveSpec, started } = await startRunEnvironments(cfg, baseDir, options);
   // A model too large for this machine's memory, said before the run exists.
   checkOwnModelFits(cfg);
   // A context too short for one demonstrated reply, said before the run exists (a resumed run warmed up already).

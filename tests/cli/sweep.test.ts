@@ -92,6 +92,11 @@ describe('turnlab sweep', () => {
     const badValue = await inProcess('sweep', '--config', config, '--grid', 'algorithm.gamma=0.9,high', '--seeds', '2');
     expect(badValue.stderr).toMatch(/^turnlab: --grid algorithm.gamma=0.9,high \(the value high\): `algorithm.gamma` must be a number/);
     expect(badValue.code).toBe(2);
+    // Env options the config takes but the environment cannot start from are refused before the first setting trains, naming the setting.
+    const sokoban = join(repo, 'configs/sokoban.yaml');
+    const noBoard = await inProcess('sweep', '--config', sokoban, '--set', 'custom_envs.SimpleSokoban.env_config.dim_room=[4,4]', '--grid', 'custom_envs.SimpleSokoban.env_config.num_boxes=1,2', '--seeds', '1');
+    expect(noBoard.stderr).toMatch(/^turnlab: with custom_envs\.SimpleSokoban\.env_config\.num_boxes=1 \(from --grid\): es_manager\.train: the environments cannot start an episode: sokoban: could not generate a 4x4 room with 1 box\(es\)/);
+    expect(noBoard.code).toBe(2);
     const malformed = await inProcess('sweep', '--config', config, '--grid', 'gamma', '--seeds', '2');
     expect(malformed.stderr).toMatch(/^turnlab: --grid 'gamma' is not key=value1,value2/);
     expect(malformed.code).toBe(2);
