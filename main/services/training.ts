@@ -12,6 +12,7 @@ import { shellQuote } from '../shell-quote';
 import { TensorBoardLog } from './tfevents';
 import { prepareRun, type PreparedRun } from './prepare-run';
 import { runLogger } from './run-log';
+import { computeChangeNote, type ComputeUsed } from './compute-change-note';
 import { codeVersionLine } from './code-version';
 import { checkNewRunLabels, normaliseTags } from '../../preload/run-labels';
 import { assertRunFree, claimRun, takeRun } from './run-owner';
@@ -147,7 +148,9 @@ export async function resumeFromCheckpoint(
   logger.log(`${from}${again}${changes}`);
   const scheduleNote = scheduleTotalNote(cfg, checkpointRunConfig(folder, []).cfg.trainer.total_training_steps, checkpoint.iteration);
   if (scheduleNote !== null) logger.log(`note: ${scheduleNote}`);
-  return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true }, { ...options, log: logger.log });
+  const workersBefore = store.metrics.series(parent.id, 'perf/workers').filter((p) => p.iteration <= checkpoint.iteration).at(-1)?.value ?? null;
+  const before = { backend: parent.backend ?? null, workers: workersBefore, iteration: checkpoint.iteration };
+  return runTraining(store, run, { cfg, sourceYaml }, prepared, { folder, fork: options.fork === true, before }, { ...options, log: logger.log });
 }
 
 async function runTraining(
@@ -155,7 +158,7 @@ async function runTraining(
   run: RunRecord,
   { cfg, sourceYaml }: RunConfigWithSource,
   prepared: PreparedRun,
-  resumeFrom: { folder: string; fork: boolean } | undefined,
+  resumeFrom: { folder: string; fork: boolean; before: ComputeUsed & { iteration: number } } | undefined,
   hooks: TrainingHooks,
 ): Promise<TrainingOutcome> {
   // This process owns the run until it ends (run-owner.ts); a resume took it already.
@@ -178,13 +181,24 @@ async function runTraining(
   } catch {
     // See above.
   }
+  // Known once the first iteration reports its worker count.
+  let backendNow: string | null = null;
+  let computeChecked = resumeFrom === undefined;
   const sink: TrainingSink = {
-    backendSelected: (info) => write(() => storeSink.backendSelected(info)),
+    backendSelected: (info) => {
+      backendNow = info.backend;
+      return write(() => storeSink.backendSelected(info));
+    },
     runStarted: async (info) => {
       await write(() => storeSink.runStarted(info));
       tensorBoard?.started(info.startIteration);
     },
     iteration: async (iteration: number, metrics: Record<string, number>, episodes: EpisodeReport[]) => {
+      if (!computeChecked && resumeFrom && backendNow !== null && 'perf/workers' in metrics) {
+        computeChecked = true;
+        const note = computeChangeNote(resumeFrom.before, { backend: backendNow, workers: metrics['perf/workers'] }, resumeFrom.before.iteration);
+        if (note !== null) hooks.log?.(note);
+      }
       await write(() => storeSink.iteration(iteration, metrics, episodes));
       lease.beat();
       hooks.onIteration?.(iteration, total, metrics);
