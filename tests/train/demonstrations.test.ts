@@ -4,7 +4,7 @@ import { loadRunConfig } from '../../trainer-core/config';
 import { Rng } from '../../trainer-core/rng';
 import { fitRunTokenizer } from '../../trainer-core/train/models';
 import { createContextManager } from '../../trainer-core/rollout/rollout-loop';
-import { collectDemonstrations, longReplyNote, unsolvedDemonstrationsNote } from '../../trainer-core/train/demonstrations';
+import { collectDemonstrations, demonstrationResetCount, longReplyNote, unsolvedDemonstrationsNote } from '../../trainer-core/train/demonstrations';
 
 const SOKOBAN = join(import.meta.dirname, '../../configs/sokoban.yaml');
 
@@ -82,5 +82,17 @@ describe('warm-start demonstrations', () => {
     );
     // Random valid moves are not meant to succeed.
     expect(unsolvedDemonstrationsNote(failed, 'random-valid')).toBeNull();
+  });
+
+  it('play no validation board: a split of one group a round starts past the validation seeds', () => {
+    const one = loadRunConfig(SOKOBAN, ['es_manager.train.env_groups=1', 'es_manager.train.group_size=1', 'es_manager.train.env_configs.n_groups=[1]', 'warm_start.episodes=64']);
+    // Seeds from start_seed + reset x groups: with one group the usual million was validation's first board.
+    const { start_seed: valStart, env_groups: valGroups } = one.es_manager.val;
+    expect(valStart).toBe(1_000_000);
+    const reset = demonstrationResetCount(one, 1, 1);
+    expect(one.es_manager.train.start_seed + reset).toBe(valStart + valGroups);
+    // Any other size keeps its seeds, and so its runs.
+    const shipped = loadRunConfig(SOKOBAN, []);
+    expect(demonstrationResetCount(shipped, 256, 256)).toBe(1_000_000);
   });
 });

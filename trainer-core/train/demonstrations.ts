@@ -130,12 +130,33 @@ export function demonstrationRounds(options: { cfg: RunConfig; cm: ContextManage
   const { cfg, cm, tokenizer, rng } = options;
   const playCfg = cfg.warm_start.episodes === null ? cfg : distinctStartsConfig(cfg);
   const es = new EnvStateManager(playCfg, 'train', { resolveSpec: options.resolveSpec });
-  es.restoreState({ resetCount: 1_000_000 });
+  es.restoreState({ resetCount: demonstrationResetCount(cfg, es.numGroups, es.entries.length) });
   return { play: () => playDemonstrations({ cfg: playCfg, es, cm, tokenizer, mode: cfg.warm_start.mode as DemonstrationMode, rng }), envs: es.entries.length };
 }
 
 /** Rollout count of the warm start when `warm_start.episodes` is null (its figures predate the key). */
 const DEFAULT_ROUNDS = 4;
+
+/** Most rounds collectDemonstrations plays of `envs` envs a round. */
+function maxDemonstrationRounds(cfg: RunConfig, envs: number): number {
+  // A solver that fails on most start states must not loop forever: give up after 4x the rounds.
+  return cfg.warm_start.episodes === null ? DEFAULT_ROUNDS : 4 * Math.ceil(cfg.warm_start.episodes / envs);
+}
+
+/**
+ * The reset the demonstrations start from: a million, past any training seed. A split of one
+ * group a round plays seeds from start_seed + 1000000 on, the validation's own boards (val starts
+ * at 1000000): it then starts past the last validation seed instead, so the warm start never
+ * imitates a board validation scores. Other sizes keep their seeds (and their runs).
+ */
+export function demonstrationResetCount(cfg: RunConfig, groups: number, envs: number): number {
+  const start = cfg.es_manager.train.start_seed;
+  const { start_seed: valStart, env_groups: valGroups } = cfg.es_manager.val;
+  const usual = 1_000_000;
+  const [from, to] = [start + usual * groups, start + (usual + maxDemonstrationRounds(cfg, envs)) * groups];
+  if (to <= valStart || from >= valStart + valGroups) return usual;
+  return Math.ceil((valStart + valGroups - start) / groups);
+}
 
 /**
  * The warm start's demonstrations. They come from seeds past any training seed (a reset count of
@@ -159,8 +180,7 @@ export function collectDemonstrations(options: {
     for (let round = 0; round < DEFAULT_ROUNDS; round++) out.push(...play());
     return out;
   }
-  // A solver that fails on most start states must not loop forever: give up after 4x the rounds.
-  const maxRounds = 4 * Math.ceil(wanted / envs);
+  const maxRounds = maxDemonstrationRounds(cfg, envs);
   for (let round = 0; round < maxRounds && out.length < wanted; round++) out.push(...play());
   return out.slice(0, wanted);
 }
