@@ -25,7 +25,7 @@ describe('EnvStateManager groups and seeds', () => {
       starts.push([...new Set(es.allEpisodes().map((e) => e.seed))]);
     }
     expect(starts).toEqual([[10, 11], [12, 13], [14, 15]]);
-    expect(es.state()).toEqual({ resetCount: 3 });
+    expect(es.state()).toEqual({ resetCount: 3, seedOffset: 6 });
   });
 
   it('plays a list of train seeds in turn, from its start again, and resumes in it', () => {
@@ -47,6 +47,26 @@ describe('EnvStateManager groups and seeds', () => {
     const es = new EnvStateManager(corridorConfig([], 2, 3), 'train', opts);
     es.restoreState({ resetCount: 5 });
     expect(es.nextGroupSeeds()).toEqual([20, 21]);
+  });
+
+  it('carries the seeds on into a fork with fewer groups, repeating none', () => {
+    const four = new EnvStateManager(corridorConfig([], 4, 1), 'train', opts);
+    const seen: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      four.reset();
+      seen.push(...four.allEpisodes().map((e) => e.seed));
+    }
+    // The fork plays 2 groups a rollout from where the 4 left off (resets x 2 went back to 16).
+    const two = new EnvStateManager(corridorConfig([], 2, 1), 'train', opts);
+    two.restoreState(four.state());
+    two.reset();
+    const next = two.allEpisodes().map((e) => e.seed);
+    expect(next).toEqual([22, 23]);
+    expect(seen.filter((seed) => next.includes(seed))).toEqual([]);
+    // A checkpoint from before the offset was kept resumes as it ran.
+    const legacy = new EnvStateManager(corridorConfig([], 2, 1), 'train', opts);
+    legacy.restoreState({ resetCount: 3 });
+    expect(legacy.nextGroupSeeds()).toEqual([16, 17]);
   });
 
   it('keeps validation seeds fixed', () => {

@@ -97,6 +97,14 @@ export interface EnvStateManagerOptions {
 
 export interface EnvStateManagerState {
   resetCount: number;
+  /**
+   * The offset of the next train rollout's seeds past start_seed: the groups of every rollout so
+   * far, which is resetCount x env_groups while the groups stay the same (curriculum stages keep
+   * them). A fork with another es_manager.train.env_groups goes on from it, so no start seed
+   * repeats. Checkpoints from before it was kept lack it, and resume as they ran (resetCount x
+   * env_groups).
+   */
+  seedOffset?: number;
 }
 
 export class EnvStateManager {
@@ -109,6 +117,8 @@ export class EnvStateManager {
   private readonly maxTurn: number;
   private readonly formatPenalty: number;
   private resets = 0;
+  /** Set once a train rollout has started or a state carrying it was restored; else resets x numGroups. */
+  private seedOffset: number | null = null;
   private episodes: EpisodeStatus[] = [];
   private readonly trackPotentials: boolean;
 
@@ -168,12 +178,17 @@ export class EnvStateManager {
   }
 
   state(): EnvStateManagerState {
-    return { resetCount: this.resets };
+    return { resetCount: this.resets, seedOffset: this.trainSeedOffset() };
   }
 
-  /** Continues a seed schedule from a checkpoint. */
+  /** Continues a seed schedule from a checkpoint, or from another stage's env manager. */
   restoreState(state: EnvStateManagerState): void {
     this.resets = state.resetCount;
+    this.seedOffset = state.seedOffset ?? null;
+  }
+
+  private trainSeedOffset(): number {
+    return this.seedOffset ?? this.resets * this.numGroups;
   }
 
   /**
@@ -183,7 +198,7 @@ export class EnvStateManager {
    * again once every seed has been played.
    */
   nextGroupSeeds(): number[] {
-    const offset = this.split === 'train' ? this.resets * this.numGroups : 0;
+    const offset = this.split === 'train' ? this.trainSeedOffset() : 0;
     const list = this.seedList;
     if (list.length > 0) return Array.from({ length: this.numGroups }, (_, g) => list[(offset + g) % list.length]);
     return Array.from({ length: this.numGroups }, (_, g) => this.startSeed + offset + g);
@@ -192,7 +207,10 @@ export class EnvStateManager {
   /** Starts a new rollout: every env is reset with its group's seed. */
   reset(): void {
     const seeds = this.nextGroupSeeds();
-    if (this.split === 'train') this.resets += 1;
+    if (this.split === 'train') {
+      this.seedOffset = this.trainSeedOffset() + this.numGroups;
+      this.resets += 1;
+    }
     this.episodes = this.entries.map((entry) => {
       const seed = seeds[entry.groupId];
       const initialObservation = entry.env.reset(seed);

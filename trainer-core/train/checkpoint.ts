@@ -115,7 +115,7 @@ const finite = z.number().refine(Number.isFinite, 'must be a finite number');
 const trainingStateSchema = z.object({
   iteration: z.number().int().nonnegative(),
   rng: z.object({ sampling: rngState, minibatch: rngState, validation: rngState }),
-  esTrain: z.object({ resetCount: z.number().int().nonnegative() }),
+  esTrain: z.object({ resetCount: z.number().int().nonnegative(), seedOffset: z.number().int().nonnegative().optional() }),
   klController: z.discriminatedUnion('type', [
     z.object({ type: z.literal('fixed'), value: finite }),
     z.object({ type: z.literal('adaptive'), value: finite, target: finite, horizon: finite }),
