@@ -75,7 +75,7 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
     ...c.modelFiles,
     'optimizer.actor.safetensors': await encodeOptimizer(c.actorOptimizer),
     'config.yaml': c.configYaml,
-    'state.json': JSON.stringify(c.state, null, 2),
+    'state.json': JSON.stringify(inSchemaOrder(c.state), null, 2),
   };
   if (c.criticOptimizer) files['optimizer.critic.safetensors'] = await encodeOptimizer(c.criticOptimizer);
   if (c.sourceConfigYaml !== undefined) files['config.source.yaml'] = c.sourceConfigYaml;
@@ -126,6 +126,17 @@ const trainingStateSchema = z.object({
   valSuccess: finite.nullable().optional(),
   collapse: z.object({ recent: z.array(finite), earlier: finite, collapsed: z.boolean() }).optional(),
 });
+
+/**
+ * The state's fields in the order the schema gives them: a resumed or forked run sets some of them
+ * at other moments than a fresh one (the collapse detector's memory, the validation success), and
+ * its checkpoint must be the same bytes as the uninterrupted run's.
+ */
+function inSchemaOrder(state: TrainingState): Record<string, unknown> {
+  const fields = state as unknown as Record<string, unknown>;
+  const known = Object.keys(trainingStateSchema.shape).filter((key) => fields[key] !== undefined);
+  return Object.fromEntries([...known, ...Object.keys(fields).filter((key) => !known.includes(key))].map((key) => [key, fields[key]]));
+}
 
 /** Parses state.json; a CheckpointError names the field that is wrong. */
 export function parseTrainingState(bytes: Uint8Array, dir: string): TrainingState {
