@@ -70,9 +70,14 @@ export interface SkippedSetting {
   reason: string;
 }
 
+/** A combination's values by its axes' last key parts: `lr=0.001 gamma=0.9`. */
+export function valuesLabel(axes: readonly GridAxis[], values: readonly string[]): string {
+  return axes.map((a, i) => `${a.key.split('.').pop()}=${values[i]}`).join(' ');
+}
+
 /** `adv_estimator=grpo bi_level_gae=true: why`, a left-out combination as a line says it. */
 export function skippedLine(axes: readonly GridAxis[], skipped: SkippedSetting): string {
-  return `${skipped.setting.values.map((value, i) => `${axes[i].key.split('.').pop()}=${value}`).join(' ')}: ${skipped.reason}`;
+  return `${valuesLabel(axes, skipped.setting.values)}: ${skipped.reason}`;
 }
 
 export interface SweepRunPlan {

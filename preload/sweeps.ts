@@ -6,7 +6,7 @@
 import { configTable, flattenConfig, formatConfigValue } from './config-diff';
 import type { RunDto, SweepPlanDto } from './contract';
 import { runGroupsOf, statusLine, type GroupMember, type RunGroup } from './seed-groups';
-import { sweepOf, type GridAxis } from './sweep-plan';
+import { sweepOf, valuesLabel, type GridAxis } from './sweep-plan';
 
 /** What a sweep needs of each of its runs (the Runs table's rows carry it). */
 export type SweepMember = GroupMember & Pick<RunDto, 'createdAt' | 'config'>;
@@ -91,12 +91,12 @@ export function sweepShape(sweep: Sweep): string {
 /** The combinations the sweep left out as no config accepted them, each `adv_estimator=grpo bi_level_gae=true`. */
 export function leftOutSettings(sweep: Sweep): string[] {
   const axes = sweep.plan?.axes ?? [];
-  return (sweep.plan?.skipped ?? []).map((values) => axes.map((a, i) => `${a.key.split('.').pop()}=${values[i]}`).join(' '));
+  return (sweep.plan?.skipped ?? []).map((values) => valuesLabel(axes, values));
 }
 
 /** A setting as its axes' last key parts and values: `lr=0.001 gamma=0.9`; the group's name without axes. */
 export function settingLabel(axes: readonly GridAxis[], values: readonly string[], group: string): string {
-  return axes.length === 0 ? group : axes.map((a, i) => `${a.key.split('.').pop()}=${values[i]}`).join(' ');
+  return axes.length === 0 ? group : valuesLabel(axes, values);
 }
 
 /** "6 completed, 2 running": how far the sweep's runs are. */
