@@ -73,14 +73,26 @@ export function newManifest(fields: Partial<Omit<BundleManifest, 'format' | 'ver
   };
 }
 
+/** For a cluster sweep's folder (its sweep.sbatch beside a bundle per run): how to name its bundles instead. */
+function sweepFolderHint(dir: string): string | null {
+  if (!existsSync(join(dir, 'sweep.sbatch'))) return null;
+  return `${dir} is a cluster sweep's folder: give its run bundles, the folders in it, e.g. ${join(dir, '*')}/ (the slash leaves out its sweep.sbatch and slurm-*.out)`;
+}
+
 /** Reads and checks a bundle's manifest; refuses a missing, damaged or newer one naming the file. */
 export function readManifest(dir: string): BundleManifest {
   const file = manifestPath(dir);
-  if (!existsSync(dir)) throw new BundleError(`no folder ${dir} (a run bundle is the folder turnlab export-run writes, or a cluster sweep's remote folder)`);
+  if (!existsSync(dir)) throw new BundleError(`no folder ${dir} (a run bundle is the folder turnlab export-run writes, or one of a cluster sweep's run folders, <remote-dir>/<sweep>/<run>)`);
   if (!existsSync(file)) {
-    // The manifest itself, or another file of the bundle, named instead of its folder.
-    if (statSync(dir).isFile()) throw new BundleError(`${dir} is a file; give the bundle's folder (${dirname(dir)}), the one that holds ${BUNDLE_MANIFEST}`);
-    throw new BundleError(`${dir} is not a TurnLab run bundle (${BUNDLE_MANIFEST} not found)`);
+    if (statSync(dir).isFile()) {
+      // The manifest itself, or another file of the bundle, named instead of its folder.
+      if (isBundle(dirname(dir))) throw new BundleError(`${dir} is a file; give the bundle's folder (${dirname(dir)}), the one that holds ${BUNDLE_MANIFEST}`);
+      // A sweep folder's own files (sweep.sbatch, slurm-*.out), which a glob such as sweeps/*/* picks up beside its bundles.
+      const sweep = sweepFolderHint(dirname(dir));
+      throw new BundleError(`${dir} is a file, not a run bundle (a folder holding ${BUNDLE_MANIFEST})${sweep ? `; ${sweep}` : ''}`);
+    }
+    const sweep = sweepFolderHint(dir);
+    throw new BundleError(`${dir} is not a TurnLab run bundle (${BUNDLE_MANIFEST} not found)${sweep ? `; ${sweep}` : ''}`);
   }
   let raw: unknown;
   try {

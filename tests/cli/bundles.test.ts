@@ -164,6 +164,19 @@ describe('turnlab export-run / import', () => {
     expect(onFile.stderr).toBe(`turnlab: ${file} is a file, not a folder; choose a new folder for the bundle\n`);
     expect(onFile.code).toBe(2);
     expect(readFileSync(file, 'utf8')).toBe('keep me');
+    // A cluster sweep's folder holds sweep.sbatch and slurm-*.out beside its bundles: sweeps/*/*
+    // picked them up and the refusal named the sweep's folder as the bundle's; it says to give its folders.
+    const sweepDir = join(root, 'sweep-20261203-093340');
+    cpSync(bundle, join(sweepDir, 'grp-s0'), { recursive: true });
+    writeFileSync(join(sweepDir, 'sweep.sbatch'), '#!/bin/bash\n');
+    writeFileSync(join(sweepDir, 'slurm-1_0.out'), 'iteration 1/4\n');
+    const globbed = await turnlab(['import', join(sweepDir, 'grp-s0'), join(sweepDir, 'slurm-1_0.out')], { dataDir: home });
+    expect(globbed.code).toBe(2);
+    expect(globbed.stderr).toBe(
+      `turnlab: ${join(sweepDir, 'slurm-1_0.out')} is a file, not a run bundle (a folder holding turnlab-bundle.json); ${sweepDir} is a cluster sweep's folder: give its run bundles, the folders in it, e.g. ${sweepDir}/*/ (the slash leaves out its sweep.sbatch and slurm-*.out)\n`,
+    );
+    const whole = await turnlab(['import', sweepDir], { dataDir: home });
+    expect(whole.stderr).toMatch(/is not a TurnLab run bundle \(turnlab-bundle.json not found\); .* is a cluster sweep's folder: give its run bundles/);
     const missing = await turnlab(['import', join(root, 'no-such-bundle')], { dataDir: home });
     expect(missing.stderr).toMatch(/^turnlab: no folder .*no-such-bundle \(a run bundle is the folder turnlab export-run writes/);
   }, SLOW);
