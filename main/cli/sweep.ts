@@ -58,8 +58,27 @@ function clusterSettings(options: SweepOptions): { remoteDir: string; localDir?:
     } catch (error) {
       throw new UserError(`cannot read --cluster ${options.cluster}: ${(error as Error).message}`);
     }
+    if (typeof file !== 'object' || Array.isArray(file)) throw new UserError(`${options.cluster} is not a mapping of settings; write one key a line, e.g. remote_dir: /shared/me/sweeps`);
     for (const key of Object.keys(file)) {
-      if (!(CLUSTER_KEYS as readonly string[]).includes(key)) throw new UserError(`${options.cluster}: unknown key '${key}'; the keys are ${CLUSTER_KEYS.join(', ')}`);
+      if (!(CLUSTER_KEYS as readonly string[]).includes(key)) {
+        const near = CLUSTER_KEYS.find((k) => k === key.replace(/-/g, '_'));
+        throw new UserError(`${options.cluster}: unknown key '${key}'; ${near ? `did you mean '${near}'? ` : ''}the keys are ${CLUSTER_KEYS.join(', ')}`);
+      }
+    }
+    // Each value as the flag reads it: a string for sbatch split into one "line" a character, a
+    // cpus_per_task of `eight` reached sbatch as NaN.
+    for (const [key, value] of Object.entries(file)) {
+      if (value === null || key === 'sbatch' || key === 'cpus_per_task') continue;
+      if (typeof value === 'object') throw new UserError(`${options.cluster}: ${key} must be one value, not ${Array.isArray(value) ? 'a list' : 'a mapping'}`);
+    }
+    const cpus = file.cpus_per_task;
+    if (cpus !== undefined && cpus !== null && !(Number.isInteger(cpus) && (cpus as number) >= 1)) {
+      throw new UserError(`${options.cluster}: cpus_per_task must be a whole number of 1 or more, not ${JSON.stringify(cpus)}`);
+    }
+    const lines = file.sbatch;
+    if (typeof lines === 'string') file.sbatch = [lines];
+    else if (lines !== undefined && lines !== null && !(Array.isArray(lines) && lines.every((l) => typeof l === 'string'))) {
+      throw new UserError(`${options.cluster}: sbatch must be a list of #SBATCH flags, e.g. sbatch: ["--mem=32G", "--account=rl-lab"]`);
     }
   }
   const text = (key: string): string | undefined => (file[key] === undefined || file[key] === null ? undefined : String(file[key]));
@@ -96,8 +115,11 @@ function pollMs(): number {
 async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Promise<ClusterJob[]> {
   const { refreshJobs } = await import('../cluster/slurm-sweep');
   const { ClusterJobs } = await import('../cluster/jobs');
-  const { ENDED_STATES } = await import('../cluster/slurm');
+  const { ENDED_STATES, SlurmError } = await import('../cluster/slurm');
   let interrupted = false;
+  // A poll the scheduler did not answer (slurmctld restarting, the login node's ssh gone for a
+  // moment) ended the watch, and a sweep's command with it, while the jobs went on: said once, retried.
+  let unreachable: string | null = null;
   const onSigint = () => {
     interrupted = true;
     noteInterrupted();
@@ -106,7 +128,19 @@ async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Prom
   process.on('SIGINT', onSigint);
   try {
     for (;;) {
-      for (const change of await refreshJobs(store, { only })) {
+      let changes: Awaited<ReturnType<typeof refreshJobs>> = [];
+      try {
+        changes = await refreshJobs(store, { only });
+        if (unreachable !== null) process.stderr.write('the scheduler answers again\n');
+        unreachable = null;
+      } catch (error) {
+        if (!(error instanceof SlurmError)) throw error;
+        if (error.message !== unreachable) {
+          process.stderr.write(`cannot poll the scheduler: ${error.message}; trying again every ${pollMs() / 1000} s (the jobs go on; Ctrl-C stops following)\n`);
+        }
+        unreachable = error.message;
+      }
+      for (const change of changes) {
         const j = change.job;
         const what = change.imported ? `imported as run ${j.runId}` : `${j.state}${j.reason ? ` (${j.reason})` : ''}`;
         if (change.imported || change.was !== j.state) process.stderr.write(`[${j.name}] job ${j.jobId} ${what}${j.lastIteration !== null ? `, iteration ${j.lastIteration}` : ''}\n`);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { FolderError, loadRunConfigWithSource, makeFolder } from '../../trainer-core';
@@ -57,6 +57,11 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
   for (const [dir, flag] of [[request.remoteDir, '--remote-dir (remote_dir)'], [request.localDir, '--local-dir (local_dir)']] as const) {
     if (dir !== undefined && !isAbsolute(dir)) throw new SlurmError(`${flag} '${dir}' must be an absolute path, e.g. /shared/sweeps: the shared folder as the cluster nodes see it`);
     if (dir !== undefined && /[\r\n]/.test(dir)) throw new SlurmError(`${flag} holds a line break; give the folder on one line`);
+  }
+  // A file there made the sweep's folder fail, and then its cleanup, with an internal error (ENOTDIR).
+  const hereDir = request.localDir ?? request.remoteDir;
+  if (existsSync(hereDir) && !statSync(hereDir).isDirectory()) {
+    throw new SlurmError(`${request.localDir === undefined ? '--remote-dir (remote_dir)' : '--local-dir (local_dir)'} ${hereDir} is a file, not a folder; give the shared folder the sweeps go in`);
   }
   const base = request.name ?? loadRunConfigWithSource(configPath, request.overrides).cfg.trainer.experiment_name;
   const jobsTable = new ClusterJobs(store);
@@ -117,7 +122,11 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
   } catch (error) {
     // A sweep that was not submitted leaves nothing behind, here or on the shared filesystem.
     jobsTable.remove(rows.map((r) => r.id));
-    rmSync(localRoot, { recursive: true, force: true });
+    try {
+      rmSync(localRoot, { recursive: true, force: true });
+    } catch {
+      // Left for the user: the error that stopped the submission says more than the cleanup's.
+    }
     if (error instanceof FolderError) throw new SlurmError(`cannot create the sweep's folder ${localRoot}: ${error.message}; choose another --remote-dir`);
     throw error;
   }
@@ -193,6 +202,13 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
       let state: JobState = info?.state ?? job.state;
       let reason = info ? info.reason : job.reason;
       if (!info && !ENDED_STATES.has(job.state)) ({ state, reason } = endFromBundle(progress.status));
+      // A trainer stopped by SIGTERM (scancel --signal=TERM --batch, #SBATCH --signal) saves a
+      // checkpoint and exits 0, so Slurm says COMPLETED of a run that did not finish; it read
+      // completed, and resume-job refused it.
+      if (state === 'completed' && progress.status === 'stopped') {
+        state = 'cancelled';
+        reason = `its trainer was stopped (SIGTERM) at iteration ${progress.lastIteration ?? 0} before the end; turnlab resume-job continues it`;
+      }
       if (state === 'failed') reason = failureLine(job) ?? reason;
       let imported = false;
       let runId = job.runId;

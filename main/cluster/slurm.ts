@@ -98,7 +98,9 @@ export async function sbatch(shell: Shell, scriptPath: string): Promise<string> 
   const result = await shell.run(['sbatch', '--parsable', scriptPath]);
   const id = result.stdout.trim().split(';')[0];
   if (result.code !== 0 || !/^\d+$/.test(id)) {
-    const why = result.stderr.trim().split('\n').pop() || `exit code ${result.code}`;
+    // sbatch ends a refused flag with `Try "sbatch --help" ...`: the line before says what is wrong.
+    const lines = result.stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^Try "sbatch --help"/.test(l));
+    const why = lines.join('; ') || `exit code ${result.code}`;
     throw new SlurmError(`sbatch ${scriptPath} failed${shell.host ? ` on ${shell.host}` : ''}: ${why}`);
   }
   return id;

@@ -1,11 +1,14 @@
 // `turnlab sweep --executor local`: a grid of settings x seeds trains on this machine as one seed
 // group per setting; bad input is refused before any run starts or any job is submitted.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ClusterJobs } from '../../main/cluster/jobs';
 import { openStore } from '../../main/store/db';
 import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { until } from '../helpers/until';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-sweep-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -110,6 +113,65 @@ describe('turnlab sweep', () => {
     expect(relative.stderr).toBe("turnlab: --remote-dir (remote_dir) 'sweeps' must be an absolute path, e.g. /shared/sweeps: the shared folder as the cluster nodes see it\n");
     expect(relative.code).toBe(2);
     expect(noDir.code).toBe(2);
+    // A file as the shared folder ended in an internal error (ENOTDIR from the cleanup); refused, kept.
+    const file = join(root, 'not-a-folder');
+    writeFileSync(file, 'keep me');
+    const onFile = await inProcess('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm', '--remote-dir', file);
+    expect(onFile.stderr).toBe(`turnlab: --remote-dir (remote_dir) ${file} is a file, not a folder; give the shared folder the sweeps go in\n`);
+    expect(onFile.code).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('keep me');
+    // A --cluster file's values are checked as the flags are: a string for sbatch was split into
+    // one #SBATCH line a character, cpus_per_task: eight reached sbatch as NaN.
+    const cluster = (name: string, text: string) => {
+      writeFileSync(join(root, name), text);
+      return inProcess('sweep', '--config', config, '--seeds', '2', '--executor', 'slurm', '--cluster', join(root, name));
+    };
+    const cpus = await cluster('cpus.yaml', `remote_dir: ${shared}\ncpus_per_task: eight\n`);
+    expect(cpus.stderr).toBe(`turnlab: ${join(root, 'cpus.yaml')}: cpus_per_task must be a whole number of 1 or more, not "eight"\n`);
+    expect(cpus.code).toBe(2);
+    const lines = await cluster('lines.yaml', `remote_dir: ${shared}\nsbatch: {mem: 32G}\n`);
+    expect(lines.stderr).toMatch(/^turnlab: .*lines\.yaml: sbatch must be a list of #SBATCH flags, e.g. sbatch: \["--mem=32G", "--account=rl-lab"\]\n$/);
+    const dashed = await cluster('dashed.yaml', `remote-dir: ${shared}\n`);
+    expect(dashed.stderr).toMatch(/^turnlab: .*dashed\.yaml: unknown key 'remote-dir'; did you mean 'remote_dir'\? the keys are ssh, remote_dir,/);
+    const list = await cluster('list.yaml', '- remote_dir\n');
+    expect(list.stderr).toMatch(/^turnlab: .*list\.yaml is not a mapping of settings; write one key a line, e.g. remote_dir: \/shared\/me\/sweeps\n$/);
     expect(JSON.parse((await inProcess('jobs', '--json')).stdout)).toEqual([]);
   }, 180_000);
+
+  it('keeps following the jobs while the scheduler does not answer (slurmctld restarting), saying so once', async () => {
+    // A job as a sweep records it, on a scheduler that cannot be reached: an scontrol first on
+    // the PATH that answers as Slurm's does with slurmctld down. The watch ended with it.
+    const watchDir = join(root, 'watch');
+    const store = openStore(watchDir, { create: true });
+    try {
+      const table = new ClusterJobs(store);
+      const [job] = table.insert([
+        { sweep: 'w-20261203-100000', seedGroup: 'w', name: 'w-s0', seed: 0, loginHost: null, bundleDir: join(root, 'w-s0'), remoteBundleDir: join(root, 'w-s0'), trainArgs: [], turnlab: 'turnlab', resources: {} },
+      ]);
+      table.update(job.id, { jobId: '424242_0', state: 'running' });
+    } finally {
+      store.close();
+    }
+    const bin = join(root, 'down-bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'scontrol'), '#!/bin/sh\necho "slurm_load_jobs error: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n', { mode: 0o755 });
+    const child = spawn(process.execPath, [join(repo, 'bin/turnlab.js'), '--data-dir', watchDir, 'jobs', '--watch'], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, TURNLAB_JOB_POLL_MS: '200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await until('the watch to say it cannot poll', () => (stderr.includes('cannot poll the scheduler') ? true : undefined), 60_000);
+      // Polls go on (each a failed scontrol) without a line each, and the watch is still there.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(child.exitCode).toBeNull();
+      expect(stderr).toMatch(/^cannot poll the scheduler: scontrol show job 424242 failed: slurm_load_jobs error: Unable to contact slurm controller \(connect failure\); trying again every 0\.2 s \(the jobs go on; Ctrl-C stops following\)\n$/);
+    } finally {
+      child.kill('SIGINT');
+    }
+    await exited;
+    expect(stderr).toContain('stopped following; the jobs go on');
+  }, 120_000);
 });

@@ -154,6 +154,26 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect((await runs()).filter((r) => r.name === 'long-s0')).toHaveLength(1);
   }, 300_000);
 
+  it('shows a task whose trainer got SIGTERM without a cancel (it exits 0, Slurm says COMPLETED) as cancelled, and resumes it', async () => {
+    const submitted = turnlab(
+      'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
+      '--name', 'signalled', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
+    );
+    expect(submitted.code).toBe(0);
+    const running = await until('the task to train 2 iterations', async () => (await jobs()).find((j) => j.name === 'signalled-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
+    // What a preemption warning (#SBATCH --signal=TERM@60) or an admin's signal does: the batch
+    // step, the exec'd trainer, gets SIGTERM and the job is not cancelled.
+    const signalled = spawnSync('scancel', ['--batch', '--signal=TERM', running.jobId], { encoding: 'utf8' });
+    expect(signalled.status, signalled.stderr).toBe(0);
+    const ended = await until('the signalled task to be imported', async () => ((await jobs()) as Array<Job & { reason: string }>).find((j) => j.name === 'signalled-s0' && j.runId !== null), 60_000);
+    expect(ended.state).toBe('cancelled');
+    expect(ended.reason).toBe(`its trainer was stopped (SIGTERM) at iteration ${ended.lastIteration} before the end; turnlab resume-job continues it`);
+    const resumed = turnlab('resume-job', 'signalled-s0', '--watch');
+    expect(resumed.stderr).toMatch(/signalled-s0: resumed as job \d+ \(attempt 2\)/);
+    expect(resumed.code).toBe(0);
+    expect((await jobs()).find((j) => j.name === 'signalled-s0')!.state).toBe('completed');
+  }, 300_000);
+
   it('shows a held task pending with the reason, and a task that fails on the node failed with turnlab\'s own words', async () => {
     // The config is read again on the node: a copy that is gone by the time the task runs.
     const config = join(root, 'gone.yaml');

@@ -1,6 +1,6 @@
 // Expanding a sweep and reading Slurm's answers back: pure functions, checked without a cluster.
 import { describe, expect, it } from 'vitest';
-import { arrayScript, jobStateOf, parseScontrol } from '../../main/cluster/slurm';
+import { arrayScript, jobStateOf, parseScontrol, sbatch } from '../../main/cluster/slurm';
 import { expandGrid, parseGridAxis, planSweep, sweepName, sweepOf, sweepTag } from '../../preload/sweep-plan';
 
 describe('sweep plans', () => {
@@ -80,5 +80,15 @@ describe('Slurm tools', () => {
     expect(script({ extra: ['--mem=8G\necho hi'] })).toThrow(/^the #SBATCH line '--mem=8G echo hi' is not one sbatch flag/);
     expect(script({ extra: ['mem=8G'] })).toThrow(/is not one sbatch flag; write each as sbatch reads it, e.g. --mem=32G$/);
     expect(script({ time: '2 hours' })).toThrow(/^time limit '2 hours' is not one sbatch reads/);
+  });
+
+  it("says why sbatch refused a script in sbatch's words, not its closing `Try \"sbatch --help\"` line", async () => {
+    const refusing = (stderr: string) => ({ host: null, run: () => Promise.resolve({ code: 1, stdout: '', stderr }) });
+    await expect(sbatch(refusing('sbatch: unrecognized option \'--bogus=1\'\nTry "sbatch --help" for more information\n'), '/shared/s/sweep.sbatch')).rejects.toThrow(
+      "sbatch /shared/s/sweep.sbatch failed: sbatch: unrecognized option '--bogus=1'",
+    );
+    await expect(sbatch(refusing('sbatch: error: invalid partition specified: gpu\nsbatch: error: Batch job submission failed: Invalid partition name specified\n'), '/s.sbatch')).rejects.toThrow(
+      'sbatch /s.sbatch failed: sbatch: error: invalid partition specified: gpu; sbatch: error: Batch job submission failed: Invalid partition name specified',
+    );
   });
 });
