@@ -149,10 +149,15 @@ function readBundleProgress(dir: string): { status: string | null; lastIteration
   }
 }
 
+/** The task's output file (#SBATCH --output), as this machine sees it. */
+function outputFile(job: ClusterJob): string {
+  const [array, task] = (job.jobId ?? '').split('_');
+  return task === undefined ? join(job.bundleDir, `slurm-${array}.out`) : join(resolve(job.bundleDir, '..'), `slurm-${array}_${task}.out`);
+}
+
 /** The last `turnlab:` line the task printed: why it failed, in turnlab's words. */
 function failureLine(job: ClusterJob): string | null {
-  const [array, task] = (job.jobId ?? '').split('_');
-  const file = task === undefined ? join(job.bundleDir, `slurm-${array}.out`) : join(job.bundleDir, '..', `slurm-${array}_${task}.out`);
+  const file = outputFile(job);
   if (!existsSync(file)) return null;
   const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('turnlab: '));
   return lines.pop()?.slice('turnlab: '.length) ?? null;
@@ -209,7 +214,8 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
         state = 'cancelled';
         reason = `its trainer was stopped (SIGTERM) at iteration ${progress.lastIteration ?? 0} before the end; turnlab resume-job continues it`;
       }
-      if (state === 'failed') reason = failureLine(job) ?? reason;
+      // Without turnlab's words (node or turnlab not started: a wrong --turnlab, a missing module), where to read what happened.
+      if (state === 'failed') reason = failureLine(job) ?? (info && existsSync(outputFile(job)) ? `${reason ?? 'failed'}; its output: ${outputFile(job)}` : reason);
       let imported = false;
       let runId = job.runId;
       let importedAttempt = job.importedAttempt;

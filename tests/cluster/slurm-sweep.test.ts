@@ -189,5 +189,11 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(failed.reason).toBe(`${config}: cannot read the config: file not found`);
     expect(failed.runId).toBeNull();
     expect((await inProcess('runs')).stdout).toMatch(/held-s0 .*│ failed +│ .*cannot read the config/);
+
+    // A task that never reached turnlab (a wrong --turnlab) said Slurm's exit code alone: it says where its output is.
+    const wrong = turnlab('sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--name', 'wrong', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--turnlab', '/bin/false', '--detach');
+    expect(wrong.code).toBe(0);
+    const noTurnlab = await until('the task to fail', async () => ((await jobs()) as Array<Job & { reason: string }>).find((j) => j.name === 'wrong-s0' && j.state === 'failed'), 60_000);
+    expect(noTurnlab.reason).toBe(`NonZeroExitCode, exit code 1:0; its output: ${join(noTurnlab.bundleDir, '..', `slurm-${noTurnlab.jobId}.out`)}`);
   }, 120_000);
 });
