@@ -359,6 +359,10 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
     args: (d) => [d.rng.next() < 0.5 ? { configPath: REAL_CONFIG, overrides: ['trainer.seed=5'] } : { yaml: 'trainer:\n  seed: 4\n', overrides: ['trainer.total_training_steps=3'] }],
     resolves: true,
   },
+  checkSweep: {
+    args: (d) => [d.rng.next() < 0.5 ? { configPath: REAL_CONFIG, overrides: ['trainer.seed=5'], grid: ['algorithm.gamma=0.9,1.0'] } : { yaml: 'trainer:\n  seed: 4\n', grid: ['trainer.seed=1,2'] }],
+    resolves: true,
+  },
   listBackends: { args: () => [], resolves: false },
   evaluateCheckpoint: { args: (d) => [{ checkpointId: d.checkpoint(), episodes: 4 }], resolves: false },
   listEvaluations: { args: (d) => [d.run()], resolves: true },
