@@ -468,6 +468,22 @@ export interface RunConfigCheckRequest {
   overrides?: string[];
 }
 
+/** A sweep's grid to check against a config before starting it, as startSweep reads it. */
+export interface SweepCheckRequest extends RunConfigCheckRequest {
+  /** `key=v1,v2` axes, one a line as the New run form's grid field holds them. */
+  grid: string[];
+}
+
+/** What a sweep of a grid would train: the settings accepted and the combinations left out. */
+export interface SweepCheckDto {
+  /** The grid's combinations some run would train (each a seed group). */
+  settings: number;
+  /** Each combination no config accepts, with why, as a started sweep's note line says it. */
+  leftOut: string[];
+  /** Why the sweep would be refused as a whole (a value no combination accepts, a misspelt key); null when it would start. */
+  problem: string | null;
+}
+
 /** One thing the trainer would refuse, under the dotted config key it is about ('' for the whole). */
 export interface ConfigProblemDto {
   key: string;
@@ -607,6 +623,8 @@ export interface TurnLabApi {
   startRunFromText(request: StartRunFromTextRequest): Promise<{ runId: number }>;
   /** What the trainer would refuse in a config with overrides, key by key; empty when it would start. */
   checkRunConfig(request: RunConfigCheckRequest): Promise<ConfigProblemDto[]>;
+  /** What a sweep of a grid over a config would train, and what it would leave out or refuse, before it starts. */
+  checkSweep(request: SweepCheckRequest): Promise<SweepCheckDto>;
   /** Each compute backend: whether it can start on this machine, and why not. */
   listBackends(): Promise<BackendAvailabilityDto[]>;
   /** Plays a checkpoint's policy in a child process, stores the evaluation and returns its metrics. */
@@ -766,6 +784,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   listClusterJobs: true,
   cancelClusterJob: true,
   startSweep: true,
+  checkSweep: true,
 };
 export const API_METHODS = Object.keys(API_METHOD_SET) as readonly ApiMethod[];
 export const IPC_CHANNEL_PREFIX = 'turnlab:';

@@ -4,11 +4,13 @@ import type { ClusterJobDto } from '../../preload/contract';
 import { writeEditedConfig } from '../services/workbench-files';
 import { MAX_GROUP_SEEDS } from '../../preload/seed-list';
 import { EDITED_TEXT_NAME } from '../services/config-check';
-import { withoutEditedFile } from '../services/edited-start';
+import { namingEditedText, withoutEditedFile } from '../services/edited-start';
 import { ClusterJobs, type ClusterJob } from '../cluster/jobs';
 import { SlurmError } from '../cluster/slurm';
 import { cancelJob, refreshJobs } from '../cluster/slurm-sweep';
 import { startSweep } from '../cluster/start-sweep';
+import { checkSweep } from '../cluster/check-sweep';
+import { rmSync } from 'node:fs';
 import { ApiError, requireManager, type RouteTable } from './support';
 import { overrides, runName, concurrency, yamlPath, id } from './schemas';
 
@@ -16,6 +18,9 @@ function clusterJobDto(job: ClusterJob): ClusterJobDto {
   const { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost } = job;
   return { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost };
 }
+
+/** A sweep's axes, one `key=v1,v2` a line. */
+const grid = z.array(z.string().min(1).max(2000)).max(8);
 
 export const clusterRoutes = {
   listClusterJobs: {
@@ -40,7 +45,7 @@ export const clusterRoutes = {
         yaml: z.string().min(1).max(200_000).optional(),
         overrides,
         name: runName,
-        grid: z.array(z.string().min(1).max(2000)).max(8),
+        grid,
         seeds: z.array(z.number().int().min(0).max(2 ** 31 - 1)).min(1).max(MAX_GROUP_SEEDS),
         executor: z.enum(['local', 'slurm']),
         concurrency,
@@ -69,6 +74,30 @@ export const clusterRoutes = {
       } catch (error) {
         // The user's to fix: a bad grid or config key, sbatch refusing, a missing shared folder.
         throw error instanceof ApiError || !(error instanceof Error) ? error : new ApiError('REFUSED', error.message.replace(/\n/g, '; '));
+      }
+    },
+  },
+  checkSweep: {
+    args: z.tuple([
+      z
+        .strictObject({ configPath: yamlPath.optional(), yaml: z.string().min(1).max(200_000).optional(), overrides, grid })
+        .refine((r) => (r.configPath === undefined) !== (r.yaml === undefined), 'give exactly one of configPath and yaml'),
+    ]),
+    handle: async (store, _options, request) => {
+      const overrideList = request.overrides ?? [];
+      if (request.yaml === undefined) return checkSweep(request.configPath!, overrideList, request.grid);
+      // Read from a file as startSweep reads it (a custom env's module beside the text), then gone.
+      let configPath: string;
+      try {
+        configPath = writeEditedConfig(store, request.yaml);
+      } catch (error) {
+        return { settings: 0, leftOut: [], problem: (error as Error).message };
+      }
+      try {
+        const answer = await checkSweep(configPath, overrideList, request.grid);
+        return answer.problem === null ? answer : { ...answer, problem: namingEditedText(configPath, EDITED_TEXT_NAME, answer.problem) };
+      } finally {
+        rmSync(configPath, { force: true });
       }
     },
   },

@@ -129,8 +129,17 @@ describe.skipIf(!hasChromium)('seed groups from the New run form', () => {
     await page.locator('input[name=totalIterations]').fill('1');
     await page.locator('textarea[name=extra]').fill(TINY.join('\n'));
     await page.locator('input[name=seeds]').fill('1');
-    await page.locator('textarea[name=grid]').fill('algorithm.gamma=0.9,1.0');
+    // Before Start, the server reads the grid against the config as the sweep would: a
+    // combination no config accepts is said under the grid, a misspelt key keeps Start disabled.
+    const grid = page.locator('textarea[name=grid]');
+    const hint = page.locator('.sweep-fields .hint');
     const start = page.locator('button.start');
+    await grid.fill('algorithm.adv_estimator=gae,grpo\nalgorithm.bi_level_gae=false,true');
+    await expect.poll(() => hint.innerText(), { timeout: 30_000, interval: 200 }).toMatch(/^3 setting\(s\) x the seeds, a seed group each; 1 combination\(s\) left out, as no config accepts them: adv_estimator=grpo bi_level_gae=true: /);
+    await grid.fill('algorithm.gama=0.9,1.0');
+    await expect.poll(() => hint.innerText(), { timeout: 30_000, interval: 200 }).toMatch(/^the grid line 'algorithm\.gama=0\.9,1\.0' .*did you mean `algorithm\.gamma`\?$/);
+    expect(await start.isEnabled()).toBe(false);
+    await grid.fill('algorithm.gamma=0.9,1.0');
     await expect.poll(() => start.isEnabled(), { timeout: 30_000, interval: 200 }).toBe(true);
     await start.click();
     // The table narrows to the sweep: its first group's run at once, the second's when it starts.

@@ -126,6 +126,29 @@ describe('starting from edited text that the trainer refuses', () => {
   });
 });
 
+describe('checking a sweep before it starts (the form shows it under the grid)', () => {
+  it('counts the settings a sweep would train and names each combination it would leave out, with why', async () => {
+    const answer = await api.checkSweep({ configPath: bandit, overrides: ['trainer.total_training_steps=2'], grid: ['algorithm.adv_estimator=gae,grpo', 'algorithm.bi_level_gae=false,true'] });
+    expect(answer.problem).toBeNull();
+    expect(answer.settings).toBe(3);
+    expect(answer.leftOut).toHaveLength(1);
+    expect(answer.leftOut[0]).toMatch(/^adv_estimator=grpo bi_level_gae=true: .*bi_level_gae/);
+    // Nothing started, nothing stored.
+    expect(await api.listRuns()).toEqual([]);
+    expect(await api.sweepPlans()).toEqual([]);
+  });
+
+  it("says why a grid would be refused, as Start would, naming the form's grid line and the edited text", async () => {
+    const misspelt = await api.checkSweep({ yaml: 'trainer:\n  total_training_steps: 2\n', grid: ['algorithm.gama=0.9,1.0'] });
+    expect(misspelt).toEqual({ settings: 0, leftOut: [], problem: "the grid line 'algorithm.gama=0.9,1.0' (the value 0.9): unknown key `algorithm.gama`; did you mean `algorithm.gamma`?" });
+    const noValues = await api.checkSweep({ configPath: bandit, grid: ['algorithm.gamma='] });
+    expect(noValues.problem).toMatch(/algorithm\.gamma/);
+    const badText = await api.checkSweep({ yaml: 'trainer: [1\n', grid: ['algorithm.gamma=0.9,1.0'] });
+    expect(badText.problem).toMatch(/YAML|the config text/);
+    expect(existsConfigs()).toEqual([]);
+  });
+});
+
 describe('compute backends', () => {
   it('says of each whether it starts here, with its device or the reason', async () => {
     const backends = await api.listBackends();

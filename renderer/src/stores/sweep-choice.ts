@@ -28,6 +28,8 @@ export interface SweepFieldValue {
   /** The number of settings of the grid. */
   settings: number;
   problem: string | null;
+  /** The server's reading of the grid against the config is on its way: Start waits for it. */
+  pending?: boolean;
 }
 
 export const NO_SWEEP: SweepFieldValue = { active: false, request: { grid: [], executor: 'local' }, settings: 1, problem: null };

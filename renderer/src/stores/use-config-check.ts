@@ -1,10 +1,8 @@
-// Asks the server to check the config being edited (checkRunConfig) a moment after the last
-// edit, keeping only the answer to the latest question.
-import { ref, watch, type Ref } from 'vue';
+// Asks the server to check the config being edited (checkRunConfig) as it is edited.
+import type { Ref } from 'vue';
 import type { ConfigProblemDto, RunConfigCheckRequest } from '../../../preload/contract';
 import { api } from '../api';
-
-const SETTLE_MS = 250;
+import { useServerCheck } from './use-server-check';
 
 export interface ConfigCheck {
   problems: Ref<ConfigProblemDto[]>;
@@ -14,36 +12,6 @@ export interface ConfigCheck {
 
 /** `request` gives null while the form has problems of its own (nothing worth asking). */
 export function useConfigCheck(request: () => RunConfigCheckRequest | null): ConfigCheck {
-  const problems = ref<ConfigProblemDto[]>([]);
-  const pending = ref(false);
-  let asked = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  watch(
-    () => JSON.stringify(request()),
-    () => {
-      clearTimeout(timer);
-      const question = request();
-      const ticket = ++asked;
-      pending.value = question !== null;
-      // The last answer stays beside its field while the next is asked, so nothing flickers.
-      if (question === null) {
-        problems.value = [];
-        return;
-      }
-      timer = setTimeout(() => {
-        api.checkRunConfig(question).then(
-          (answer) => {
-            if (ticket === asked) problems.value = answer;
-          },
-          (error: unknown) => {
-            if (ticket === asked) problems.value = [{ key: '', message: error instanceof Error ? error.message : String(error) }];
-          },
-        ).finally(() => {
-          if (ticket === asked) pending.value = false;
-        });
-      }, SETTLE_MS);
-    },
-    { immediate: true },
-  );
-  return { problems, pending };
+  const { answer, pending } = useServerCheck(request, (question) => api.checkRunConfig(question), [] as ConfigProblemDto[], (message) => [{ key: '', message }]);
+  return { problems: answer, pending };
 }
