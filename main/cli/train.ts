@@ -19,6 +19,7 @@ interface TrainOptions {
   tag?: string[];
   seeds?: number[];
   concurrency?: number;
+  resumeExisting?: boolean;
 }
 
 /** `--seeds` of train and sweep: a count or a list, refused as commander refuses a bad option. */
@@ -66,8 +67,10 @@ export function register(program: Command): void {
     .option('--tag <tag>', 'tag the run (repeatable)', collectSet)
     .option('--seeds <n|list>', 'a group of runs differing only by trainer.seed: 5 means seeds 0..4, 1,2,3 those seeds, 7, seed 7 alone', seedsOption)
     .option('--concurrency <n>', 'with --seeds, runs trained at once (default: half the cores)', concurrencyOption)
+    .option('--resume-existing', "where the data folder holds a run of this name and config already (a requeued Slurm task's earlier attempt), continue it from its latest checkpoint instead of training a second one")
     .action(async (args: string[], flags: Omit<TrainOptions, 'config'> & { config?: string }, command: Command) => {
       if (flags.concurrency !== undefined && !flags.seeds) throw new UserError('--concurrency applies to a seed group; add --seeds');
+      if (flags.resumeExisting && flags.seeds) throw new UserError('--resume-existing continues one run of its name; leave out --seeds (a seed group trains each seed once)');
       const { config, args: positional } = configFromArguments('train', flags.config, args);
       const options: TrainOptions = { ...flags, config };
       const overrides = [...(options.set ?? []), ...hydraOverrides(positional)];
@@ -85,6 +88,7 @@ export function register(program: Command): void {
             });
             return;
           }
+          if (options.resumeExisting && (await continueExisting(store, { configPath: options.config, overrides, name: options.name }))) return;
           const { trainFromConfigFile } = await import('../services/training');
           await stampBundle(store.dataDir);
           await runWithProgress(
@@ -121,6 +125,31 @@ export function register(program: Command): void {
         );
       });
     });
+}
+
+/**
+ * `--resume-existing`: true when the folder's run of this name was resumed here or had completed
+ * already; false when a new run is to be trained (none there, or one that saved no checkpoint).
+ */
+async function continueExisting(store: Store, request: { configPath: string; overrides: string[]; name?: string }): Promise<boolean> {
+  const { planExistingRun } = await import('../services/requeued-run');
+  // A config that cannot be read is refused here, before training, in the words train would use.
+  const plan = await planExistingRun(store, request).catch((error: unknown) => {
+    throw asTrainingUserError(error);
+  });
+  if (plan.action === 'train') return false;
+  if (plan.action === 'completed') {
+    process.stdout.write(`run ${plan.run.id} (${plan.run.name}) completed already; nothing to train\n`);
+    return true;
+  }
+  const { resumeFromCheckpoint } = await import('../services/training');
+  await stampBundle(store.dataDir);
+  process.stderr.write(`continuing run ${plan.run.id} (${plan.run.name}) from its latest checkpoint (--resume-existing)\n`);
+  await runWithProgress(
+    (hooks) => resumeFromCheckpoint(store, String(plan.run.id), hooks),
+    (runId) => validationSummary(store, runId),
+  );
+  return true;
 }
 
 /** Training in a run bundle (a cluster task): the manifest records this host and the Slurm job. */

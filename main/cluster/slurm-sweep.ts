@@ -82,7 +82,7 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
     run,
     local: join(localRoot, folderName(run.name)),
     remote: join(remoteRoot, folderName(run.name)),
-    args: ['train', '--config', configPath, ...[...request.overrides, ...run.overrides].flatMap((o) => ['--set', o]), '--name', run.name, '--tag', run.tag, '--tag', sweepTag(sweep)],
+    args: ['train', '--config', configPath, ...[...request.overrides, ...run.overrides].flatMap((o) => ['--set', o]), '--name', run.name, '--tag', run.tag, '--tag', sweepTag(sweep), '--resume-existing'],
   }));
   let rows: ClusterJob[] = [];
   try {
@@ -306,7 +306,8 @@ export async function resumeJob(store: Store, ref: string, shell?: Shell): Promi
     jobName: `turnlab-${job.name}`,
     bundleDir: job.remoteBundleDir,
     turnlab: job.turnlab,
-    args: hasCheckpoint ? ['resume', job.name] : job.trainArgs,
+    // Train args with --resume-existing continue the run themselves, also when this job is requeued.
+    args: hasCheckpoint && !job.trainArgs.includes('--resume-existing') ? ['resume', job.name] : job.trainArgs,
     resources: job.resources,
   });
   writeFileSync(join(job.bundleDir, `resume-${attempt}.sbatch`), script);

@@ -68,6 +68,9 @@ export function arrayScript(options: { jobName: string; outputDir: string; turnl
     `#SBATCH --job-name=${options.jobName}`,
     `#SBATCH --array=0-${options.tasks.length - 1}`,
     `#SBATCH --output=${options.outputDir}/slurm-%A_%a.out`,
+    // A requeued task (scontrol requeue, preemption, a node failure) runs this script again: its
+    // train continues the run its earlier attempt left (--resume-existing), below that attempt's output.
+    '#SBATCH --open-mode=append',
     ...resourceLines(options.resources),
     '# Written by `turnlab sweep`: each task trains one run into its own bundle folder.',
     'set -eu',
@@ -86,6 +89,7 @@ export function singleScript(options: { jobName: string; bundleDir: string; turn
     '#!/bin/bash',
     `#SBATCH --job-name=${options.jobName}`,
     `#SBATCH --output=${options.bundleDir}/slurm-%j.out`,
+    '#SBATCH --open-mode=append',
     ...resourceLines(options.resources),
     'set -eu',
     `exec ${options.turnlab} --data-dir ${shellQuote(options.bundleDir)} ${options.args.map(shellQuote).join(' ')}`,

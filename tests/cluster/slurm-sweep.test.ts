@@ -1,9 +1,10 @@
 // `turnlab sweep --executor slurm` on a real one-node Slurm cluster (scripts/slurm-local.sh):
 // the sweep's runs train as tasks of one sbatch --array into bundles and come home row for row;
 // importing again adds nothing, a truncated bundle is refused; a task cancelled with scancel
-// resumes as a new job from its checkpoint and the run holds every iteration once. The sweeps and
-// the watched resume run as real `turnlab` processes; the listings polled while a task trains, the
-// imports and the cancel through its entry point in this process (a process a poll cost ~0.6 s of CPU).
+// resumes as a new job from its checkpoint and the run holds every iteration once, as does a
+// requeued task's. The sweeps and the watched resume run as real `turnlab` processes; the listings
+// polled while a task trains, the imports and the cancel through its entry point in this process
+// (a process a poll cost ~0.6 s of CPU).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -64,6 +65,16 @@ const count = (file: string, sql: string) => {
   }
 };
 
+/** A one-seed sweep of 30 iterations sent with --detach, once its task has trained 2 of them. */
+async function trainingTask(name: string): Promise<Job> {
+  const submitted = turnlab(
+    'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
+    '--name', name, '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
+  );
+  expect(submitted.code).toBe(0);
+  return until('the task to train 2 iterations', async () => (await jobs()).find((j) => j.name === `${name}-s0` && (j.lastIteration ?? 0) >= 2), 120_000);
+}
+
 describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster', () => {
   it('trains 2 settings x 3 seeds as one array job and brings all 6 runs home, grouped, row for row', async () => {
     const sweep = turnlab(
@@ -120,12 +131,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
   }, 60_000);
 
   it('shows a task cancelled mid-run as cancelled at its last iteration, and resumes it as a new job from its checkpoint', async () => {
-    const submitted = turnlab(
-      'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
-      '--name', 'long', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
-    );
-    expect(submitted.code).toBe(0);
-    const first = await until('the task to train 2 iterations', async () => (await jobs()).find((j) => j.name === 'long-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
+    const first = await trainingTask('long');
     expect(first.state).toBe('running');
     const cancelled = await inProcess('cancel-job', 'long-s0');
     expect(cancelled.stdout).toMatch(/long-s0: job \d+_0 cancelled/);
@@ -155,12 +161,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
   }, 300_000);
 
   it('shows a task whose trainer got SIGTERM without a cancel (it exits 0, Slurm says COMPLETED) as cancelled, and resumes it', async () => {
-    const submitted = turnlab(
-      'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
-      '--name', 'signalled', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
-    );
-    expect(submitted.code).toBe(0);
-    const running = await until('the task to train 2 iterations', async () => (await jobs()).find((j) => j.name === 'signalled-s0' && (j.lastIteration ?? 0) >= 2), 120_000);
+    const running = await trainingTask('signalled');
     // What a preemption warning (#SBATCH --signal=TERM@60) or an admin's signal does: the batch
     // step, the exec'd trainer, gets SIGTERM and the job is not cancelled.
     const signalled = spawnSync('scancel', ['--batch', '--signal=TERM', running.jobId], { encoding: 'utf8' });
@@ -173,6 +174,21 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(resumed.code).toBe(0);
     expect((await jobs()).find((j) => j.name === 'signalled-s0')!.state).toBe('completed');
   }, 300_000);
+
+  it('continues a requeued task (scontrol requeue, as preemption does) in its run from its checkpoint: one run, every iteration once, both attempts in its output', async () => {
+    const running = await trainingTask('requeued');
+    const requeued = spawnSync('scontrol', ['requeue', running.jobId], { encoding: 'utf8' });
+    expect(requeued.status, requeued.stderr).toBe(0);
+    const done = await until('the requeued task to end and be imported', async () => (await jobs()).find((j) => j.name === 'requeued-s0' && j.state === 'completed' && j.runId !== null), 120_000);
+    expect([done.jobId, done.lastIteration]).toEqual([running.jobId, 30]);
+    const bundle = join(done.bundleDir, 'turnlab.sqlite');
+    expect(count(bundle, 'SELECT count(*) AS n FROM runs')).toBe(1);
+    expect(count(bundle, `SELECT count(*) AS n FROM (SELECT iteration FROM episodes WHERE split = 'train' GROUP BY iteration HAVING count(*) = 32)`)).toBe(30);
+    expect(count(bundle, `SELECT count(*) AS n FROM episodes WHERE split = 'train'`)).toBe(30 * 32);
+    const output = readFileSync(join(done.bundleDir, '..', `slurm-${done.jobId}.out`), 'utf8');
+    expect(output).toMatch(/DUE TO JOB REQUEUE[\s\S]*run 1 \(requeued-s0\) stopped at iteration \d+[\s\S]*continuing run 1 \(requeued-s0\) from its latest checkpoint[\s\S]*run 1 \(requeued-s0\) completed at iteration 30/);
+    expect((await runs()).filter((r) => r.name === 'requeued-s0').map((r) => [r.status, r.iterations])).toEqual([['completed', 30]]);
+  }, 240_000);
 
   it('shows a held task pending with the reason, and a task that fails on the node failed with turnlab\'s own words', async () => {
     // The config is read again on the node: a copy that is gone by the time the task runs.

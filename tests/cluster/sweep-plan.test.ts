@@ -68,7 +68,7 @@ describe('Slurm tools', () => {
       ],
       resources: { partition: 'gpu', time: '01:00:00', gres: 'gpu:1', extra: ['--account=abc', '#SBATCH --mem=8G'] },
     });
-    expect(script).toContain('#SBATCH --array=0-1\n#SBATCH --output=/shared/s/slurm-%A_%a.out\n#SBATCH --partition=gpu\n#SBATCH --time=01:00:00\n#SBATCH --cpus-per-task=1\n#SBATCH --gres=gpu:1\n#SBATCH --account=abc\n#SBATCH --mem=8G\n');
+    expect(script).toContain('#SBATCH --array=0-1\n#SBATCH --output=/shared/s/slurm-%A_%a.out\n#SBATCH --open-mode=append\n#SBATCH --partition=gpu\n#SBATCH --time=01:00:00\n#SBATCH --cpus-per-task=1\n#SBATCH --gres=gpu:1\n#SBATCH --account=abc\n#SBATCH --mem=8G\n');
     expect(script).toContain(`  0) bundle=/shared/s/a; set -- train --config /c.yaml --name 'it'\\''s' ;;`);
     expect(script).toContain('exec /usr/bin/node /opt/turnlab/bin/turnlab.js --data-dir "$bundle" "$@"');
   });

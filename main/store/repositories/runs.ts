@@ -320,6 +320,21 @@ export class RunsRepository {
   }
 
   /**
+   * Gives the run up whoever owns it, for a caller that knows that owner is gone (a Slurm job
+   * started again); an unfinished run reads `interrupted`, with `error` saying why.
+   */
+  forgetOwner(id: number, error: string): void {
+    this.db
+      .prepare(
+        `UPDATE runs SET trainer_pid = NULL, trainer_host = NULL, trainer_started_at = NULL, trainer_heartbeat_at = NULL,
+         error = CASE WHEN status IN ('queued', 'running', 'stopping') THEN ? ELSE error END,
+         status = CASE WHEN status IN ('queued', 'running', 'stopping') THEN 'interrupted' ELSE status END
+         WHERE id = ?`,
+      )
+      .run(error, id);
+  }
+
+  /**
    * Marks a queued or running run `stopping`; false when it has ended meanwhile, whose own
    * final status must not be overwritten.
    */
