@@ -99,8 +99,20 @@ export function settingLabel(axes: readonly GridAxis[], values: readonly string[
   return axes.length === 0 ? group : valuesLabel(axes, values);
 }
 
-/** "6 completed, 2 running": how far the sweep's runs are. */
-export function sweepStatus(sweep: Sweep): string {
+const ENDED_TASK_STATES = new Set(['completed', 'failed', 'cancelled', 'timeout']);
+
+/**
+ * "6 completed, 2 running": how far the sweep's runs are. `tasks`, where the caller has them, are
+ * the states of its Slurm tasks: a sweep whose tasks all ended before any wrote a run (a config
+ * gone by the time they ran) will never be imported, and says so.
+ */
+export function sweepStatus(sweep: Sweep, tasks: ReadonlyArray<{ state: string }> = []): string {
+  if (sweep.groups.length === 0 && tasks.length > 0 && tasks.every((t) => ENDED_TASK_STATES.has(t.state))) {
+    const counts = new Map<string, number>();
+    for (const t of tasks) counts.set(t.state, (counts.get(t.state) ?? 0) + 1);
+    const states = [...counts].map(([state, n]) => `${n} ${state}`).join(', ');
+    return `${tasks.length === 1 ? 'its task' : `its ${tasks.length} tasks`} ended without a run (${states}; turnlab jobs says why)`;
+  }
   if (sweep.groups.length === 0) return sweep.plan?.executor === 'slurm' ? 'sent to Slurm, no task imported yet (turnlab jobs polls and imports)' : 'no run yet';
   return statusLine({ runs: sweep.groups.flatMap((g) => g.runs), queued: [], cancelled: [] });
 }

@@ -40,6 +40,31 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
+/** "1 run", "6 runs". */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The #SBATCH settings as flags: a sweep's, or resume-job's in place of those its task was sent with. */
+function withResourceOptions(command: Command, say: (what: string) => string): Command {
+  return command
+    .option('--partition <name>', say('#SBATCH --partition'))
+    .option('--time <limit>', say('#SBATCH --time, e.g. 02:00:00'))
+    .option('--cpus-per-task <n>', say('#SBATCH --cpus-per-task (default 1)'), positiveInt)
+    .option('--gres <gres>', say('#SBATCH --gres, e.g. gpu:1'))
+    .option('--sbatch <line>', say('an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)'), collectSet);
+}
+
+interface ResumeJobOptions {
+  watch?: boolean;
+  time?: string;
+  partition?: string;
+  cpusPerTask?: number;
+  gres?: string;
+  /** Lines given with --sbatch; false with --no-sbatch. */
+  sbatch?: string[] | boolean;
+}
+
 /** The options that only a Slurm sweep reads, with their flags. */
 const SLURM_FLAGS: ReadonlyArray<[keyof SweepOptions, string]> = [
   ['cluster', '--cluster'], ['remoteDir', '--remote-dir'], ['localDir', '--local-dir'], ['ssh', '--ssh'], ['partition', '--partition'], ['time', '--time'],
@@ -126,6 +151,9 @@ async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Prom
     process.stderr.write('stopped following; the jobs go on (turnlab jobs --watch follows them again)\n');
   };
   process.on('SIGINT', onSigint);
+  // A state or reason said once: a job resumed held (JobHeldUser) changed its reason, not its state, and was waited on in silence.
+  const sayable = (j: ClusterJob) => `${j.state} ${j.reason ?? ''}`;
+  const said = new Map(new ClusterJobs(store).list().filter(only).map((j) => [j.id, sayable(j)]));
   try {
     for (;;) {
       let changes: Awaited<ReturnType<typeof refreshJobs>> = [];
@@ -143,7 +171,8 @@ async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Prom
       for (const change of changes) {
         const j = change.job;
         const what = change.imported ? `imported as run ${j.runId}` : `${j.state}${j.reason ? ` (${j.reason})` : ''}`;
-        if (change.imported || change.was !== j.state) process.stderr.write(`[${j.name}] job ${j.jobId} ${what}${j.lastIteration !== null ? `, iteration ${j.lastIteration}` : ''}\n`);
+        if (change.imported || said.get(j.id) !== sayable(j)) process.stderr.write(`[${j.name}] job ${j.jobId} ${what}${j.lastIteration !== null ? `, iteration ${j.lastIteration}` : ''}\n`);
+        said.set(j.id, sayable(j));
       }
       const jobs = new ClusterJobs(store).list().filter(only);
       if (interrupted || jobs.every((j) => ENDED_STATES.has(j.state) && j.importedAttempt === j.attempt)) return jobs;
@@ -181,7 +210,7 @@ async function localSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   const sweep = newSweepName(store, base);
   recordSweepPlan(store, sweep, axes, options.seeds, 'local', skipped);
   writeSkipped(axes, skipped);
-  process.stderr.write(`sweep ${sweep}: ${plan.runs.length} runs in ${settings.length} seed groups, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
+  process.stderr.write(`sweep ${sweep}: ${counted(plan.runs.length, 'run')} in ${counted(settings.length, 'seed group')}, one group after the other; its runs are tagged ${sweepTag(sweep)} (turnlab runs --where tag=${sweepTag(sweep)})\n`);
   const trained: Array<{ group: string; values: string[]; runIds: number[] }> = [];
   for (const [index, setting] of settings.entries()) {
     const { group, outcomes, stopped } = await trainSeedGroup(store, {
@@ -228,7 +257,7 @@ async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[])
   });
   const groups = [...new Set(jobs.map((j) => j.seedGroup))];
   writeSkipped(axes, skipped);
-  process.stderr.write(`sweep ${sweep}: ${jobs.length} runs in ${groups.length} seed groups (${groups.join(', ')}), sbatch array job ${arrayJobId}${settings.loginHost ? ` on ${settings.loginHost}` : ''}\n`);
+  process.stderr.write(`sweep ${sweep}: ${counted(jobs.length, 'run')} in ${counted(groups.length, 'seed group')} (${groups.join(', ')}), sbatch array job ${arrayJobId}${settings.loginHost ? ` on ${settings.loginHost}` : ''}\n`);
   if (options.detach) {
     process.stdout.write(`${jobsTable(jobs)}\n`);
     return;
@@ -240,7 +269,7 @@ async function slurmSweep(store: Store, options: SweepOptions, axes: GridAxis[])
 }
 
 export function register(program: Command): void {
-  program
+  const sweepCommand = program
     .command('sweep')
     .description('a grid of settings x seeds: one seed group per setting, trained here (--executor local) or on a Slurm cluster (--executor slurm)')
     .argument('[overrides...]', "as Hydra's multirun writes them: key=v1,v2 is an axis of the grid (as --grid), key=value an override of every run (as --set); without --config the first argument is the config")
@@ -254,12 +283,8 @@ export function register(program: Command): void {
     .option('--cluster <file>', 'slurm: YAML with ssh, remote_dir, local_dir, partition, time, cpus_per_task, gres, sbatch (list), turnlab')
     .option('--remote-dir <dir>', 'slurm: folder on the shared filesystem for the run bundles, as the nodes see it')
     .option('--local-dir <dir>', 'slurm: the same folder as this machine sees it (default: --remote-dir)')
-    .option('--ssh <host>', 'slurm: submit on this login node over ssh (default: this machine)')
-    .option('--partition <name>', 'slurm: #SBATCH --partition')
-    .option('--time <limit>', 'slurm: #SBATCH --time, e.g. 02:00:00')
-    .option('--cpus-per-task <n>', 'slurm: #SBATCH --cpus-per-task (default 1)', positiveInt)
-    .option('--gres <gres>', 'slurm: #SBATCH --gres, e.g. gpu:1')
-    .option('--sbatch <line>', 'slurm: an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)', collectSet)
+    .option('--ssh <host>', 'slurm: submit on this login node over ssh (default: this machine)');
+  withResourceOptions(sweepCommand, (what) => `slurm: ${what}`)
     .option('--turnlab <command>', 'slurm: how a node starts turnlab (default: this node and this checkout)')
     .option('--detach', 'slurm: return once submitted; follow with turnlab jobs --watch')
     .action(async (args: string[], flags: Omit<SweepOptions, 'config'> & { config?: string }, command: Command) => {
@@ -333,15 +358,19 @@ export function register(program: Command): void {
       });
     });
 
-  program
+  const resumeCommand = program
     .command('resume-job')
     .description('continue a cancelled, timed-out or failed cluster task as a new job from its last checkpoint')
     .argument('<job>', 'job number from turnlab jobs, Slurm job id (12_3) or run name')
-    .option('--watch', 'follow the new job until it has ended and been imported')
-    .action(async (ref: string, options: { watch?: boolean }, command: Command) => {
+    .option('--watch', 'follow the new job until it has ended and been imported');
+  withResourceOptions(resumeCommand, (what) => `${what}, in place of what the task was sent with (this job and later ones)`)
+    .option('--no-sbatch', 'send it without the extra #SBATCH lines it was sent with (a sweep sent with --sbatch=--hold)')
+    .action(async (ref: string, options: ResumeJobOptions, command: Command) => {
       await withStore(command, async (store) => {
         const { resumeJob } = await import('../cluster/slurm-sweep');
-        const job = await resumeJob(store, ref).catch((error: unknown) => {
+        const extra = options.sbatch === false ? [] : options.sbatch === true ? undefined : options.sbatch;
+        const resources = { time: options.time, partition: options.partition, cpusPerTask: options.cpusPerTask, gres: options.gres, extra };
+        const job = await resumeJob(store, ref, undefined, resources).catch((error: unknown) => {
           throw asTrainingUserError(error);
         });
         process.stderr.write(`${job.name}: resumed as job ${job.jobId} (attempt ${job.attempt})\n`);

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { SWEEP_TAG_PREFIX, sweepTag, type GridAxis } from '../../preload/sweep-plan';
 import { leftOutSettings, settingLabel, sweepAxes, sweepShape, sweepStatus, sweepsOf, type Sweep } from '../../preload/sweeps';
 import type { Store } from '../store/db';
+import { ClusterJobs } from '../cluster/jobs';
 import { markAbandonedRuns } from '../services/run-owner';
 import { UserError } from './errors';
 import { formatTime, renderTable } from './format';
@@ -40,6 +41,8 @@ export function register(program: Command): void {
         (store) => {
           markAbandonedRuns(store);
           const sweeps = sweepsOf(store.runs.list(), store.sweepPlans.list());
+          const jobs = new ClusterJobs(store).list();
+          const status = (sweep: Sweep) => sweepStatus(sweep, jobs.filter((j) => j.sweep === sweep.name));
           if (name !== undefined) {
             const wanted = name.startsWith(SWEEP_TAG_PREFIX) ? name.slice(SWEEP_TAG_PREFIX.length) : name;
             const sweep = sweeps.find((s) => s.name === wanted);
@@ -57,7 +60,7 @@ export function register(program: Command): void {
               return;
             }
             const { head, rows } = sweepSummary(axes, results);
-            process.stdout.write(`sweep ${sweep.name}: ${sweepShape(sweep)}, ${sweepStatus(sweep)}; final validation success by setting, best first (its runs: turnlab runs --where tag=${sweepTag(sweep.name)})\n${renderTable(head, rows)}\n`);
+            process.stdout.write(`sweep ${sweep.name}: ${sweepShape(sweep)}, ${status(sweep)}; final validation success by setting, best first (its runs: turnlab runs --where tag=${sweepTag(sweep.name)})\n${renderTable(head, rows)}\n`);
             const leftOut = leftOutSettings(sweep);
             if (leftOut.length > 0) process.stdout.write(`left out, as no config accepts them: ${leftOut.join('; ')}\n`);
             return;
@@ -67,7 +70,7 @@ export function register(program: Command): void {
             return { sweep, axes, best: bestSetting(axes, results) };
           });
           if (options.json) {
-            const rows = listed.map(({ sweep, axes, best }) => ({ sweep: sweep.name, tag: sweepTag(sweep.name), createdAt: sweep.createdAt, axes: axes.map((a) => a.key), groups: sweep.groups.map((g) => ({ name: g.name, runs: g.runs.map((r) => r.id) })), status: sweepStatus(sweep), best }));
+            const rows = listed.map(({ sweep, axes, best }) => ({ sweep: sweep.name, tag: sweepTag(sweep.name), createdAt: sweep.createdAt, axes: axes.map((a) => a.key), groups: sweep.groups.map((g) => ({ name: g.name, runs: g.runs.map((r) => r.id) })), status: status(sweep), best }));
             process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
             return;
           }
@@ -75,7 +78,7 @@ export function register(program: Command): void {
             process.stdout.write(`no sweeps in ${store.dataDir} (turnlab sweep --grid key=a,b starts one)\n`);
             return;
           }
-          const rows = listed.map(({ sweep, axes, best }) => [sweep.name, formatTime(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', sweepStatus(sweep), best.setting, best.final]);
+          const rows = listed.map(({ sweep, axes, best }) => [sweep.name, formatTime(sweep.createdAt), sweepShape(sweep), axes.map((a) => a.key).join(', ') || '-', status(sweep), best.setting, best.final]);
           process.stdout.write(`${renderTable(['sweep', 'started', 'grid', 'keys swept', 'status', 'best setting', 'final val success (mean ± std)'], rows)}\n`);
         },
         { reader: true, whenNone: (dir) => void process.stdout.write(options.json ? '[]\n' : `${noDataYet(dir, 'sweeps')}\n`) },

@@ -72,8 +72,9 @@ export class ClusterJobs {
     );
   }
 
-  update(id: number, patch: Partial<Pick<ClusterJob, 'jobId' | 'attempt' | 'state' | 'reason' | 'lastIteration' | 'runId' | 'importedAttempt'>>): void {
+  update(id: number, patch: Partial<Pick<ClusterJob, 'jobId' | 'attempt' | 'state' | 'reason' | 'lastIteration' | 'runId' | 'importedAttempt' | 'resources'>>): void {
     const columns: Record<string, string> = {
+      resources: 'resources',
       jobId: 'job_id',
       attempt: 'attempt',
       state: 'state',
@@ -86,7 +87,7 @@ export class ClusterJobs {
     if (keys.length === 0) return;
     this.store.connection
       .prepare(`UPDATE cluster_jobs SET ${keys.map((k) => `${columns[k]} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
-      .run(...keys.map((k) => patch[k] ?? null), Date.now(), id);
+      .run(...keys.map((k) => (k === 'resources' ? JSON.stringify(patch[k]) : (patch[k] ?? null))), Date.now(), id);
   }
 
   remove(ids: number[]): void {

@@ -11,7 +11,7 @@ import type { Store } from '../store/db';
 import { seedGroupOf } from '../../preload/seed-list';
 import { ClusterJobs, type ClusterJob } from './jobs';
 import { createShell, shellQuote, type Shell } from './shell';
-import { arrayScript, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
+import { arrayScript, checkSlurmResources, ENDED_STATES, queryJobs, sbatch, scancel, singleScript, SlurmError, type JobState, type SlurmResources } from './slurm';
 import { folderName, planSweep, sweepTag, type GridAxis, type GridWords, type SkippedSetting } from '../../preload/sweep-plan';
 import { newSweepName, recordSweepPlan } from './sweep-name';
 
@@ -113,7 +113,13 @@ export async function submitSlurmSweep(store: Store, request: SlurmSweepRequest,
         resources: request.resources,
       })),
     );
-    const arrayJobId = await sbatch(shell, join(remoteRoot, 'sweep.sbatch'));
+    const arrayJobId = await sbatch(shell, join(remoteRoot, 'sweep.sbatch')).catch((error: unknown) => {
+      // The script was written here, under --local-dir; sbatch reads it under --remote-dir.
+      if (error instanceof SlurmError && /Unable to open file/i.test(error.message) && request.localDir !== undefined && resolve(request.localDir) !== resolve(request.remoteDir)) {
+        error.message += `; the script was written to ${join(localRoot, 'sweep.sbatch')} (--local-dir ${request.localDir}) and sbatch looked for it under --remote-dir ${request.remoteDir}: give as --local-dir the folder this machine sees --remote-dir as`;
+      }
+      throw error;
+    });
     store.transaction(() => {
       rows.forEach((row, i) => jobsTable.update(row.id, { jobId: `${arrayJobId}_${i}`, state: 'pending' }));
       recordSweepPlan(store, sweep, request.axes, request.seeds, 'slurm', skipped);
@@ -270,13 +276,19 @@ export function findJob(store: Store, ref: string): ClusterJob {
 
 /**
  * A cancelled, timed-out or failed task continues as a new job: `turnlab resume` in its bundle,
- * from the last checkpoint (or trained again from the start when it never saved one).
+ * from the last checkpoint (or trained again from the start when it never saved one). `resources`
+ * given replace those the task was sent with (a longer `--time` for a task that timed out; other
+ * `#SBATCH` lines for one sent with `--hold`), for this job and the next.
  */
-export async function resumeJob(store: Store, ref: string, shell?: Shell): Promise<ClusterJob> {
+export async function resumeJob(store: Store, ref: string, shell?: Shell, resources: Partial<SlurmResources> = {}): Promise<ClusterJob> {
   const job = findJob(store, ref);
   if (!ENDED_STATES.has(job.state) || job.state === 'completed') {
     throw new SlurmError(`job ${job.jobId} (${job.name}) is ${job.state}; only a cancelled, timed-out or failed task can be resumed`);
   }
+  const given = Object.fromEntries(Object.entries(resources).filter(([, value]) => value !== undefined));
+  const chosen: SlurmResources = { ...job.resources, ...given };
+  // A bad --time is refused before anything in the bundle changes.
+  checkSlurmResources(chosen);
   const file = dbPath(job.bundleDir);
   let hasCheckpoint = false;
   if (existsSync(file)) {
@@ -308,11 +320,11 @@ export async function resumeJob(store: Store, ref: string, shell?: Shell): Promi
     turnlab: job.turnlab,
     // Train args with --resume-existing continue the run themselves, also when this job is requeued.
     args: hasCheckpoint && !job.trainArgs.includes('--resume-existing') ? ['resume', job.name] : job.trainArgs,
-    resources: job.resources,
+    resources: chosen,
   });
   writeFileSync(join(job.bundleDir, `resume-${attempt}.sbatch`), script);
   const jobId = await sbatch(shell ?? createShell(job.loginHost), join(job.remoteBundleDir, `resume-${attempt}.sbatch`));
   const table = new ClusterJobs(store);
-  table.update(job.id, { jobId, attempt, state: 'pending', reason: null });
+  table.update(job.id, { jobId, attempt, state: 'pending', reason: null, resources: chosen });
   return table.get(job.id)!;
 }

@@ -48,6 +48,11 @@ function resourceLines(resources: SlurmResources): string[] {
   return lines.map((l) => `#SBATCH ${l}`);
 }
 
+/** Throws SlurmError for a setting the batch script could not carry (a bad --time, a line break). */
+export function checkSlurmResources(resources: SlurmResources): void {
+  resourceLines(resources);
+}
+
 export interface ArrayTask {
   bundleDir: string;
   /** `turnlab` arguments after `--data-dir BUNDLE`. */

@@ -135,6 +135,17 @@ describe('turnlab sweep', () => {
     expect(dashed.stderr).toMatch(/^turnlab: .*dashed\.yaml: unknown key 'remote-dir'; did you mean 'remote_dir'\? the keys are ssh, remote_dir,/);
     const list = await cluster('list.yaml', '- remote_dir\n');
     expect(list.stderr).toMatch(/^turnlab: .*list\.yaml is not a mapping of settings; write one key a line, e.g. remote_dir: \/shared\/me\/sweeps\n$/);
+    // --local-dir naming another folder than --remote-dir: sbatch cannot open the script, and the
+    // refusal says where it was written and where sbatch looked (sbatch as Slurm's answers then).
+    const bin = join(root, 'sbatch-bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'sbatch'), '#!/bin/sh\nfor a; do f="$a"; done\necho "sbatch: error: Unable to open file $f" >&2\nexit 1\n', { mode: 0o755 });
+    const [here, there] = [join(root, 'here'), join(root, 'there')];
+    mkdirSync(here);
+    const apart = await runTurnlabInProcess(['sweep', '--config', config, '--seeds', '1', '--executor', 'slurm', '--remote-dir', there, '--local-dir', here], { dataDir, env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(apart.stderr).toMatch(new RegExp(`^turnlab: sbatch ${there}/\\S+/sweep\\.sbatch failed: sbatch: error: Unable to open file ${there}/\\S+/sweep\\.sbatch; the script was written to ${here}/\\S+/sweep\\.sbatch \\(--local-dir ${here}\\) and sbatch looked for it under --remote-dir ${there}: give as --local-dir the folder this machine sees --remote-dir as\n$`));
+    expect(apart.code).toBe(2);
+    expect(readdirSync(here)).toEqual([]);
     expect(JSON.parse((await inProcess('jobs', '--json')).stdout)).toEqual([]);
   }, 180_000);
 

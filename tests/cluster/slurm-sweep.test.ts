@@ -169,10 +169,16 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     const ended = await until('the signalled task to be imported', async () => ((await jobs()) as Array<Job & { reason: string }>).find((j) => j.name === 'signalled-s0' && j.runId !== null), 60_000);
     expect(ended.state).toBe('cancelled');
     expect(ended.reason).toBe(`its trainer was stopped (SIGTERM) at iteration ${ended.lastIteration} before the end; turnlab resume-job continues it`);
-    const resumed = turnlab('resume-job', 'signalled-s0', '--watch');
+    // Resources of its own (a task that timed out wants a longer --time): a bad one is refused before anything changes.
+    const badTime = await inProcess('resume-job', 'signalled-s0', '--time', '90 minutes');
+    expect([badTime.code, badTime.stderr]).toEqual([2, "turnlab: time limit '90 minutes' is not one sbatch reads: minutes (90), hours:minutes:seconds (01:30:00) or days-hours:minutes (1-12:00)\n"]);
+    expect(readRunRows(join(ended.bundleDir, 'turnlab.sqlite'), 1).run).toMatchObject({ status: 'stopped' });
+    const resumed = turnlab('resume-job', 'signalled-s0', '--watch', '--time', '00:10:00', '--sbatch=--comment=longer');
     expect(resumed.stderr).toMatch(/signalled-s0: resumed as job \d+ \(attempt 2\)/);
     expect(resumed.code).toBe(0);
-    expect((await jobs()).find((j) => j.name === 'signalled-s0')!.state).toBe('completed');
+    const done = (await jobs()).find((j) => j.name === 'signalled-s0')! as Job & { resources: object };
+    expect([done.state, done.resources]).toEqual(['completed', { time: '00:10:00', extra: ['--comment=longer'] }]);
+    expect(readFileSync(join(done.bundleDir, 'resume-2.sbatch'), 'utf8')).toContain('#SBATCH --time=00:10:00\n#SBATCH --cpus-per-task=1\n#SBATCH --comment=longer\n');
   }, 300_000);
 
   it('continues a requeued task (scontrol requeue, as preemption does) in its run from its checkpoint: one run, every iteration once, both attempts in its output', async () => {
@@ -205,6 +211,8 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(failed.reason).toBe(`${config}: cannot read the config: file not found`);
     expect(failed.runId).toBeNull();
     expect((await inProcess('runs')).stdout).toMatch(/held-s0 .*│ failed +│ .*cannot read the config/);
+    // It will never be imported: `sweeps` says so, not "no task imported yet".
+    expect((await inProcess('sweeps')).stdout).toMatch(/held-\S+ .*│ its task ended without a run \(1 failed; turnlab jobs says why\) │/);
 
     // A task that never reached turnlab (a wrong --turnlab) said Slurm's exit code alone: it says where its output is.
     const wrong = turnlab('sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--name', 'wrong', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--turnlab', '/bin/false', '--detach');

@@ -41,6 +41,9 @@ describe('sweep listing', () => {
     expect(sweeps.map((s) => s.name)).toEqual(['on-slurm', 'sw']);
     expect(sweepShape(sweeps[0])).toBe('3 settings x 2 seeds');
     expect(sweepStatus(sweeps[0])).toBe('sent to Slurm, no task imported yet (turnlab jobs polls and imports)');
+    expect(sweepStatus(sweeps[0], [{ state: 'failed' }, { state: 'running' }])).toBe('sent to Slurm, no task imported yet (turnlab jobs polls and imports)');
+    // Tasks that all ended before any wrote a run will never be imported.
+    expect(sweepStatus(sweeps[0], [{ state: 'failed' }, { state: 'cancelled' }, { state: 'failed' }])).toBe('its 3 tasks ended without a run (2 failed, 1 cancelled; turnlab jobs says why)');
     expect(sweepAxes(sweeps[0]).axes.map((a) => a.key)).toEqual(['algorithm.gamma']);
   });
 });
