@@ -669,6 +669,11 @@ export interface TurnLabApi {
   listClusterJobs(): Promise<ClusterJobsDto>;
   /** Stops a cluster task (`scancel`); its trainer saves a checkpoint and ends. */
   cancelClusterJob(jobId: number): Promise<ClusterJobDto>;
+  /**
+   * Continues a cancelled, timed-out or failed task as a new job from its bundle's last checkpoint
+   * (`turnlab resume-job`); `time` replaces the task's #SBATCH --time.
+   */
+  resumeClusterJob(jobId: number, options?: { time?: string }): Promise<ClusterJobDto>;
   /** Starts a sweep (`turnlab sweep`): a seed group per setting of the grid, here or on Slurm. */
   startSweep(request: StartSweepRequest): Promise<SweepStartedDto>;
 }
@@ -728,6 +733,8 @@ export interface ClusterJobDto {
   /** The local run the task's bundle was imported as; null until it ends. */
   runId: number | null;
   loginHost: string | null;
+  /** Its #SBATCH --time; null without a limit. */
+  time: string | null;
 }
 
 export interface ClusterJobsDto {
@@ -783,6 +790,7 @@ const API_METHOD_SET: { readonly [K in ApiMethod]: true } = {
   resimulateEpisode: true,
   listClusterJobs: true,
   cancelClusterJob: true,
+  resumeClusterJob: true,
   startSweep: true,
   checkSweep: true,
 };

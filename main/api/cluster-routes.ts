@@ -7,7 +7,7 @@ import { EDITED_TEXT_NAME } from '../services/config-check';
 import { namingEditedText, withoutEditedFile } from '../services/edited-start';
 import { ClusterJobs, type ClusterJob } from '../cluster/jobs';
 import { SlurmError } from '../cluster/slurm';
-import { cancelJob, refreshJobs } from '../cluster/slurm-sweep';
+import { cancelJob, refreshJobs, resumeJob } from '../cluster/slurm-sweep';
 import { startSweep } from '../cluster/start-sweep';
 import { checkSweep } from '../cluster/check-sweep';
 import { rmSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { overrides, runName, concurrency, yamlPath, id } from './schemas';
 
 function clusterJobDto(job: ClusterJob): ClusterJobDto {
   const { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost } = job;
-  return { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost };
+  return { id, sweep, seedGroup, name, seed, jobId, attempt, state, reason, lastIteration, runId, loginHost, time: job.resources.time ?? null };
 }
 
 /** A sweep's axes, one `key=v1,v2` a line. */
@@ -107,6 +107,17 @@ export const clusterRoutes = {
       if (!new ClusterJobs(store).get(jobId)) throw new ApiError('NOT_FOUND', `unknown cluster job ${jobId}`);
       try {
         return clusterJobDto(await cancelJob(store, String(jobId)));
+      } catch (error) {
+        throw error instanceof SlurmError ? new ApiError('REFUSED', error.message) : error;
+      }
+    },
+  },
+  resumeClusterJob: {
+    args: z.tuple([id, z.strictObject({ time: z.string().min(1).max(50).optional() }).optional()]),
+    handle: async (store, _options, jobId, request) => {
+      if (!new ClusterJobs(store).get(jobId)) throw new ApiError('NOT_FOUND', `unknown cluster job ${jobId}`);
+      try {
+        return clusterJobDto(await resumeJob(store, String(jobId), undefined, { time: request?.time }));
       } catch (error) {
         throw error instanceof SlurmError ? new ApiError('REFUSED', error.message) : error;
       }

@@ -1,6 +1,7 @@
 // The Runs view follows a sweep's jobs on a real one-node Slurm cluster (scripts/slurm-local.sh):
 // a task waiting for the node reads pending with Slurm's reason, the one on it running with its
-// iteration; Stop cancels the job through scancel, and the stopped run is brought home.
+// iteration; Stop cancels the job through scancel, and the stopped run is brought home; Resume
+// continues it as a new job.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,26 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
     // The scheduler agrees: scontrol, read by the CLI, says the same.
     const jobs = JSON.parse(runTurnlab(['jobs', '--json'], { dataDir }).stdout) as Job[];
     expect(jobs.map((j) => [j.name, j.state])).toEqual([['ui-s0', 'cancelled'], ['ui-s1', 'cancelled']]);
+  }, 300_000);
+
+  it('resumes a stopped task as a new job from its checkpoint, with the time limit typed beside Resume', async () => {
+    const runId = Number((await row('ui-s0').getByRole('link').textContent())!.replace('#', ''));
+    const stoppedAt = Number(await row('ui-s0').locator('.job-iteration').textContent());
+    const time = row('ui-s0').locator('input.job-time');
+    const resume = row('ui-s0').getByRole('button', { name: 'Resume' });
+    await time.fill('soon');
+    expect(await resume.isDisabled()).toBe(true);
+    expect(await time.getAttribute('title')).toMatch(/^time limit 'soon' is not one sbatch reads/);
+    await time.fill('00:30:00');
+    expect(await seriousViolations(page)).toEqual([]);
+    await resume.click();
+    await expect.poll(() => row('ui-s0').locator('.job-state').textContent(), { timeout: 180_000 }).toMatch(/running/);
+    await expect.poll(async () => Number(await row('ui-s0').locator('.job-iteration').textContent()), { timeout: 60_000 }).toBeGreaterThan(stoppedAt);
+    await row('ui-s0').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => row('ui-s0').locator('.job-state').textContent(), { timeout: 30_000 }).toMatch(/cancelled/);
+    // The same local run, brought up to date from the bundle; the new job carries the limit typed.
+    await expect.poll(async () => (JSON.parse(runTurnlab(['jobs', '--json'], { dataDir }).stdout) as Array<Job & { attempt: number; importedAttempt: number; resources: { time?: string } }>).find((j) => j.name === 'ui-s0'), { timeout: 60_000 })
+      .toMatchObject({ state: 'cancelled', attempt: 2, importedAttempt: 2, runId, resources: { time: '00:30:00' } });
   }, 300_000);
 
   it('sends a sweep from the New run form to the cluster and brings its runs home', async () => {

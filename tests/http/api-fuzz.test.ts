@@ -388,6 +388,7 @@ const TEMPLATES: { [M in ApiMethod]: Template } = {
   resimulateEpisode: { args: (d) => [d.pick(d.ids.realEpisodes, 1)], resolves: true },
   listClusterJobs: { args: () => [], resolves: true },
   cancelClusterJob: { args: (d) => [d.id()], resolves: false },
+  resumeClusterJob: { args: (d) => [d.id(), { time: d.rng.choice(['01:00:00', '90', 'soon']) }], resolves: false },
   // A config that does not exist: a sweep changed one field at a time never reaches sbatch.
   startSweep: {
     args: () => [{ configPath: join(out.dir, 'no-such-sweep.yaml'), grid: ['trainer.seed=1,2'], seeds: [1], executor: 'local', concurrency: 1, slurm: { remoteDir: join(out.dir, 'sweeps') } }],
