@@ -96,9 +96,29 @@ function csvFormatter(what: ExportKind, stringifyCsv: typeof StringifyCsv): (row
   return (rows, first) => stringifyCsv(rows, { ...options, header: first });
 }
 
+/**
+ * JSON has no Infinity, and JSON.stringify writes it as null, which a reader takes for a NaN or
+ * a value never logged (a diverged run's `actor/grad_norm`). `1e999` is a JSON number that
+ * Python's json, pandas and JavaScript all read as infinity, as CSV's `Infinity` is read.
+ */
+function jsonValue(value: unknown): string {
+  if (value === Infinity) return '1e999';
+  if (value === -Infinity) return '-1e999';
+  return JSON.stringify(value);
+}
+
+function jsonLine(row: ExportRow): string {
+  const values = Object.values(row);
+  if (!values.includes(Infinity) && !values.includes(-Infinity)) return JSON.stringify(row);
+  return `{${Object.entries(row)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${JSON.stringify(key)}:${jsonValue(value)}`)
+    .join(',')}}`;
+}
+
 function jsonlFormatter(rows: ExportRow[]): string {
   let text = '';
-  for (const row of rows) text += `${JSON.stringify(row)}\n`;
+  for (const row of rows) text += `${jsonLine(row)}\n`;
   return text;
 }
 

@@ -192,6 +192,26 @@ describe('export', () => {
     for (const run of runs) store.runs.delete(run.id);
   });
 
+  it('keeps an infinite metric infinite in JSONL (1e999), apart from a NaN (null), as CSV does', async () => {
+    const run = store.runs.create({ name: 'diverged', config: {}, seed: 0, envTags: [], algorithm: 'grpo' });
+    const at = 1_735_689_600_000;
+    store.metrics.insert([
+      { runId: run.id, name: 'actor/grad_norm', iteration: 1, value: Infinity, wallTime: at },
+      { runId: run.id, name: 'actor/grad_norm', iteration: 2, value: -Infinity, wallTime: at },
+      { runId: run.id, name: 'actor/grad_norm', iteration: 3, value: Number.NaN, wallTime: at },
+    ]);
+    try {
+      const jsonl = await exportText('metrics', 'jsonl', [run.id]);
+      const values = jsonl.trim().split('\n').map((line) => (JSON.parse(line) as { value: number | null }).value);
+      expect(values).toEqual([Infinity, -Infinity, null]);
+      expect(jsonl).not.toMatch(/Infinity|NaN/);
+      const csv = parse(await exportText('metrics', 'csv', [run.id]), { columns: true }) as Array<{ value: string }>;
+      expect(csv.map((r) => r.value)).toEqual(['Infinity', '-Infinity', '']);
+    } finally {
+      store.runs.delete(run.id);
+    }
+  });
+
   it('writes only the header for runs with nothing to export', async () => {
     const empty = store.runs.create({ name: 'empty', config: {}, seed: 0, envTags: [], algorithm: 'ppo' });
     const sink = new PassThrough();
