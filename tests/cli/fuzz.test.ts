@@ -4,6 +4,7 @@
 // For every one: exit code 0 or 2, never "internal error" or a stack trace, no run left behind
 // by a refused input, and a database that passes SQLite's integrity_check.
 // FUZZ_SEED and FUZZ_N run other and longer series (2 s a case allowed): FUZZ_SEED=7 FUZZ_N=2000 npx vitest run tests/cli/fuzz.test.ts
+// (FUZZ_TRACE=1 names each case as it starts).
 import { openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
@@ -276,6 +277,9 @@ describe(`fuzzed bad inputs (FUZZ_SEED=${SEED}, FUZZ_N=${N})`, () => {
     for (let i = 0; i < N; i++) {
       const input = GENERATORS[rng.choice(weights)][2](rng, i);
       const before = runIds(input.dataDir);
+      const what = `#${i} ${input.kind}: turnlab ${input.argv.map((a) => (a.length > 80 ? `${a.slice(0, 80)}...` : a)).join(' ')}`;
+      // FUZZ_TRACE=1 says each case before it runs: the one a crash of the worker (out of memory) ended on.
+      if (process.env.FUZZ_TRACE) process.stderr.write(`${what}\n`);
       let outcome: CliResult;
       try {
         outcome = await turnlab(input.argv);
@@ -283,7 +287,6 @@ describe(`fuzzed bad inputs (FUZZ_SEED=${SEED}, FUZZ_N=${N})`, () => {
         input.after?.();
       }
       seen[input.kind.split(' ')[0]] = (seen[input.kind.split(' ')[0]] ?? 0) + 1;
-      const what = `#${i} ${input.kind}: turnlab ${input.argv.map((a) => (a.length > 80 ? `${a.slice(0, 80)}...` : a)).join(' ')}`;
       const stderr = outcome.stderr;
       if (outcome.code !== 0 && outcome.code !== 2) problems.push(`${what}\n  exit ${outcome.code}: ${stderr.slice(0, 400)}`);
       else if (/internal error/.test(stderr) || /\n\s+at .+[:(].*\d+:\d+\)?/.test(stderr)) problems.push(`${what}\n  ${stderr.slice(0, 400)}`);

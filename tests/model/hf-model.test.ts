@@ -2,7 +2,7 @@
 // files, and the decoder checked against an independent float64 implementation of the
 // published architecture (tests/helpers/hf_reference.py, numpy).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
@@ -86,6 +86,17 @@ describe('config.json', () => {
     expect(() => parseHfConfig({ ...PRESETS['tiny-qwen2'], architectures: ['MistralForCausalLM'] })).toThrow(
       `architecture MistralForCausalLM is not supported; TurnLab runs ${SUPPORTED_ARCHITECTURES.join(', ')}`,
     );
+  });
+
+  it('refuses more layers than any model has, or than its weights hold, before naming each layer\'s tensors', async () => {
+    // The tensor names of 1e12 layers, listed to check the weights, ran the process out of memory (CLI fuzz seed 130).
+    expect(() => parseHfConfig({ ...PRESETS['tiny-qwen2'], num_hidden_layers: 1e12 }, 'config.json')).toThrow(
+      'config.json: "num_hidden_layers" is 1000000000000, past any model TurnLab can load (at most 4096); use the config.json that came with the weights',
+    );
+    const deeper = join(temp.dir, 'deeper');
+    cpSync(qwen2Full, deeper, { recursive: true });
+    writeFileSync(join(deeper, 'config.json'), JSON.stringify({ ...PRESETS['tiny-qwen2'], num_hidden_layers: 3 }));
+    await expect(openHfModelFolder(deeper)).rejects.toThrow(`${join(deeper, 'config.json')}: num_hidden_layers is 3 but the weights hold 2 layers; use the config.json that came with the weights`);
   });
 
   it('reads the switches of each family', () => {

@@ -63,6 +63,9 @@ export interface HfDecoderConfig {
 
 type Json = Record<string, unknown>;
 
+/** Far past the deepest released decoder (Llama 3.1 405B has 126 layers). */
+const MAX_LAYERS = 4096;
+
 function integer(json: Json, key: string, source: string, fallback?: number): number {
   const value = json[key] ?? fallback;
   if (!Number.isInteger(value) || (value as number) <= 0) {
@@ -107,6 +110,9 @@ export function parseHfConfig(json: Json, source = 'config.json'): HfDecoderConf
     throw new HfModelError(`${source}: architecture ${named} is not supported; TurnLab runs ${registeredArchitectures().join(', ')}`);
   }
   const architecture = descriptor.name;
+  const nLayers = integer(json, 'num_hidden_layers', source);
+  // Each layer's tensors are listed by name before any weight is read: 1e12 layers ran the process out of memory.
+  if (nLayers > MAX_LAYERS) throw new HfModelError(`${source}: "num_hidden_layers" is ${nLayers}, past any model TurnLab can load (at most ${MAX_LAYERS}); use the config.json that came with the weights`);
   const hiddenSize = integer(json, 'hidden_size', source);
   const nHeads = integer(json, 'num_attention_heads', source);
   const nKvHeads = integer(json, 'num_key_value_heads', source, nHeads);
@@ -120,7 +126,7 @@ export function parseHfConfig(json: Json, source = 'config.json'): HfDecoderConf
     vocabSize: integer(json, 'vocab_size', source),
     hiddenSize,
     intermediateSize: integer(json, 'intermediate_size', source),
-    nLayers: integer(json, 'num_hidden_layers', source),
+    nLayers,
     nHeads,
     nKvHeads,
     headDim,

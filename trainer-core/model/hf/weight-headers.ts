@@ -111,18 +111,33 @@ function keysWithValue(configJson: Record<string, unknown>, value: number): stri
     .map(([k]) => k);
 }
 
-/**
- * Refuses a folder whose weights lack a tensor its config needs, hold one of another shape, or
- * are cut short. The line names config.json's key where one dimension gives it away.
- */
 /** The dtypes a model folder's weights are stored in (one file's or every shard's headers). */
 export function storedDtypes(dir: string): Set<string> {
   return new Set([...declaredTensors(dir).values()].map((tensor) => tensor.dtype));
 }
 
+/** How many decoder layers the weights hold: one past the highest `model.layers.<i>.` index. */
+function storedLayers(tensors: ReadonlyMap<string, unknown>): number {
+  let layers = 0;
+  for (const name of tensors.keys()) {
+    const index = /^model\.layers\.(\d+)\./.exec(name)?.[1];
+    if (index !== undefined) layers = Math.max(layers, Number(index) + 1);
+  }
+  return layers;
+}
+
+/**
+ * Refuses a folder whose weights lack a tensor its config needs, hold one of another shape, or
+ * are cut short. The line names config.json's key where one dimension gives it away.
+ */
 export function checkHfWeights(dir: string, config: HfDecoderConfig, configJson: Record<string, unknown>): void {
   const shapes = declaredTensors(dir);
   const configPath = join(dir, 'config.json');
+  // Counted first: the tensor names of num_hidden_layers 1e12 layers ran the process out of memory.
+  const layers = storedLayers(shapes);
+  if (config.nLayers > layers) {
+    throw new HfModelError(`${configPath}: num_hidden_layers is ${config.nLayers} but the weights hold ${layers} layer${layers === 1 ? '' : 's'}; use the config.json that came with the weights`);
+  }
   for (const [name, needed] of expectedShapes(config)) {
     const found = shapes.get(name);
     if (!found) throw new HfModelError(`${dir}: the weights lack "${name}", which ${configPath} (${config.architecture}) needs; is this the config of these weights?`);
