@@ -332,15 +332,18 @@ export function register(program: Command): void {
       await withStore(command, async (store) => {
         const { refreshJobs } = await import('../cluster/slurm-sweep');
         const { ClusterJobs } = await import('../cluster/jobs');
+        let unpolled: unknown = null;
         try {
           if (options.watch) await watchJobs(store, () => true);
           else await refreshJobs(store);
         } catch (error) {
-          throw asTrainingUserError(error);
+          unpolled = error;
         }
         const jobs = new ClusterJobs(store).list();
+        // The scheduler not answering (slurmctld down) still shows the states seen last, as the Runs view does, then says why it ends with 2.
         if (options.json) process.stdout.write(`${JSON.stringify(jobs, null, 2)}\n`);
-        else process.stdout.write(jobs.length === 0 ? 'no cluster jobs yet\n' : `${jobsTable(jobs)}\n`);
+        else process.stdout.write(jobs.length === 0 ? 'no cluster jobs yet\n' : `${jobsTable(jobs)}${unpolled === null ? '' : '\n(states as seen last: the scheduler did not answer)'}\n`);
+        if (unpolled !== null) throw asTrainingUserError(unpolled);
       });
     });
 

@@ -184,5 +184,10 @@ describe('turnlab sweep', () => {
     }
     await exited;
     expect(stderr).toContain('stopped following; the jobs go on');
+    // `jobs` alone shows the states seen last before Slurm's words.
+    const once = await runTurnlabInProcess(['jobs'], { dataDir: watchDir, env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(once.code).toBe(2);
+    expect(once.stdout).toMatch(/│ w-s0 +│ w +│ 424242_0 +│ running +│[\s\S]*\(states as seen last: the scheduler did not answer\)\n$/);
+    expect(once.stderr).toBe('turnlab: scontrol show job 424242 failed: slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n');
   }, 120_000);
 });
