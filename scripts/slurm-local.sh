@@ -55,7 +55,7 @@ JobCompType=jobcomp/filetxt
 JobCompLoc=$dir/jobcomp.txt
 KillWait=10
 # A requeued job waits cred_expire seconds (120 by default) before it may start again.
-AuthInfo=cred_expire=10
+AuthInfo=cred_expire=5
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
