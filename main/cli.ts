@@ -21,10 +21,11 @@ import * as exportModelCommand from './cli/export-model';
 import * as backendsCommand from './cli/backends';
 import * as bundlesCommand from './cli/bundles';
 import * as sweepCommand from './cli/sweep';
+import * as clusterJobsCommand from './cli/cluster-jobs';
 import * as sweepsCommand from './cli/sweeps';
 
 // Each command lives in its own module under cli/ and adds itself to the program.
-const commandModules: Array<{ register(program: Command): void }> = [runsCommand, groupsCommand, showCommand, diffCommand, manageCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, sweepsCommand, serveCommand];
+const commandModules: Array<{ register(program: Command): void }> = [runsCommand, groupsCommand, showCommand, diffCommand, manageCommand, exportCommand, envsCommand, playCommand, checkCommand, trainCommand, evalCommand, generateCommand, exportModelCommand, backendsCommand, bundlesCommand, sweepCommand, clusterJobsCommand, sweepsCommand, serveCommand];
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

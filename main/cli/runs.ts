@@ -201,7 +201,7 @@ export function register(program: Command): void {
         const { ClusterJobs } = await import('../cluster/jobs');
         const jobs = new ClusterJobs(store).list();
         if (jobs.length > 0) {
-          const { jobsTable } = await import('./sweep');
+          const { jobsTable } = await import('./cluster-jobs');
           process.stdout.write(`cluster jobs (turnlab jobs polls the scheduler)\n${jobsTable(jobs)}\n`);
         }
       }, { reader: true, whenNone: (dir) => void process.stdout.write(options.json ? '[]\n' : `${noDataYet(dir, 'runs')}\n`) });

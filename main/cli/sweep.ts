@@ -1,20 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+// `turnlab sweep`: a grid of settings x seeds, trained here as seed groups one after the other, or
+// on Slurm as one sbatch --array whose tasks' runs come home; the table by setting at its end.
+import { Option, type Command } from 'commander';
 import type { ClusterJob } from '../cluster/jobs';
-import type { SlurmResources } from '../cluster/slurm';
 import { skippedLine, type GridAxis, type SkippedSetting } from '../../preload/sweep-plan';
 import type { Store } from '../store/db';
-import { noteInterrupted, UserError, wasInterrupted } from './errors';
-import { renderTable } from './format';
+import { UserError, wasInterrupted } from './errors';
 import { collectSet } from './play';
 import { seedsOption } from './train';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 import { configFileOption, configFromArguments } from './config-file';
 import { multirunArguments } from './hydra-overrides';
+import { clusterSettings, positiveInt, SLURM_FLAGS, withResourceOptions, type SlurmFlags } from './slurm-options';
+import { jobsTable, throwIfNotCompleted, watchJobs } from './cluster-jobs';
 
-interface SweepOptions {
+interface SweepOptions extends SlurmFlags {
   config: string;
   set?: string[];
   grid?: string[];
@@ -22,170 +22,11 @@ interface SweepOptions {
   name?: string;
   executor: 'local' | 'slurm';
   concurrency?: number;
-  cluster?: string;
-  remoteDir?: string;
-  localDir?: string;
-  ssh?: string;
-  partition?: string;
-  time?: string;
-  cpusPerTask?: number;
-  gres?: string;
-  sbatch?: string[];
-  turnlab?: string;
-  detach?: boolean;
-}
-
-function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`'${value}' is not a whole number of 1 or more`);
-  return Number(value);
 }
 
 /** "1 run", "6 runs". */
 function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/** The #SBATCH settings as flags: a sweep's, or resume-job's in place of those its task was sent with. */
-function withResourceOptions(command: Command, say: (what: string) => string): Command {
-  return command
-    .option('--partition <name>', say('#SBATCH --partition'))
-    .option('--time <limit>', say('#SBATCH --time, e.g. 02:00:00'))
-    .option('--cpus-per-task <n>', say('#SBATCH --cpus-per-task (default 1)'), positiveInt)
-    .option('--gres <gres>', say('#SBATCH --gres, e.g. gpu:1'))
-    .option('--sbatch <line>', say('an extra #SBATCH line, e.g. --sbatch=--account=abc (repeatable)'), collectSet);
-}
-
-interface ResumeJobOptions {
-  watch?: boolean;
-  time?: string;
-  partition?: string;
-  cpusPerTask?: number;
-  gres?: string;
-  /** Lines given with --sbatch; false with --no-sbatch. */
-  sbatch?: string[] | boolean;
-}
-
-/** The options that only a Slurm sweep reads, with their flags. */
-const SLURM_FLAGS: ReadonlyArray<[keyof SweepOptions, string]> = [
-  ['cluster', '--cluster'], ['remoteDir', '--remote-dir'], ['localDir', '--local-dir'], ['ssh', '--ssh'], ['partition', '--partition'], ['time', '--time'],
-  ['cpusPerTask', '--cpus-per-task'], ['gres', '--gres'], ['sbatch', '--sbatch'], ['turnlab', '--turnlab'], ['detach', '--detach'],
-];
-
-/** Keys of a `--cluster` file: the flags' names in snake case. */
-const CLUSTER_KEYS = ['ssh', 'remote_dir', 'local_dir', 'partition', 'time', 'cpus_per_task', 'gres', 'sbatch', 'turnlab'] as const;
-
-/** Flags win over the `--cluster` file, which wins over the defaults. */
-function clusterSettings(options: SweepOptions): { remoteDir: string; localDir?: string; loginHost: string | null; turnlab?: string; resources: SlurmResources } {
-  let file: Record<string, unknown> = {};
-  if (options.cluster) {
-    try {
-      file = (parseYaml(readFileSync(options.cluster, 'utf8')) ?? {}) as Record<string, unknown>;
-    } catch (error) {
-      throw new UserError(`cannot read --cluster ${options.cluster}: ${(error as Error).message}`);
-    }
-    if (typeof file !== 'object' || Array.isArray(file)) throw new UserError(`${options.cluster} is not a mapping of settings; write one key a line, e.g. remote_dir: /shared/me/sweeps`);
-    for (const key of Object.keys(file)) {
-      if (!(CLUSTER_KEYS as readonly string[]).includes(key)) {
-        const near = CLUSTER_KEYS.find((k) => k === key.replace(/-/g, '_'));
-        throw new UserError(`${options.cluster}: unknown key '${key}'; ${near ? `did you mean '${near}'? ` : ''}the keys are ${CLUSTER_KEYS.join(', ')}`);
-      }
-    }
-    // Each value as the flag reads it: a string for sbatch split into one "line" a character, a
-    // cpus_per_task of `eight` reached sbatch as NaN.
-    for (const [key, value] of Object.entries(file)) {
-      if (value === null || key === 'sbatch' || key === 'cpus_per_task') continue;
-      if (typeof value === 'object') throw new UserError(`${options.cluster}: ${key} must be one value, not ${Array.isArray(value) ? 'a list' : 'a mapping'}`);
-    }
-    const cpus = file.cpus_per_task;
-    if (cpus !== undefined && cpus !== null && !(Number.isInteger(cpus) && (cpus as number) >= 1)) {
-      throw new UserError(`${options.cluster}: cpus_per_task must be a whole number of 1 or more, not ${JSON.stringify(cpus)}`);
-    }
-    const lines = file.sbatch;
-    if (typeof lines === 'string') file.sbatch = [lines];
-    else if (lines !== undefined && lines !== null && !(Array.isArray(lines) && lines.every((l) => typeof l === 'string'))) {
-      throw new UserError(`${options.cluster}: sbatch must be a list of #SBATCH flags, e.g. sbatch: ["--mem=32G", "--account=rl-lab"]`);
-    }
-  }
-  const text = (key: string): string | undefined => (file[key] === undefined || file[key] === null ? undefined : String(file[key]));
-  const remoteDir = options.remoteDir ?? text('remote_dir');
-  if (!remoteDir) throw new UserError('--executor slurm needs --remote-dir (a folder on a filesystem that the cluster nodes and this machine share), or remote_dir in --cluster');
-  const sbatchLines = [...((file.sbatch as string[] | undefined) ?? []), ...(options.sbatch ?? [])];
-  return {
-    remoteDir,
-    localDir: options.localDir ?? text('local_dir'),
-    loginHost: options.ssh ?? text('ssh') ?? null,
-    turnlab: options.turnlab ?? text('turnlab'),
-    resources: {
-      partition: options.partition ?? text('partition'),
-      time: options.time ?? text('time'),
-      cpusPerTask: options.cpusPerTask ?? (file.cpus_per_task === undefined ? undefined : Number(file.cpus_per_task)),
-      gres: options.gres ?? text('gres'),
-      extra: sbatchLines,
-    },
-  };
-}
-
-export function jobsTable(jobs: ClusterJob[]): string {
-  return renderTable(
-    ['job', 'run', 'group', 'slurm job', 'state', 'reason', 'iteration', 'local run'],
-    jobs.map((j) => [j.id, j.name, j.seedGroup, j.jobId ?? '-', j.state, j.reason ?? '-', j.lastIteration ?? '-', j.runId ?? '-']),
-  );
-}
-
-function pollMs(): number {
-  return Number(process.env.TURNLAB_JOB_POLL_MS) || 2000;
-}
-
-/** Follows jobs until every one has ended and been imported; Ctrl-C stops following, not the jobs. */
-async function watchJobs(store: Store, only: (job: ClusterJob) => boolean): Promise<ClusterJob[]> {
-  const { refreshJobs } = await import('../cluster/slurm-sweep');
-  const { ClusterJobs } = await import('../cluster/jobs');
-  const { ENDED_STATES, SlurmError } = await import('../cluster/slurm');
-  let interrupted = false;
-  // A poll the scheduler did not answer (slurmctld restarting, the login node's ssh gone for a
-  // moment) ended the watch, and a sweep's command with it, while the jobs went on: said once, retried.
-  let unreachable: string | null = null;
-  const onSigint = () => {
-    interrupted = true;
-    noteInterrupted();
-    process.stderr.write('stopped following; the jobs go on (turnlab jobs --watch follows them again)\n');
-  };
-  process.on('SIGINT', onSigint);
-  // A state or reason said once: a job resumed held (JobHeldUser) changed its reason, not its state, and was waited on in silence.
-  const sayable = (j: ClusterJob) => `${j.state} ${j.reason ?? ''}`;
-  const said = new Map(new ClusterJobs(store).list().filter(only).map((j) => [j.id, sayable(j)]));
-  try {
-    for (;;) {
-      let changes: Awaited<ReturnType<typeof refreshJobs>> = [];
-      try {
-        changes = await refreshJobs(store, { only });
-        if (unreachable !== null) process.stderr.write('the scheduler answers again\n');
-        unreachable = null;
-      } catch (error) {
-        if (!(error instanceof SlurmError)) throw error;
-        if (error.message !== unreachable) {
-          process.stderr.write(`cannot poll the scheduler: ${error.message}; trying again every ${pollMs() / 1000} s (the jobs go on; Ctrl-C stops following)\n`);
-        }
-        unreachable = error.message;
-      }
-      for (const change of changes) {
-        const j = change.job;
-        const what = change.imported ? `imported as run ${j.runId}` : `${j.state}${j.reason ? ` (${j.reason})` : ''}`;
-        if (change.imported || said.get(j.id) !== sayable(j)) process.stderr.write(`[${j.name}] job ${j.jobId} ${what}${j.lastIteration !== null ? `, iteration ${j.lastIteration}` : ''}\n`);
-        said.set(j.id, sayable(j));
-      }
-      const jobs = new ClusterJobs(store).list().filter(only);
-      if (interrupted || jobs.every((j) => ENDED_STATES.has(j.state) && j.importedAttempt === j.attempt)) return jobs;
-      await new Promise((r) => setTimeout(r, pollMs()));
-    }
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
-}
-
-function throwIfNotCompleted(jobs: ClusterJob[]): void {
-  const bad = jobs.filter((j) => j.state !== 'completed');
-  if (bad.length > 0) throw new UserError(`${bad.length} of ${jobs.length} tasks did not complete: ${bad.map((j) => `${j.name} ${j.state}`).join(', ')}`);
 }
 
 /** A `note:` line for each combination the grid holds that no run's config accepts. */
@@ -321,67 +162,5 @@ export function register(program: Command): void {
         },
         { create: true },
       );
-    });
-
-  program
-    .command('jobs')
-    .description('the cluster jobs of sweeps: polls the scheduler, imports the runs of ended tasks, prints their states')
-    .option('--watch', 'follow until every job has ended and been imported')
-    .option('--json', 'print JSON')
-    .action(async (options: { watch?: boolean; json?: boolean }, command: Command) => {
-      await withStore(command, async (store) => {
-        const { refreshJobs } = await import('../cluster/slurm-sweep');
-        const { ClusterJobs } = await import('../cluster/jobs');
-        let unpolled: unknown = null;
-        try {
-          if (options.watch) await watchJobs(store, () => true);
-          else await refreshJobs(store);
-        } catch (error) {
-          unpolled = error;
-        }
-        const jobs = new ClusterJobs(store).list();
-        // The scheduler not answering (slurmctld down) still shows the states seen last, as the Runs view does, then says why it ends with 2.
-        if (options.json) process.stdout.write(`${JSON.stringify(jobs, null, 2)}\n`);
-        else process.stdout.write(jobs.length === 0 ? 'no cluster jobs yet\n' : `${jobsTable(jobs)}${unpolled === null ? '' : '\n(states as seen last: the scheduler did not answer)'}\n`);
-        if (unpolled !== null) throw asTrainingUserError(unpolled);
-      });
-    });
-
-  program
-    .command('cancel-job')
-    .description('stop a cluster task (scancel): its trainer saves a checkpoint and ends; resume-job continues it')
-    .argument('<job>', 'job number from turnlab jobs, Slurm job id (12_3) or run name')
-    .action(async (ref: string, _options: unknown, command: Command) => {
-      await withStore(command, async (store) => {
-        const { cancelJob } = await import('../cluster/slurm-sweep');
-        const job = await cancelJob(store, ref).catch((error: unknown) => {
-          throw asTrainingUserError(error);
-        });
-        process.stdout.write(`${job.name}: job ${job.jobId} ${job.state}\n`);
-      });
-    });
-
-  const resumeCommand = program
-    .command('resume-job')
-    .description('continue a cancelled, timed-out or failed cluster task as a new job from its last checkpoint')
-    .argument('<job>', 'job number from turnlab jobs, Slurm job id (12_3) or run name')
-    .option('--watch', 'follow the new job until it has ended and been imported');
-  withResourceOptions(resumeCommand, (what) => `${what}, in place of what the task was sent with (this job and later ones)`)
-    .option('--no-sbatch', 'send it without the extra #SBATCH lines it was sent with (a sweep sent with --sbatch=--hold)')
-    .action(async (ref: string, options: ResumeJobOptions, command: Command) => {
-      await withStore(command, async (store) => {
-        const { resumeJob } = await import('../cluster/slurm-sweep');
-        const extra = options.sbatch === false ? [] : options.sbatch === true ? undefined : options.sbatch;
-        const resources = { time: options.time, partition: options.partition, cpusPerTask: options.cpusPerTask, gres: options.gres, extra };
-        const job = await resumeJob(store, ref, undefined, resources).catch((error: unknown) => {
-          throw asTrainingUserError(error);
-        });
-        process.stderr.write(`${job.name}: resumed as job ${job.jobId} (attempt ${job.attempt})\n`);
-        if (options.watch) {
-          const [ended] = await watchJobs(store, (j) => j.id === job.id);
-          process.stdout.write(`${jobsTable([ended])}\n`);
-          if (!wasInterrupted()) throwIfNotCompleted([ended]);
-        }
-      });
     });
 }
