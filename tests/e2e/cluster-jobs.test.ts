@@ -89,7 +89,7 @@ describe.skipIf(!hasChromium || !hasSlurm)('cluster jobs in the Runs view', () =
     const resume = row('ui-s0').getByRole('button', { name: 'Resume' });
     await time.fill('soon');
     expect(await resume.isDisabled()).toBe(true);
-    expect(await time.getAttribute('title')).toMatch(/^time limit 'soon' is not one sbatch reads/);
+    expect(await row('ui-s0').locator('.time-problem').innerText()).toMatch(/^time limit 'soon' is not one sbatch reads/);
     await time.fill('00:30:00');
     expect(await seriousViolations(page)).toEqual([]);
     await resume.click();
