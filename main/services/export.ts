@@ -107,13 +107,25 @@ function jsonValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * Characters JSON leaves bare in a string but Python's `str.splitlines()` (and so
+ * `read_text().splitlines()`, a common way to read JSONL) ends a line at: NEL, the line and
+ * paragraph separators. Written escaped, a record stays one line for every reader.
+ */
+const LINE_BREAK_JSON_KEEPS = /[\u0085\u2028\u2029]/;
+const LINE_BREAKS_JSON_KEEPS = /[\u0085\u2028\u2029]/g;
+
 function jsonLine(row: ExportRow): string {
   const values = Object.values(row);
-  if (!values.includes(Infinity) && !values.includes(-Infinity)) return JSON.stringify(row);
-  return `{${Object.entries(row)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${JSON.stringify(key)}:${jsonValue(value)}`)
-    .join(',')}}`;
+  const line = values.includes(Infinity) || values.includes(-Infinity)
+    ? `{${Object.entries(row)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${JSON.stringify(key)}:${jsonValue(value)}`)
+      .join(',')}}`
+    : JSON.stringify(row);
+  // Tested first: replace() costs more than the test on the many lines that hold none.
+  if (!LINE_BREAK_JSON_KEEPS.test(line)) return line;
+  return line.replace(LINE_BREAKS_JSON_KEEPS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function jsonlFormatter(rows: ExportRow[]): string {

@@ -31,6 +31,7 @@ export const TRICKY_TEXTS = [
   '=SUM(A1:A3)',
   '',
   'tab\tseparated\tvalues',
+  'line\u2028and paragraph\u2029separators, NEL\u0085',
 ];
 
 export interface FixtureOptions {

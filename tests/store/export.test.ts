@@ -192,6 +192,17 @@ describe('export', () => {
     for (const run of runs) store.runs.delete(run.id);
   });
 
+  it("keeps each JSONL record one line where Python's splitlines() also breaks (U+2028, U+2029, NEL)", async () => {
+    for (const what of ['turns', 'logs', 'runs'] as const) {
+      const text = await exportText(what, 'jsonl');
+      // The line ends of Python's str.splitlines(), control characters among them.
+      // eslint-disable-next-line no-control-regex
+      const lines = text.split(/\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/);
+      expect(lines.pop()).toBe('');
+      expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual(exported(what));
+    }
+  });
+
   it('keeps an infinite metric infinite in JSONL (1e999), apart from a NaN (null), as CSV does', async () => {
     const run = store.runs.create({ name: 'diverged', config: {}, seed: 0, envTags: [], algorithm: 'grpo' });
     const at = 1_735_689_600_000;
