@@ -14,6 +14,7 @@ import {
 import type { Store } from '../store/db';
 import { FolderError } from '../../trainer-core';
 import { UserError } from './errors';
+import { counted } from './format';
 import { shellQuote } from '../shell-quote';
 import { selectRuns, WHERE_OPTION } from './runs';
 import { withStore } from './with-store';
@@ -80,7 +81,7 @@ async function toEventFolder(store: Store, options: ExportOptions, runIds: numbe
   const { exportTfEvents, EventFileExists } = await import('../services/tfevents');
   try {
     const { folders, points } = await exportTfEvents(store, runIds, out, { replace: options.force === true });
-    process.stderr.write(`exported ${points} metric points of ${folders.length} run(s) as TensorBoard event files under ${out} (tensorboard --logdir ${shellQuote(out)})\n`);
+    process.stderr.write(`exported ${counted(points, 'metric point')} of ${counted(folders.length, 'run')} as TensorBoard event files under ${out} (tensorboard --logdir ${shellQuote(out)})\n`);
   } catch (error) {
     if (error instanceof EventFileExists) throw new UserError(`${error.folder} already holds TurnLab's event file of that run; pass --force to replace it (nothing was written)`);
     if (error instanceof FolderError) throw new UserError(`cannot create a folder under ${out}: ${error.message}; choose another --out (nothing was written)`);
@@ -126,8 +127,8 @@ async function toFile(store: Store, options: ExportOptions & { out: string }, re
         rmSync(target, { force: true });
       }
     }
-    const of = request.evaluationId !== undefined ? `evaluation ${request.evaluationId}` : `${request.runIds.length} run(s)`;
-    process.stderr.write(`exported ${rows} ${options.what} rows of ${of} to ${out}\n`);
+    const of = request.evaluationId !== undefined ? `evaluation ${request.evaluationId}` : counted(request.runIds.length, 'run');
+    process.stderr.write(`exported ${counted(rows, 'row')} of ${options.what} from ${of} to ${out}\n`);
   } catch (error) {
     stream.destroy();
     if (!inPlace) rmSync(target, { force: true });

@@ -7,6 +7,7 @@ import type { Store } from '../store/db';
 import { UserError, wasInterrupted } from './errors';
 import { collectSet } from './play';
 import { seedsOption } from './train';
+import { counted } from './format';
 import { asTrainingUserError } from './training-errors';
 import { withStore } from './with-store';
 import { configFileOption, configFromArguments } from './config-file';
@@ -22,11 +23,6 @@ interface SweepOptions extends SlurmFlags {
   name?: string;
   executor: 'local' | 'slurm';
   concurrency?: number;
-}
-
-/** "1 run", "6 runs". */
-function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** A `note:` line for each combination the grid holds that no run's config accepts. */

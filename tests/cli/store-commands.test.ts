@@ -246,7 +246,7 @@ describe('turnlab export', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
     const total = data.runs.reduce((sum, r) => sum + r.turnCount, 0);
-    expect(first.stderr).toContain(`exported ${total} turns rows of 3 run(s)`);
+    expect(first.stderr).toContain(`exported ${total} rows of turns from 3 runs`);
     const rows = parseCsv(readFileSync(out, 'utf8'), { columns: true }) as Array<Record<string, string>>;
     expect(rows).toHaveLength(total);
     expect(new Set(rows.map((r) => r.run_id))).toEqual(new Set(['1', '2', '3']));

@@ -61,7 +61,7 @@ describe('turnlab export --format tfevents', () => {
   it('writes every metric point of every run, as a strict reader reads them', async (ctx) => {
     if (python === null) ctx.skip(NOTE);
     const result = await turnlab('export', '--all', '--what', 'metrics', '--format', 'tfevents', '--out', out.dir);
-    expect(result.stderr).toMatch(/^exported \d+ metric points of 3 run\(s\) as TensorBoard event files under .* \(tensorboard --logdir .*\)\n$/);
+    expect(result.stderr).toMatch(/^exported \d+ metric points of 3 runs as TensorBoard event files under .* \(tensorboard --logdir .*\)\n$/);
     expect(result.code).toBe(0);
 
     const store = openStore(data.dir);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCustomEnvSpec } from '../../trainer-core/envs/custom-loader';
 import { createEnv, parseEnvOptions } from '../../trainer-core/envs/options';
 import { resolveEnvSpec } from '../../trainer-core/envs/registry';
+import { formatShapeProblem, resultProblems } from '../../trainer-core/envs/env-shapes';
 
 const root = resolve(__dirname, '../..');
 const fixture = (name: string) => resolve(__dirname, 'fixtures', name);
@@ -66,6 +67,12 @@ describe('custom environments during training (issue 16.14)', () => {
     expect(() => env.step('Go')).toThrow(
       `custom environment ${fixture('faulty-nan-reward.ts')}: step("Go") returned reward number NaN; expected a finite number (episode seed 5)`,
     );
+    // Finite rewards too large to add up: 1e308 a turn summed to Infinity, and training failed with an internal error.
+    const huge = { observation: 'x', reward: 1e308, done: true, info: { success: true, actionIsValid: true, actionIsEffective: true } };
+    expect(resultProblems('step', huge).map((p) => formatShapeProblem('step("Go")', p))).toEqual([
+      `step("Go") returned reward number 1e+308; expected a reward of at most 1e12 either way (an episode's sum of larger ones can overflow to Infinity: scale them down)`,
+    ]);
+    expect(resultProblems('step', { ...huge, reward: -1e12 })).toEqual([]);
     const throwing = createEnv(await loadCustomEnvSpec(fixture('faulty-reset-throws.ts')));
     expect(() => throwing.reset(9)).toThrow(/faulty-reset-throws\.ts: reset\(9\) threw RangeError: no board for seed 9 \(episode seed 9\)$/);
   });

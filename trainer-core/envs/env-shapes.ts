@@ -22,12 +22,17 @@ function field(path: string, value: unknown, ok: boolean, expected: string): Sha
 
 const text = (expected: string): Check => (v) => field('', v, typeof v === 'string', expected);
 
+/** Past this a few turns' rewards can add up to Infinity (1e308 each did), which the estimators refuse. */
+const MAX_REWARD = 1e12;
+
 function stepResult(v: unknown): ShapeProblem[] {
   if (!isObject(v)) return field('', v, false, '{ observation, reward, done, info }');
   const info = v.info;
   const problems = [
     ...field('observation', v.observation, typeof v.observation === 'string', 'a string'),
-    ...field('reward', v.reward, typeof v.reward === 'number' && Number.isFinite(v.reward), 'a finite number'),
+    ...(typeof v.reward === 'number' && Number.isFinite(v.reward)
+      ? field('reward', v.reward, Math.abs(v.reward) <= MAX_REWARD, "a reward of at most 1e12 either way (an episode's sum of larger ones can overflow to Infinity: scale them down)")
+      : field('reward', v.reward, false, 'a finite number')),
     ...field('done', v.done, typeof v.done === 'boolean', 'true or false'),
   ];
   if (!isObject(info)) return [...problems, ...field('info', info, false, '{ success, actionIsValid, actionIsEffective }')];

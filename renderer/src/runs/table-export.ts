@@ -5,6 +5,7 @@
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import { RUN_PAGE_MAX_LIMIT, type RunPageQueryDto, type RunRowDto } from '../../../preload/contract';
 import { totalIterationsOf } from '../stores/run-settings';
+import { jsonLine } from '../../../preload/json-line';
 
 export const TABLE_FIXED_COLUMNS = [
   'id', 'name', 'status', 'env_tags', 'algorithm', 'seed', 'iterations', 'total_iterations', 'best_val_success', 'created',
@@ -56,7 +57,7 @@ export function tableCsv(records: ReadonlyArray<Record<string, Cell>>, columns: 
 }
 
 export function tableJsonl(records: ReadonlyArray<Record<string, Cell>>): string {
-  return records.map((record) => `${JSON.stringify(record)}\n`).join('');
+  return records.map((record) => `${jsonLine(record)}\n`).join('');
 }
 
 /** Every row the query matches (not only the page shown), or only `runIds` when some are selected. */
