@@ -68,6 +68,8 @@ export const EPISODE_EXPORT_COLUMNS: Column[] = [
   { name: 'run_id', kind: 'int' },
   { name: 'run_name', kind: 'text', sql: '(SELECT r.name FROM runs r WHERE r.id = episodes.run_id)' },
   ...EPISODE_COLUMNS.filter((c) => c.name !== 'id' && c.name !== 'run_id'),
+  // An evaluation's episodes (`export --evaluation N`) beside the run's own validation ones of that iteration: null for the run's own.
+  { name: 'evaluation_id', kind: 'int' },
 ];
 
 /** Turn rows as exported: the episode's coordinates first, so every turn can be related back. */
@@ -78,6 +80,7 @@ export const TURN_EXPORT_COLUMNS: Column[] = [
   { name: 'episode_id', kind: 'int', sql: 't.episode_id' },
   ...columns('iteration:int split:text env_tag:text group_id:int env_index:int').map((c) => ({ ...c, sql: `e.${c.name}` })),
   ...TURN_COLUMNS.filter((c) => c.name !== 'id' && c.name !== 'episode_id').map((c) => ({ ...c, sql: `t.${c.name}` })),
+  { name: 'evaluation_id', kind: 'int', sql: 'e.evaluation_id' },
 ];
 
 export function selectList(cols: Column[]): string {

@@ -59,10 +59,12 @@ describe('turnlab train, resume and eval', () => {
     // The evaluation's episodes export alone, its run given; not another run's, nor as metrics.
     const evalEpisodes = await inProcess('export', '1', '--evaluation', '1', '--what', 'episodes', '--format', 'jsonl');
     expect(evalEpisodes.code, evalEpisodes.stderr).toBe(0);
-    const played = evalEpisodes.stdout.trim().split('\n').map((line) => JSON.parse(line) as { run_id: number; split: string });
-    expect(played.map((e) => [e.run_id, e.split])).toEqual([[1, 'val'], [1, 'val'], [1, 'val'], [1, 'val']]);
+    // Each says its evaluation, so beside the run's own validation episodes of that iteration they stay apart.
+    const played = evalEpisodes.stdout.trim().split('\n').map((line) => JSON.parse(line) as { run_id: number; split: string; evaluation_id: number | null });
+    expect(played.map((e) => [e.run_id, e.split, e.evaluation_id])).toEqual([[1, 'val', 1], [1, 'val', 1], [1, 'val', 1], [1, 'val', 1]]);
     const ownEpisodes = (await inProcess('export', '1', '--what', 'episodes', '--format', 'jsonl')).stdout.trim().split('\n');
     expect(ownEpisodes.length).toBeGreaterThan(4);
+    expect(new Set(ownEpisodes.map((line) => (JSON.parse(line) as { evaluation_id: number | null }).evaluation_id))).toEqual(new Set([null]));
     expect((await inProcess('export', '2', '--evaluation', '1', '--what', 'turns')).stderr).toBe('turnlab: evaluation 1 is of run 1: give that run alone with --evaluation 1\n');
     expect((await inProcess('export', '1', '--evaluation', '1')).stderr).toBe('turnlab: an evaluation\'s export is of its episodes or turns (--what episodes or --what turns), not metrics\n');
     expect((await inProcess('export', '1', '--evaluation', '9', '--what', 'turns')).stderr).toBe("turnlab: no evaluation 9 (turnlab show <run> lists a run's evaluations by id)\n");

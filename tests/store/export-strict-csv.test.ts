@@ -112,7 +112,7 @@ describe('CSV export read by a strict reader (Python csv)', () => {
     const stored = raw
       .prepare(
         // The run's config leaves the template out, RAGEN's, and it is dated 2025, before that template opened replies with <think>.
-        `SELECT t.*, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index, '' AS response_prefix
+        `SELECT t.*, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index, e.evaluation_id, '' AS response_prefix
          FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id WHERE e.run_id = ? ORDER BY e.id, t.turn_index`,
       )
       .all(runId) as Array<Record<string, unknown>>;

@@ -17,9 +17,9 @@ const EXPECTED_SQL: Record<ExportKind, string> = {
             FROM metrics m JOIN runs r ON r.id = m.run_id ORDER BY m.run_id, m.name, m.iteration`,
   // A run's own episodes: an evaluation's (evaluation_id set) are not the run's to export.
   episodes: `SELECT e.id, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index, e.seed, e.total_reward,
-               e.success, e.num_turns, e.num_actions, e.truncated, e.filtered_out
+               e.success, e.num_turns, e.num_actions, e.truncated, e.filtered_out, e.evaluation_id
              FROM episodes e JOIN runs r ON r.id = e.run_id WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id`,
-  turns: `SELECT t.*, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index
+  turns: `SELECT t.*, e.run_id, r.name AS run_name, e.iteration, e.split, e.env_tag, e.group_id, e.env_index, e.evaluation_id
           FROM turns t JOIN episodes e ON e.id = t.episode_id JOIN runs r ON r.id = e.run_id
           WHERE e.evaluation_id IS NULL ORDER BY e.run_id, e.id, t.turn_index`,
   logs: `SELECT l.run_id, r.name AS run_name, l.id, l.at, l.line FROM run_logs l JOIN runs r ON r.id = l.run_id ORDER BY l.run_id, l.id`,
