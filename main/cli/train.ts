@@ -137,7 +137,10 @@ async function continueExisting(store: Store, request: { configPath: string; ove
   const plan = await planExistingRun(store, request).catch((error: unknown) => {
     throw asTrainingUserError(error);
   });
-  if (plan.action === 'train') return false;
+  if (plan.action === 'train') {
+    if (plan.replaced) process.stderr.write(`run ${plan.replaced.id} (${plan.replaced.name}) saved no checkpoint to continue from: deleted, and trained again from the start (--resume-existing)\n`);
+    return false;
+  }
   if (plan.action === 'completed') {
     process.stdout.write(`run ${plan.run.id} (${plan.run.name}) completed already; nothing to train\n`);
     return true;

@@ -15,7 +15,7 @@ import { deleteRun } from './run-admin';
  * once, not a second run trained from iteration 0 beside a partial one.
  */
 export type ExistingRunPlan =
-  | { action: 'train' }
+  | { action: 'train'; replaced?: RunRecord }
   | { action: 'resume'; run: RunRecord }
   | { action: 'completed'; run: RunRecord };
 
@@ -67,5 +67,5 @@ export async function planExistingRun(
   if (store.checkpoints.latest(run.id)) return { action: 'resume', run };
   // Nothing to continue from: the earlier attempt's iterations go, and the run trains from the start.
   await deleteRun(store, run.id, new Set());
-  return { action: 'train' };
+  return { action: 'train', replaced: run };
 }

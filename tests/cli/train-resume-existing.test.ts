@@ -72,6 +72,7 @@ describe('turnlab train --resume-existing', () => {
     sql('DELETE FROM checkpoints WHERE run_id = ?', id);
     const again = await train('early', 2, { SLURM_RESTART_COUNT: '2' });
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`run ${id} (early) saved no checkpoint to continue from: deleted, and trained again from the start (--resume-existing)\n`);
     const [run] = runsNamed('early');
     expect(runsNamed('early')).toEqual([{ id: run.id, status: 'completed' }]);
     expect(run.id).not.toBe(id);
