@@ -155,6 +155,22 @@ function readBundleProgress(dir: string): { status: string | null; lastIteration
   }
 }
 
+/**
+ * An ended, imported task Slurm started again (`scontrol requeue` of a completed, cancelled,
+ * timed-out or failed task) is no longer polled, so it would keep its old state and its new
+ * iterations would never be imported. Its new attempt writes its bundle and its output file:
+ * one written since the job's row last changed is asked about again.
+ */
+function startedAgain(job: ClusterJob): boolean {
+  return [dbPath(job.bundleDir), outputFile(job)].some((file) => {
+    try {
+      return statSync(file).mtimeMs > job.updatedAt;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** The task's output file (#SBATCH --output), as this machine sees it. */
 function outputFile(job: ClusterJob): string {
   const [array, task] = (job.jobId ?? '').split('_');
@@ -198,7 +214,7 @@ export interface JobChange {
 export async function refreshJobs(store: Store, options: { shell?: (host: string | null) => Shell; only?: (job: ClusterJob) => boolean } = {}): Promise<JobChange[]> {
   const table = new ClusterJobs(store);
   const shellOf = options.shell ?? ((host) => createShell(host));
-  const open = table.list().filter((j) => (options.only?.(j) ?? true) && j.jobId !== null && (!ENDED_STATES.has(j.state) || j.importedAttempt !== j.attempt));
+  const open = table.list().filter((j) => (options.only?.(j) ?? true) && j.jobId !== null && (!ENDED_STATES.has(j.state) || j.importedAttempt !== j.attempt || startedAgain(j)));
   const changes: JobChange[] = [];
   const byHost = new Map<string | null, ClusterJob[]>();
   for (const job of open) byHost.set(job.loginHost, [...(byHost.get(job.loginHost) ?? []), job]);
@@ -210,9 +226,13 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
     for (const job of jobs) {
       const info = infos.get(job.jobId!);
       const progress = readBundleProgress(job.bundleDir);
+      // Ended and imported, yet here: its bundle changed since (startedAgain), so Slurm may have run it again.
+      const reopened = ENDED_STATES.has(job.state) && job.importedAttempt === job.attempt;
       let state: JobState = info?.state ?? job.state;
       let reason = info ? info.reason : job.reason;
       if (!info && !ENDED_STATES.has(job.state)) ({ state, reason } = endFromBundle(progress.status));
+      // A requeued attempt that completed its run before anyone polled, its job since forgotten by scontrol.
+      if (!info && reopened && progress.status === 'completed') ({ state, reason } = endFromBundle(progress.status));
       // A trainer stopped by SIGTERM (scancel --signal=TERM --batch, #SBATCH --signal) saves a
       // checkpoint and exits 0, so Slurm says COMPLETED of a run that did not finish; it read
       // completed, and resume-job refused it.
@@ -225,6 +245,8 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
       let imported = false;
       let runId = job.runId;
       let importedAttempt = job.importedAttempt;
+      // Requeued after it was seen ending (scontrol requeue): what the new attempt trained is imported again.
+      if (reopened) importedAttempt = null;
       if (ENDED_STATES.has(state) && importedAttempt !== job.attempt) {
         if (progress.status === null) {
           importedAttempt = job.attempt; // the task never wrote a run: nothing to bring home
@@ -234,7 +256,8 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
             if (outcome && outcome.action !== 'live') {
               runId = outcome.runId;
               importedAttempt = job.attempt;
-              imported = true;
+              // A bundle touched again without new iterations (a requeued completed task) is not news.
+              imported = !(reopened && outcome.action === 'unchanged');
             }
           } catch (error) {
             // A damaged bundle is this job's problem, not the other jobs': said in its reason.
@@ -245,9 +268,12 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
         }
       }
       const patch = { state, reason, lastIteration: progress.lastIteration ?? job.lastIteration, runId, importedAttempt };
-      if (state !== job.state || imported || patch.lastIteration !== job.lastIteration || reason !== job.reason) {
+      if (state !== job.state || imported || patch.lastIteration !== job.lastIteration || reason !== job.reason || importedAttempt !== job.importedAttempt) {
         table.update(job.id, patch);
         changes.push({ job: table.get(job.id)!, was: job.state, imported });
+      } else if (reopened) {
+        // Seen again: its row's time moves past the bundle's, so it is not asked about until the bundle changes again.
+        table.update(job.id, patch);
       }
     }
   }

@@ -196,6 +196,18 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect((await runs()).filter((r) => r.name === 'requeued-s0').map((r) => [r.status, r.iterations])).toEqual([['completed', 30]]);
   }, 240_000);
 
+  it('follows a task requeued after it was seen cancelled and imported, and imports the run it goes on to complete', async () => {
+    await trainingTask('requeued-late');
+    await inProcess('cancel-job', 'requeued-late-s0');
+    const cancelled = await until('the cancelled task to be imported', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.runId !== null), 60_000);
+    expect(cancelled.state).toBe('cancelled');
+    const requeued = spawnSync('scontrol', ['requeue', cancelled.jobId], { encoding: 'utf8' });
+    expect(requeued.status, requeued.stderr).toBe(0);
+    const done = await until('the requeued task to end and be imported again', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.state === 'completed' && j.runId !== null), 120_000);
+    expect([done.jobId, done.lastIteration, done.runId]).toEqual([cancelled.jobId, 30, cancelled.runId]);
+    expect((await runs()).filter((r) => r.name === 'requeued-late-s0').map((r) => [r.id, r.status, r.iterations])).toEqual([[cancelled.runId, 'completed', 30]]);
+  }, 240_000);
+
   it('shows a held task pending with the reason, and a task that fails on the node failed with turnlab\'s own words', async () => {
     // The config is read again on the node: a copy that is gone by the time the task runs.
     const config = join(root, 'gone.yaml');
