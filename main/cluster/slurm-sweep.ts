@@ -291,6 +291,12 @@ export async function cancelJob(store: Store, ref: string, shell?: Shell): Promi
     if (ENDED_STATES.has(table.get(job.id)!.state)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  // A pending array task scancel took may vanish from scontrol at once, which reads as a job lost
+  // before it trained (failed): it was this cancel.
+  const after = table.get(job.id)!;
+  if (after.state === 'failed' && readBundleProgress(job.bundleDir).status === null) {
+    table.update(job.id, { state: 'cancelled', reason: 'cancelled before it started' });
+  }
   return table.get(job.id)!;
 }
 

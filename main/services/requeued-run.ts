@@ -56,7 +56,9 @@ export async function planExistingRun(
   const run = found[0];
   const difference = firstDifference(cfg, run.config);
   if (difference !== null) {
-    throw new StoreError('INVALID_INPUT', `--resume-existing: run ${run.id} (${name}) in ${store.dataDir} trains another config (${difference}); give --name a name of its own to train a new run, or resume it as it is (turnlab resume ${run.id})`);
+    // A completed run is not resumed as it is, but continued to a larger total.
+    const instead = run.status === 'completed' ? `it completed: turnlab resume ${run.id} --set trainer.total_training_steps=N trains it further` : `or resume it as it is (turnlab resume ${run.id})`;
+    throw new StoreError('INVALID_INPUT', `--resume-existing: run ${run.id} (${name}) in ${store.dataDir} trains another config (${difference}); give --name a name of its own to train a new run, ${instead}`);
   }
   if (run.status === 'completed') return { action: 'completed', run };
   if (slurmRestarted(env)) {

@@ -42,7 +42,7 @@ describe('turnlab train --resume-existing', () => {
     const other = await train('fresh', 3);
     expect(other.code).toBe(2);
     expect(other.stderr).toBe(
-      `turnlab: --resume-existing: run 1 (fresh) in ${dir.dir} trains another config (trainer.total_training_steps is 3 here, 2 in the run); give --name a name of its own to train a new run, or resume it as it is (turnlab resume 1)\n`,
+      `turnlab: --resume-existing: run 1 (fresh) in ${dir.dir} trains another config (trainer.total_training_steps is 3 here, 2 in the run); give --name a name of its own to train a new run, it completed: turnlab resume 1 --set trainer.total_training_steps=N trains it further\n`,
     );
   });
 

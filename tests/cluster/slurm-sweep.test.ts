@@ -212,10 +212,13 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     // The config is read again on the node: a copy that is gone by the time the task runs.
     const config = join(root, 'gone.yaml');
     cpSync(join(repo, 'configs/bandit.yaml'), config);
-    const held = turnlab('sweep', '--config', config, ...tiny, '--name', 'held', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--sbatch=--hold', '--detach');
+    const held = turnlab('sweep', '--config', config, ...tiny, '--name', 'held', '--seeds', '0,1', '--executor', 'slurm', '--remote-dir', shared, '--sbatch=--hold', '--detach');
     expect(held.code).toBe(0);
     const pending = (await jobs()).find((j) => j.name === 'held-s0')!;
     expect([pending.state, (pending as Job & { reason: string }).reason]).toEqual(['pending', 'JobHeldUser']);
+    // A held array task scancel takes leaves scontrol's listing at once: cancelled, not "lost before it trained".
+    expect((await inProcess('cancel-job', 'held-s1')).stdout).toMatch(/^held-s1: job \d+_1 cancelled\n$/);
+    expect(((await jobs()) as Array<Job & { reason: string }>).find((j) => j.name === 'held-s1')!.reason).toBe('cancelled before it started');
     rmSync(config);
     const released = spawnSync('scontrol', ['release', pending.jobId.split('_')[0]], { encoding: 'utf8' });
     expect(released.status).toBe(0);
@@ -224,7 +227,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(failed.runId).toBeNull();
     expect((await inProcess('runs')).stdout).toMatch(/held-s0 .*│ failed +│ .*cannot read the config/);
     // It will never be imported: `sweeps` says so, not "no task imported yet".
-    expect((await inProcess('sweeps')).stdout).toMatch(/held-\S+ .*│ its task ended without a run \(1 failed; turnlab jobs says why\) │/);
+    expect((await inProcess('sweeps')).stdout).toMatch(/held-\S+ .*│ its 2 tasks ended without a run \(1 failed, 1 cancelled; turnlab jobs says why\) │/);
 
     // A task that never reached turnlab (a wrong --turnlab) said Slurm's exit code alone: it says where its output is.
     const wrong = turnlab('sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--name', 'wrong', '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--turnlab', '/bin/false', '--detach');
