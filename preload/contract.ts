@@ -718,6 +718,9 @@ export interface SweepStartedDto {
 }
 
 /** A run of a sweep sent to a cluster (`turnlab sweep --executor slurm`), as last polled. */
+/** The states in which a cluster task has ended (the scheduler's word, or what its bundle says). */
+export const ENDED_JOB_STATES: ReadonlySet<ClusterJobDto['state']> = new Set(['completed', 'failed', 'cancelled', 'timeout']);
+
 export interface ClusterJobDto {
   id: number;
   sweep: string;

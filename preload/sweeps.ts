@@ -4,7 +4,7 @@
 // were stored, or imported). Pure, so `turnlab sweeps` and the Runs view's seed groups gather and
 // describe a sweep the same way.
 import { configTable, flattenConfig, formatConfigValue } from './config-diff';
-import type { RunDto, SweepPlanDto } from './contract';
+import { ENDED_JOB_STATES, type RunDto, type SweepPlanDto } from './contract';
 import { runGroupsOf, statusLine, type GroupMember, type RunGroup } from './seed-groups';
 import { sweepOf, valuesLabel, type GridAxis } from './sweep-plan';
 
@@ -99,15 +99,13 @@ export function settingLabel(axes: readonly GridAxis[], values: readonly string[
   return axes.length === 0 ? group : valuesLabel(axes, values);
 }
 
-const ENDED_TASK_STATES = new Set(['completed', 'failed', 'cancelled', 'timeout']);
-
 /**
  * "6 completed, 2 running": how far the sweep's runs are. `tasks`, where the caller has them, are
  * the states of its Slurm tasks: a sweep whose tasks all ended before any wrote a run (a config
  * gone by the time they ran) will never be imported, and says so.
  */
 export function sweepStatus(sweep: Sweep, tasks: ReadonlyArray<{ state: string }> = []): string {
-  if (sweep.groups.length === 0 && tasks.length > 0 && tasks.every((t) => ENDED_TASK_STATES.has(t.state))) {
+  if (sweep.groups.length === 0 && tasks.length > 0 && tasks.every((t) => (ENDED_JOB_STATES as ReadonlySet<string>).has(t.state))) {
     const counts = new Map<string, number>();
     for (const t of tasks) counts.set(t.state, (counts.get(t.state) ?? 0) + 1);
     const states = [...counts].map(([state, n]) => `${n} ${state}`).join(', ');

@@ -3,6 +3,7 @@
 // caller passes in.
 import { shellQuote, type Shell } from './shell';
 import { slurmTimeProblem } from '../../preload/sweep-plan';
+import { ENDED_JOB_STATES } from '../../preload/contract';
 
 export interface SlurmResources {
   partition?: string;
@@ -17,7 +18,7 @@ export interface SlurmResources {
 
 export const JOB_STATES = ['submitting', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'unknown'] as const;
 export type JobState = (typeof JOB_STATES)[number];
-export const ENDED_STATES: ReadonlySet<JobState> = new Set(['completed', 'failed', 'cancelled', 'timeout']);
+export const ENDED_STATES: ReadonlySet<JobState> = ENDED_JOB_STATES;
 
 export class SlurmError extends Error {
   constructor(message: string) {
