@@ -46,8 +46,9 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 # Without a default every task takes the node's whole memory and an array runs one at a time.
 DefMemPerCPU=256
-# A job starts within a second of sbatch instead of at the next scheduling pass.
-SchedulerParameters=batch_sched_delay=0
+# A job starts within a second of sbatch instead of at the next scheduling pass, and a requeued
+# one within a second or two of its cred_expire (the passes run every 30 and 60 s by default).
+SchedulerParameters=batch_sched_delay=0,bf_interval=1,sched_interval=2
 MailProg=/bin/true
 ReturnToService=2
 # No slurmdbd, so no sacct: one line per ended job here, read when scontrol has forgotten it.

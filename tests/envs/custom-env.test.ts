@@ -73,6 +73,12 @@ describe('custom environments during training (issue 16.14)', () => {
       `step("Go") returned reward number 1e+308; expected a reward of at most 1e12 either way (an episode's sum of larger ones can overflow to Infinity: scale them down)`,
     ]);
     expect(resultProblems('step', { ...huge, reward: -1e12 })).toEqual([]);
+    // An env's own info fields go to the store as JSON, which writes NaN and Infinity as null.
+    const withInfo = (extra: Record<string, unknown>) => ({ ...huge, reward: 1, info: { ...huge.info, ...extra } });
+    expect(resultProblems('step', withInfo({ ratio: 0.5, label: 'NaN', nested: { steps: [1, 2] } }))).toEqual([]);
+    expect(resultProblems('step', withInfo({ nested: { steps: [1, Infinity] }, ratio: NaN })).map((p) => formatShapeProblem('step("Go")', p))).toEqual([
+      `step("Go") returned info.nested.steps.1 number Infinity; expected a finite number (JSON has no NaN or Infinity, so the store would keep null: leave the field out, or write it as a string such as 'NaN')`,
+    ]);
     const throwing = createEnv(await loadCustomEnvSpec(fixture('faulty-reset-throws.ts')));
     expect(() => throwing.reset(9)).toThrow(/faulty-reset-throws\.ts: reset\(9\) threw RangeError: no board for seed 9 \(episode seed 9\)$/);
   });

@@ -25,6 +25,14 @@ const text = (expected: string): Check => (v) => field('', v, typeof v === 'stri
 /** Past this a few turns' rewards can add up to Infinity (1e308 each did), which the estimators refuse. */
 const MAX_REWARD = 1e12;
 
+/** Where `info` holds a number JSON cannot write (NaN, ±Infinity), which the store would keep as null. */
+function nonFiniteInInfo(value: unknown, path: string, depth = 0): ShapeProblem[] {
+  if (typeof value === 'number') return field(path, value, Number.isFinite(value), "a finite number (JSON has no NaN or Infinity, so the store would keep null: leave the field out, or write it as a string such as 'NaN')");
+  if (depth >= 8 || typeof value !== 'object' || value === null) return [];
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  return entries.flatMap(([key, v]) => nonFiniteInInfo(v, `${path}.${key}`, depth + 1)).slice(0, 1);
+}
+
 function stepResult(v: unknown): ShapeProblem[] {
   if (!isObject(v)) return field('', v, false, '{ observation, reward, done, info }');
   const info = v.info;
@@ -39,7 +47,8 @@ function stepResult(v: unknown): ShapeProblem[] {
   for (const flag of ['success', 'actionIsValid', 'actionIsEffective']) {
     problems.push(...field(`info.${flag}`, info[flag], typeof info[flag] === 'boolean', 'true or false'));
   }
-  return problems;
+  // An env's own fields are stored as JSON with its turn: one NaN there is a silent null.
+  return [...problems, ...nonFiniteInInfo(info, 'info')];
 }
 
 const isCell = (c: unknown) => Array.isArray(c) && c.length === 2 && c.every((n) => Number.isInteger(n));
