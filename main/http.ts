@@ -21,6 +21,7 @@ import { chooseEncoding, CompressedFiles } from './static-compression';
 import { checkpointExportName, exportFileName, workbenchExport } from './services/workbench-files';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { attachmentHeader } from '../preload/file-names';
 
 export const TOKEN_COOKIE = 'turnlab_token';
 const MAX_BODY_BYTES = 1 << 20;
@@ -88,9 +89,6 @@ function queryOf<T>(schema: z.ZodType<T>, url: URL): T {
   return parsed.data;
 }
 
-function attachment(name: string): string {
-  return `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`;
-}
 
 export interface RunningHttpServer {
   port: number;
@@ -220,7 +218,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const request = workbenchExport(store, { what: query.what, format: query.format, runIds: named, evaluationId });
     res.writeHead(200, {
       'Content-Type': query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
-      'Content-Disposition': attachment(exportFileName(store, request, named.length === 0)),
+      'Content-Disposition': attachmentHeader(exportFileName(store, request, named.length === 0)),
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     });
@@ -234,7 +232,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const name = checkpointExportName(checkpoint);
     res.writeHead(200, {
       'Content-Type': 'application/x-tar',
-      'Content-Disposition': attachment(`${name}.tar`),
+      'Content-Disposition': attachmentHeader(`${name}.tar`),
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     });

@@ -282,6 +282,12 @@ export interface CheckpointDto {
   sha256: string;
   createdAt: number;
   metrics: Record<string, number | null>;
+  /**
+   * Set for a warm-start checkpoint (`warm_start.save_freq`, at iteration 0): the warm start's steps
+   * done when it was saved. It is no finished policy: it only resumes its own run, which keeps its
+   * latest one until its first finished checkpoint. Null for every other checkpoint.
+   */
+  warmStartStep: number | null;
 }
 
 export interface EpisodeFilterDto {

@@ -23,7 +23,8 @@ export interface RunCheckpoints {
 export function runCheckpoints(dataDir: string, run: number): RunCheckpoints {
   const db = new Database(join(dataDir, 'turnlab.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const kept = (id: number) => db.prepare('SELECT iteration, path FROM checkpoints WHERE run_id = ? ORDER BY iteration').all(id) as KeptCheckpoint[];
+    // A warm-start checkpoint (warm_start.save_freq, a folder warm-start-<step>) holds no finished policy; older files lack its column.
+    const kept = (id: number) => (db.prepare('SELECT iteration, path FROM checkpoints WHERE run_id = ? ORDER BY iteration').all(id) as KeptCheckpoint[]).filter((c) => !/warm-start-\d+$/.test(c.path));
     const checkpoints = kept(run);
     const config = (db.prepare('SELECT config FROM runs WHERE id = ?').get(run) as { config: string } | undefined)?.config;
     const started = config ? (JSON.parse(config) as { model?: { path?: string | null }; expert_iteration?: { rounds?: number } }) : null;

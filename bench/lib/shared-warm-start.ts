@@ -5,8 +5,9 @@
  * A checkpoint carries the RNG streams, the env seed schedule and the optimizer moments, and the
  * critic a GAE variant needs is built from the policy with the run seed's initial head, so a fork
  * trains what a run that did its own warm start would (tests/bench/learning-shared.test.ts).
- * A finished run with the same config is reused and an interrupted variant resumed from its last
- * checkpoint, so an interrupted comparison carries on; a run that another live bench claimed (two
+ * A finished run with the same config is reused, an interrupted variant resumed from its last
+ * checkpoint and an interrupted warm start from its warm-start checkpoint (warm_start.save_freq),
+ * so an interrupted comparison carries on; a run that another live bench claimed (two
  * benches on one data folder, one a core) is left to it: skipped for now (`defer`, the caller
  * comes back to it), or waited for (`wait`).
  */
@@ -121,7 +122,9 @@ async function findOrClaim(store: Store, key: string, matches: (run: RunRecord) 
   }
 }
 
-const iterZero = (store: Store) => (run: number) => store.checkpoints.listByRun(run).find((c) => c.iteration === 0);
+// A warm-start checkpoint (warm_start.save_freq) sits at iteration 0 too, but holds no finished policy.
+const iterZero = (store: Store) => (run: number) => store.checkpoints.listByRun(run).find((c) => c.iteration === 0 && c.warmStartStep === null);
+const warmStartCheckpoint = (store: Store) => (run: number) => store.checkpoints.listByRun(run).find((c) => c.warmStartStep !== null);
 const latest = (store: Store) => (run: number) => store.checkpoints.latest(run);
 
 /** The config a run of this file with these overrides stores (module paths made absolute). */
@@ -129,13 +132,22 @@ function storedConfigHash(configPath: string, overrides: readonly string[]): str
   return hashConfig(withAbsoluteModulePaths(loadRunConfig(configPath, overrides), dirname(resolve(configPath))));
 }
 
-/** Trains (or finds) the warm start of `configPath` at `seed`: its iter-0 checkpoint; null: deferred. */
+/**
+ * Trains (or finds) the warm start of `configPath` at `seed`: its iter-0 checkpoint; null: deferred.
+ * A run of it that ended during its warm start goes on from its warm-start checkpoint.
+ */
 export async function sharedWarmStart(store: Store, configPath: string, runName: string, overrides: string[], log: (line: string) => void, mode: TwinMode = 'wait'): Promise<TrainedRun | null> {
   const hash = storedConfigHash(configPath, overrides);
-  const found = await findOrClaim(store, `warm-start-${hash}`, (r) => r.tags.includes(WARM_START_TAG) && r.configHash === hash, iterZero(store), mode);
+  const matches = (r: RunRecord) => r.tags.includes(WARM_START_TAG) && r.configHash === hash;
+  const found = await findOrClaim(store, `warm-start-${hash}`, matches, iterZero(store), mode);
   if (!found || 'kept' in found) return found?.kept ?? null;
   const start = performance.now();
-  const { run } = await trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, WARM_START_TAG], log }).finally(found.release);
+  const interrupted = runWithCheckpoint(store, true, (r) => r.status !== 'completed' && matches(r), warmStartCheckpoint(store))?.checkpoint;
+  if (interrupted) log(`${runName}: carrying on run ${interrupted.runId}'s warm start from its checkpoint at step ${interrupted.warmStartStep}`);
+  const { run } = await (interrupted
+    ? resumeFromCheckpoint(store, `ckpt:${interrupted.id}`, { log })
+    : trainFromConfigFile(store, configPath, { overrides, name: runName, tags: [BENCH_TAG, WARM_START_TAG], log })
+  ).finally(found.release);
   const checkpoint = iterZero(store)(run.id);
   if (run.status !== 'completed' || !checkpoint) throw new Error(`${runName} (run ${run.id}) ended ${run.status} without the warm start's checkpoint (iter-0)`);
   return { run, checkpoint, seconds: (performance.now() - start) / 1000 };

@@ -73,8 +73,9 @@ export async function evaluateRuns(store: Store, runIds: readonly number[], opti
   for (const runId of runIds) {
     const run = store.runs.get(runId)!;
     const checkpoint = store.checkpoints.latest(runId);
-    if (!checkpoint) {
-      options.log(`run ${run.id} (${run.name}) has no checkpoint: left out`);
+    if (!checkpoint || checkpoint.warmStartStep !== null) {
+      const why = checkpoint ? `only a warm-start checkpoint (step ${checkpoint.warmStartStep}), which resumes the run and is no policy to evaluate` : 'no checkpoint';
+      options.log(`run ${run.id} (${run.name}) has ${why}: left out`);
       continue;
     }
     const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes: options.episodes, seed: options.seed, overrides: options.overrides, log: options.log });

@@ -71,10 +71,10 @@ export function register(program: Command): void {
         throw new UserError(`give a checkpoint (run id or name, ckpt:<id>, a folder) or --model <folder> --config <file>${after}`);
       }
       await withStore(command, async (store) => {
-        const { resolveCheckpoint } = await import('../services/checkpoint-refs');
+        const { resolveFinishedCheckpoint } = await import('../services/checkpoint-refs');
         const { recordEvaluation } = await import('../services/stored-evaluation');
         const { resolve } = await import('node:path');
-        const checkpoint = resolveCheckpoint(store, ref);
+        const checkpoint = resolveFinishedCheckpoint(store, ref, 'evaluate');
         const { evaluateCheckpoint } = await import('../../trainer-core/compute');
         await evaluating(async () => {
           const result = await evaluateCheckpoint(resolve(store.dataDir, checkpoint.path), { episodes, seed, overrides, log: logLine });

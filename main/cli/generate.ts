@@ -69,10 +69,10 @@ export function register(program: Command): void {
         } else {
           await selectBackend(flags.backend as never, log);
           await withStore(command, async (store) => {
-            const { resolveCheckpoint } = await import('../services/checkpoint-refs');
+            const { resolveFinishedCheckpoint } = await import('../services/checkpoint-refs');
             const { openCheckpointPolicy } = await import('../../trainer-core/compute');
             const { resolve } = await import('node:path');
-            const models = await openCheckpointPolicy(resolve(store.dataDir, resolveCheckpoint(store, flags.model).path));
+            const models = await openCheckpointPolicy(resolve(store.dataDir, resolveFinishedCheckpoint(store, flags.model, 'generate with').path));
             try {
               await run(models.folder, models.policy);
             } finally {

@@ -1,3 +1,4 @@
+import { checkpointIterationText } from '../../preload/checkpoint-kind';
 import type { Command } from 'commander';
 import type { StoredEvaluationDto } from '../../preload/contract';
 import type { CheckpointRecord, LatestMetric, RunSummary } from '../store/types';
@@ -32,7 +33,7 @@ function checkpointsTable(checkpoints: readonly CheckpointRecord[]): string {
   if (checkpoints.length === 0) return 'none saved (trainer.save_freq; warm_start.save_checkpoint for a warm start alone)';
   return renderTable(
     ['checkpoint', 'iteration', 'saved', 'folder'],
-    checkpoints.map((c) => [`ckpt:${c.id}`, c.iteration, formatTime(c.createdAt), c.path]),
+    checkpoints.map((c) => [`ckpt:${c.id}`, checkpointIterationText(c), formatTime(c.createdAt), c.path]),
   );
 }
 

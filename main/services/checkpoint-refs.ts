@@ -69,3 +69,24 @@ export function resolveCheckpoint(store: Store, ref: string): CheckpointRecord {
   }
   return latest;
 }
+
+/**
+ * A checkpoint `ref` names that holds a finished policy, for `what` (evaluate it, fork from it,
+ * export it): a warm-start checkpoint (`warm_start.save_freq`) is refused, saying it only
+ * resumes its own run.
+ */
+export function resolveFinishedCheckpoint(store: Store, ref: string, what: string): CheckpointRecord {
+  const checkpoint = resolveCheckpoint(store, ref);
+  if (checkpoint.warmStartStep !== null) throw new StoreError('INVALID_INPUT', warmStartOnlyMessage(store, checkpoint, what));
+  return checkpoint;
+}
+
+/** Why a warm-start checkpoint is not for `what`, and what it is for. */
+export function warmStartOnlyMessage(store: Store, checkpoint: CheckpointRecord, what: string): string {
+  const run = store.runs.get(checkpoint.runId);
+  const name = run ? `run ${run.id} (${run.name})` : `run ${checkpoint.runId}`;
+  return (
+    `ckpt:${checkpoint.id} of ${name} is a warm-start checkpoint, saved at step ${checkpoint.warmStartStep} of its warm start (warm_start.save_freq): ` +
+    `no finished policy to ${what}; it only resumes its run (turnlab resume ${checkpoint.runId}), whose iter-0 and later checkpoints are`
+  );
+}

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Store } from '../store';
-import { resolveCheckpoint } from './checkpoint-refs';
+import { resolveFinishedCheckpoint } from './checkpoint-refs';
 import { HfModelError, notANewFolder } from '../../trainer-core';
 
 export interface ModelExportResult {
@@ -24,7 +24,7 @@ export async function exportModel(
   out: string,
   options: { merged: boolean; dtype?: 'F32' | 'BF16'; log?: (line: string) => void },
 ): Promise<ModelExportResult> {
-  const checkpoint = resolveCheckpoint(store, ref);
+  const checkpoint = resolveFinishedCheckpoint(store, ref, 'export');
   // Before the backend and the weights load (minutes for a large model), not after.
   const taken = notANewFolder(resolve(out));
   if (taken !== null) throw new HfModelError(`${taken}; choose a new folder for the export`);

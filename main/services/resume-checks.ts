@@ -8,7 +8,7 @@ import { readCheckpointConfig, readCheckpointSourceConfig, verifyRunCheckpoint }
 import type { Store } from '../store/db';
 import { StoreError } from '../store/errors';
 import type { CheckpointRecord, RunRecord } from '../store/types';
-import { resolveCheckpoint } from './checkpoint-refs';
+import { resolveCheckpoint, resolveFinishedCheckpoint } from './checkpoint-refs';
 import { modelShapeDifference } from './run-model';
 import { assertRunFree } from './run-owner';
 
@@ -28,7 +28,7 @@ export function checkpointFitsItsOwnConfig(folder: string, iteration: number): b
  */
 export function checkpointToResume(store: Store, ref: string, fork: boolean): CheckpointRecord {
   try {
-    return resolveCheckpoint(store, ref);
+    return fork ? resolveFinishedCheckpoint(store, ref, 'fork from') : resolveCheckpoint(store, ref);
   } catch (error) {
     if (!fork && error instanceof StoreError) {
       let runId: number | null = null;
@@ -88,6 +88,8 @@ export function checkpointRunConfig(folder: string, overrides: readonly string[]
 
 /** A continuation must have iterations left to train, or resuming would only delete later ones. */
 export function checkContinuable(cfg: RunConfig, checkpoint: CheckpointRecord, folder: string): void {
+  // A warm start left to finish is training enough (the learning bench's warm starts train no iteration).
+  if (checkpoint.warmStartStep !== null) return;
   const total = cfg.trainer.total_training_steps;
   if (total <= checkpoint.iteration) {
     throw new ConfigError([

@@ -112,9 +112,12 @@ export function markAbandonedRuns(store: Store, options: LivenessOptions & { ski
     const reason = abandonedReason(run, o);
     if (reason === null) continue;
     // A run killed before its first save has nothing to resume from: say what does.
-    const next = store.checkpoints.latest(run.id)
-      ? 'resume it from its last checkpoint'
-      : `it saved no checkpoint to resume from (trainer.save_freq): train it again with New run from this config (turnlab train --config run:${run.id})`;
+    const latest = store.checkpoints.latest(run.id);
+    const next = !latest
+      ? `it saved no checkpoint to resume from (trainer.save_freq): train it again with New run from this config (turnlab train --config run:${run.id})`
+      : latest.warmStartStep !== null
+        ? `resume it: its warm start goes on from its checkpoint at step ${latest.warmStartStep}`
+        : 'resume it from its last checkpoint';
     store.runs.update(run.id, {
       status: 'interrupted',
       finishedAt: o.now,

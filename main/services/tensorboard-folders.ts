@@ -2,10 +2,11 @@
 // and name. Apart from the writer (tfevents.ts) so that deleting a run need not load protobufjs.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileNamePart } from '../../preload/file-names';
 
 /** A run's folder under the export's: its id and name, as TensorBoard lists runs by folder. */
 export function runFolderName(id: number, name: string): string {
-  return `run-${id}-${name.replace(/[^\w.-]+/g, '_').slice(0, 100)}`;
+  return `run-${id}-${fileNamePart(name, 100)}`;
 }
 
 /** The folders under `root` of run `id`, whatever it was called when each was written. */

@@ -132,7 +132,7 @@ export async function resumeFromCheckpoint(
     takeRun(store, parent.id, 'resume');
     lastBefore = store.runs.summary(parent.id)?.iterations ?? null;
     const later = store.checkpoints.listByRun(parent.id).filter((c) => c.iteration > checkpoint.iteration);
-    store.runs.truncateAfter(parent.id, checkpoint.iteration);
+    store.runs.truncateAfter(parent.id, checkpoint.warmStartStep !== null ? 'warm start' : checkpoint.iteration);
     for (const c of later) rmSync(resolve(store.dataDir, c.path), { recursive: true, force: true });
     // The run now trains under this config (a larger total, changed settings): the stored one
     // must say so, or the run's plan would read "iteration 40 / 30".
@@ -142,7 +142,8 @@ export async function resumeFromCheckpoint(
   options.onRunCreated?.(run);
   // Said and kept in the run's log: where it went on from, what it trains again, and under which
   // changes (its stored config is the newest; the log is the history of its resumes).
-  const from = options.fork ? `forked from run ${parent.id} (${parent.name}) at ckpt:${checkpoint.id}, iteration ${checkpoint.iteration}` : `resuming from ckpt:${checkpoint.id}, iteration ${checkpoint.iteration}`;
+  const at = checkpoint.warmStartStep !== null ? `the warm start's step ${checkpoint.warmStartStep} of ${cfg.warm_start.steps}` : `iteration ${checkpoint.iteration}`;
+  const from = options.fork ? `forked from run ${parent.id} (${parent.name}) at ckpt:${checkpoint.id}, ${at}` : `resuming from ckpt:${checkpoint.id}, ${at}`;
   const again = lastBefore !== null && lastBefore > checkpoint.iteration ? `; iterations ${checkpoint.iteration + 1}-${lastBefore} recorded after it are trained again` : '';
   const changes = options.overrides?.length ? `; with ${options.overrides.join(' ')}` : '';
   logger.log(`${from}${again}${changes}`);

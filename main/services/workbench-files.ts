@@ -7,6 +7,7 @@ import type { CheckpointRecord } from '../store/types';
 import { StoreError } from '../store/errors';
 import { evaluationToExport, exportRows, type ExportRequest } from './export';
 import { checkpointFolder, RunAdminError } from './run-admin';
+import { fileNamePart } from '../../preload/file-names';
 
 /** Files the workbench writes: edited configs, exports and model copies the user asked for. */
 
@@ -36,18 +37,13 @@ export function workbenchExport(store: Store, request: ExportRequest): ExportReq
   return checked;
 }
 
-/** A run's name as a piece of a file name: letters, digits, `.`, `_` and `-` only. */
-export function fileNamePart(name: string): string {
-  return name.replace(/[^\w.-]+/g, '_').replace(/^[_.-]+|[_.-]+$/g, '').slice(0, 60);
-}
-
 /**
  * `turnlab-<what>-run-4-fl-small-s3.csv` for one run (its id and name), `-runs-1-2` for
  * several, `-all-runs` when every run is exported; `-evaluation-7` after the run for an evaluation's.
  */
 export function exportFileName(store: Store, request: ExportRequest, all: boolean): string {
   const only = request.runIds.length === 1 ? store.runs.get(request.runIds[0]) : undefined;
-  const named = only ? fileNamePart(only.name) : '';
+  const named = only ? fileNamePart(only.name, 60).replace(/^[_.-]+|[_.-]+$/g, '') : '';
   const runs = all
     ? 'all-runs'
     : only

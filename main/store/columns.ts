@@ -37,7 +37,7 @@ export const TURN_COLUMNS = columns(`
   num_valid_actions:int reward:real done:bool info:json num_tokens:int logprob_sum:real advantage_mean:real`);
 
 export const CHECKPOINT_COLUMNS = columns(`
-  id:int run_id:int iteration:int path:text size_bytes:int sha256:text created_at:int metrics:json`);
+  id:int run_id:int iteration:int path:text size_bytes:int sha256:text created_at:int metrics:json warm_start_step:int`);
 
 /**
  * Metric rows as exported: the run's name beside its id, so a CSV opened on its own says which

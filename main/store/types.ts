@@ -84,7 +84,7 @@ export type EpisodeRecord = EpisodeDto;
 export type EpisodeFilter = EpisodeFilterDto;
 
 /** A checkpoint to index; its path relative to the data folder keeps the folder movable. */
-export type NewCheckpoint = Omit<CheckpointRecord, 'id' | 'createdAt' | 'metrics'> & Partial<Pick<CheckpointRecord, 'createdAt' | 'metrics'>>;
+export type NewCheckpoint = Omit<CheckpointRecord, 'id' | 'createdAt' | 'metrics' | 'warmStartStep'> & Partial<Pick<CheckpointRecord, 'createdAt' | 'metrics' | 'warmStartStep'>>;
 
 export type CheckpointRecord = CheckpointDto;
 

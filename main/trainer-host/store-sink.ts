@@ -134,6 +134,7 @@ export class StoreSink implements TrainingSink {
         sizeBytes: report.sizeBytes,
         sha256: report.sha256,
         metrics: report.metrics,
+        warmStartStep: report.warmStartStep ?? null,
       },
     ]));
   }

@@ -31,7 +31,7 @@ const LAYERS: Record<string, Record<string, number>> = {
     cli: 6,
     index: 7,
   },
-  preload: { 'seed-list': 0, 'run-labels': 0, 'seed-groups': 2, 'sweep-plan': 1, sweeps: 3, 'min-max-downsample': 0, 'config-diff': 0, contract: 1, 'run-conditions': 2, index: 2 },
+  preload: { 'seed-list': 0, 'run-labels': 0, 'seed-groups': 2, 'sweep-plan': 1, sweeps: 3, 'min-max-downsample': 0, 'config-diff': 0, contract: 1, 'run-conditions': 2, 'checkpoint-kind': 2, index: 2 },
   renderer: {},
 };
 

@@ -150,7 +150,8 @@ describe('turnlab train, resume and eval', () => {
   });
 
   it('stops on Ctrl-C during a long warm start, instead of finishing it first, and exits 130 so `train && eval` goes no further', async () => {
-    const { code, stdout, stderr } = await trainUntilSignal('warm-stop', ['--set', 'warm_start.steps=1000000'], /run \d+ \(warm-stop\)/, 'SIGINT');
+    // warm_start.save_freq 0: no warm-start checkpoint, as before they were kept.
+    const { code, stdout, stderr } = await trainUntilSignal('warm-stop', ['--set', 'warm_start.steps=1000000', '--set', 'warm_start.save_freq=0'], /run \d+ \(warm-stop\)/, 'SIGINT');
     expect(code).toBe(130);
     expect(stderr).toMatch(/stopped during the warm start, after step \d+ of 1000000; no checkpoint is saved/);
     expect(stdout).toMatch(/\(warm-stop\) stopped at iteration 0/);
@@ -158,6 +159,38 @@ describe('turnlab train, resume and eval', () => {
     const run = runs.find((r) => r.name === 'warm-stop')!;
     expect(run.status).toBe('stopped');
     expect(existsSync(join(dataDir, `checkpoints/run-${run.id}`))).toBe(false);
+  });
+
+  it('saves a warm-start checkpoint on Ctrl-C, lists it for what it is, refuses to evaluate or fork it, and resumes the warm start from it', async () => {
+    const warm = ['--set', 'warm_start.steps=40', '--set', 'warm_start.save_freq=4', '--set', 'warm_start.batch_size=4', '--set', 'trainer.total_training_steps=1'];
+    const stopped = await trainUntilSignal('warm-resume', warm, /warm start: step 8\/40/, 'SIGINT');
+    expect(stopped.code).toBe(130);
+    const step = Number(/the warm start's checkpoint at step (\d+) is saved: resume the run \(turnlab resume <run>, or Resume in the workbench\)/.exec(stopped.stderr)?.[1]);
+    expect(step).toBeGreaterThanOrEqual(8);
+    const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; name: string; status: string }>;
+    const run = runs.find((r) => r.name === 'warm-resume')!;
+    expect(run.status).toBe('stopped');
+    const shown = await inProcess('show', String(run.id));
+    expect(shown.stdout).toMatch(new RegExp(`ckpt:\\d+ +│ warm start, step ${step} \\(resumes the run\\)`));
+    const evaluated = await inProcess('eval', String(run.id));
+    expect(evaluated.code).toBe(2);
+    expect(evaluated.stderr).toMatch(new RegExp(`is a warm-start checkpoint, saved at step ${step} of its warm start \\(warm_start.save_freq\\): no finished policy to evaluate; it only resumes its run \\(turnlab resume ${run.id}\\)`));
+    const forked = await inProcess('resume', String(run.id), '--fork');
+    expect(forked.code).toBe(2);
+    expect(forked.stderr).toMatch(/no finished policy to fork from/);
+
+    const resumed = turnlab('resume', String(run.id));
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(new RegExp(`resuming from ckpt:\\d+, the warm start's step ${step} of 40`));
+    expect(resumed.stderr).toMatch(new RegExp(`warm start: resuming at step ${step}/40`));
+    const after = JSON.parse((await inProcess('show', String(run.id), '--json')).stdout) as { run: { status: string }; checkpoints: Array<{ iteration: number; warmStartStep: number | null }> };
+    expect(after.run.status).toBe('completed');
+    // The finished checkpoint superseded the warm start's, row and folder.
+    expect(after.checkpoints.map((c) => [c.iteration, c.warmStartStep])).toEqual([[1, null]]);
+    expect(existsSync(join(dataDir, `checkpoints/run-${run.id}/warm-start-${step}`))).toBe(false);
+    // The whole loss curve, once: the steps before the stop and after it.
+    const losses = (await inProcess('export', String(run.id), '--format', 'jsonl')).stdout.split('\n').filter((line) => line.includes('"warm_start/loss"'));
+    expect(losses).toHaveLength(40);
   });
 });
 

@@ -50,6 +50,18 @@ describe.skipIf(!hasChromium)('small things', () => {
     expect(rows).toHaveLength(wb.fixture.runs[1].metricCount);
     expect(rows.every((row) => row.run_id === String(run.id) && row.run_name === run.name)).toBe(true);
     await saveScreenshot(page, shots.dir, 'export-metrics-run');
+
+    // A name in another script keeps its letters in the file's name (filename*, RFC 6266).
+    const rename = async (name: string) => {
+      await page.locator(`.run-row[data-run-id="${run.id}"] button.edit`).click();
+      await page.locator('input[name=editName]').fill(name);
+      await page.locator('input[name=editName]').press('Enter');
+      await expect.poll(() => page.locator(`.run-row[data-run-id="${run.id}"] .run-name`).innerText()).toBe(name);
+    };
+    await rename('réglage 実験/2');
+    const [renamed] = await Promise.all([page.waitForEvent('download'), page.locator('.export-panel button').click()]);
+    expect(renamed.suggestedFilename()).toBe(`turnlab-metrics-run-${run.id}-réglage_実験_2.csv`);
+    await rename(run.name);
   });
 
   it('exports the Runs table as shown: its rows, a column per added config key and metric, ISO times', async () => {

@@ -7,7 +7,7 @@ import { workerError } from '../../trainer-core/workers/worker-pool';
 import { asTrainingUserError } from '../../main/cli/training-errors';
 import { UserError } from '../../main/cli/errors';
 import { loadRunConfig } from '../../trainer-core/config';
-import { warmStartBatchSize } from '../../trainer-core/train/session';
+import { warmStartBatchSize } from '../../trainer-core/train/supervised-warm-start';
 
 describe('running out of backend memory', () => {
   // What the wasm backend throws when its 4 GB heap is full: malloc returns null and the next

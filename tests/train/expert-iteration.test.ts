@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectBackend } from '../../trainer-core/backend';
@@ -224,7 +225,9 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     const rounds = first.sink.warmStartReports.filter((r) => r.phase === 'expert iteration');
     expect(rounds).toEqual([{ step: 0, steps: 2, loss: null, phase: 'expert iteration' }, ...first.sink.expertIterationRounds.map((r) => ({ step: r.round, steps: 2, loss: r.loss, phase: 'expert iteration' }))]);
     expect(first.sink.warmStartReports.filter((r) => r.phase === 'warm start').map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(first.sink.checkpoints.map((c) => c.iteration)).toEqual([0]);
+    // The supervised warm start's end is kept (warm_start.save_freq) until iter-0 supersedes it, so a stop during expert iteration loses no step of it.
+    expect(first.sink.checkpoints.map((c) => [c.iteration, c.warmStartStep])).toEqual([[0, 10], [0, undefined]]);
+    expect(readdirSync(join(tmp.dir, 'a'))).toEqual(['iter-0']);
     expect(again.sink.expertIterationRounds).toEqual(first.sink.expertIterationRounds);
     expect(again.sink.metrics.get(0)?.['val/success']).toBe(first.sink.metrics.get(0)?.['val/success']);
 
@@ -248,7 +251,11 @@ describe('expert iteration (expert_iteration.rounds)', () => {
     const stopped = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'e'), shouldStop: () => ++polls > 12, log: (line) => lines.push(line) });
     expect(stopped.result.status).toBe('stopped');
     expect(stopped.sink.status).toBe('stopped');
-    expect(stopped.sink.checkpoints).toEqual([]);
-    expect(lines.join('\n')).toMatch(/stopped during expert iteration round 1, after step 0 of 3; no checkpoint is saved/);
+    // The supervised warm start's end was saved: a resume goes on from there, expert iteration from its first round, as the run never stopped.
+    expect(stopped.sink.checkpoints.map((c) => c.warmStartStep)).toEqual([10]);
+    expect(lines.join('\n')).toMatch(/stopped during expert iteration round 1, after step 0 of 3; the warm start's checkpoint at step 10 is saved: resume the run .* \(expert iteration starts again from its first round\)/);
+    const resumed = await trainInMemory(cfg, { checkpointDir: join(tmp.dir, 'e'), resumeFrom: stopped.sink.checkpoints[0].path });
+    expect(resumed.sink.expertIterationRounds).toEqual(first.sink.expertIterationRounds);
+    expect(resumed.sink.metrics.get(0)?.['val/success']).toBe(first.sink.metrics.get(0)?.['val/success']);
   }, 120_000);
 });

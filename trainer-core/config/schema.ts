@@ -241,6 +241,7 @@ const warmStartSchema = z.strictObject({
   dagger_rounds: nonNegativeInt,
   dagger_episodes: positiveInt,
   save_checkpoint: z.boolean(),
+  save_freq: nonNegativeInt,
 });
 
 const expertIterationSchema = z.strictObject({

@@ -41,6 +41,24 @@ export interface TrainingState {
    * written before it was kept: a run resumed from one starts the detector afresh.
    */
   collapse?: CollapseState;
+  /**
+   * Set only in a warm-start checkpoint (`warm_start.save_freq`): the run had not finished its
+   * supervised warm start, whose progress this is; such a checkpoint resumes only its own run.
+   */
+  warmStart?: WarmStartState;
+}
+
+/** Where a supervised warm start stood when its checkpoint was saved: enough to go on bit-exactly. */
+export interface WarmStartState {
+  /** Steps done, and of how many. */
+  step: number;
+  steps: number;
+  /** The stream that picks each step's demonstrations, after step `step`. */
+  rng: RngState;
+  /** The loss of each step so far (null where it was not a number). */
+  losses: Array<number | null>;
+  /** DAgger's sampling stream (warm_start.dagger_rounds); its demonstrations are in WARM_START_POOL_FILE. */
+  daggerRng?: RngState;
 }
 
 export interface CheckpointContents {
@@ -52,6 +70,8 @@ export interface CheckpointContents {
   /** The config before `${}` resolution (config.source.yaml), so overrides can re-resolve it. */
   sourceConfigYaml?: string;
   state: TrainingState;
+  /** Files beside the models and the state: a warm start's DAgger demonstrations. */
+  extraFiles?: Record<string, string>;
 }
 
 export interface LoadedCheckpoint {
@@ -63,6 +83,8 @@ export interface LoadedCheckpoint {
   tokenizer: WordByteTokenizer;
   configYaml: string;
   state: TrainingState;
+  /** Every file of the checkpoint, as verified against its manifest. */
+  files: Record<string, Buffer>;
 }
 
 export interface OptimizerSnapshot {
@@ -76,6 +98,7 @@ export async function saveCheckpoint(dir: string, c: CheckpointContents): Promis
     'optimizer.actor.safetensors': await encodeOptimizer(c.actorOptimizer),
     'config.yaml': c.configYaml,
     'state.json': JSON.stringify(inSchemaOrder(c.state), null, 2),
+    ...c.extraFiles,
   };
   if (c.criticOptimizer) files['optimizer.critic.safetensors'] = await encodeOptimizer(c.criticOptimizer);
   if (c.sourceConfigYaml !== undefined) files['config.source.yaml'] = c.sourceConfigYaml;
@@ -125,6 +148,16 @@ const trainingStateSchema = z.object({
   totalEnvSteps: z.number().int().nonnegative().optional(),
   valSuccess: finite.nullable().optional(),
   collapse: z.object({ recent: z.array(finite), earlier: finite, collapsed: z.boolean() }).optional(),
+  warmStart: z
+    .object({
+      step: z.number().int().nonnegative(),
+      steps: z.number().int().positive(),
+      rng: rngState,
+      losses: z.array(finite.nullable()),
+      daggerRng: rngState.optional(),
+    })
+    .refine((w) => w.step <= w.steps && w.losses.length === w.step, 'its step must be at most its steps, with one loss a step')
+    .optional(),
 });
 
 /**
@@ -254,10 +287,10 @@ export function loadCheckpoint(dir: string, expect?: CheckpointExpectation): Loa
     built.push(transformer);
     return transformer;
   };
-  const { state, actorOptimizer, criticOptimizer, tokenizer, configYaml } = checked;
+  const { state, actorOptimizer, criticOptimizer, tokenizer, configYaml, files } = checked;
   try {
     const policy = build(checked.policy)!;
-    return { policy, critic: build(checked.critic), reference: build(checked.reference), actorOptimizer, criticOptimizer, tokenizer, configYaml, state };
+    return { policy, critic: build(checked.critic), reference: build(checked.reference), actorOptimizer, criticOptimizer, tokenizer, configYaml, state, files };
   } catch (error) {
     // Out of backend memory on the second model: free the first.
     for (const transformer of built) transformer.dispose();

@@ -4,27 +4,25 @@
  * checkpoint. The trainer's iterations run on it.
  */
 import type { TrainOptions } from './train-options';
-import { createKlController, restoreKlController, type KlController } from '../algo/kl-controller';
+import { restoreKlController, type KlController } from '../algo/kl-controller';
 import type { RunConfig } from '../config/schema';
 import { Adam } from '../model/adam';
 import type { WordByteTokenizer } from '../model/tokenizer';
 import type { FrozenModel, TrainableModel } from '../model/trainable-model';
 import type { Transformer } from '../model/transformer';
 import type { Tokenizer } from '../rollout/tokenizer';
-import { deriveSeed, Rng } from '../rng';
+import { Rng } from '../rng';
 import { EnvStateManager } from '../rollout/es-manager';
 import { configForTrainStage, trainStageAt } from '../config/train-stages';
-import { createContextManager } from '../rollout/rollout-loop';
 import { existingCheckpoints, type RetainedCheckpoint } from './checkpoint-retention';
 import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFiles, type CheckpointBase, type OptimizerSnapshot, type TrainingState } from './checkpoint';
 import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
-import { collectDemonstrations, longReplyNote, unsolvedDemonstrationsNote } from './demonstrations';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
-import { warmStart, WarmStartStopped } from './warm-start';
-import { playRelabelledEpisodes } from './dagger';
+import { WarmStartStopped } from './warm-start';
+import { supervisedWarmStart, type WarmStartCheckpoint, type WarmStartSaving } from './supervised-warm-start';
+import { warmStartResume, type WarmStartResume } from './warm-start-checkpoint';
+import { initialTrainingState } from './initial-state';
 import { runExpertIteration } from './expert-iteration';
-import type { Parallel } from './micro-batch-runner';
-import { PolicyGenerator } from '../model/policy-generator';
 import type { BackendName } from '../backend';
 import type { ModelRole, WorkerModelSpec } from '../workers/protocol';
 import { resolveWorkerCount } from '../workers/worker-count';
@@ -58,6 +56,10 @@ export interface Session {
   contextWarned: boolean;
   /** Worker threads (trainer.workers above 1), holding copies of the models; null on one thread. */
   workers: WorkerPool | null;
+  /** This process trained the policy before RL: a new run, or one resumed from a warm-start checkpoint. */
+  ranWarmStart: boolean;
+  /** The run's warm-start checkpoint (`warm_start.save_freq`), superseded by its first finished one. */
+  warmStartCheckpoint: string | null;
   dispose(): void;
 }
 
@@ -72,11 +74,12 @@ interface RunModels {
   dispose(): void;
   /** Set when resuming: optimizer moments (the critic's only when the checkpoint had its critic) and counters. */
   restored: { actorOptimizer: OptimizerSnapshot; criticOptimizer: OptimizerSnapshot | null; state: TrainingState } | null;
+  /** Whether the policy was trained before RL here, and the warm-start checkpoint it left. */
+  warmStart: { ran: boolean; checkpoint: WarmStartCheckpoint | null };
 }
 
 export async function openSession(options: TrainOptions, backend: BackendName): Promise<Session> {
   const cfg = options.config;
-  const seed = cfg.trainer.seed;
   const models = usesPretrainedModel(cfg) ? await openPretrainedRun(options) : await openScratchRun(options, backend);
   const { policy, critic } = models;
   const adam = (model: TrainableModel, o: RunConfig['critic']['optim']) =>
@@ -93,20 +96,7 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     state = models.restored.state;
     esTrain.restoreState(state.esTrain);
   } else {
-    const kl = cfg.algorithm.kl_ctrl;
-    state = {
-      iteration: 0,
-      rng: {
-        sampling: new Rng(deriveSeed(seed, 'sampling')).state(),
-        minibatch: new Rng(deriveSeed(seed, 'minibatch')).state(),
-        validation: new Rng(deriveSeed(seed, 'validation')).state(),
-      },
-      esTrain: esTrain.state(),
-      klController: createKlController({ type: kl.type, klCoef: kl.kl_coef, targetKl: kl.target_kl, horizon: kl.horizon }).state(),
-      totalTokens: 0,
-      totalEpisodes: 0,
-      totalEnvSteps: 0,
-    };
+    state = initialTrainingState(cfg, esTrain.state());
   }
   const session: Session = {
     cfg,
@@ -133,6 +123,8 @@ export async function openSession(options: TrainOptions, backend: BackendName): 
     checkpoints: existingCheckpoints(options.checkpointDir, state.iteration),
     contextWarned: false,
     workers: null,
+    ranWarmStart: models.warmStart.ran,
+    warmStartCheckpoint: models.warmStart.checkpoint?.dir ?? null,
     dispose() {
       void session.workers?.dispose();
       actorOptimizer.dispose();
@@ -194,8 +186,11 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
   let critic: Transformer | null;
   let reference: Transformer | null;
   let restored: RunModels['restored'] = null;
-  if (options.resumeFrom) {
-    const loaded = loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom)));
+  let warm: RunModels['warmStart'] = { ran: false, checkpoint: null };
+  const loaded = options.resumeFrom ? loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom))) : null;
+  // A warm-start checkpoint goes on with the warm start, then as a new run does.
+  const partial = loaded ? warmStartResume(options.resumeFrom!, loaded, cfg) : null;
+  if (loaded && !partial) {
     tokenizer = loaded.tokenizer;
     policy = loaded.policy;
     critic = roles.critic ? (loaded.critic ?? createCriticFromPolicy(cfg, policy)) : null;
@@ -204,7 +199,12 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
     if (!roles.reference) loaded.reference?.dispose();
     restored = { actorOptimizer: loaded.actorOptimizer, criticOptimizer: loaded.critic ? loaded.criticOptimizer : null, state: loaded.state };
   } else {
-    if (cfg.model.path) {
+    if (loaded) {
+      loaded.critic?.dispose();
+      loaded.reference?.dispose();
+      tokenizer = loaded.tokenizer;
+      policy = loaded.policy;
+    } else if (cfg.model.path) {
       // Start from another run's policy (e.g. a warm-started one): its tokenizer comes along.
       const start = loadCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
       start.critic?.dispose();
@@ -215,8 +215,10 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
       tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
       policy = createModel(cfg, tokenizer.vocabSize, 'policy');
     }
+    const trained = policy;
+    const modelFiles = () => scratchModelFiles({ policy: trained, critic: null, reference: null, tokenizer });
     try {
-      await runWarmStart(options, policy, tokenizer, backend);
+      warm = await runWarmStart(options, policy, tokenizer, { modelFiles, resume: partial }, backend);
     } catch (error) {
       policy.dispose();
       throw error;
@@ -239,6 +241,7 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
     },
     dispose: () => models.forEach((m) => m.dispose()),
     restored,
+    warmStart: warm,
   };
 }
 
@@ -248,23 +251,26 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
   const roles = modelRoles(cfg);
   let restored: RunModels['restored'] = null;
   let resume: { dir: string; base: CheckpointBase } | undefined;
+  let partial: WarmStartResume | null = null;
   if (options.resumeFrom) {
     verifyPretrainedCheckpoint(options.resumeFrom, cfg, roles);
     const base = readCheckpointBase(options.resumeFrom);
     resume = { dir: options.resumeFrom, base };
-    restored = { actorOptimizer: base.actorOptimizer, criticOptimizer: base.files['critic.safetensors'] ? base.criticOptimizer : null, state: base.state };
+    partial = warmStartResume(options.resumeFrom, base, cfg);
+    if (!partial) restored = { actorOptimizer: base.actorOptimizer, criticOptimizer: base.files['critic.safetensors'] ? base.criticOptimizer : null, state: base.state };
   }
   const models = await openPretrainedModels(cfg, roles, resume);
   options.log?.(`model ${modelFolderName(models.folder)}: ${models.policy.parameterSummary()}`);
-  if (!resume) {
+  let warm: RunModels['warmStart'] = { ran: false, checkpoint: null };
+  if (!restored) {
     try {
-      await runWarmStart(options, models.policy, models.tokenizer);
+      warm = await runWarmStart(options, models.policy, models.tokenizer, { modelFiles: () => models.modelFiles(), resume: partial });
     } catch (error) {
       models.dispose();
       throw error;
     }
   }
-  return { ...models, workerModels: async () => models.workerSpecs, restored };
+  return { ...models, workerModels: async () => models.workerSpecs, restored, warmStart: warm };
 }
 
 /**
@@ -272,67 +278,29 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
  * expert iteration on its own successes (`expert_iteration.rounds`); on the worker threads too
  * when `trainer.workers` asks for them and the policy is TurnLab's own (`backend`).
  */
-async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, backend?: BackendName): Promise<void> {
+async function runWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, saving: WarmStartSaving, backend?: BackendName): Promise<RunModels['warmStart']> {
   const cfg = options.config;
-  if (!hasWarmStart(cfg)) return;
+  if (!hasWarmStart(cfg)) return { ran: false, checkpoint: null };
   const threads = backend ? resolveWorkerCount(cfg.trainer.workers, { backend }).count - 1 : 0;
   const pool = threads > 0 ? await WorkerPool.start(threads, backend as BackendName, { policy: await transformerSpec(policy as Transformer) }) : null;
   const parallel = pool ? { pool, role: 'policy' as const } : undefined;
   try {
-    if (hasDemonstrations(cfg)) await supervisedWarmStart(options, policy, tokenizer, parallel);
+    const checkpoint = hasDemonstrations(cfg) ? await supervisedWarmStart(options, policy, tokenizer, parallel, saving) : null;
     if (cfg.expert_iteration.rounds > 0) {
       const { log, shouldStop, resolveSpec, sink } = options;
       const onRound = (round: number, rounds: number, loss: number | null) => sink.warmStartProgress?.(round, rounds, loss, 'expert iteration');
-      await sink.expertIteration?.(await runExpertIteration({ cfg, policy, tokenizer, parallel, log, shouldStop, resolveSpec, onRound }));
+      try {
+        await sink.expertIteration?.(await runExpertIteration({ cfg, policy, tokenizer, parallel, log, shouldStop, resolveSpec, onRound }));
+      } catch (error) {
+        // Stopped in expert iteration: a resume goes on from the supervised warm start's end.
+        if (error instanceof WarmStartStopped && checkpoint) throw new WarmStartStopped(error.step, error.steps, error.phase, checkpoint.step);
+        throw error;
+      }
     }
+    return { ran: true, checkpoint };
   } finally {
     pool?.dispose();
   }
-}
-
-async function supervisedWarmStart(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer, parallel: Parallel | undefined): Promise<void> {
-  const cfg = options.config;
-  const seed = cfg.trainer.seed;
-  const demonstrations = collectDemonstrations({
-    cfg,
-    cm: createContextManager(cfg, tokenizer),
-    tokenizer,
-    rng: new Rng(deriveSeed(seed, 'demonstrations')),
-    resolveSpec: options.resolveSpec,
-  });
-  for (const note of [longReplyNote(demonstrations, cfg.actor_rollout_ref.rollout.response_length), unsolvedDemonstrationsNote(demonstrations, cfg.warm_start.mode)]) {
-    if (note) options.log?.(note);
-  }
-  const relabel = cfg.warm_start.dagger_rounds > 0 ? daggerRounds(options, policy, tokenizer) : undefined;
-  const steps = cfg.warm_start.steps;
-  // A long warm start says how far it is, about ten times, so a terminal is never silent for
-  // minutes, and a hundred times to the sink, so the workbench's progress bar moves.
-  const every = Math.max(1, Math.round(steps / 10));
-  const reportEvery = Math.max(1, Math.round(steps / 100));
-  const losses: number[] = [];
-  await options.sink.warmStartProgress?.(0, steps, null, 'warm start');
-  const result = await warmStart({
-    onStep: async (step, loss) => {
-      losses[step - 1] = loss;
-      if (step % every === 0 && step < steps) options.log?.(`warm start: step ${step}/${steps}, loss ${loss.toFixed(4)}`);
-      if (step % reportEvery === 0 || step === steps) await options.sink.warmStartProgress?.(step, steps, loss, 'warm start');
-    },
-    parallel,
-    policy,
-    demonstrations,
-    steps: cfg.warm_start.steps,
-    lr: cfg.warm_start.lr,
-    schedule: { type: cfg.warm_start.lr_scheduler_type, minLrRatio: cfg.warm_start.min_lr_ratio },
-    batchSize: warmStartBatchSize(cfg),
-    gradClip: cfg.actor_rollout_ref.actor.grad_clip,
-    rng: new Rng(deriveSeed(seed, 'warm-start')),
-    shouldStop: options.shouldStop,
-    relabel,
-    log: options.log,
-  });
-  if (result.stoppedAfter !== undefined) throw new WarmStartStopped(result.stoppedAfter, steps);
-  options.log?.(`warm start (${cfg.warm_start.mode}): ${cfg.warm_start.steps} steps on ${demonstrations.length} demonstrations, final loss ${result.finalLoss.toFixed(4)}`);
-  await options.sink.warmStartLoss?.(losses);
 }
 
 /** Whether a new run of this config trains its policy before RL: on demonstrations, or on its own solved episodes. */
@@ -343,44 +311,4 @@ export function hasWarmStart(cfg: RunConfig): boolean {
 /** A warm start that trains on demonstrations (a solver's or random valid replies), not expert iteration alone. */
 export function hasDemonstrations(cfg: RunConfig): boolean {
   return cfg.warm_start.mode !== 'none' && cfg.warm_start.steps > 0;
-}
-
-/**
- * Demonstrations per warm-start step. By default one PPO micro-batch, a size known to fit the
- * backend's memory; a config whose replies are long lowers the micro-batch for PPO (whose rows are
- * whole episodes) and keeps the warm start's batch with warm_start.batch_size.
- */
-export function warmStartBatchSize(cfg: RunConfig): number {
-  return cfg.warm_start.batch_size ?? cfg.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu;
-}
-
-/** Reset count of the DAgger rooms' seed schedule: past the demonstrations' (a million) and any training run's. */
-const DAGGER_RESETS = 2_000_000;
-
-/** The warm start's DAgger rounds (`warm_start.dagger_rounds`): the policy as it is at each round plays new rooms. */
-function daggerRounds(options: TrainOptions, policy: TrainableModel, tokenizer: Tokenizer) {
-  const cfg = options.config;
-  const { dagger_rounds: rounds, dagger_episodes: episodes } = cfg.warm_start;
-  const rng = new Rng(deriveSeed(cfg.trainer.seed, 'dagger'));
-  const cm = createContextManager(cfg, tokenizer);
-  return {
-    rounds,
-    play: async (round: number) => {
-      const demonstrations = await playRelabelledEpisodes({
-        cfg,
-        cm,
-        tokenizer,
-        // No prefix reuse: each prompt carries the solver's earlier replies, not what the policy wrote.
-        generator: new PolicyGenerator(policy, rng, tokenizer.padId, { prefixReuse: false }),
-        firstReset: DAGGER_RESETS,
-        round,
-        episodes,
-        rng,
-        resolveSpec: options.resolveSpec,
-      });
-      const boards = demonstrations.reduce((sum, d) => sum + (d.sequence.documentIds.at(-1) ?? -1) + 1, 0);
-      options.log?.(`warm start: DAgger round ${round}/${rounds}, the policy played ${demonstrations.length} new rooms, ${boards} boards labelled by the solver`);
-      return demonstrations;
-    },
-  };
 }

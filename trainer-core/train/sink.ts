@@ -68,6 +68,11 @@ export interface CheckpointReport {
   sizeBytes: number;
   sha256: string;
   metrics: Record<string, number>;
+  /**
+   * Set for a warm-start checkpoint (`warm_start.save_freq`, iteration 0): the warm start's steps
+   * done. It only resumes its own run; the run keeps its latest one until a finished checkpoint.
+   */
+  warmStartStep?: number;
 }
 
 /** One round of `expert_iteration`. */

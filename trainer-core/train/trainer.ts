@@ -28,7 +28,8 @@ import { stageUsesReference } from './models';
 import type { EpisodeReport, RunEndStatus } from './sink';
 import { optimalSuccessByTag } from './validation';
 import { scheduledLearningRate } from './run-schedule';
-import { enterTrainStage, hasWarmStart, openSession, startWorkers, type Session } from './session';
+import { enterTrainStage, openSession, startWorkers, type Session } from './session';
+import { removeWarmStartFolders } from './warm-start-checkpoint';
 import type { TrainOptions, TrainResult } from './train-options';
 
 export type { TrainOptions, TrainResult };
@@ -76,7 +77,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     }
     // The warm start's policy is a result of its own (RAGEN's SFT baseline): kept as iter-0 so
     // `turnlab eval` measures it on held-out seeds and other RL settings can start from it.
-    if (session.state.iteration === 0 && !options.resumeFrom && hasWarmStart(cfg) && cfg.warm_start.save_checkpoint) await checkpoint(session, startMetrics);
+    if (session.ranWarmStart && cfg.warm_start.save_checkpoint) await checkpoint(session, startMetrics);
     let status: RunEndStatus = 'completed';
     // The detector's memory travels in the checkpoint: a resumed run still knows the level it had
     // reached, so its rollout/collapse is the uninterrupted run's (older checkpoints start afresh).
@@ -415,6 +416,12 @@ async function checkpoint(s: Session, metrics: Record<string, number>): Promise<
   });
   await s.options.sink.checkpoint({ iteration, path: dir, sizeBytes: saved.sizeBytes, sha256: saved.sha256, metrics });
   s.checkpoints = [...s.checkpoints.filter((c) => c.path !== dir), { path: dir, iteration, valSuccess: s.state.valSuccess ?? null }];
+  if (s.warmStartCheckpoint !== null) {
+    // The store dropped its row as it recorded this one: a finished checkpoint supersedes it.
+    const removed = removeWarmStartFolders(s.options.checkpointDir);
+    s.warmStartCheckpoint = null;
+    if (removed.length > 0) await s.options.sink.checkpointsRemoved?.(removed);
+  }
   // The warm start's checkpoint was asked for by name (warm_start.save_checkpoint): never pruned.
   const pinned = (c: { iteration: number }) => c.iteration === 0 && s.cfg.warm_start.save_checkpoint;
   const removed = checkpointsToPrune(s.checkpoints.filter((c) => !pinned(c)), s.cfg.trainer.keep_last_n);

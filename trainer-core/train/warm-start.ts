@@ -5,17 +5,38 @@ import type { Rng } from '../rng';
 import { clipByGlobalNormAsync } from '../algo/grad-clip';
 import { learningRateAt } from '../algo/lr-schedule';
 import type { Demonstration } from './demonstrations';
+import type { OptimizerSnapshot } from './checkpoint';
 import { demonstrationFitWarning, fitDemonstrations, keepsAReply, noDemonstrationFits } from './demonstration-fit';
 import { contiguousBlocks } from '../workers/worker-pool';
 import { forEachMicroBatchGradient, GradientSum, type Parallel } from './micro-batch-runner';
 import { microBatchGradients, type MicroBatch } from '../model/micro-batch-loss';
 
-/** A stop request arrived during the warm start: the run ends there, with nothing to resume from. */
+/**
+ * A stop request arrived during the warm start: the run ends there. `savedStep` is the step of its
+ * latest warm-start checkpoint (`warm_start.save_freq`), from which resuming the run goes on; null
+ * when none was saved.
+ */
 export class WarmStartStopped extends Error {
-  constructor(readonly step: number, readonly steps: number, phase = 'the warm start') {
-    super(`stopped during ${phase}, after step ${step} of ${steps}; no checkpoint is saved (a warm start does not resume), so start the run again`);
+  constructor(readonly step: number, readonly steps: number, readonly phase = 'the warm start', readonly savedStep: number | null = null) {
+    super(`stopped during ${phase}, after step ${step} of ${steps}; ${WarmStartStopped.next(phase, savedStep)}`);
     this.name = 'WarmStartStopped';
   }
+
+  private static next(phase: string, savedStep: number | null): string {
+    if (savedStep === null) {
+      const why = phase === 'the warm start' ? 'warm_start.save_freq is 0, or it stopped before its first step' : 'expert iteration does not resume';
+      return `no checkpoint is saved (${why}), so start the run again`;
+    }
+    const again = phase === 'the warm start' ? '' : ' (expert iteration starts again from its first round)';
+    return `the warm start's checkpoint at step ${savedStep} is saved: resume the run (turnlab resume <run>, or Resume in the workbench) to go on from there${again}`;
+  }
+}
+
+/** Where a warm start stands when it saves: `step` steps done, its Adam, and what DAgger added to the demonstrations. */
+export interface WarmStartProgress {
+  step: number;
+  optimizer: Adam;
+  added: readonly Demonstration[];
 }
 
 /**
@@ -44,7 +65,17 @@ export async function warmStart(options: {
   relabel?: { rounds: number; play: (round: number) => Promise<readonly Demonstration[]> };
   /** Says, once, that demonstrations longer than the model's context were cut. */
   log?: (line: string) => void;
-}): Promise<{ finalLoss: number; stoppedAfter?: number }> {
+  /**
+   * Goes on from a warm-start checkpoint: the steps it had done, its Adam moments and what DAgger
+   * had added; the caller restores the policy and `rng`.
+   */
+  resume?: { step: number; optimizer: OptimizerSnapshot; added: readonly Demonstration[] };
+  /**
+   * `warm_start.save_freq`: `save` after every `every` steps (0: never), when a stop request ends
+   * the warm start, and after the last step with `atEnd`.
+   */
+  checkpoints?: { every: number; atEnd: boolean; save: (progress: WarmStartProgress) => Promise<void> };
+}): Promise<{ finalLoss: number; stoppedAfter?: number; savedStep: number | null }> {
   const { policy, demonstrations, steps, rng } = options;
   const trainable = (d: Demonstration) => d.sequence.lossMask.some((m) => m === 1);
   const contextLength = policy.config.contextLength;
@@ -62,17 +93,39 @@ export async function warmStart(options: {
   const rounds = options.relabel?.rounds ?? 0;
   const relabelAt = new Map(Array.from({ length: rounds }, (_, r) => [Math.round(((r + 1) * steps) / (rounds + 1)), r + 1]));
   const optimizer = new Adam(policy.namedVariables(), { learningRate: options.lr });
+  const added: Demonstration[] = [];
+  const resume = options.resume;
+  if (resume) {
+    optimizer.loadState(resume.optimizer.tensors, resume.optimizer.step);
+    added.push(...resume.added);
+    usable.push(...resume.added);
+  }
+  // The step the latest checkpoint holds: the one resumed from counts, so it is not written again.
+  let savedStep = resume?.step ?? null;
+  const saving = options.checkpoints && options.checkpoints.every > 0 ? options.checkpoints : null;
+  const save = async (step: number) => {
+    if (!saving || step === 0 || savedStep === step) return;
+    await saving.save({ step, optimizer, added });
+    savedStep = step;
+  };
   let finalLoss = NaN;
   try {
     const schedule = options.schedule ?? { type: 'constant', minLrRatio: 0 };
-    for (let step = 1; step <= steps; step++) {
+    for (let step = (resume?.step ?? 0) + 1; step <= steps; step++) {
       if (options.shouldStop) {
         // Tensor work never lets the event loop run: yield so a signal handler can ask to stop.
         await new Promise((resolve) => setImmediate(resolve));
-        if (options.shouldStop()) return { finalLoss, stoppedAfter: step - 1 };
+        if (options.shouldStop()) {
+          await save(step - 1);
+          return { finalLoss, stoppedAfter: step - 1, savedStep };
+        }
       }
       const round = relabelAt.get(step - 1);
-      if (round !== undefined && options.relabel) usable.push(...fitted(await options.relabel.play(round)));
+      if (round !== undefined && options.relabel) {
+        const relabelled = fitted(await options.relabel.play(round));
+        added.push(...relabelled);
+        usable.push(...relabelled);
+      }
       optimizer.learningRate = learningRateAt(step, {
         schedule: schedule.type,
         lr: options.lr,
@@ -87,24 +140,27 @@ export async function warmStart(options: {
       const width = Math.max(...rows.map((r) => r.length));
       const maskData = new Float32Array(picked.length * width);
       picked.forEach((d, i) => maskData.set(d.sequence.lossMask, i * width));
-      if (options.parallel) {
-        finalLoss = await sharedStep(policy, optimizer, rows, documents, maskData, width, options.gradClip, options.parallel);
-        await options.onStep?.(step, finalLoss);
-        continue;
-      }
-      // The same supervised loss a worker thread computes for its share (micro-batch-loss.ts).
-      const count = maskData.reduce((a, b) => a + b, 0);
-      const { grads: named, scalars } = await microBatchGradients(policy, { rows, documents, width, arrays: { mask: maskData }, aggOptions: { globalTokens: count } }, { role: 'supervised' });
-      finalLoss = scalars.loss;
-      const clipped = await clipByGlobalNormAsync(named, options.gradClip);
-      if (clipped.finite) optimizer.apply(clipped.grads);
-      tf.dispose([...Object.values(clipped.grads), ...Object.values(named)]);
+      finalLoss = options.parallel
+        ? await sharedStep(policy, optimizer, rows, documents, maskData, width, options.gradClip, options.parallel)
+        : await localStep(policy, optimizer, rows, documents, maskData, width, options.gradClip);
       await options.onStep?.(step, finalLoss);
+      if (saving && step % saving.every === 0) await save(step);
     }
+    if (saving?.atEnd) await save(steps);
   } finally {
     optimizer.dispose();
   }
-  return { finalLoss };
+  return { finalLoss, savedStep };
+}
+
+/** One warm-start step on this thread: the same supervised loss a worker thread computes for its share (micro-batch-loss.ts). */
+async function localStep(policy: TrainableModel, optimizer: Adam, rows: number[][], documents: number[][], mask: Float32Array, width: number, gradClip: number): Promise<number> {
+  const count = mask.reduce((a, b) => a + b, 0);
+  const { grads: named, scalars } = await microBatchGradients(policy, { rows, documents, width, arrays: { mask }, aggOptions: { globalTokens: count } }, { role: 'supervised' });
+  const clipped = await clipByGlobalNormAsync(named, gradClip);
+  if (clipped.finite) optimizer.apply(clipped.grads);
+  tf.dispose([...Object.values(clipped.grads), ...Object.values(named)]);
+  return scalars.loss;
 }
 
 /** One warm-start step split over the worker threads: the same loss, summed in row order. */

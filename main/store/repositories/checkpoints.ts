@@ -6,15 +6,21 @@ import type { CheckpointRecord, NewCheckpoint } from '../types';
 export class CheckpointsRepository {
   constructor(private readonly db: Database.Database) {}
 
-  /** Records checkpoints in one transaction; one per (run, iteration). */
+  /**
+   * Records checkpoints in one transaction; one per (run, iteration). Each supersedes its run's
+   * warm-start checkpoint (a newer one, or a finished one): its row goes in the same transaction,
+   * so a run killed at any moment has exactly one checkpoint to resume from.
+   */
   insert(checkpoints: NewCheckpoint[]): CheckpointRecord[] {
     const statement = this.db.prepare(
-      `INSERT INTO checkpoints (run_id, iteration, path, size_bytes, sha256, created_at, metrics)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO checkpoints (run_id, iteration, path, size_bytes, sha256, created_at, metrics, warm_start_step)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const superseded = this.db.prepare('DELETE FROM checkpoints WHERE run_id = ? AND warm_start_step IS NOT NULL');
     const ids = this.db.transaction(() =>
-      checkpoints.map((c) =>
-        Number(
+      checkpoints.map((c) => {
+        superseded.run(c.runId);
+        return Number(
           statement.run(
             c.runId,
             c.iteration,
@@ -23,9 +29,10 @@ export class CheckpointsRepository {
             c.sha256,
             c.createdAt ?? Date.now(),
             storedJson(c.metrics ?? {}),
+            c.warmStartStep ?? null,
           ).lastInsertRowid,
-        ),
-      ),
+        );
+      }),
     )();
     return ids.map((id) => this.get(id)!);
   }

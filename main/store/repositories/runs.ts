@@ -256,18 +256,22 @@ export class RunsRepository {
   }
 
   /**
-   * Forgets everything a run recorded after `iteration` (evaluations, metrics, episodes with
+   * Forgets everything a run recorded after iteration `after` (evaluations, metrics, episodes with
    * their turns, checkpoints), in one transaction: resuming from a checkpoint at k must not leave
    * overlapping steps behind.
    */
-  truncateAfter(runId: number, iteration: number): { evaluations: number; metrics: number; episodes: number; checkpoints: number } {
+  truncateAfter(runId: number, after: number | 'warm start'): { evaluations: number; metrics: number; episodes: number; checkpoints: number } {
+    // A run going on from its warm-start checkpoint reports its warm start's losses, iteration 0
+    // and RL again: everything it recorded goes, but that checkpoint.
+    const iteration = after === 'warm start' ? Number.MIN_SAFE_INTEGER : after;
+    const keep = after === 'warm start' ? ' AND warm_start_step IS NULL' : '';
     return this.db.transaction(() => ({
       // Evaluations of the checkpoints dropped here go with them (their episodes by cascade).
       evaluations: this.db.prepare('DELETE FROM evaluations WHERE run_id = ? AND iteration > ?').run(runId, iteration).changes,
       metrics: this.db.prepare('DELETE FROM metrics WHERE run_id = ? AND iteration > ?').run(runId, iteration).changes,
       episodes: this.db.prepare('DELETE FROM episodes WHERE run_id = ? AND iteration > ?').run(runId, iteration).changes,
       checkpoints: this.db
-        .prepare('DELETE FROM checkpoints WHERE run_id = ? AND iteration > ?')
+        .prepare(`DELETE FROM checkpoints WHERE run_id = ? AND iteration > ?${keep}`)
         .run(runId, iteration).changes,
     }))();
   }

@@ -62,7 +62,10 @@ export function useCheckpointActions(runId: () => number, data: CheckpointsData)
 
   function askResume(checkpoint: CheckpointDto): void {
     const planned = totalIterationsOf(run.value?.config);
-    if (planned !== null && checkpoint.iteration >= planned) {
+    if (checkpoint.warmStartStep !== null) {
+      // The run's one checkpoint: its warm start goes on, whatever the total (a warm start alone trains none).
+      void resume(checkpoint);
+    } else if (planned !== null && checkpoint.iteration >= planned) {
       // The run's plan ends here (a completed run): resuming needs a larger total to train on to.
       continueTo.value = String(forkTotalDefault(planned, checkpoint.iteration));
       confirming.value = { id: checkpoint.id, action: 'continue' };

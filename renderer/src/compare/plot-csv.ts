@@ -2,6 +2,7 @@
 // per drawn point; the metric column says which panel).
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { PlotLine, XAxisKind } from './plot';
+import { fileNamePart } from '../../../preload/file-names';
 
 export const PLOT_CSV_COLUMNS = [
   'metric', 'series', 'kind', 'run_ids', 'run_names', 'iteration', 'x_axis', 'x', 'value', 'lower', 'upper', 'n', 'smoothing', 'smoothing_kind',
@@ -57,6 +58,6 @@ export function plotToCsv(metric: string, xAxis: XAxisKind, lines: PlotLine[], r
 
 /** A file name that says what the CSV holds: the metric, or how many when several are plotted. */
 export function plotCsvFileName(metrics: readonly string[], runIds: number[]): string {
-  const what = metrics.length === 1 ? metrics[0].replace(/[^\w.-]+/g, '_') : `${metrics.length}-metrics`;
+  const what = metrics.length === 1 ? fileNamePart(metrics[0], 120) : `${metrics.length}-metrics`;
   return `turnlab-compare-${what}-runs-${runIds.join('-')}.csv`;
 }
