@@ -86,6 +86,15 @@ describe('run ownership', () => {
     });
   });
 
+  it('tells a run killed in its warm start that its warm start goes on from its checkpoint', () => {
+    const run = store.runs.create({ name: 'warming', config: {}, seed: 0, envTags: ['Bandit'], algorithm: 'grpo', tags: [] });
+    store.runs.update(run.id, { status: 'running' });
+    store.checkpoints.insert([{ runId: run.id, iteration: 0, path: `checkpoints/run-${run.id}/warm-start-8`, sizeBytes: 1, sha256: 'x', warmStartStep: 8 }]);
+    store.runs.setTrainerProcess(run.id, 2 ** 22 + 7, hostname(), Date.now() - 60_000);
+    expect(markAbandonedRuns(store)).toContain(run.id);
+    expect(store.runs.get(run.id)?.error).toMatch(/; resume it: its warm start goes on from its checkpoint at step 8$/);
+  });
+
   it('counts an owner on another host gone once its heartbeat is stale', () => {
     const now = Date.now();
     const run: RunProcessInfo = {

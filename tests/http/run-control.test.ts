@@ -77,6 +77,33 @@ describe('run control from the app', () => {
     expect(done.iterations).toBe(lastCheckpoint + 1);
   });
 
+  it('resumes a trainer killed during its warm start from its last warm-start checkpoint', async () => {
+    const bandit = join(repo, 'configs/bandit.yaml');
+    const warm = ['warm_start.steps=40', 'warm_start.save_freq=4', 'warm_start.batch_size=4', 'trainer.total_training_steps=1'];
+    const { runId } = await api.startRun({ configPath: bandit, overrides: [...TINY, ...warm], name: 'killed-warm' });
+    await until('a warm-start checkpoint', () => (store.checkpoints.latest(runId)?.warmStartStep ? true : undefined));
+    process.kill((await api.activeTrainings()).find((a) => a.runId === runId)!.pid, 'SIGKILL');
+    const interrupted = await until('interrupted status', async () => {
+      const run = await api.getRun(runId);
+      return run.status === 'interrupted' ? run : undefined;
+    });
+    // Read after the kill: the last save the trainer finished.
+    const saved = store.checkpoints.latest(runId)!;
+    expect(saved.warmStartStep).toBeGreaterThanOrEqual(4);
+    expect(interrupted.error).toMatch(/SIGKILL/);
+
+    await api.resumeRun({ runId });
+    const done = await until('completion', async () => {
+      const run = await api.getRun(runId);
+      return run.status === 'completed' ? run : undefined;
+    });
+    expect(done.iterations).toBe(1);
+    const log = store.logs.list(runId, 0).map((entry) => entry.line);
+    expect(log).toContain(`warm start: resuming at step ${saved.warmStartStep}/40`);
+    expect(store.checkpoints.listByRun(runId).map((c) => [c.iteration, c.warmStartStep])).toEqual([[1, null]]);
+    expect(store.metrics.series(runId, 'warm_start/loss')).toHaveLength(40);
+  });
+
   it('stops a run after its iteration with a checkpoint, and refuses a bad config with the reason', async () => {
     const { runId } = await api.startRun({ configPath: join(repo, 'configs/bandit.yaml'), overrides: [...TINY, 'trainer.total_training_steps=50', 'trainer.save_freq=0'] });
     await until('first iteration', () => (store.metrics.latest(runId).length > 0 ? true : undefined));
