@@ -152,6 +152,39 @@ describe('a variant whose bench was killed', () => {
   }, 180_000);
 });
 
+describe('a shared warm start whose bench was stopped during it', () => {
+  it('is carried on from its warm-start checkpoint to the iter-0 an uninterrupted one keeps', async () => {
+    const path = join(repo, 'configs/frozenlake.yaml');
+    const overrides = warmStartOverrides([...TINY, 'warm_start.save_freq=1'], 0);
+    const dirs = [mkdtempSync(join(tmpdir(), 'turnlab-bench-warm-a-')), mkdtempSync(join(tmpdir(), 'turnlab-bench-warm-b-'))];
+    const [whole, split] = dirs.map((dir) => openStore(dir, { create: true }));
+    try {
+      const uninterrupted = (await sharedWarmStart(whole, path, 'warm', overrides, () => {}))!;
+      // What a bench stopped after the warm start's second step leaves: the run stopped, its checkpoint at step 2.
+      let runId = 0;
+      const stopped = await trainFromConfigFile(split, path, {
+        overrides,
+        name: 'warm',
+        tags: [WARM_START_TAG],
+        onRunCreated: (run) => (runId = run.id),
+        shouldStop: () => (split.runs.get(runId)?.warmStartProgress?.step ?? 0) >= 2,
+      });
+      expect(stopped.run.status).toBe('stopped');
+      expect(split.checkpoints.listByRun(runId).map((c) => [c.iteration, c.warmStartStep])).toEqual([[0, 2]]);
+
+      const logged: string[] = [];
+      const carried = (await sharedWarmStart(split, path, 'warm', overrides, (line) => logged.push(line)))!;
+      expect(logged).toContain(`warm: carrying on run ${runId}'s warm start from its checkpoint at step 2`);
+      expect([carried.run.id, carried.run.status, carried.checkpoint.iteration, carried.checkpoint.warmStartStep]).toEqual([runId, 'completed', 0, null]);
+      expect(checkpointFiles(resolve(dirs[1], carried.checkpoint.path))).toEqual(checkpointFiles(resolve(dirs[0], uninterrupted.checkpoint.path)));
+    } finally {
+      whole.close();
+      split.close();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('a config with demonstrations and then expert iteration', () => {
   it("shares the demonstrations' warm start alone and runs expert iteration in each variant, so the gain counts it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'turnlab-bench-iterate-'));

@@ -5,11 +5,13 @@ import { ConfigError, loadRunConfig } from '../../trainer-core/config';
 import type { RunConfig } from '../../trainer-core/config/schema';
 import { MemorySink } from '../../trainer-core/train/sink';
 import { train } from '../../trainer-core/train/trainer';
+import { PRESETS, writeRandomHfModel } from '../../scripts/hf-random-model';
 import { TINY_LAKE_OVERRIDES } from '../helpers/tiny-lake';
 import { tempDir, tinyBanditConfig, withoutTimings } from './helpers';
 
 const tmp = tempDir('warm-start-resume');
 afterAll(() => tmp.cleanup());
+const LAKE = join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml');
 
 /** Trains `cfg` into `dir`, asking to stop once the warm start has reported step `stopAt`. */
 async function run(cfg: RunConfig, dir: string, options: { stopAt?: number; resumeFrom?: string } = {}) {
@@ -62,9 +64,13 @@ describe('a warm start that resumes (warm_start.save_freq)', () => {
     expect(withoutTimings(resumed.sink.metrics.get(0)!)).toEqual(withoutTimings(straight.sink.metrics.get(0)!));
   });
 
+  it('resumes exactly on two threads too (the same worker count)', async () => {
+    const cfg = tinyBanditConfig(['warm_start.steps=4', 'warm_start.save_freq=2', 'trainer.total_training_steps=1', 'trainer.test_freq=0', 'trainer.workers=2']);
+    await expectResumesExactly(cfg, 'workers', 2, [2]);
+  });
+
   it('keeps what DAgger added to the demonstrations and its sampling stream', async () => {
-    const lake = join(import.meta.dirname, '../../configs/frozenlake-nonslip.yaml');
-    const cfg = loadRunConfig(lake, [
+    const cfg = loadRunConfig(LAKE, [
       ...TINY_LAKE_OVERRIDES,
       'warm_start.mode=expert',
       'warm_start.steps=6',
@@ -77,6 +83,31 @@ describe('a warm start that resumes (warm_start.save_freq)', () => {
     // DAgger's round comes before step 4: the checkpoint at 4 holds its demonstrations.
     await expectResumesExactly(cfg, 'dagger', 4, [2, 4]);
   });
+
+  it("keeps a pretrained policy's LoRA adapter and resumes it exactly", async () => {
+    const modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['small-qwen2'], { seed: 6 });
+    const cfg = loadRunConfig(LAKE, [
+      ...TINY_LAKE_OVERRIDES,
+      `actor_rollout_ref.model.path=${modelDir}`,
+      'actor_rollout_ref.model.lora_rank=4',
+      'actor_rollout_ref.model.lora_alpha=8',
+      'warm_start.steps=4',
+      'warm_start.save_freq=2',
+      'warm_start.batch_size=2',
+      'warm_start.save_checkpoint=true',
+      'trainer.total_training_steps=0',
+      'trainer.val_before_train=false',
+    ]);
+    const straight = await run(cfg, 'lora-straight');
+    const stopped = await run(cfg, 'lora-split', { stopAt: 3 });
+    const saved = stopped.sink.checkpoints.at(-1)!;
+    expect(saved.warmStartStep).toBe(3);
+    // The adapter in PEFT's layout too, as every checkpoint of a LoRA run has it.
+    expect(readdirSync(saved.path)).toContain('adapter_model.safetensors');
+    const resumed = await run(cfg, 'lora-split', { resumeFrom: saved.path });
+    expect(resumed.sink.warmStart).toEqual(straight.sink.warmStart);
+    expect(policyBytes(finished(resumed.sink)[0].path).equals(policyBytes(finished(straight.sink)[0].path))).toBe(true);
+  }, 120_000);
 
   it('with save_freq 0 saves nothing, and says to start again', async () => {
     const cfg = tinyBanditConfig(['warm_start.steps=6', 'warm_start.save_freq=0', 'trainer.total_training_steps=1']);
