@@ -17,6 +17,7 @@ let serve: Serve;
 let page: Page;
 let wb: OpenWorkbench;
 let runId: number;
+let warmingRunId: number;
 let dataDir: string;
 
 /** A run whose checkpoints carry what a real trainer's do: some 60 metrics with long names. */
@@ -50,12 +51,27 @@ function addRunWithCheckpoints(dataDir: string): number {
   }
 }
 
+/** A run stopped during its warm start: its one checkpoint is a warm-start checkpoint (warm_start.save_freq). */
+function addRunStoppedInWarmStart(dataDir: string): number {
+  const store = openStore(dataDir);
+  try {
+    const run = store.runs.create({ name: 'warming', config: { trainer: { total_training_steps: 30 } }, seed: 0, envTags: ['Sokoban'], algorithm: 'grpo', status: 'stopped' });
+    store.checkpoints.insert([{ runId: run.id, iteration: 0, path: `checkpoints/run-${run.id}/warm-start-250`, sizeBytes: 11_000_000, sha256: 'cd'.repeat(32), warmStartStep: 250 }]);
+    return run.id;
+  } finally {
+    store.close();
+  }
+}
+
 describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
   beforeAll(async () => {
     shots = screenshotFolder();
     wb = await openWorkbench({
       fixture: { iterations: 5 },
-      addRuns: (dir) => (runId = addRunWithCheckpoints(dir)),
+      addRuns: (dir) => {
+        runId = addRunWithCheckpoints(dir);
+        warmingRunId = addRunStoppedInWarmStart(dir);
+      },
       browser: { viewport: { width: 1024, height: 700 } },
     });
     ({ serve, page } = wb);
@@ -87,6 +103,17 @@ describe.skipIf(!hasChromium)('Checkpoints view layout', () => {
       await saveScreenshot(page, shots.dir, `checkpoints-${width}`);
     });
   }
+
+  it('says what a warm-start checkpoint is and offers only what it is for: resuming the run', async () => {
+    await page.goto(serve.at(`/runs/${warmingRunId}/checkpoints`));
+    await expect.poll(() => page.locator('h2.checkpoints-title').innerText()).toBe(`Checkpoints of run #${warmingRunId} warming`);
+    const row = page.locator('.checkpoint-row').first();
+    await row.waitFor();
+    expect(await row.locator('td.iteration').innerText()).toBe('warm start, step 250 (resumes the run)');
+    expect(await row.locator('td.iteration').getAttribute('title')).toMatch(/^a warm-start checkpoint \(warm_start.save_freq\)/);
+    expect(await row.locator('button.resume').count()).toBe(1);
+    for (const refused of ['fork', 'evaluate', 'export-model']) expect(await row.locator(`button.${refused}`).count()).toBe(0);
+  });
 
   it('defaults a fork to a total that trains, and shows the learning-rate schedule', async () => {
     await page.setViewportSize({ width: 1440, height: 900 });
