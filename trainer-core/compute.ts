@@ -8,6 +8,7 @@ export { train } from './train/trainer';
 export { evaluateCheckpoint, evaluatePretrainedModel } from './train/evaluate';
 export { checkpointVocabSize, verifyCheckpoint, readCheckpointConfig, readCheckpointSourceConfig } from './train/checkpoint';
 export { verifyRunCheckpoint } from './train/checkpoint-check';
+export { refuseWarmStartPolicy } from './train/warm-start-checkpoint';
 export { checkOwnModelFits, expectedModels } from './train/models';
 export { wasmMemoryWarning } from './train/wasm-memory';
 export { settingNotes } from './train/setting-notes';

@@ -1,5 +1,5 @@
 import { type RunConfig, type HfModelFolder, type BackendChoice, type EnvSpecResolver, startRunEnvironments } from '../../trainer-core';
-import { selectBackend, checkpointVocabSize, verifyCheckpoint, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, checkFirstPromptsFit, promptTokenizers, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
+import { selectBackend, checkpointVocabSize, verifyCheckpoint, refuseWarmStartPolicy, expectedModels, openHfModelFolder, checkWarmStartFits, checkOwnModelFits, checkFirstPromptsFit, promptTokenizers, wasmMemoryWarning, settingNotes } from '../../trainer-core/compute';
 
 export interface PreparedRun {
   resolveSpec: EnvSpecResolver;
@@ -25,7 +25,7 @@ export async function prepareRun(
   if (!options.resuming) checkWarmStartFits(cfg, resolveSpec);
   // A new run that starts from another run's policy checks that checkpoint now, not after its
   // row exists (a resumed run continues from its own checkpoint and ignores model.path).
-  if (cfg.model.path && !options.resuming) verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+  if (cfg.model.path && !options.resuming) refuseWarmStartPolicy(cfg.model.path, verifyCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null }));
   // A pretrained model's folder is read (config and tokenizer, not the weights) before the run exists.
   const pretrainedPath = cfg.actor_rollout_ref.model.path;
   let pretrained: { tokenizer: HfModelFolder['tokenizer']; maxPositionEmbeddings: number } | null = null;

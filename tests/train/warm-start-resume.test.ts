@@ -125,6 +125,9 @@ describe('a warm start that resumes (warm_start.save_freq)', () => {
     }
     const cfg = tinyBanditConfig(['warm_start.steps=4', 'warm_start.save_freq=2', 'trainer.total_training_steps=1']);
     const stopped = await run(cfg, 'other', { stopAt: 2 });
+    // Nor is it a policy to start another run from.
+    const fromIt = tinyBanditConfig(['warm_start.steps=0', 'trainer.total_training_steps=1', `model.path=${stopped.sink.checkpoints[0].path}`]);
+    await expect(run(fromIt, 'from-it')).rejects.toThrow(/`model\.path` names .*warm-start-2, a warm-start checkpoint saved at step 2 of 4 of its run's warm start: no finished policy to start from/);
     const longer = tinyBanditConfig(['warm_start.steps=8', 'warm_start.save_freq=2', 'trainer.total_training_steps=1']);
     await expect(run(longer, 'other', { resumeFrom: stopped.sink.checkpoints[0].path })).rejects.toThrow(
       /`warm_start\.steps` is 8, but checkpoint .*warm-start-2 holds a warm start stopped at step 2 of 4; resume it with the warm start it was saved in/,

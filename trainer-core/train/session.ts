@@ -15,12 +15,12 @@ import { Rng } from '../rng';
 import { EnvStateManager } from '../rollout/es-manager';
 import { configForTrainStage, trainStageAt } from '../config/train-stages';
 import { existingCheckpoints, type RetainedCheckpoint } from './checkpoint-retention';
-import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFiles, type CheckpointBase, type OptimizerSnapshot, type TrainingState } from './checkpoint';
+import { checkpointVocabSize, loadCheckpoint, readCheckpointBase, scratchModelFiles, type CheckpointBase, type LoadedCheckpoint, type OptimizerSnapshot, type TrainingState } from './checkpoint';
 import { openPretrainedModels, usesPretrainedModel, verifyPretrainedCheckpoint } from './pretrained-models';
 import { createCriticFromPolicy, createModel, expectedModels, fitRunTokenizer, modelRoles } from './models';
 import { WarmStartStopped } from './warm-start';
 import { supervisedWarmStart, type WarmStartCheckpoint, type WarmStartSaving } from './supervised-warm-start';
-import { warmStartResume, type WarmStartResume } from './warm-start-checkpoint';
+import { refuseWarmStartPolicy, warmStartResume, type WarmStartResume } from './warm-start-checkpoint';
 import { initialTrainingState } from './initial-state';
 import { runExpertIteration } from './expert-iteration';
 import type { BackendName } from '../backend';
@@ -189,7 +189,7 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
   let warm: RunModels['warmStart'] = { ran: false, checkpoint: null };
   const loaded = options.resumeFrom ? loadCheckpoint(options.resumeFrom, expectedModels(cfg, checkpointVocabSize(options.resumeFrom))) : null;
   // A warm-start checkpoint goes on with the warm start, then as a new run does.
-  const partial = loaded ? warmStartResume(options.resumeFrom!, loaded, cfg) : null;
+  const partial = loaded ? disposingOnError(loaded, () => warmStartResume(options.resumeFrom!, loaded, cfg)) : null;
   if (loaded && !partial) {
     tokenizer = loaded.tokenizer;
     policy = loaded.policy;
@@ -207,6 +207,7 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
     } else if (cfg.model.path) {
       // Start from another run's policy (e.g. a warm-started one): its tokenizer comes along.
       const start = loadCheckpoint(cfg.model.path, { policy: expectedModels(cfg, checkpointVocabSize(cfg.model.path)).policy, critic: null });
+      disposingOnError(start, () => refuseWarmStartPolicy(cfg.model.path!, start.state));
       start.critic?.dispose();
       start.reference?.dispose();
       tokenizer = start.tokenizer;
@@ -215,8 +216,7 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
       tokenizer = fitRunTokenizer(cfg, options.resolveSpec);
       policy = createModel(cfg, tokenizer.vocabSize, 'policy');
     }
-    const trained = policy;
-    const modelFiles = () => scratchModelFiles({ policy: trained, critic: null, reference: null, tokenizer });
+    const modelFiles = () => scratchModelFiles({ policy, critic: null, reference: null, tokenizer });
     try {
       warm = await runWarmStart(options, policy, tokenizer, { modelFiles, resume: partial }, backend);
     } catch (error) {
@@ -243,6 +243,16 @@ async function openScratchRun(options: TrainOptions, backend: BackendName): Prom
     restored,
     warmStart: warm,
   };
+}
+
+/** Runs `check`, freeing the checkpoint's models when it refuses them (they would leak otherwise). */
+function disposingOnError<T>(loaded: LoadedCheckpoint, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    for (const model of [loaded.policy, loaded.critic, loaded.reference]) model?.dispose();
+    throw error;
+  }
 }
 
 /** A pretrained Hugging Face model (`actor_rollout_ref.model.path`), with LoRA or fully trained. */

@@ -117,3 +117,15 @@ export function checkWarmStartConfig(dir: string, state: WarmStartState, cfg: Ru
     throw new ConfigError([{ path: ['warm_start', problem.key], message: `\`warm_start.${problem.key}\` ${problem.text}; resume it with the warm start it was saved in (turnlab show <run> --config)` }]);
   }
 }
+
+/** `model.path` starts a run from a finished policy: a warm-start checkpoint is refused, naming the key. */
+export function refuseWarmStartPolicy(dir: string, state: TrainingState): void {
+  if (!state.warmStart) return;
+  const { step, steps } = state.warmStart;
+  throw new ConfigError([
+    {
+      path: ['model', 'path'],
+      message: `\`model.path\` names ${dir}, a warm-start checkpoint saved at step ${step} of ${steps} of its run's warm start: no finished policy to start from; resume its run to finish the warm start and start from its iter-0 (warm_start.save_checkpoint)`,
+    },
+  ]);
+}
