@@ -4,7 +4,9 @@
 // resumes as a new job from its checkpoint and the run holds every iteration once, as does a
 // requeued task's. The sweeps and the watched resume run as real `turnlab` processes; the listings
 // polled while a task trains, the imports and the cancel through its entry point in this process
-// (a process a poll cost ~0.6 s of CPU).
+// (a process a poll cost ~0.6 s of CPU). The four tests that cancel, signal or requeue a task run
+// side by side (it.concurrent): most of each is waiting on Slurm, and together they also check
+// that watches and listings of one data folder in several processes import each task once.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -13,13 +15,14 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunRows } from '../helpers/run-rows';
 import { hasSlurm, startSlurm, stopSlurm } from '../helpers/slurm-cluster';
-import { repoRoot as repo, runTurnlab, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
+import { repoRoot as repo, runTurnlab, runTurnlabAsync, runTurnlabInProcess, TINY_TRAIN } from '../helpers/turnlab-cli';
 import { until } from '../helpers/until';
 
 const root = mkdtempSync(join(tmpdir(), 'turnlab-slurm-'));
 const home = join(root, 'home');
 const shared = join(root, 'shared');
 const turnlab = (...args: string[]) => runTurnlab(args, { dataDir: home });
+const turnlabAsync = (...args: string[]) => runTurnlabAsync(args, { dataDir: home });
 const inProcess = (...args: string[]) => runTurnlabInProcess(args, { dataDir: home });
 const tiny = [...TINY_TRAIN, '--set', 'trainer.test_freq=1', '--set', 'trainer.save_freq=1'];
 
@@ -67,7 +70,7 @@ const count = (file: string, sql: string) => {
 
 /** A one-seed sweep of 30 iterations sent with --detach, once its task has trained 2 of them. */
 async function trainingTask(name: string): Promise<Job> {
-  const submitted = turnlab(
+  const submitted = await turnlabAsync(
     'sweep', '--config', join(repo, 'configs/bandit.yaml'), ...tiny, '--set', 'trainer.total_training_steps=30',
     '--name', name, '--seeds', '1', '--executor', 'slurm', '--remote-dir', shared, '--detach',
   );
@@ -130,7 +133,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(count(join(home, 'turnlab.sqlite'), 'SELECT (SELECT count(*) FROM runs) * 1000000 + (SELECT count(*) FROM turns) AS n')).toBe(before);
   }, 60_000);
 
-  it('shows a task cancelled mid-run as cancelled at its last iteration, and resumes it as a new job from its checkpoint', async () => {
+  it.concurrent('shows a task cancelled mid-run as cancelled at its last iteration, and resumes it as a new job from its checkpoint', async () => {
     const first = await trainingTask('long');
     expect(first.state).toBe('running');
     const cancelled = await inProcess('cancel-job', 'long-s0');
@@ -143,7 +146,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     const stopped = (await runs()).find((r) => r.id === ended.runId)!;
     expect([stopped.status, stopped.iterations]).toEqual(['stopped', ended.lastIteration]);
 
-    const resumed = turnlab('resume-job', 'long-s0', '--watch');
+    const resumed = await turnlabAsync('resume-job', 'long-s0', '--watch');
     expect(resumed.stderr).toMatch(/long-s0: resumed as job \d+ \(attempt 2\)/);
     expect(resumed.code).toBe(0);
     const done = (await jobs()).find((j) => j.name === 'long-s0')!;
@@ -160,7 +163,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect((await runs()).filter((r) => r.name === 'long-s0')).toHaveLength(1);
   }, 300_000);
 
-  it('shows a task whose trainer got SIGTERM without a cancel (it exits 0, Slurm says COMPLETED) as cancelled, and resumes it', async () => {
+  it.concurrent('shows a task whose trainer got SIGTERM without a cancel (it exits 0, Slurm says COMPLETED) as cancelled, and resumes it', async () => {
     const running = await trainingTask('signalled');
     // What a preemption warning (#SBATCH --signal=TERM@60) or an admin's signal does: the batch
     // step, the exec'd trainer, gets SIGTERM and the job is not cancelled.
@@ -173,7 +176,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     const badTime = await inProcess('resume-job', 'signalled-s0', '--time', '90 minutes');
     expect([badTime.code, badTime.stderr]).toEqual([2, "turnlab: time limit '90 minutes' is not one sbatch reads: minutes (90), hours:minutes:seconds (01:30:00) or days-hours:minutes (1-12:00)\n"]);
     expect(readRunRows(join(ended.bundleDir, 'turnlab.sqlite'), 1).run).toMatchObject({ status: 'stopped' });
-    const resumed = turnlab('resume-job', 'signalled-s0', '--watch', '--time', '00:10:00', '--sbatch=--comment=longer');
+    const resumed = await turnlabAsync('resume-job', 'signalled-s0', '--watch', '--time', '00:10:00', '--sbatch=--comment=longer');
     expect(resumed.stderr).toMatch(/signalled-s0: resumed as job \d+ \(attempt 2\)/);
     expect(resumed.code).toBe(0);
     const done = (await jobs()).find((j) => j.name === 'signalled-s0')! as Job & { resources: object };
@@ -181,7 +184,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect(readFileSync(join(done.bundleDir, 'resume-2.sbatch'), 'utf8')).toContain('#SBATCH --time=00:10:00\n#SBATCH --cpus-per-task=1\n#SBATCH --comment=longer\n');
   }, 300_000);
 
-  it('continues a requeued task (scontrol requeue, as preemption does) in its run from its checkpoint: one run, every iteration once, both attempts in its output', async () => {
+  it.concurrent('continues a requeued task (scontrol requeue, as preemption does) in its run from its checkpoint: one run, every iteration once, both attempts in its output', async () => {
     const running = await trainingTask('requeued');
     const requeued = spawnSync('scontrol', ['requeue', running.jobId], { encoding: 'utf8' });
     expect(requeued.status, requeued.stderr).toBe(0);
@@ -196,7 +199,7 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     expect((await runs()).filter((r) => r.name === 'requeued-s0').map((r) => [r.status, r.iterations])).toEqual([['completed', 30]]);
   }, 240_000);
 
-  it('follows a task requeued after it was seen cancelled and imported, and imports the run it goes on to complete', async () => {
+  it.concurrent('follows a task requeued after it was seen cancelled and imported, and imports the run it goes on to complete', async () => {
     await trainingTask('requeued-late');
     await inProcess('cancel-job', 'requeued-late-s0');
     const cancelled = await until('the cancelled task to be imported', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.runId !== null), 60_000);

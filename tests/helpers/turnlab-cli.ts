@@ -1,5 +1,5 @@
 // The real `turnlab` command in a child process, as a user runs it (for CLI tests).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -23,6 +23,20 @@ export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: st
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** runTurnlab without blocking this process: for a command that waits (a --watch) while the test does other things. */
+export function runTurnlabAsync(args: string[], options: { cwd?: string; dataDir?: string } = {}): Promise<CliResult> {
+  const dataArgs = options.dataDir ? ['--data-dir', options.dataDir] : [];
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/turnlab.js'), ...dataArgs, ...args], { cwd: options.cwd ?? tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  return new Promise((resolveResult, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolveResult({ code, stdout, stderr }));
+  });
+}
+
 /** Overrides that make a run train in seconds on the wasm backend (add total_training_steps). */
 export const TINY_OVERRIDES = [
   'trainer.backend=wasm',
@@ -43,9 +57,18 @@ export const TINY_TRAIN = TINY_OVERRIDES.flatMap((o) => ['--set', o]);
  * spends starting tsx and its modules. For checks of what a command says and stores; what only a
  * real process shows (its exit, its environment, native libraries' output, another user) stays
  * with runTurnlab. `env` sets (or, with undefined, removes) variables for the call's duration.
- * One call at a time: it swaps this process's stdout and stderr writers while it runs.
+ * Calls queue, one at a time: each swaps this process's stdout and stderr writers while it runs,
+ * so concurrent tests (it.concurrent) calling it wait their turn instead of mixing their output.
  */
-export async function runTurnlabInProcess(args: string[], options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+export function runTurnlabInProcess(args: string[], options: { dataDir?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+  const result = inProcessQueue.then(() => runInProcessNow(args, options));
+  inProcessQueue = result.catch(() => undefined);
+  return result;
+}
+
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+
+async function runInProcessNow(args: string[], options: { dataDir?: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
   const { main } = await import('../../main/cli');
   const dataArgs = options.dataDir ? ['--data-dir', options.dataDir] : [];
   let stdout = '';
