@@ -79,7 +79,8 @@ export function retagRuns(store: Store, runIds: readonly number[], retag: Retag)
   const both = added.find((tag) => removed.has(tag));
   if (both !== undefined) throw new RunAdminError('REFUSED', `'${both}' is both added and removed: give it once, to add or to remove`);
   const addedProblem = tagsProblem(added);
-  if (addedProblem !== null) throw new RunAdminError('REFUSED', addedProblem);
+  // Named as the call names them (`add`, the CLI's --add): the run's own tags are not the problem.
+  if (addedProblem !== null) throw new RunAdminError('REFUSED', `tags to add: ${addedProblem}`);
   const edits = [...new Set(runIds)].map((runId) => {
     const run = requireRun(store, runId);
     try {

@@ -199,9 +199,9 @@ describe('turnlab delete, tag, rename and note', () => {
     expect((await turnlab(['rename', 'baseline-a', '--', '-x'])).stderr).toBe("turnlab: a run name cannot start with '-': commands would read it as an option; drop the dash (x)\n");
     // The workbench's limits hold on the command line too, and a refused edit changes nothing.
     expect((await turnlab(['rename', 'baseline-a', 'n'.repeat(201)])).stderr).toBe('turnlab: a run name holds at most 200 characters (this one has 201)\n');
-    expect((await turnlab(['tag', 'baseline-a', '--add', 't'.repeat(101)])).stderr).toBe(`turnlab: each of the tags holds at most 100 characters ('${'t'.repeat(20)}...' has 101)\n`);
+    expect((await turnlab(['tag', 'baseline-a', '--add', 't'.repeat(101)])).stderr).toBe(`turnlab: tags to add: each of the tags holds at most 100 characters ('${'t'.repeat(20)}...' has 101)\n`);
     // The preview never cuts an emoji in half.
-    expect((await turnlab(['tag', 'baseline-a', '--add', `a${'🧊'.repeat(60)}`])).stderr).toBe(`turnlab: each of the tags holds at most 100 characters ('a${'🧊'.repeat(19)}...' has 121)\n`);
+    expect((await turnlab(['tag', 'baseline-a', '--add', `a${'🧊'.repeat(60)}`])).stderr).toBe(`turnlab: tags to add: each of the tags holds at most 100 characters ('a${'🧊'.repeat(19)}...' has 121)\n`);
     expect((await turnlab(['tag', 'baseline-a', '--add', ...Array.from({ length: 50 }, (_, i) => `t${i}`)])).stderr).toMatch(new RegExp(`^turnlab: run ${run.id} \\(baseline-a\\): a run holds at most 50 tags \\(this would make 5\\d\\)\n$`));
     expect(stored().find((r) => r.id === run.id)!.tags).toEqual(tags);
     expect((await turnlab(['note', 'baseline-a', 'the rate was too high'])).code).toBe(0);

@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium)('the Runs view\'s selection, all at once', () => {
   it('refuses a tag past 100 characters in words, and asks for one when the field is empty', async () => {
     await page.locator('.selection-tag').fill('x'.repeat(101));
     await page.locator('.selected-runs .add-tag').click();
-    await expect.poll(() => page.locator('.selection-error').innerText()).toBe(`each of the tags holds at most 100 characters ('${'x'.repeat(20)}...' has 101); no selected run was changed`);
+    await expect.poll(() => page.locator('.selection-error').innerText()).toBe(`tags to add: each of the tags holds at most 100 characters ('${'x'.repeat(20)}...' has 101); no selected run was changed`);
     await page.locator('.selection-tag').fill('   ');
     await page.locator('.selected-runs .add-tag').click();
     await expect.poll(() => page.locator('.selection-error').innerText()).toBe('type the tag to add or remove first');

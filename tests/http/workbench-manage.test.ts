@@ -145,7 +145,7 @@ describe('tagging and deleting the Runs view\'s selection', () => {
     // The refusal names the run, one among many selected.
     const fullName = store.runs.get(full)!.name;
     expect(await refusal(api.tagRuns({ runIds: ids, add: ['one-more'], remove: [] }))).toMatchObject({ code: 'REFUSED', message: `run ${full} (${fullName}): a run holds at most 50 tags (this would make 51)` });
-    expect(await refusal(api.tagRuns({ runIds: ids, add: ['x'.repeat(101)], remove: [] }))).toMatchObject({ code: 'REFUSED', message: `each of the tags holds at most 100 characters ('${'x'.repeat(20)}...' has 101)` });
+    expect(await refusal(api.tagRuns({ runIds: ids, add: ['x'.repeat(101)], remove: [] }))).toMatchObject({ code: 'REFUSED', message: `tags to add: each of the tags holds at most 100 characters ('${'x'.repeat(20)}...' has 101)` });
     expect(await refusal(api.tagRuns({ runIds: ids, add: [' '], remove: [] }))).toMatchObject({ code: 'REFUSED', message: 'say which tag to add or remove: an empty tag is no tag' });
     expect(await refusal(api.tagRuns({ runIds: ids, add: ['x'], remove: ['x '] }))).toMatchObject({ code: 'REFUSED', message: "'x' is both added and removed: give it once, to add or to remove" });
     expect(await refusal(api.tagRuns({ runIds: [ids[0], 9999], add: ['x'], remove: [] }))).toMatchObject({ code: 'NOT_FOUND' });
