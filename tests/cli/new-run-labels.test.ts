@@ -51,7 +51,7 @@ describe("a new run's name and tags", () => {
 
   it("refuses a tag added that reads as an option, and keeps a run that has one editable", async () => {
     const run = fixture.runs[0].run;
-    expect((await turnlab(['tag', String(run.id), '--add=-x'])).stderr).toBe("turnlab: a tag cannot start with '-' ('-x'): commands would read it as an option; drop the dash (x)\n");
+    expect((await turnlab(['tag', String(run.id), '--add=-x'])).stderr).toBe("turnlab: tags to add: a tag cannot start with '-' ('-x'): commands would read it as an option; drop the dash (x)\n");
     // A tag stored before the rule (or brought by an import) stays, and can be removed.
     const store = openStore(fixture.dir);
     try {
