@@ -40,6 +40,9 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
   // another is picked. Later, a filter that leaves the episode out just moves to the first.
   const missedEpisode = ref<{ wanted: number; shown: number } | null>(null);
   let openingLoad = true;
+  // An episode typed into the address while a list loads (the list reloads as the address is
+  // rewritten): that load settles it, and says so as for one asked for on opening.
+  let askedWhileLoading = false;
   const episodeNote = computed(() => {
     const missed = missedEpisode.value;
     if (missed === null || query.value.episode !== missed.shown) return null;
@@ -80,8 +83,9 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
       const list = await fetchEpisodes(currentFilter(), it);
       if (it !== iteration.value || shown !== evaluationId.value) return;
       episodes.value = list;
-      settleEpisode(openingLoad);
+      settleEpisode(openingLoad || askedWhileLoading);
       openingLoad = false;
+      askedWhileLoading = false;
     } catch (e) {
       error.value = describeError(e);
     } finally {
@@ -170,6 +174,7 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
     turns.value = [];
     missedEpisode.value = null;
     openingLoad = true;
+    askedWhileLoading = false;
   });
   // An address without an episode (a link to an iteration, followed in the open view) selects the first again.
   watch([iteration, evaluationId, filters.split, filters.outcome, filters.group, filters.tag, () => query.value.episode === null], () => void loadEpisodes());
@@ -179,7 +184,9 @@ export function useReplayEpisodes(runId: () => number, source: ReplaySource) {
   watch(
     () => [query.value.episode, listShown()] as const,
     ([episode, list], [, previousList]) => {
-      if (episode !== null && list === previousList && !loadingEpisodes.value) settleEpisode(true);
+      if (episode === null || list !== previousList) return;
+      if (loadingEpisodes.value) askedWhileLoading = true;
+      else settleEpisode(true);
     },
   );
   watch(selectedEpisode, (episode, previous) => {
