@@ -7,8 +7,10 @@ const isolated = Object.keys(ISOLATED_FILES);
 
 export default defineConfig({
   test: {
-    // The CI machine has 2 cores; spawned CLI processes and native builds need headroom.
-    maxWorkers: 2,
+    // The CI machine has 2 cores. A third worker fills the time the others wait on Slurm, a
+    // browser or a trainer child: two quiet fresh-clone runs took 551 and 523 s with 3, against
+    // 554-590 s with 2 the same day (docs/test-suite-time.md).
+    maxWorkers: 3,
     // Longest files first by their measured seconds, new files before them (tests/setup/sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
     // llvmpipe (the WebGPU tests' software Vulkan) compiles each pipeline at its first dispatch;

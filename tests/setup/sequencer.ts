@@ -1,4 +1,4 @@
-// The order in which Vitest hands test files to its two workers. Without a cache (a fresh clone,
+// The order in which Vitest hands test files to its workers. Without a cache (a fresh clone,
 // CI) Vitest starts the largest files first, by bytes: the longest file of the suite, a short
 // source that trains a pretrained model for most of a minute, started halfway down the list, and a
 // long file added today would start wherever its size put it and could run on alone at the end.
