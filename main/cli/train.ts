@@ -142,6 +142,10 @@ async function continueExisting(store: Store, request: { configPath: string; ove
     return false;
   }
   if (plan.action === 'completed') {
+    if (plan.marked) {
+      process.stdout.write(`run ${plan.run.id} (${plan.run.name}) has the checkpoint of its last iteration; its trainer ended (${plan.run.status}) before marking it completed: marked completed, nothing to train\n`);
+      return true;
+    }
     process.stdout.write(`run ${plan.run.id} (${plan.run.name}) completed already; nothing to train\n`);
     return true;
   }

@@ -17,7 +17,7 @@ import { deleteRun } from './run-admin';
 export type ExistingRunPlan =
   | { action: 'train'; replaced?: RunRecord }
   | { action: 'resume'; run: RunRecord }
-  | { action: 'completed'; run: RunRecord };
+  | { action: 'completed'; run: RunRecord; marked?: boolean };
 
 /** Slurm sets SLURM_RESTART_COUNT in a job it started again: its earlier attempt has ended. */
 function slurmRestarted(env: NodeJS.ProcessEnv): boolean {
@@ -37,7 +37,7 @@ function firstDifference(asked: unknown, stored: unknown): string | null {
 /**
  * What `train --resume-existing` does in this data folder: train a new run (none of that name),
  * resume the one there (deleting it first when it saved no checkpoint: it is trained again from
- * the start), or nothing (it completed). Refuses a name several runs share, a run of another
+ * the start), or nothing (it completed, or it has its last iteration's checkpoint: marked completed). Refuses a name several runs share, a run of another
  * config, and a run a live trainer holds (unless Slurm says this is its job started again).
  */
 export async function planExistingRun(
@@ -66,7 +66,14 @@ export async function planExistingRun(
     store.runs.forgetOwner(run.id, 'interrupted: its Slurm job was started again (requeued or preempted); resumed from its last checkpoint');
   }
   assertRunFree(store, run.id, 'resume');
-  if (store.checkpoints.latest(run.id)) return { action: 'resume', run };
+  const latest = store.checkpoints.latest(run.id);
+  if (latest && latest.warmStartStep === null && latest.iteration >= cfg.trainer.total_training_steps) {
+    // Its trainer died after the last checkpoint, when only the run's status was left to write:
+    // every iteration is trained and kept, and a resume would have nothing to train.
+    store.runs.update(run.id, { status: 'completed', error: null, finishedAt: run.finishedAt ?? Date.now() });
+    return { action: 'completed', run, marked: true };
+  }
+  if (latest) return { action: 'resume', run };
   // Nothing to continue from: the earlier attempt's iterations go, and the run trains from the start.
   await deleteRun(store, run.id, new Set());
   return { action: 'train', replaced: run };

@@ -1,7 +1,8 @@
 // `turnlab train --resume-existing`, what a Slurm task runs again when it is requeued: the data
 // folder's run of that name continues from its latest checkpoint (a run left `running` by a
 // trainer on another node is taken over only when SLURM_RESTART_COUNT says the job restarted), a
-// run without a checkpoint is trained again from the start, a completed one is left as it is, and
+// run without a checkpoint is trained again from the start, a completed one is left as it is (one
+// with its last iteration's checkpoint is marked completed), and
 // a run of another config or a name several runs share is refused. Real training of tiny runs.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -77,6 +78,18 @@ describe('turnlab train --resume-existing', () => {
     expect(runsNamed('early')).toEqual([{ id: run.id, status: 'completed' }]);
     expect(run.id).not.toBe(id);
     expect(trainIterations(run.id)).toEqual([1, 2]);
+  }, 60_000);
+
+  it('marks completed, and trains nothing, a run whose trainer ended after the checkpoint of its last iteration', async () => {
+    expect((await train('last', 2)).code).toBe(0);
+    const [{ id }] = runsNamed('last');
+    // What a trainer that failed or was killed between its last checkpoint and its run's status leaves.
+    sql(`UPDATE runs SET status = 'failed', error = 'killed' WHERE id = ?`, id);
+    const again = await train('last', 2);
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toBe(`run ${id} (last) has the checkpoint of its last iteration; its trainer ended (failed) before marking it completed: marked completed, nothing to train\n`);
+    expect(sql<{ status: string; error: string | null }>('SELECT status, error FROM runs WHERE id = ?', id)).toEqual([{ status: 'completed', error: null }]);
+    expect(trainIterations(id)).toEqual([1, 2]);
   }, 60_000);
 
   it('refuses a name two runs of the folder share, and --seeds', async () => {
