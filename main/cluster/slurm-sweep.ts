@@ -156,6 +156,17 @@ function readBundleProgress(dir: string): { status: string | null; lastIteration
 }
 
 /**
+ * Slurm requeues only a job its controller still holds, MinJobAge after it ended (300 s by
+ * default). A task seen ending this recently is still asked about, so one requeued in that time
+ * shows `pending` while it waits in the queue, before its new attempt writes anything.
+ */
+const REQUEUE_WATCH_MS = 10 * 60_000;
+
+function endedRecently(job: ClusterJob, now: number): boolean {
+  return ENDED_STATES.has(job.state) && now - job.updatedAt < REQUEUE_WATCH_MS;
+}
+
+/**
  * An ended, imported task Slurm started again (`scontrol requeue` of a completed, cancelled,
  * timed-out or failed task) is no longer polled, so it would keep its old state and its new
  * iterations would never be imported. Its new attempt writes its bundle and its output file:
@@ -214,7 +225,11 @@ export interface JobChange {
 export async function refreshJobs(store: Store, options: { shell?: (host: string | null) => Shell; only?: (job: ClusterJob) => boolean } = {}): Promise<JobChange[]> {
   const table = new ClusterJobs(store);
   const shellOf = options.shell ?? ((host) => createShell(host));
-  const open = table.list().filter((j) => (options.only?.(j) ?? true) && j.jobId !== null && (!ENDED_STATES.has(j.state) || j.importedAttempt !== j.attempt || startedAgain(j)));
+  const now = Date.now();
+  const known = table.list().filter((j) => (options.only?.(j) ?? true) && j.jobId !== null);
+  const endedAndImported = (j: ClusterJob) => ENDED_STATES.has(j.state) && j.importedAttempt === j.attempt;
+  const touched = new Set(known.filter((j) => endedAndImported(j) && startedAgain(j)).map((j) => j.id));
+  const open = known.filter((j) => !endedAndImported(j) || touched.has(j.id) || endedRecently(j, now));
   const changes: JobChange[] = [];
   const byHost = new Map<string | null, ClusterJob[]>();
   for (const job of open) byHost.set(job.loginHost, [...(byHost.get(job.loginHost) ?? []), job]);
@@ -226,8 +241,12 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
     for (const job of jobs) {
       const info = infos.get(job.jobId!);
       const progress = readBundleProgress(job.bundleDir);
-      // Ended and imported, yet here: its bundle changed since (startedAgain), so Slurm may have run it again.
-      const reopened = ENDED_STATES.has(job.state) && job.importedAttempt === job.attempt;
+      // Ended and imported, yet here: its bundle changed since (startedAgain), so Slurm may have
+      // run it again, or the scheduler says it is queued or running again.
+      const wasImported = endedAndImported(job);
+      const reopened = wasImported && (touched.has(job.id) || (info !== undefined && !ENDED_STATES.has(info.state)));
+      // Asked about only as recently ended, and not started again: left as it was seen.
+      if (wasImported && !reopened) continue;
       let state: JobState = info?.state ?? job.state;
       let reason = info ? info.reason : job.reason;
       if (!info && !ENDED_STATES.has(job.state)) ({ state, reason } = endFromBundle(progress.status));
@@ -271,7 +290,7 @@ export async function refreshJobs(store: Store, options: { shell?: (host: string
       if (state !== job.state || imported || patch.lastIteration !== job.lastIteration || reason !== job.reason || importedAttempt !== job.importedAttempt) {
         table.update(job.id, patch);
         changes.push({ job: table.get(job.id)!, was: job.state, imported });
-      } else if (reopened) {
+      } else if (touched.has(job.id)) {
         // Seen again: its row's time moves past the bundle's, so it is not asked about until the bundle changes again.
         table.update(job.id, patch);
       }

@@ -2,13 +2,13 @@
 // the sweep's runs train as tasks of one sbatch --array into bundles and come home row for row;
 // importing again adds nothing, a truncated bundle is refused; a task cancelled with scancel
 // resumes as a new job from its checkpoint and the run holds every iteration once, as does a
-// requeued task's. The sweeps and the watched resume run as real `turnlab` processes; the listings
+// requeued task's; a task requeued after it ended shows pending while it waits. The sweeps and the watched resume run as real `turnlab` processes; the listings
 // polled while a task trains, the imports and the cancel through its entry point in this process
 // (a process a poll cost ~0.6 s of CPU). The four tests that cancel, signal or requeue a task run
 // side by side (it.concurrent): most of each is waiting on Slurm, and together they also check
 // that watches and listings of one data folder in several processes import each task once.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -204,12 +204,28 @@ describe.skipIf(!hasSlurm)('turnlab sweep --executor slurm on a one-node cluster
     await inProcess('cancel-job', 'requeued-late-s0');
     const cancelled = await until('the cancelled task to be imported', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.runId !== null), 60_000);
     expect(cancelled.state).toBe('cancelled');
+    // Seen ending 20 minutes ago, past the time a task seen ending is still asked about: only
+    // its new attempt's writes to its bundle and output bring it back.
+    const seenAt = Date.now() - 20 * 60_000;
+    const db = new Database(join(home, 'turnlab.sqlite'));
+    db.prepare('UPDATE cluster_jobs SET updated_at = ? WHERE id = ?').run(seenAt, cancelled.id);
+    db.close();
+    for (const file of [join(cancelled.bundleDir, 'turnlab.sqlite'), join(cancelled.bundleDir, '..', `slurm-${cancelled.jobId}.out`)]) utimesSync(file, new Date(seenAt - 60_000), new Date(seenAt - 60_000));
     const requeued = spawnSync('scontrol', ['requeue', cancelled.jobId], { encoding: 'utf8' });
     expect(requeued.status, requeued.stderr).toBe(0);
     const done = await until('the requeued task to end and be imported again', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.state === 'completed' && j.runId !== null), 120_000);
     expect([done.jobId, done.lastIteration, done.runId]).toEqual([cancelled.jobId, 30, cancelled.runId]);
     expect((await runs()).filter((r) => r.name === 'requeued-late-s0').map((r) => [r.id, r.status, r.iterations])).toEqual([[cancelled.runId, 'completed', 30]]);
-  }, 240_000);
+
+    // Requeued (and held) just after it was seen completing: it waits in the queue, and says so.
+    expect(spawnSync('scontrol', ['requeuehold', done.jobId], { encoding: 'utf8' }).status).toBe(0);
+    const waiting = await until('the requeued task to show pending', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.state === 'pending'), 30_000);
+    expect(waiting.runId).toBe(done.runId);
+    expect(spawnSync('scontrol', ['release', done.jobId.split('_')[0]], { encoding: 'utf8' }).status).toBe(0);
+    const again = await until('the released task to complete again', async () => (await jobs()).find((j) => j.name === 'requeued-late-s0' && j.state === 'completed'), 120_000);
+    expect([again.lastIteration, again.runId]).toEqual([30, done.runId]);
+    expect((await runs()).filter((r) => r.name === 'requeued-late-s0').map((r) => [r.id, r.status, r.iterations])).toEqual([[cancelled.runId, 'completed', 30]]);
+  }, 300_000);
 
   it('shows a held task pending with the reason, and a task that fails on the node failed with turnlab\'s own words', async () => {
     // The config is read again on the node: a copy that is gone by the time the task runs.
