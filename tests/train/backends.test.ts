@@ -116,8 +116,8 @@ describe('a small Qwen2 folder with LoRA trains on webgpu', () => {
   // decoder's logprobs with a float64 reference in tests/backend/hf-webgpu.test.ts; replies are
   // not compared with another backend here, because this random model's near-uniform
   // distributions let a last-bit difference pick another token. Over 4,096 ids, not Qwen's
-  // 151,936: the head is not what this checks (tests/backend/hf-webgpu and webgpu-half-weights
-  // run the full one on WebGPU), and on llvmpipe it was two thirds of the child's CPU.
+  // 151,936: the head is not what this checks (tests/backend/webgpu-half-weights runs the full one
+  // on WebGPU), and on llvmpipe it was two thirds of the child's CPU.
   let temp: TempDir;
   let result: CrossBackendResult;
   beforeAll(async () => {
