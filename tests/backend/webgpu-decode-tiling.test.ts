@@ -1,8 +1,8 @@
 // The decoding linear kernel's default tilings (one per layer kind and row band, the H200 sweep's
-// winners at 64 rows) against a tfjs reference on software Vulkan, on shapes no tile divides,
-// each layer as the decoder runs it (the RMSNorm folded into q|k|v, gate/up and the head). The
-// kernel's other forms and the dispatches of whole decoding steps are webgpu-decoding's and
-// webgpu-recorded-decoding's. The child's 480 s: with Mesa's shader cache empty it compiles every
+// winners at 64 rows) on software Vulkan against a float64 reference on the CPU, on shapes no
+// tile divides, each layer as the decoder runs it (the RMSNorm folded into q|k|v, gate/up and
+// the head). The kernel's other forms and the dispatches of whole decoding steps are
+// webgpu-decoding's and webgpu-recorded-decoding's. The child's 480 s: with Mesa's shader cache empty it compiles every
 // pipeline first (beside two training runs, 2026-11-29: 213 CPU s, 91 since the redundant ones
 // were cut; docs/test-suite-time.md).
 import { execFile } from 'node:child_process';
@@ -25,7 +25,7 @@ interface Check {
 }
 
 describe('decoding kernel tilings (software Vulkan in CI)', () => {
-  it("computes every default tiling of Qwen2.5-0.5B's layers within 1e-5 of tfjs, as the decoder runs it (the RMSNorm folded in), in one dispatch", async ({ skip }) => {
+  it("computes every default tiling of Qwen2.5-0.5B's layers within 1e-5 of a float64 reference, as the decoder runs it (the RMSNorm folded in), in one dispatch", async ({ skip }) => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', child], { timeout: 480_000 });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; unavailable?: boolean; error?: string; results: { checks: Check[] } };
     if (result.unavailable) {
