@@ -37,8 +37,9 @@ function firstDifference(asked: unknown, stored: unknown): string | null {
 /**
  * What `train --resume-existing` does in this data folder: train a new run (none of that name),
  * resume the one there (deleting it first when it saved no checkpoint: it is trained again from
- * the start), or nothing (it completed, or it has its last iteration's checkpoint: marked completed). Refuses a name several runs share, a run of another
- * config, and a run a live trainer holds (unless Slurm says this is its job started again).
+ * the start), or nothing (it completed, or it has its last iteration's checkpoint and is marked
+ * completed). Refuses a name several runs share, a run of another config, and a run a live
+ * trainer holds (unless Slurm says this is its job started again).
  */
 export async function planExistingRun(
   store: Store,
