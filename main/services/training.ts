@@ -220,6 +220,7 @@ async function runTraining(
     configSource: sourceYaml,
     shouldStop: hooks.shouldStop,
     log: hooks.log,
+    resumeCommand: `turnlab resume ${run.id}`,
     resolveSpec: prepared.resolveSpec,
     backend: prepared.backend,
   }).finally(() => {

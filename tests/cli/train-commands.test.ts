@@ -165,11 +165,13 @@ describe('turnlab train, resume and eval', () => {
     const warm = ['--set', 'warm_start.steps=40', '--set', 'warm_start.save_freq=4', '--set', 'warm_start.batch_size=4', '--set', 'trainer.total_training_steps=1'];
     const stopped = await trainUntilSignal('warm-resume', warm, /warm start: step 8\/40/, 'SIGINT');
     expect(stopped.code).toBe(130);
-    const step = Number(/the warm start's checkpoint at step (\d+) is saved: resume the run \(turnlab resume <run>, or Resume in the workbench\)/.exec(stopped.stderr)?.[1]);
+    const said = /the warm start's checkpoint at step (\d+) is saved: resume the run \(turnlab resume (\d+), or Resume in the workbench\)/.exec(stopped.stderr);
+    const step = Number(said?.[1]);
     expect(step).toBeGreaterThanOrEqual(8);
     const runs = JSON.parse((await inProcess('runs', '--json')).stdout) as Array<{ id: number; name: string; status: string }>;
     const run = runs.find((r) => r.name === 'warm-resume')!;
     expect(run.status).toBe('stopped');
+    expect(Number(said?.[2])).toBe(run.id);
     const shown = await inProcess('show', String(run.id));
     expect(shown.stdout).toMatch(new RegExp(`ckpt:\\d+ +│ warm start, step ${step} \\(resumes the run\\)`));
     const evaluated = await inProcess('eval', String(run.id));

@@ -23,6 +23,8 @@ export interface TrainOptions {
   /** Polled after each iteration; true ends the run after saving a checkpoint. */
   shouldStop?: () => boolean;
   log?: (line: string) => void;
+  /** The command that resumes this run (`turnlab resume 7`), named when a stop leaves it resumable. */
+  resumeCommand?: string;
   resolveSpec?: EnvSpecResolver;
   /** A backend the caller already started (to fail before storing anything); else one is picked. */
   backend?: BackendChoice;

@@ -123,7 +123,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     return { status, lastIteration, backend: backend.name, device: backend.device };
   } catch (error) {
     if (error instanceof WarmStartStopped) {
-      log(error.message);
+      log(error.text(options.resumeCommand));
       await sink.runEnded('stopped');
       return { status: 'stopped', lastIteration: 0, backend: backend.name, device: backend.device };
     }

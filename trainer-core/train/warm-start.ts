@@ -18,17 +18,23 @@ import { microBatchGradients, type MicroBatch } from '../model/micro-batch-loss'
  */
 export class WarmStartStopped extends Error {
   constructor(readonly step: number, readonly steps: number, readonly phase = 'the warm start', readonly savedStep: number | null = null) {
-    super(`stopped during ${phase}, after step ${step} of ${steps}; ${WarmStartStopped.next(phase, savedStep)}`);
+    super('');
+    this.message = this.text();
     this.name = 'WarmStartStopped';
   }
 
-  private static next(phase: string, savedStep: number | null): string {
-    if (savedStep === null) {
-      const why = phase === 'the warm start' ? 'warm_start.save_freq is 0, or it stopped before its first step' : 'expert iteration does not resume';
+  /** What happened and what to do next; `resume` is the command that resumes this run, when the caller knows its id. */
+  text(resume = 'turnlab resume <run>'): string {
+    return `stopped during ${this.phase}, after step ${this.step} of ${this.steps}; ${this.next(resume)}`;
+  }
+
+  private next(resume: string): string {
+    if (this.savedStep === null) {
+      const why = this.phase === 'the warm start' ? 'warm_start.save_freq is 0, or it stopped before its first step' : 'expert iteration does not resume';
       return `no checkpoint is saved (${why}), so start the run again`;
     }
-    const again = phase === 'the warm start' ? '' : ' (expert iteration starts again from its first round)';
-    return `the warm start's checkpoint at step ${savedStep} is saved: resume the run (turnlab resume <run>, or Resume in the workbench) to go on from there${again}`;
+    const again = this.phase === 'the warm start' ? '' : ' (expert iteration starts again from its first round)';
+    return `the warm start's checkpoint at step ${this.savedStep} is saved: resume the run (${resume}, or Resume in the workbench) to go on from there${again}`;
   }
 }
 
