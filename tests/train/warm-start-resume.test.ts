@@ -84,13 +84,14 @@ describe('a warm start that resumes (warm_start.save_freq)', () => {
     await expectResumesExactly(cfg, 'dagger', 4, [2, 4]);
   });
 
-  it("keeps a pretrained policy's LoRA adapter and resumes it exactly", async () => {
+  it("keeps a pretrained policy's LoRA adapter, not its untouched critic, and resumes both exactly", async () => {
     const modelDir = await writeRandomHfModel(join(tmp.dir, 'tiny-qwen2'), PRESETS['small-qwen2'], { seed: 6 });
     const cfg = loadRunConfig(LAKE, [
       ...TINY_LAKE_OVERRIDES,
       `actor_rollout_ref.model.path=${modelDir}`,
       'actor_rollout_ref.model.lora_rank=4',
       'actor_rollout_ref.model.lora_alpha=8',
+      'algorithm.adv_estimator=gae',
       'warm_start.steps=4',
       'warm_start.save_freq=2',
       'warm_start.batch_size=2',
@@ -104,9 +105,14 @@ describe('a warm start that resumes (warm_start.save_freq)', () => {
     expect(saved.warmStartStep).toBe(3);
     // The adapter in PEFT's layout too, as every checkpoint of a LoRA run has it.
     expect(readdirSync(saved.path)).toContain('adapter_model.safetensors');
+    // The warm start trains the policy alone: the critic's adapters and value head are still
+    // their seeded start, which the resume builds again.
+    expect(readdirSync(saved.path)).not.toContain('critic.safetensors');
     const resumed = await run(cfg, 'lora-split', { resumeFrom: saved.path });
     expect(resumed.sink.warmStart).toEqual(straight.sink.warmStart);
-    expect(policyBytes(finished(resumed.sink)[0].path).equals(policyBytes(finished(straight.sink)[0].path))).toBe(true);
+    const [after, before] = [finished(resumed.sink)[0].path, finished(straight.sink)[0].path];
+    expect(policyBytes(after).equals(policyBytes(before))).toBe(true);
+    expect(readFileSync(join(after, 'critic.safetensors')).equals(readFileSync(join(before, 'critic.safetensors')))).toBe(true);
   }, 120_000);
 
   it('with save_freq 0 saves nothing, and says to start again', async () => {

@@ -48,8 +48,11 @@ export interface PretrainedModels {
   reference: FrozenModel | null;
   /** How a worker thread builds the same models (trainer.workers). */
   workerSpecs: PretrainedWorkerSpecs;
-  /** Checkpoint files of what trains. */
-  modelFiles(): Promise<Record<string, Uint8Array | string>>;
+  /**
+   * Checkpoint files of what trains. `critic: false` leaves the critic out: a warm start trains
+   * the policy alone, and a resume builds the same untouched critic again from its seed.
+   */
+  modelFiles(options?: { critic: boolean }): Promise<Record<string, Uint8Array | string>>;
   dispose(): void;
 }
 
@@ -111,11 +114,11 @@ export async function openPretrainedModels(
       critic,
       reference,
       workerSpecs: specs,
-      async modelFiles() {
+      async modelFiles(options = { critic: true }) {
         const files: Record<string, Uint8Array | string> = {
           'policy.safetensors': encodeSafetensors(await policy.trainableArrays(), { 'turnlab.role': 'policy', 'turnlab.model': folder.dir }),
         };
-        if (critic) files['critic.safetensors'] = encodeSafetensors(await critic.trainableArrays(), { 'turnlab.role': 'critic', 'turnlab.model': folder.dir });
+        if (critic && options.critic) files['critic.safetensors'] = encodeSafetensors(await critic.trainableArrays(), { 'turnlab.role': 'critic', 'turnlab.model': folder.dir });
         if (lora) {
           files['adapter_config.json'] = `${JSON.stringify(peftAdapterConfig(lora, folder.hubId ?? folder.dir), null, 2)}\n`;
           files['adapter_model.safetensors'] = encodeHfSafetensors(await peftTensors(policy), 'F32');

@@ -274,7 +274,7 @@ async function openPretrainedRun(options: TrainOptions): Promise<RunModels> {
   let warm: RunModels['warmStart'] = { ran: false, checkpoint: null };
   if (!restored) {
     try {
-      warm = await runWarmStart(options, models.policy, models.tokenizer, { modelFiles: () => models.modelFiles(), resume: partial });
+      warm = await runWarmStart(options, models.policy, models.tokenizer, { modelFiles: () => models.modelFiles({ critic: false }), resume: partial });
     } catch (error) {
       models.dispose();
       throw error;
