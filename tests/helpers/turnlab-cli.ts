@@ -13,8 +13,7 @@ export interface CliResult {
 
 /** Runs `turnlab [--data-dir dir] args...` from `cwd` (default: the OS temp folder, outside the checkout). */
 export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: string; input?: string } = {}): CliResult {
-  const dataArgs = options.dataDir ? ['--data-dir', options.dataDir] : [];
-  const result = spawnSync(process.execPath, [join(repoRoot, 'bin/turnlab.js'), ...dataArgs, ...args], {
+  const result = spawnSync(process.execPath, cliArgv(args, options.dataDir), {
     cwd: options.cwd ?? tmpdir(),
     input: options.input ?? '',
     encoding: 'utf8',
@@ -23,10 +22,14 @@ export function runTurnlab(args: string[], options: { cwd?: string; dataDir?: st
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** node's arguments for the built CLI, with the data folder first when one is given. */
+function cliArgv(args: string[], dataDir?: string): string[] {
+  return [join(repoRoot, 'bin/turnlab.js'), ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
+}
+
 /** runTurnlab without blocking this process: for a command that waits (a --watch) while the test does other things. */
 export function runTurnlabAsync(args: string[], options: { cwd?: string; dataDir?: string } = {}): Promise<CliResult> {
-  const dataArgs = options.dataDir ? ['--data-dir', options.dataDir] : [];
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/turnlab.js'), ...dataArgs, ...args], { cwd: options.cwd ?? tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
+  const child = spawn(process.execPath, cliArgv(args, options.dataDir), { cwd: options.cwd ?? tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
